@@ -1,0 +1,74 @@
+/**
+ * @module auth/middleware
+ * Finds who sent a request: the session cookie, then HTTP Basic (checked on every
+ * request), else the guest. Failed credentials are remembered, not thrown, so that an
+ * unmatched URL still answers 404 (reference §1.3).
+ */
+import type { Context } from 'hono'
+import type { AppEnv } from '../core/env.ts'
+import { insufficientPermissions } from '../core/error.ts'
+import { guest, sessionUser } from './service.ts'
+import { invalidAuthorizationHeader, invalidCredentials, userDisabled } from './errors.ts'
+import type { Principal } from './types.ts'
+
+export const SESSION_COOKIE = 'ngw_sid'
+
+export function readCookie(header: string | null, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const [k, ...v] = part.trim().split('=')
+    if (k === name) return decodeURIComponent(v.join('='))
+  }
+  return undefined
+}
+
+/** Decodes `Basic base64(login:password)` as UTF-8; `undefined` for other schemes. */
+function parseBasic(header: string): { login: string; password: string } | undefined {
+  const m = /^Basic\s+(\S+)$/i.exec(header.trim())
+  if (!m) return undefined
+  let decoded: string
+  try {
+    decoded = new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(atob(m[1]!), (ch) => ch.charCodeAt(0)))
+  } catch {
+    throw invalidAuthorizationHeader()
+  }
+  const i = decoded.indexOf(':')
+  if (i < 0) throw invalidAuthorizationHeader()
+  return { login: decoded.slice(0, i), password: decoded.slice(i + 1) }
+}
+
+export async function authenticate(c: Context<AppEnv>): Promise<void> {
+  const { main, auth, platform } = c.get('services')
+  c.set('authMedium', null)
+  c.set('authError', undefined)
+  const sid = readCookie(c.req.header('cookie') ?? null, SESSION_COOKIE)
+  if (sid) {
+    const user = await main.read((db) => sessionUser(db, sid, platform.now()))
+    if (user) {
+      c.set('user', user)
+      c.set('authMedium', 'session')
+      return
+    }
+  }
+  c.set('user', await main.read(guest))
+  const header = c.req.header('authorization')
+  if (!header) return
+  try {
+    const creds = parseBasic(header)
+    if (!creds) throw invalidAuthorizationHeader()
+    const user = await auth.check(creds.login, creds.password)
+    if (!user) throw invalidCredentials()
+    if ((await main.read((db) => db.selectValue(`SELECT disabled FROM principal WHERE id = ?`, [user.id])))) throw userDisabled()
+    c.set('user', user)
+    c.set('authMedium', 'basic')
+  } catch (err) {
+    c.set('authError', err as never)
+  }
+}
+
+/**
+ * Writes need an administrator in this server (no per-resource ACLs yet); anyone else gets
+ * the original's 403, never a 401 (reference §2.5).
+ */
+export function requireAdmin(user: Principal, permission: string, scope: string, resourceId: number): void {
+  if (!user.isAdmin) throw insufficientPermissions(permission, scope, resourceId)
+}

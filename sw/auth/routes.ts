@@ -1,0 +1,97 @@
+/**
+ * @module auth/routes
+ * `auth.login_cookies`, `auth.logout_cookies`, `auth.current_user`, `auth.profile` and the
+ * password part of `auth.user.item` (reference §3.2).
+ */
+import type { Context } from 'hono'
+import type { AppEnv } from '../core/env.ts'
+import { forbidden, validationError } from '../core/error.ts'
+import { json, readJsonObject } from '../core/http.ts'
+import type { RouteTable } from '../core/routes.ts'
+import { expectKind, queryBool } from '../core/validate.ts'
+import { authenticationRequired, invalidCredentials, userNotFound } from './errors.ts'
+import { readCookie, SESSION_COOKIE } from './middleware.ts'
+import { createSession, deleteSession, getUser, SESSION_MAX_AGE_S } from './service.ts'
+import type { Principal } from './types.ts'
+
+/** Passwords shorter than this are refused when a person chooses one. */
+const MIN_PASSWORD = 8
+
+function userBrief(u: Principal) {
+  return { id: u.id, keyname: u.keyname, display_name: u.displayName }
+}
+
+/** Login accepts JSON or a form-encoded body (reference §3.2). */
+async function readCredentials(c: Context<AppEnv>): Promise<{ login: string; password: string }> {
+  const type = c.req.header('content-type') ?? ''
+  let body: Record<string, unknown>
+  if (type.startsWith('application/x-www-form-urlencoded') || type.startsWith('multipart/form-data')) {
+    const form = await c.req.raw.formData()
+    body = { login: form.get('login') ?? undefined, password: form.get('password') ?? undefined }
+  } else {
+    body = await readJsonObject(c.req.raw)
+  }
+  return { login: expectKind<string>('str', body.login, '$.login'), password: expectKind<string>('str', body.password, '$.password') }
+}
+
+const cookie = (value: string, maxAge: number) =>
+  `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAge}`
+
+export function mountAuth(routes: RouteTable): void {
+  routes.add('auth.login_cookies', '/api/component/auth/login', 'POST', async (c) => {
+    const { login, password } = await readCredentials(c)
+    const { auth, main, platform } = c.get('services')
+    const user = await auth.check(login, password)
+    if (!user) throw invalidCredentials()
+    const sid = await createSession(main, user.id, platform.now())
+    return json({ ...userBrief(user), password_change_required: user.mustChangePassword }, 200,
+      { 'set-cookie': cookie(sid, SESSION_MAX_AGE_S) })
+  })
+
+  routes.add('auth.logout_cookies', '/api/component/auth/logout', 'POST', async (c) => {
+    const sid = readCookie(c.req.header('cookie') ?? null, SESSION_COOKIE)
+    if (sid) await deleteSession(c.get('services').main, sid)
+    return json({}, 200, { 'set-cookie': cookie('', 0) })
+  })
+
+  routes.add('auth.current_user', '/api/component/auth/current_user', 'GET', (c) => {
+    const user = c.get('user')
+    if (queryBool(new URL(c.req.url).searchParams, 'require_authenticated', false) && user.isGuest) {
+      throw authenticationRequired()
+    }
+    const medium = c.get('authMedium')
+    return json({ ...userBrief(user), language: user.language, auth_medium: medium,
+      auth_provider: medium ? 'local_pw' : null,
+      // Ours: the browser host's administrator starts with a known password to replace.
+      password_change_required: user.mustChangePassword })
+  })
+
+  routes.add('auth.profile', '/api/component/auth/profile', 'GET', (c) => {
+    const user = c.get('user')
+    if (user.isGuest) throw authenticationRequired()
+    return json({ language: user.language })
+  })
+
+  // Only the password and display name of a user can be changed here: by the user or an admin.
+  routes.add('auth.user.item', '/api/component/auth/user/{id}', ['GET', 'PUT'], async (c) => {
+    const id = Number(c.req.param('id'))
+    const me = c.get('user')
+    const { main, auth } = c.get('services')
+    const target = await main.read((db) => getUser(db, id))
+    if (!target || target.isGuest && c.req.method === 'PUT') throw userNotFound(id)
+    if (!me.isAdmin && me.id !== id) throw forbidden('You are not allowed to manage other users.')
+    if (c.req.method === 'GET') return json({ ...userBrief(target), system: false, disabled: false, language: target.language })
+    const body = await readJsonObject(c.req.raw)
+    if (body.password !== undefined) {
+      const password = expectKind<string>('str', body.password, '$.password')
+      if (password.length < MIN_PASSWORD) throw validationError(`Password must be at least ${MIN_PASSWORD} characters long - at \`$.password\``)
+      await auth.setPassword(id, password)
+    }
+    if (body.display_name !== undefined) {
+      const name = expectKind<string>('str', body.display_name, '$.display_name').trim()
+      if (!name) throw validationError('Display name must not be empty - at `$.display_name`')
+      await main.write((db) => { db.exec({ sql: `UPDATE principal SET display_name = ? WHERE id = ?`, bind: [name, id] }) })
+    }
+    return json({})
+  })
+}

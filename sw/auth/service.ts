@@ -1,0 +1,114 @@
+/**
+ * @module auth/service
+ * Users, passwords and sessions. Verified Basic credentials are remembered by their SHA-256
+ * so that PBKDF2 runs once per password, not once per request.
+ */
+import type { Database, SqlDb } from '../store/database.ts'
+import type { AdminProvision } from '../platform/platform.ts'
+import { GUEST_ID, type Principal } from './types.ts'
+import { hashPassword, sha256Hex, verifyPassword } from './password.ts'
+
+/** Sessions last 7 days, as the original's `session.cookie.max_age`. */
+export const SESSION_MAX_AGE_S = 7 * 24 * 3600
+
+interface PrincipalRow {
+  id: number; keyname: string; display_name: string; is_admin: number; disabled: number
+  password_hash: string | null; must_change_password: number; language: string | null
+}
+
+const COLUMNS = 'id, keyname, display_name, is_admin, disabled, password_hash, must_change_password, language'
+
+function toPrincipal(r: PrincipalRow): Principal {
+  return { id: r.id, keyname: r.keyname, displayName: r.display_name, isAdmin: !!r.is_admin,
+    isGuest: r.id === GUEST_ID, mustChangePassword: !!r.must_change_password, language: r.language }
+}
+
+export function getUser(db: SqlDb, id: number): Principal | undefined {
+  const row = db.selectObject(`SELECT ${COLUMNS} FROM principal WHERE id = ? AND cls = 'U'`, [id]) as PrincipalRow | undefined
+  return row && toPrincipal(row)
+}
+
+export function guest(db: SqlDb): Principal {
+  return getUser(db, GUEST_ID)!
+}
+
+/**
+ * Creates the system principals and the administrator on a fresh database; on every start
+ * applies `admin.password` again when the host forces it. Returns whether the administrator
+ * was created now.
+ */
+export async function provisionUsers(main: Database, admin: AdminProvision & { force?: boolean }): Promise<boolean> {
+  const exists = await main.read((db) => db.selectValue(`SELECT count(*) FROM principal`) as number > 0)
+  if (exists && !admin.force) return false
+  const hash = await hashPassword(admin.password)
+  await main.write((db) => {
+    if (!exists) {
+      const ins = `INSERT INTO principal (id, cls, keyname, display_name, system, is_admin, password_hash, must_change_password) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+      db.exec({ sql: ins, bind: [GUEST_ID, 'U', 'guest', 'Guest', 1, 0, null, 0] })
+      db.exec({ sql: ins, bind: [2, 'U', 'everyone', 'Everyone', 1, 0, null, 0] })
+      db.exec({ sql: ins, bind: [3, 'U', 'authenticated', 'Authenticated', 1, 0, null, 0] })
+      db.exec({ sql: ins, bind: [4, 'U', 'administrator', 'Administrator', 0, 1, hash, admin.mustChange ? 1 : 0] })
+      db.exec({ sql: ins, bind: [5, 'G', 'administrators', 'Administrators', 1, 1, null, 0] })
+      db.exec({ sql: ins, bind: [6, 'U', 'owner', 'Owner', 1, 0, null, 0] })
+    } else {
+      db.exec({ sql: `UPDATE principal SET password_hash = ?, must_change_password = 0 WHERE keyname = 'administrator'`, bind: [hash] })
+    }
+  })
+  return !exists
+}
+
+export class Authenticator {
+  /** sha256(login:password) → user id, for credentials already verified. */
+  #verified = new Map<string, number>()
+
+  constructor(private main: Database) {}
+
+  /** The user for a login and password, or `undefined` when they do not match. */
+  async check(login: string, password: string): Promise<Principal | undefined> {
+    const key = await sha256Hex(`${login.toLowerCase()}\u0000${password}`)
+    const cachedId = this.#verified.get(key)
+    const row = await this.main.read((db) =>
+      db.selectObject(`SELECT ${COLUMNS} FROM principal WHERE keyname = ? AND cls = 'U' AND system = 0`, [login]) as PrincipalRow | undefined)
+    if (!row) return undefined
+    if (cachedId === row.id) return toPrincipal(row)
+    if (!(await verifyPassword(password, row.password_hash))) return undefined
+    this.#verified.set(key, row.id)
+    return toPrincipal(row)
+  }
+
+  /** Forgets every verified credential of `userId` (after a password change). */
+  forget(userId: number): void {
+    for (const [k, id] of this.#verified) if (id === userId) this.#verified.delete(k)
+  }
+
+  async setPassword(userId: number, password: string): Promise<void> {
+    const hash = await hashPassword(password)
+    await this.main.write((db) => {
+      db.exec({ sql: `UPDATE principal SET password_hash = ?, must_change_password = 0 WHERE id = ?`, bind: [hash, userId] })
+    })
+    this.forget(userId)
+  }
+}
+
+export async function createSession(main: Database, userId: number, now: Date): Promise<string> {
+  const id = Array.from(crypto.getRandomValues(new Uint8Array(24)), (b) => b.toString(16).padStart(2, '0')).join('')
+  const expires = new Date(now.getTime() + SESSION_MAX_AGE_S * 1000)
+  await main.write((db) => {
+    db.exec({ sql: `DELETE FROM session WHERE expires < ?`, bind: [now.toISOString()] })
+    db.exec({ sql: `INSERT INTO session (id, user_id, created, expires) VALUES (?, ?, ?, ?)`,
+      bind: [id, userId, now.toISOString(), expires.toISOString()] })
+  })
+  return id
+}
+
+/** The user of a live session, or `undefined`. */
+export function sessionUser(db: SqlDb, sid: string, now: Date): Principal | undefined {
+  const row = db.selectObject(`SELECT p.id, p.keyname, p.display_name, p.is_admin, p.disabled, p.password_hash,
+      p.must_change_password, p.language FROM session s JOIN principal p ON p.id = s.user_id
+      WHERE s.id = ? AND s.expires > ?`, [sid, now.toISOString()]) as PrincipalRow | undefined
+  return row && !row.disabled ? toPrincipal(row) : undefined
+}
+
+export async function deleteSession(main: Database, sid: string): Promise<void> {
+  await main.write((db) => { db.exec({ sql: `DELETE FROM session WHERE id = ?`, bind: [sid] }) })
+}

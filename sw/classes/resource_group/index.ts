@@ -1,0 +1,18 @@
+/**
+ * @module classes/resource_group
+ * A folder of the tree. The root (id 0) is one.
+ */
+import type { ResourceClass } from '../types.ts'
+
+export const resourceGroup: ResourceClass = {
+  identity: 'resource_group',
+  label: 'Resource group',
+  order: 0,
+  scopes: ['resource'],
+  interfaces: [],
+  members: [],
+  acceptsParent: (p) => p === 'resource_group',
+  create: () => ({}),
+  update: (_ctx, _id, _members, data) => data,
+  serialize: () => ({}),
+}

@@ -1,0 +1,84 @@
+/**
+ * @module classes/vector_layer
+ * Vector layers: a reference system, a geometry type and fields. Features live in the
+ * layer's own database (the feature component); this class owns the metadata.
+ */
+import { validationError } from '../../core/error.ts'
+import { expectKind, expectObject, expectRef } from '../../core/validate.ts'
+import { findSrs } from '../../geo/srs.ts'
+import type { ClassContext, ClassData, ResourceClass } from '../types.ts'
+import { applyFields, listFields } from './fields.ts'
+
+export const GEOMETRY_TYPES = ['POINT', 'LINESTRING', 'POLYGON', 'MULTIPOINT', 'MULTILINESTRING', 'MULTIPOLYGON',
+  'POINTZ', 'LINESTRINGZ', 'POLYGONZ', 'MULTIPOINTZ', 'MULTILINESTRINGZ', 'MULTIPOLYGONZ'] as const
+
+function srsOf(v: unknown, path: string): number {
+  const id = expectRef(v, path)
+  if (!findSrs(id)) throw validationError(`Spatial reference system id = ${id} is not known - at \`${path}.id\``, { srs_id: id })
+  return id
+}
+
+function geometryTypeOf(v: unknown, path: string): string {
+  const s = expectKind<string>('str', v, path)
+  if (!(GEOMETRY_TYPES as readonly string[]).includes(s)) {
+    throw validationError(`Invalid geometry type '${s}'; expected one of ${GEOMETRY_TYPES.join(', ')} - at \`${path}\``)
+  }
+  return s
+}
+
+function applyFeatureLayer(ctx: ClassContext, id: number, member: unknown): void {
+  if (member === undefined) return
+  const m = expectObject(member, '$.feature_layer')
+  if (m.fields !== undefined) applyFields(ctx.db, id, m.fields, '$.feature_layer.fields', false)
+}
+
+export const vectorLayer: ResourceClass = {
+  identity: 'vector_layer',
+  label: 'Vector layer',
+  order: 60,
+  scopes: ['data', 'resource'],
+  interfaces: ['IFeatureLayer', 'IWritableFeatureLayer', 'IFieldEditableFeatureLayer',
+    'IGeometryEditableFeatureLayer', 'IFilterableFeatureLayer', 'IBboxLayer'],
+  members: ['vector_layer', 'feature_layer'],
+  acceptsParent: (p) => p === 'resource_group',
+
+  create(ctx, id, members) {
+    if (members.vector_layer === undefined) throw validationError('Vector layer member is required - at `$.vector_layer`')
+    const m = expectObject(members.vector_layer, '$.vector_layer')
+    if (m.source !== undefined) {
+      throw validationError('Creating a vector layer from a file is not available yet; create an empty layer with fields.',
+        { location: ['body', 'vector_layer', 'source'] })
+    }
+    if (m.srs === undefined) throw validationError('Field `srs` is required - at `$.vector_layer`')
+    if (m.geometry_type === undefined) throw validationError('Field `geometry_type` is required - at `$.vector_layer`')
+    const data: ClassData = { srs: srsOf(m.srs, '$.vector_layer.srs'),
+      geometry_type: geometryTypeOf(m.geometry_type, '$.vector_layer.geometry_type') }
+    applyFields(ctx.db, id, m.fields ?? [], '$.vector_layer.fields', true)
+    applyFeatureLayer(ctx, id, members.feature_layer)
+    return data
+  },
+
+  update(ctx, id, members, data) {
+    if (members.vector_layer !== undefined) {
+      const m = expectObject(members.vector_layer, '$.vector_layer')
+      if (m.srs !== undefined && srsOf(m.srs, '$.vector_layer.srs') !== data.srs) {
+        throw validationError('The reference system of an existing layer cannot be changed - at `$.vector_layer.srs`')
+      }
+      if (m.geometry_type !== undefined && geometryTypeOf(m.geometry_type, '$.vector_layer.geometry_type') !== data.geometry_type) {
+        throw validationError('The geometry type of an existing layer cannot be changed - at `$.vector_layer.geometry_type`')
+      }
+      if (m.fields !== undefined) applyFields(ctx.db, id, m.fields, '$.vector_layer.fields', false)
+    }
+    applyFeatureLayer(ctx, id, members.feature_layer)
+    return data
+  },
+
+  serialize(ctx, id, data) {
+    const srs = { id: data.srs as number }
+    return {
+      feature_layer: { srs, geometry_type: data.geometry_type, fields: listFields(ctx.db, id),
+        versioning: { enabled: false }, aggregations: [] },
+      vector_layer: { srs, geometry_type: data.geometry_type },
+    }
+  },
+}

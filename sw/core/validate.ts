@@ -1,0 +1,85 @@
+/**
+ * @module core/validate
+ * Checks on parsed JSON bodies and query strings. Messages follow msgspec's wording, which
+ * the original's clients show to people: ``Expected `int`, got `str` - at `$.resource.parent.id` ``.
+ */
+import { invalidParameter, validationError } from './error.ts'
+import { isObject, jsonType } from './http.ts'
+
+type Kind = 'str' | 'int' | 'bool' | 'object' | 'array' | 'float'
+
+function fail(expected: string, value: unknown, path: string): never {
+  throw validationError(`Expected \`${expected}\`, got \`${jsonType(value)}\` - at \`${path}\``,
+    { location: ['body', ...path.replace(/^\$\.?/, '').split('.').filter(Boolean)] })
+}
+
+function matches(kind: Kind, v: unknown): boolean {
+  switch (kind) {
+    case 'str': return typeof v === 'string'
+    case 'int': return typeof v === 'number' && Number.isInteger(v)
+    case 'float': return typeof v === 'number' && Number.isFinite(v)
+    case 'bool': return typeof v === 'boolean'
+    case 'object': return isObject(v)
+    case 'array': return Array.isArray(v)
+  }
+}
+
+/** Asserts `v` has the JSON kind `kind` (or null when `nullable`). */
+export function expectKind<T>(kind: Kind, v: unknown, path: string, nullable = false): T {
+  if (v === null && nullable) return v as T
+  if (!matches(kind, v)) fail(nullable ? `${kind} | null` : kind, v, path)
+  return v as T
+}
+
+export const expectObject = (v: unknown, path: string) => expectKind<Record<string, unknown>>('object', v, path)
+
+/** `{id: int}` references such as `parent`, `srs`, `connection`. */
+export function expectRef(v: unknown, path: string): number {
+  const o = expectObject(v, path)
+  return expectKind<number>('int', o.id, `${path}.id`)
+}
+
+/** Rejects keys outside `allowed`, as msgspec's `forbid_unknown_fields` does. */
+export function expectKeys(o: Record<string, unknown>, allowed: readonly string[], path: string): void {
+  for (const k of Object.keys(o)) {
+    if (!allowed.includes(k)) throw validationError(`Object contains unknown field \`${k}\` - at \`${path}\``)
+  }
+}
+
+const BOOL: Record<string, boolean> = { true: true, yes: true, false: false, no: false }
+
+/** Query booleans accept only lowercase true/false/yes/no (reference §1.2). */
+export function queryBool(params: URLSearchParams, name: string, fallback: boolean): boolean {
+  const raw = lastValue(params, name)
+  if (raw === undefined) return fallback
+  const v = BOOL[raw]
+  if (v === undefined) throw invalidParameter(name, `Invalid boolean value '${raw}'.`)
+  return v
+}
+
+/** Query integers must match `^-?[0-9]+$` (reference §1.2). */
+export function queryInt(params: URLSearchParams, name: string, opts: { min?: number } = {}): number | undefined {
+  const raw = lastValue(params, name)
+  if (raw === undefined) return undefined
+  if (!/^-?[0-9]+$/.test(raw)) throw invalidParameter(name, `Invalid integer value '${raw}'.`)
+  const v = Number(raw)
+  if (opts.min !== undefined && v < opts.min) throw invalidParameter(name, `Value must be >= ${opts.min}.`)
+  return v
+}
+
+/** Comma-separated integer lists (`id__in=1,2`). */
+export function queryIntList(params: URLSearchParams, name: string): number[] | undefined {
+  const raw = lastValue(params, name)
+  if (raw === undefined) return undefined
+  if (raw === '') return []
+  return raw.split(',').map((s) => {
+    if (!/^-?[0-9]+$/.test(s)) throw invalidParameter(name, `Invalid integer value '${s}'.`)
+    return Number(s)
+  })
+}
+
+/** If a parameter is repeated, the last value wins (reference §1.2). */
+export function lastValue(params: URLSearchParams, name: string): string | undefined {
+  const all = params.getAll(name)
+  return all.length ? all[all.length - 1] : undefined
+}

@@ -1,0 +1,53 @@
+/**
+ * @module host/node-main
+ * `npm run serve -- --port <p> [--data <dir> | --memory]`: the Node host's command line.
+ */
+import { parseArgs } from 'node:util'
+import { homedir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { existsSync } from 'node:fs'
+import { createApp, nodePlatform, randomPassword, serve } from './node.ts'
+
+const USAGE = `Usage: npm run serve -- [--port 8080] [--data <dir> | --memory] [--static <dir>]
+  --port     TCP port on 127.0.0.1 (default 8080; 0 picks a free one)
+  --data     folder for the server's data (default $OUTPOST_DATA or ~/.local/share/outpost)
+  --memory   keep everything in memory; nothing survives a restart
+  --static   folder of the built app to serve (default ./dist when it exists)
+The administrator's password comes from OUTPOST_ADMIN_PASSWORD; without it a random one is
+generated on the first start and printed.`
+
+export const DEFAULT_DATA_DIR = process.env.OUTPOST_DATA ?? join(homedir(), '.local', 'share', 'outpost')
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      port: { type: 'string', default: '8080' }, data: { type: 'string' }, memory: { type: 'boolean', default: false },
+      static: { type: 'string' }, help: { type: 'boolean', default: false },
+    },
+  })
+  if (values.help) { console.log(USAGE); return }
+  const port = Number(values.port)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`Invalid --port '${values.port}'.\n${USAGE}`)
+  if (values.memory && values.data) throw new Error(`--memory and --data exclude each other.\n${USAGE}`)
+  const dataDir = values.memory ? undefined : resolve(values.data ?? DEFAULT_DATA_DIR)
+  const envPassword = process.env.OUTPOST_ADMIN_PASSWORD
+  const admin = { password: envPassword || randomPassword(), mustChange: false, force: !!envPassword }
+  const app = createApp(nodePlatform({ dataDir, admin }))
+  const services = await app.services()
+  if (services.adminCreated && !envPassword) console.log(`administrator password: ${admin.password}`)
+  else if (!envPassword) console.log('administrator password: unchanged (set OUTPOST_ADMIN_PASSWORD to reset it)')
+  const staticDir = values.static ?? (existsSync('dist/index.html') ? 'dist' : undefined)
+  const server = await serve(app, { port, staticDir })
+  const addr = server.address()
+  const actual = typeof addr === 'object' && addr ? addr.port : port
+  console.log(dataDir ? `data in ${dataDir}` : 'data in memory (--memory): nothing is kept after exit')
+  console.log(`listening on http://127.0.0.1:${actual}`)
+  const stop = () => server.close(() => process.exit(0))
+  process.on('SIGINT', stop)
+  process.on('SIGTERM', stop)
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err)
+  process.exit(1)
+})

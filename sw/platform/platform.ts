@@ -1,0 +1,32 @@
+/**
+ * @module platform/platform
+ * What a host gives the backend. `sw/` reaches the outside world only through this object,
+ * so the same code runs in the service worker, in Node and in tests.
+ */
+import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
+import type { Store } from '../store/store.ts'
+import type { GdalApi } from '../../wasm/gdal.ts'
+
+export interface AdminProvision {
+  /** The administrator's password on a fresh database. */
+  password: string
+  /** True when the person must choose a new password before anything else (browser host). */
+  mustChange: boolean
+  /** Apply `password` on every start, not only on a fresh database (Node with OUTPOST_ADMIN_PASSWORD). */
+  force?: boolean
+}
+
+export interface Platform {
+  /** Which host runs the backend: reported by `pkg_version`. */
+  readonly host: 'service-worker' | 'node'
+  readonly store: Store
+  /** Starts SQLite-WASM on first call; later calls share it. */
+  sqlite(): Promise<Sqlite3Static>
+  /** Starts GDAL-WASM on first call; later calls share it. */
+  gdal(): Promise<GdalApi>
+  readonly admin: AdminProvision
+  /** Current time; injected so tests can fix it. */
+  now(): Date
+  /** Where unexpected errors are reported. */
+  log(message: string, err?: unknown): void
+}

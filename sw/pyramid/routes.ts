@@ -1,0 +1,74 @@
+/**
+ * @module pyramid/routes
+ * What existing clients call first (reference §1.4, §11): the route table, settings,
+ * versions, health and the list of reference systems.
+ */
+import { parameterRequired } from '../core/error.ts'
+import { json } from '../core/http.ts'
+import type { RouteTable } from '../core/routes.ts'
+import { lastValue } from '../core/validate.ts'
+import { findSrs, listSrs, type SrsDef } from '../geo/srs.ts'
+import { srsNotFound } from './errors.ts'
+
+/** The original's version this server answers as (reference §11: clients parse `major.minor`). */
+export const NGW_COMPAT_VERSION = '5.5.0'
+export const OUTPOST_VERSION = '0.1.0'
+
+/** Upload limits, also used by the upload component when it arrives. */
+export const FILE_UPLOAD = { maxSize: 512 * 1024 * 1024, chunkSize: 16 * 1024 * 1024 }
+
+const started = Date.now() / 1000
+
+function srsJson(d: SrsDef) {
+  return { id: d.id, display_name: d.displayName, auth_name: 'EPSG', auth_srid: d.id, wkt: null, proj4: d.proj4,
+    catalog_id: null, system: d.id === 4326 || d.id === 3857, protected: true, geographic: d.geographic }
+}
+
+function settingsOf(component: string): Record<string, unknown> {
+  switch (component) {
+    case 'pyramid':
+      return { urlSafePattern: null, support_url: null, help_page_url: null, contactAdministratorUrl: null,
+        company_logo: { enabled: false, link: null, ckey: null },
+        i18n: { languages: [{ code: 'en', endonym: 'English' }], contributeUrl: null },
+        storage: { enabled: false, limit: null }, backup: { download: false },
+        lunkwill: { enabled: false, hmux: false }, logoMaxSize: 0 }
+    case 'file_upload':
+      return FILE_UPLOAD
+    case 'feature_layer':
+      return { exportFormats: [], versioning: { default: false } }
+    case 'resource':
+      return { resourceExport: 'data_read' }
+    default:
+      return {}
+  }
+}
+
+export function mountPyramid(routes: RouteTable): void {
+  routes.add('pyramid.route', '/api/component/pyramid/route', 'GET', () => json(routes))
+
+  routes.add('pyramid.settings', '/api/component/pyramid/settings', 'GET', (c) => {
+    const component = lastValue(new URL(c.req.url).searchParams, 'component')
+    if (!component) throw parameterRequired('component')
+    return json(settingsOf(component))
+  })
+
+  routes.add('pyramid.pkg_version', '/api/component/pyramid/pkg_version', 'GET', (c) =>
+    json({ nextgisweb: NGW_COMPAT_VERSION, outpost: OUTPOST_VERSION, outpost_host: c.get('platform').host }))
+
+  routes.add('pyramid.ping', '/api/component/pyramid/ping', 'GET', (c) =>
+    json({ current: c.get('platform').now().getTime() / 1000, started }))
+
+  routes.add('pyramid.healthcheck', '/api/component/pyramid/healthcheck', 'GET', async (c) => {
+    const ok = await c.get('services').main.read((db) => db.selectValue('SELECT 1') === 1)
+    return json({ success: ok, component: { outpost: { success: ok } } }, ok ? 200 : 503)
+  })
+
+  routes.add('spatial_ref_sys.collection', '/api/component/spatial_ref_sys/', 'GET', () => json(listSrs().map(srsJson)))
+
+  routes.add('spatial_ref_sys.item', '/api/component/spatial_ref_sys/{id}', 'GET', (c) => {
+    const id = Number(c.req.param('id'))
+    const d = findSrs(id)
+    if (!d) throw srsNotFound(id)
+    return json(srsJson(d))
+  })
+}

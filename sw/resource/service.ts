@@ -1,0 +1,226 @@
+/**
+ * @module resource/service
+ * The resource tree: create, read, change, move, delete, list and search. Every function
+ * takes an open SQLite handle inside the caller's read or write; writes throw `ApiError`
+ * before anything is left half-done (the caller's transaction rolls back).
+ */
+import { validationError } from '../core/error.ts'
+import { expectKind, expectObject, expectRef } from '../core/validate.ts'
+import { findClass, getClass } from '../classes/registry.ts'
+import type { ClassContext, ClassData } from '../classes/types.ts'
+import type { Database, SqlDb } from '../store/database.ts'
+import { displayNameNotUnique, hierarchyError, keynameNotUnique, resourceNotFound, rootDeleteError, unknownClass } from './errors.ts'
+import type { ResourceRow } from './types.ts'
+import { applyResmeta, readResmeta } from './resmeta.ts'
+
+export const ROOT_ID = 0
+const ROW_COLUMNS = 'id, cls, parent_id, keyname, display_name, description, owner_user_id, creation_date, permissions, data'
+
+/** Naive ISO datetime without fractions, as the original writes `creation_date`. */
+export const naiveIso = (d: Date) => d.toISOString().slice(0, 19)
+
+export async function provisionRoot(main: Database, now: Date): Promise<void> {
+  const exists = await main.read((db) => db.selectValue(`SELECT 1 FROM resource WHERE id = ?`, [ROOT_ID]))
+  if (exists) return
+  await main.write((db) => {
+    db.exec({ sql: `INSERT INTO resource (id, cls, parent_id, keyname, display_name, owner_user_id, creation_date)
+        VALUES (?, 'resource_group', NULL, NULL, 'Main resource group', 4, ?)`, bind: [ROOT_ID, naiveIso(now)] })
+  })
+}
+
+export function getRow(db: SqlDb, id: number): ResourceRow | undefined {
+  return db.selectObject(`SELECT ${ROW_COLUMNS} FROM resource WHERE id = ?`, [id]) as ResourceRow | undefined
+}
+
+export function requireRow(db: SqlDb, id: number): ResourceRow {
+  const row = getRow(db, id)
+  if (!row) throw resourceNotFound(id)
+  return row
+}
+
+export function selectRows(db: SqlDb, where: string, bind: (string | number | null)[]): ResourceRow[] {
+  return db.selectObjects(`SELECT ${ROW_COLUMNS} FROM resource WHERE ${where}`, bind) as unknown as ResourceRow[]
+}
+
+/** The `resource` member of the composite object (reference §4.1), keys in the original's order. */
+export function resourceMember(db: SqlDb, row: ResourceRow): Record<string, unknown> {
+  const cls = getClass(row.cls)
+  let parent: unknown = null
+  if (row.parent_id !== null) {
+    const pp = db.selectValue(`SELECT parent_id FROM resource WHERE id = ?`, [row.parent_id]) ?? null
+    parent = { id: row.parent_id, parent: { id: pp } }
+  }
+  return {
+    id: row.id,
+    cls: cls.identity,
+    creation_date: row.creation_date,
+    parent,
+    owner_user: { id: row.owner_user_id },
+    permissions: JSON.parse(row.permissions),
+    keyname: row.keyname,
+    display_name: row.display_name,
+    description: row.description,
+    children: !!db.selectValue(`SELECT 1 FROM resource WHERE parent_id = ? LIMIT 1`, [row.id]),
+    interfaces: cls.interfaces,
+    scopes: cls.scopes,
+  }
+}
+
+/** The whole composite object: `resource`, `resmeta`, `social` and the class's members. */
+export function serialize(ctx: ClassContext, row: ResourceRow, full = true): Record<string, unknown> {
+  const out: Record<string, unknown> = { resource: resourceMember(ctx.db, row) }
+  if (!full) return out
+  out.resmeta = { items: readResmeta(ctx.db, row.id) }
+  out.social = { image_exists: false, description: null }
+  Object.assign(out, getClass(row.cls).serialize(ctx, row.id, JSON.parse(row.data) as ClassData))
+  return out
+}
+
+/** Children of `parentId`, in the original's order: class order, then display name. */
+export function children(db: SqlDb, parentId: number): ResourceRow[] {
+  return sortRows(selectRows(db, 'parent_id = ?', [parentId]))
+}
+
+export function sortRows(rows: ResourceRow[]): ResourceRow[] {
+  return rows.sort((a, b) => getClass(a.cls).order - getClass(b.cls).order
+    || a.display_name.localeCompare(b.display_name) || a.id - b.id)
+}
+
+function checkNames(db: SqlDb, id: number, parentId: number | null, displayName: string, keyname: string | null): void {
+  if (keyname !== null) {
+    const other = db.selectValue(`SELECT id FROM resource WHERE keyname = ? AND id != ?`, [keyname, id])
+    if (other !== undefined) throw keynameNotUnique(Number(other))
+  }
+  if (parentId !== null) {
+    const other = db.selectValue(`SELECT id FROM resource WHERE parent_id = ? AND display_name = ? AND id != ?`,
+      [parentId, displayName, id])
+    if (other !== undefined) throw displayNameNotUnique(Number(other))
+  }
+}
+
+function checkParent(db: SqlDb, parentId: number, cls: string, movingId?: number): void {
+  const parent = getRow(db, parentId)
+  if (!parent) throw hierarchyError(`Parent resource id = ${parentId} was not found.`)
+  if (!getClass(cls).acceptsParent(parent.cls)) {
+    throw hierarchyError(`Resource of type '${cls}' can't be a child of a resource of type '${parent.cls}'.`)
+  }
+  if (movingId !== undefined) {
+    // Walk up from the new parent: meeting the moved resource would make a cycle.
+    for (let p: number | null = parentId; p !== null;) {
+      if (p === movingId) throw hierarchyError('A resource cannot be moved into itself or into one of its descendants.')
+      p = (db.selectValue(`SELECT parent_id FROM resource WHERE id = ?`, [p]) as number | null | undefined) ?? null
+    }
+  }
+}
+
+function nullableStr(v: unknown, path: string): string | null {
+  return expectKind<string | null>('str', v, path, true)
+}
+
+function displayNameOf(v: unknown): string {
+  const s = expectKind<string>('str', v, '$.resource.display_name').trim()
+  if (!s) throw validationError('Display name must not be empty - at `$.resource.display_name`')
+  return s
+}
+
+function keynameOf(v: unknown): string | null {
+  const s = nullableStr(v, '$.resource.keyname')
+  return s === null || s.trim() === '' ? null : s.trim()
+}
+
+function journal(ctx: ClassContext, resourceId: number, action: string, payload: unknown): void {
+  ctx.db.exec({ sql: `INSERT INTO journal (tstamp, user_id, resource_id, action, payload) VALUES (?, ?, ?, ?, ?)`,
+    bind: [ctx.now.toISOString(), ctx.user.id, resourceId, action, JSON.stringify(payload)] })
+}
+
+/** Creates a resource from a composite body; returns its id and parent id. */
+export function createResource(ctx: ClassContext, body: Record<string, unknown>): { id: number; parent: { id: number } } {
+  const db = ctx.db
+  const r = expectObject(body.resource, '$.resource')
+  const clsName = expectKind<string>('str', r.cls, '$.resource.cls')
+  const cls = findClass(clsName)
+  if (!cls) throw unknownClass(clsName)
+  if (r.parent === undefined) throw validationError('Object missing required field `parent` - at `$.resource`')
+  const parentId = expectRef(r.parent, '$.resource.parent')
+  if (r.display_name === undefined) throw validationError('Object missing required field `display_name` - at `$.resource`')
+  const displayName = displayNameOf(r.display_name)
+  const keyname = r.keyname === undefined ? null : keynameOf(r.keyname)
+  const description = r.description === undefined ? null : nullableStr(r.description, '$.resource.description')
+  const permissions = r.permissions === undefined ? [] : expectKind<unknown[]>('array', r.permissions, '$.resource.permissions')
+  checkParent(db, parentId, cls.identity)
+  checkNames(db, -1, parentId, displayName, keyname)
+
+  db.exec({ sql: `INSERT INTO resource (cls, parent_id, keyname, display_name, description, owner_user_id, creation_date, permissions)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    bind: [cls.identity, parentId, keyname, displayName, description, ctx.user.id, naiveIso(ctx.now), JSON.stringify(permissions)] })
+  const id = Number(db.selectValue('SELECT last_insert_rowid()'))
+  const data = cls.create(ctx, id, pickMembers(body, cls.members))
+  db.exec({ sql: `UPDATE resource SET data = ? WHERE id = ?`, bind: [JSON.stringify(data), id] })
+  if (body.resmeta !== undefined) applyResmeta(db, id, body.resmeta)
+  journal(ctx, id, 'resource.create', { cls: cls.identity, parent: parentId, display_name: displayName })
+  return { id, parent: { id: parentId } }
+}
+
+function pickMembers(body: Record<string, unknown>, names: string[]): Record<string, unknown> {
+  return Object.fromEntries(names.map((n) => [n, body[n]]))
+}
+
+/** Applies a partial composite body to resource `id`: rename, move, class members, resmeta. */
+export function updateResource(ctx: ClassContext, id: number, body: Record<string, unknown>): void {
+  const db = ctx.db
+  const row = requireRow(db, id)
+  const cls = getClass(row.cls)
+  let { parent_id: parentId, display_name: displayName, keyname, description } = row
+  let { owner_user_id: owner, permissions } = row
+  if (body.resource !== undefined) {
+    const r = expectObject(body.resource, '$.resource')
+    if (r.cls !== undefined && findClass(expectKind<string>('str', r.cls, '$.resource.cls'))?.identity !== cls.identity) {
+      throw validationError('The class of an existing resource cannot be changed - at `$.resource.cls`')
+    }
+    if (r.id !== undefined && r.id !== id) throw validationError('Resource id cannot be changed - at `$.resource.id`')
+    if (r.parent !== undefined) {
+      const next = r.parent === null ? null : expectRef(r.parent, '$.resource.parent')
+      if (next !== parentId) {
+        if (id === ROOT_ID || next === null) throw hierarchyError('The root resource cannot be moved, and every other resource needs a parent.')
+        checkParent(db, next, cls.identity, id)
+        parentId = next
+      }
+    }
+    if (r.display_name !== undefined) displayName = displayNameOf(r.display_name)
+    if (r.keyname !== undefined) keyname = keynameOf(r.keyname)
+    if (r.description !== undefined) description = nullableStr(r.description, '$.resource.description')
+    if (r.permissions !== undefined) permissions = JSON.stringify(expectKind<unknown[]>('array', r.permissions, '$.resource.permissions'))
+    if (r.owner_user !== undefined) {
+      owner = expectRef(r.owner_user, '$.resource.owner_user')
+      if (!db.selectValue(`SELECT 1 FROM principal WHERE id = ? AND cls = 'U'`, [owner])) {
+        throw validationError(`User id = ${owner} was not found - at \`$.resource.owner_user.id\``)
+      }
+    }
+  }
+  checkNames(db, id, parentId, displayName, keyname)
+  const data = cls.update(ctx, id, pickMembers(body, cls.members), JSON.parse(row.data) as ClassData)
+  db.exec({ sql: `UPDATE resource SET parent_id = ?, display_name = ?, keyname = ?, description = ?, owner_user_id = ?,
+      permissions = ?, data = ? WHERE id = ?`,
+    bind: [parentId, displayName, keyname, description, owner, permissions, JSON.stringify(data), id] })
+  if (body.resmeta !== undefined) applyResmeta(db, id, body.resmeta)
+  journal(ctx, id, parentId !== row.parent_id ? 'resource.move' : 'resource.update',
+    { parent: parentId, display_name: displayName })
+}
+
+/** Ids of `id` and everything below it, deepest last. */
+export function subtreeIds(db: SqlDb, id: number): number[] {
+  return (db.selectValues(`WITH RECURSIVE t(id) AS (SELECT ? UNION ALL SELECT r.id FROM resource r JOIN t ON r.parent_id = t.id)
+      SELECT id FROM t`, [id]) as number[]).map(Number)
+}
+
+/** Deletes resource `id` and, recursively, its children. Returns the deleted rows. */
+export function deleteResource(ctx: ClassContext, id: number): ResourceRow[] {
+  if (id === ROOT_ID) throw rootDeleteError()
+  requireRow(ctx.db, id)
+  const ids = subtreeIds(ctx.db, id)
+  const rows = ids.map((i) => requireRow(ctx.db, i))
+  for (const r of rows) getClass(r.cls).remove?.(ctx, r.id, JSON.parse(r.data) as ClassData)
+  ctx.db.exec({ sql: `DELETE FROM resource WHERE id IN (${ids.map(() => '?').join(',')})`, bind: ids })
+  journal(ctx, id, 'resource.delete', { ids })
+  return rows
+}

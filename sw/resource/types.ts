@@ -1,0 +1,19 @@
+/**
+ * @module resource/types
+ * The resource row as stored in the main database.
+ */
+
+export interface ResourceRow {
+  id: number
+  cls: string
+  parent_id: number | null
+  keyname: string | null
+  display_name: string
+  description: string | null
+  owner_user_id: number
+  creation_date: string
+  /** JSON array of ACL rules, kept as sent. */
+  permissions: string
+  /** JSON object owned by the resource's class. */
+  data: string
+}

@@ -1,0 +1,98 @@
+/**
+ * @module store/idb
+ * The browser's store: IndexedDB through Dexie. One save is one readwrite transaction over
+ * the chunks it changed and the image's size record, so it lands whole or not at all.
+ */
+import { Dexie, type Table } from 'dexie'
+import { operationalError } from '../core/error.ts'
+import { CHUNK_SIZE, joinChunks, type ImageSave, type Store } from './store.ts'
+
+interface ChunkRow { db: string; idx: number; data: Uint8Array }
+interface ImageRow { name: string; size: number }
+interface BlobRow { id: string; data: Uint8Array }
+
+class OutpostDexie extends Dexie {
+  chunks!: Table<ChunkRow, [string, number]>
+  images!: Table<ImageRow, string>
+  blobs!: Table<BlobRow, string>
+
+  constructor(name: string, deps?: { indexedDB: IDBFactory; IDBKeyRange: typeof IDBKeyRange }) {
+    // 'strict' asks Chromium to flush to disk before the transaction completes: an
+    // acknowledged write then survives a browser or OS crash, not only a killed worker.
+    super(name, { ...deps, chromeTransactionDurability: 'strict' })
+    this.version(1).stores({ chunks: '[db+idx]', images: 'name', blobs: 'id' })
+  }
+}
+
+export interface IdbStoreOptions {
+  /** IndexedDB database name. @default 'outpost' */
+  name?: string
+  /** Injected IndexedDB (fake-indexeddb in Node tests). @default the global one */
+  deps?: { indexedDB: IDBFactory; IDBKeyRange: typeof IDBKeyRange }
+}
+
+/** Maps IndexedDB's failures to the one error type, keeping the original as `cause`. */
+function mapError(err: unknown): never {
+  const name = (err as { name?: string })?.name ?? ''
+  const inner = (err as { inner?: { name?: string } })?.inner?.name ?? ''
+  if (name.includes('Quota') || inner.includes('Quota')) {
+    throw operationalError('The browser refused to store more data (storage quota exceeded).', err)
+  }
+  throw operationalError(`The browser's storage failed: ${(err as Error)?.message ?? err}`, err)
+}
+
+export class IdbStore implements Store {
+  readonly wantsFullImage = false
+  #db: OutpostDexie
+
+  constructor(opts: IdbStoreOptions = {}) {
+    this.#db = new OutpostDexie(opts.name ?? 'outpost', opts.deps)
+  }
+
+  async loadImage(name: string) {
+    const db = this.#db
+    return db.transaction('r', db.chunks, db.images, async () => {
+      const meta = await db.images.get(name)
+      if (!meta) return undefined
+      const rows = await db.chunks.where('[db+idx]').between([name, 0], [name, Infinity]).toArray()
+      return joinChunks(meta.size, new Map(rows.map((r) => [r.idx, r.data])))
+    }).catch(mapError)
+  }
+
+  async saveImage(name: string, save: ImageSave) {
+    const db = this.#db
+    const count = Math.ceil(save.size / CHUNK_SIZE)
+    await db.transaction('rw', db.chunks, db.images, async () => {
+      await db.chunks.bulkPut([...save.chunks].map(([idx, data]) => ({ db: name, idx, data })))
+      // A shrunken image leaves stale chunks past its end; drop them by key range.
+      await db.chunks.where('[db+idx]').between([name, count], [name, Infinity]).delete()
+      await db.images.put({ name, size: save.size })
+    }).catch(mapError)
+  }
+
+  async deleteImage(name: string) {
+    const db = this.#db
+    await db.transaction('rw', db.chunks, db.images, async () => {
+      await db.chunks.where('[db+idx]').between([name, 0], [name, Infinity]).delete()
+      await db.images.delete(name)
+    }).catch(mapError)
+  }
+
+  async listImages() {
+    return (await this.#db.images.toCollection().primaryKeys().catch(mapError)) as string[]
+  }
+
+  async putBlob(id: string, data: Uint8Array) {
+    await this.#db.blobs.put({ id, data: data.slice() }).catch(mapError)
+  }
+
+  async getBlob(id: string) {
+    return (await this.#db.blobs.get(id).catch(mapError))?.data
+  }
+
+  async deleteBlob(id: string) {
+    await this.#db.blobs.delete(id).catch(mapError)
+  }
+
+  async close() { this.#db.close() }
+}

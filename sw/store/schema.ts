@@ -1,0 +1,70 @@
+/**
+ * @module store/schema
+ * The main database's schema and its migrations. Each migration runs once, in order, in the
+ * transaction that opens the database; `PRAGMA user_version` counts the ones applied.
+ */
+import type { SqlDb } from './database.ts'
+
+const MIGRATIONS: string[] = [
+  // 1: principals, sessions, the resource tree, metadata, fields, the change journal.
+  `CREATE TABLE principal (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     cls TEXT NOT NULL CHECK (cls IN ('U', 'G')),
+     keyname TEXT NOT NULL UNIQUE COLLATE NOCASE,
+     display_name TEXT NOT NULL,
+     system INTEGER NOT NULL DEFAULT 0,
+     disabled INTEGER NOT NULL DEFAULT 0,
+     is_admin INTEGER NOT NULL DEFAULT 0,
+     password_hash TEXT,
+     must_change_password INTEGER NOT NULL DEFAULT 0,
+     language TEXT);
+   CREATE TABLE session (
+     id TEXT PRIMARY KEY,
+     user_id INTEGER NOT NULL REFERENCES principal(id) ON DELETE CASCADE,
+     created TEXT NOT NULL,
+     expires TEXT NOT NULL);
+   CREATE TABLE resource (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     cls TEXT NOT NULL,
+     parent_id INTEGER REFERENCES resource(id),
+     keyname TEXT UNIQUE,
+     display_name TEXT NOT NULL,
+     description TEXT,
+     owner_user_id INTEGER NOT NULL,
+     creation_date TEXT NOT NULL,
+     permissions TEXT NOT NULL DEFAULT '[]',
+     data TEXT NOT NULL DEFAULT '{}');
+   CREATE INDEX resource_parent ON resource(parent_id);
+   CREATE TABLE resmeta (
+     resource_id INTEGER NOT NULL REFERENCES resource(id) ON DELETE CASCADE,
+     key TEXT NOT NULL,
+     value TEXT NOT NULL,
+     PRIMARY KEY (resource_id, key));
+   CREATE TABLE layer_field (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     resource_id INTEGER NOT NULL REFERENCES resource(id) ON DELETE CASCADE,
+     idx INTEGER NOT NULL,
+     keyname TEXT NOT NULL,
+     display_name TEXT NOT NULL,
+     datatype TEXT NOT NULL,
+     label_field INTEGER NOT NULL DEFAULT 0,
+     grid_visibility INTEGER NOT NULL DEFAULT 1,
+     text_search INTEGER NOT NULL DEFAULT 1,
+     lookup_table_id INTEGER);
+   CREATE INDEX layer_field_resource ON layer_field(resource_id);
+   CREATE TABLE journal (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     tstamp TEXT NOT NULL,
+     user_id INTEGER,
+     resource_id INTEGER,
+     action TEXT NOT NULL,
+     payload TEXT);`,
+]
+
+export const SCHEMA_VERSION = MIGRATIONS.length
+
+export function migrateMain(db: SqlDb): void {
+  const version = Number(db.selectValue('PRAGMA user_version'))
+  for (let v = version; v < MIGRATIONS.length; v++) db.exec(MIGRATIONS[v]!)
+  if (version !== MIGRATIONS.length) db.exec(`PRAGMA user_version = ${MIGRATIONS.length}`)
+}
