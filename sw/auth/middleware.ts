@@ -12,6 +12,10 @@ import { invalidAuthorizationHeader, invalidCredentials, userDisabled } from './
 import type { Principal } from './types.ts'
 
 export const SESSION_COOKIE = 'ngw_sid'
+/** Header that carries Set-Cookie to a host that cannot read Set-Cookie itself. */
+export const SET_COOKIE_COPY = 'x-outpost-set-cookie'
+/** Header that carries Cookie from a host that cannot put Cookie on a Request (the worker). */
+export const COOKIE_COPY = 'x-outpost-cookie'
 
 export function readCookie(header: string | null, name: string): string | undefined {
   for (const part of (header ?? '').split(';')) {
@@ -36,11 +40,16 @@ function parseBasic(header: string): { login: string; password: string } | undef
   return { login: decoded.slice(0, i), password: decoded.slice(i + 1) }
 }
 
+/** The session id the request carries, from its Cookie header or the worker's copy of it. */
+export function sessionIdOf(c: Context<AppEnv>): string | undefined {
+  return readCookie(c.req.header('cookie') ?? c.req.header(COOKIE_COPY) ?? null, SESSION_COOKIE)
+}
+
 export async function authenticate(c: Context<AppEnv>): Promise<void> {
   const { main, auth, platform } = c.get('services')
   c.set('authMedium', null)
   c.set('authError', undefined)
-  const sid = readCookie(c.req.header('cookie') ?? null, SESSION_COOKIE)
+  const sid = sessionIdOf(c)
   if (sid) {
     const user = await main.read((db) => sessionUser(db, sid, platform.now()))
     if (user) {

@@ -10,7 +10,7 @@ import { json, readJsonObject } from '../core/http.ts'
 import type { RouteTable } from '../core/routes.ts'
 import { expectKind, queryBool } from '../core/validate.ts'
 import { authenticationRequired, invalidCredentials, userNotFound } from './errors.ts'
-import { readCookie, SESSION_COOKIE } from './middleware.ts'
+import { SESSION_COOKIE, SET_COOKIE_COPY, sessionIdOf } from './middleware.ts'
 import { createSession, deleteSession, getUser, SESSION_MAX_AGE_S } from './service.ts'
 import type { Principal } from './types.ts'
 
@@ -34,8 +34,15 @@ async function readCredentials(c: Context<AppEnv>): Promise<{ login: string; pas
   return { login: expectKind<string>('str', body.login, '$.login'), password: expectKind<string>('str', body.password, '$.password') }
 }
 
-const cookie = (value: string, maxAge: number) =>
-  `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAge}`
+/**
+ * The session cookie, as Set-Cookie and as `x-outpost-set-cookie`: a service worker cannot put
+ * Set-Cookie on a Response it builds (browsers drop it), so its host reads the copy instead.
+ * Hosts remove the copy before the response leaves them.
+ */
+function cookie(value: string, maxAge: number): Record<string, string> {
+  const line = `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAge}`
+  return { 'set-cookie': line, [SET_COOKIE_COPY]: line }
+}
 
 export function mountAuth(routes: RouteTable): void {
   routes.add('auth.login_cookies', '/api/component/auth/login', 'POST', async (c) => {
@@ -45,13 +52,13 @@ export function mountAuth(routes: RouteTable): void {
     if (!user) throw invalidCredentials()
     const sid = await createSession(main, user.id, platform.now())
     return json({ ...userBrief(user), password_change_required: user.mustChangePassword }, 200,
-      { 'set-cookie': cookie(sid, SESSION_MAX_AGE_S) })
+      cookie(sid, SESSION_MAX_AGE_S))
   })
 
   routes.add('auth.logout_cookies', '/api/component/auth/logout', 'POST', async (c) => {
-    const sid = readCookie(c.req.header('cookie') ?? null, SESSION_COOKIE)
+    const sid = sessionIdOf(c)
     if (sid) await deleteSession(c.get('services').main, sid)
-    return json({}, 200, { 'set-cookie': cookie('', 0) })
+    return json({}, 200, cookie('', 0))
   })
 
   routes.add('auth.current_user', '/api/component/auth/current_user', 'GET', (c) => {

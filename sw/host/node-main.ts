@@ -13,6 +13,7 @@ const USAGE = `Usage: npm run serve -- [--port 8080] [--data <dir> | --memory] [
   --data     folder for the server's data (default $OUTPOST_DATA or ~/.local/share/outpost)
   --memory   keep everything in memory; nothing survives a restart
   --static   folder of the built app to serve (default ./dist when it exists)
+  --demo     create the demo data set when the data folder is new
 The administrator's password comes from OUTPOST_ADMIN_PASSWORD; without it a random one is
 generated on the first start and printed.`
 
@@ -22,7 +23,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       port: { type: 'string', default: '8080' }, data: { type: 'string' }, memory: { type: 'boolean', default: false },
-      static: { type: 'string' }, help: { type: 'boolean', default: false },
+      static: { type: 'string' }, demo: { type: 'boolean', default: false }, help: { type: 'boolean', default: false },
     },
   })
   if (values.help) { console.log(USAGE); return }
@@ -32,7 +33,7 @@ async function main(): Promise<void> {
   const dataDir = values.memory ? undefined : resolve(values.data ?? DEFAULT_DATA_DIR)
   const envPassword = process.env.OUTPOST_ADMIN_PASSWORD
   const admin = { password: envPassword || randomPassword(), mustChange: false, force: !!envPassword }
-  const app = createApp(nodePlatform({ dataDir, admin }))
+  const app = createApp(nodePlatform({ dataDir, admin, demo: values.demo }))
   const services = await app.services()
   if (services.adminCreated && !envPassword) console.log(`administrator password: ${admin.password}`)
   else if (!envPassword) console.log('administrator password: unchanged (set OUTPOST_ADMIN_PASSWORD to reset it)')

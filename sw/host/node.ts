@@ -16,11 +16,14 @@ import { createGdalLoader } from '../../wasm/gdal.ts'
 import { initGdalNode } from '../../wasm/gdal-node.ts'
 import { randomPassword } from '../auth/password.ts'
 import { FileStore } from './node-store.ts'
+import { SET_COOKIE_COPY } from '../auth/middleware.ts'
 
 export interface NodePlatformOptions {
   /** Folder for the data; `undefined` keeps everything in memory. */
   dataDir?: string
   admin: AdminProvision
+  /** Create the demo data set on a fresh database. @default false */
+  demo?: boolean
   log?: (message: string, err?: unknown) => void
 }
 
@@ -32,6 +35,7 @@ export function nodePlatform(opts: NodePlatformOptions): Platform {
     sqlite: createSqliteLoader(),
     gdal: createGdalLoader(initGdalNode),
     admin: opts.admin,
+    demo: opts.demo ?? false,
     now: () => new Date(),
     log: opts.log ?? ((message, err) => console.error(message, err ?? '')),
   }
@@ -78,7 +82,7 @@ function toRequest(req: IncomingMessage, origin: string): Request {
 
 async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
   const headers: Record<string, string | string[]> = {}
-  response.headers.forEach((v, k) => { if (k !== 'set-cookie') headers[k] = v })
+  response.headers.forEach((v, k) => { if (k !== 'set-cookie' && k !== SET_COOKIE_COPY) headers[k] = v })
   const cookies = response.headers.getSetCookie()
   if (cookies.length) headers['set-cookie'] = cookies
   res.writeHead(response.status, headers)

@@ -25,6 +25,8 @@ export interface Platform {
   /** Starts GDAL-WASM on first call; later calls share it. */
   gdal(): Promise<GdalApi>
   readonly admin: AdminProvision
+  /** Create the demo data set on a fresh database. */
+  readonly demo: boolean
   /** Current time; injected so tests can fix it. */
   now(): Date
   /** Where unexpected errors are reported. */

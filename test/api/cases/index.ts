@@ -1,0 +1,13 @@
+/**
+ * Every API case group, run on both hosts.
+ */
+import type { ApiCase } from '../harness.ts'
+import { pyramidCases } from './pyramid.ts'
+import { authCases } from './auth.ts'
+import { resourceCases } from './resource.ts'
+
+export const CASE_GROUPS: Record<string, ApiCase[]> = {
+  pyramid: pyramidCases,
+  auth: authCases,
+  resource: resourceCases,
+}

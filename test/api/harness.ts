@@ -1,0 +1,83 @@
+/**
+ * The API contract as host-neutral cases: each case talks to an `Api` and asserts with the
+ * runner's `expect`. `node-host.test.ts` runs them against the Node host over real HTTP;
+ * `test/e2e/api-sw.spec.ts` runs the same cases inside Chromium against the service worker.
+ */
+import type { expect as vitestExpect } from 'vitest'
+
+export interface ApiResponse {
+  status: number
+  headers: Record<string, string>
+  text: string
+  /** The parsed JSON body, or undefined when the body is not JSON. */
+  body: any // reason: tests index into arbitrary JSON
+}
+
+export type Auth = 'admin' | 'guest' | { login: string; password: string }
+
+export interface RequestOptions {
+  /** Sent as JSON text (without a Content-Type, as browser clients do). */
+  body?: unknown
+  /** Sent verbatim instead of `body`. */
+  raw?: string
+  headers?: Record<string, string>
+  /** Who sends the request. @default 'admin' */
+  auth?: Auth
+  /** 'include' sends and keeps cookies, as a browser session does. @default 'omit' */
+  credentials?: 'omit' | 'include'
+}
+
+export interface Api {
+  host: 'node' | 'service-worker'
+  request(method: string, path: string, opts?: RequestOptions): Promise<ApiResponse>
+}
+
+export type Expect = typeof vitestExpect
+
+export interface ApiCase {
+  name: string
+  run(api: Api, expect: Expect): Promise<void>
+}
+
+/** Plain data describing one request, so it can cross into a browser page. */
+export interface WireRequest {
+  method: string
+  path: string
+  headers: Record<string, string>
+  body?: string
+  credentials: 'omit' | 'include'
+}
+
+export function toWire(method: string, path: string, opts: RequestOptions, adminPassword: string): WireRequest {
+  const headers: Record<string, string> = { ...opts.headers }
+  const auth = opts.auth ?? 'admin'
+  if (auth !== 'guest') {
+    const [login, password] = auth === 'admin' ? ['administrator', adminPassword] : [auth.login, auth.password]
+    headers.authorization = 'Basic ' + btoa(String.fromCharCode(...new TextEncoder().encode(`${login}:${password}`)))
+  }
+  const body = opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body))
+  return { method, path, headers, body, credentials: opts.credentials ?? 'omit' }
+}
+
+export function fromWire(status: number, headers: Record<string, string>, text: string): ApiResponse {
+  let body: unknown
+  try { body = text ? JSON.parse(text) : undefined } catch { body = undefined }
+  return { status, headers, text, body }
+}
+
+/** A unique name per call, so that cases sharing one server never collide. */
+let counter = 0
+export function uniq(prefix: string): string {
+  return `${prefix} ${Date.now().toString(36)}-${(counter++).toString(36)}`
+}
+
+/** Asserts the original's JSON error body with the given status and exception class. */
+export function expectError(expect: Expect, res: ApiResponse, status: number, exception: string): void {
+  expect(res.status).toBe(status)
+  expect(res.headers['content-type']).toBe('application/json')
+  expect(res.body).toMatchObject({ status_code: status, exception })
+  expect(typeof res.body.title).toBe('string')
+  expect(res.body.title.length).toBeGreaterThan(0)
+  expect(typeof res.body.data).toBe('object')
+  expect(res.headers['www-authenticate']).toBeUndefined()
+}

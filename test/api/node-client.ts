@@ -1,0 +1,41 @@
+/**
+ * Starts the Node host on a free port with an in-memory store and returns an `Api` that
+ * sends real HTTP requests to it.
+ */
+import type { Server } from 'node:http'
+import { createApp, nodePlatform, serve } from '../../sw/host/node.ts'
+import { fromWire, toWire, type Api } from './harness.ts'
+
+export const NODE_ADMIN_PASSWORD = 'test-admin-password'
+
+export async function startNodeApi(opts: { dataDir?: string } = {}): Promise<{ api: Api; server: Server; base: string }> {
+  const app = createApp(nodePlatform({ dataDir: opts.dataDir, admin: { password: NODE_ADMIN_PASSWORD, mustChange: false },
+    log: () => {} }))
+  const server = await serve(app, { port: 0 })
+  const addr = server.address()
+  const base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`
+  // A one-cookie jar: what a browser keeps for requests made with credentials 'include'.
+  const jar = new Map<string, string>()
+  const api: Api = {
+    host: 'node',
+    async request(method, path, opts = {}) {
+      const w = toWire(method, path, opts, NODE_ADMIN_PASSWORD)
+      if (w.credentials === 'include' && jar.size) {
+        w.headers.cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ')
+      }
+      const res = await fetch(base + w.path, { method: w.method, headers: w.headers, body: w.body })
+      if (w.credentials === 'include') {
+        for (const line of res.headers.getSetCookie()) {
+          const [pair, ...attrs] = line.split(';').map((s) => s.trim())
+          const [k, ...v] = pair!.split('=')
+          if (!v.join('=') || attrs.includes('Max-Age=0')) jar.delete(k!)
+          else jar.set(k!, v.join('='))
+        }
+      }
+      const headers: Record<string, string> = {}
+      res.headers.forEach((v, k) => { headers[k] = v })
+      return fromWire(res.status, headers, await res.text())
+    },
+  }
+  return { api, server, base }
+}

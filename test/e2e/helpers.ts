@@ -1,0 +1,31 @@
+/**
+ * Playwright helpers: open the app until its service worker controls the page, and an `Api`
+ * that sends requests from inside the page, so they pass through the worker (Playwright's
+ * own `page.request` and `page.route` bypass it).
+ */
+import type { Page } from '@playwright/test'
+import { fromWire, toWire, type Api, type WireRequest } from '../api/harness.ts'
+
+/** The browser host's administrator password on a fresh profile. */
+export const SW_ADMIN_PASSWORD = 'admin'
+
+export async function gotoControlled(page: Page, path = '/'): Promise<void> {
+  await page.goto(path)
+  await page.waitForFunction(() => !!navigator.serviceWorker?.controller, undefined, { timeout: 20_000 })
+}
+
+export function swApi(page: Page, adminPassword = SW_ADMIN_PASSWORD): Api {
+  return {
+    host: 'service-worker',
+    async request(method, path, opts = {}) {
+      const w = toWire(method, path, opts, adminPassword)
+      const r = await page.evaluate(async (w: WireRequest) => {
+        const res = await fetch(w.path, { method: w.method, headers: w.headers, body: w.body, credentials: w.credentials })
+        const headers: Record<string, string> = {}
+        res.headers.forEach((v, k) => { headers[k] = v })
+        return { status: res.status, headers, text: await res.text() }
+      }, w)
+      return fromWire(r.status, r.headers, r.text)
+    },
+  }
+}
