@@ -3,6 +3,8 @@ import { defineConfig } from '@playwright/test'
 import { CHROMIUM_ARGS, findChromium, NO_CHROMIUM_HELP } from './scripts/chromium.mjs'
 
 const executablePath = findChromium()
+// E2E_PORT lets several checkouts run their browser tests side by side.
+const port = Number(process.env.E2E_PORT ?? 4173)
 if (!executablePath) throw new Error(NO_CHROMIUM_HELP)
 
 export default defineConfig({
@@ -12,14 +14,14 @@ export default defineConfig({
   expect: { timeout: 10_000 },
   reporter: 'list',
   use: {
-    baseURL: 'http://127.0.0.1:4173',
+    baseURL: `http://127.0.0.1:${port}`,
     launchOptions: { executablePath, args: ['--headless', ...CHROMIUM_ARGS] },
     trace: 'off',
   },
   // A production build served as static files: the dev server reloads on its first visit.
   webServer: {
-    command: 'npx vite preview --port 4173 --strictPort',
-    url: 'http://127.0.0.1:4173/index.html',
+    command: `npx vite preview --port ${port} --strictPort`,
+    url: `http://127.0.0.1:${port}/index.html`,
     reuseExistingServer: !process.env.CI,
     timeout: 60_000,
   },
