@@ -11,7 +11,7 @@ import { coverResize, decodeRgba, encodeRgba } from './png.ts'
 import type { CatalogueData, Detail } from './records.ts'
 import { migrateCatalogue } from './schema.ts'
 import { builtinDefaultIcon, defaultCatalogue } from './default-catalogue.ts'
-import { normaliseCatalogue } from './records.ts'
+import { normaliseCatalogue, readImport } from './records.ts'
 
 export class Catalogue {
   #db: Database
@@ -91,4 +91,9 @@ export function catalogueOf(services: Services): Promise<Catalogue> {
     p.catch(() => opened.delete(services))
   }
   return p
+}
+
+/** Replaces the app's catalogue with an import body (the import route and `--catalogue`). */
+export async function importCatalogue(services: Services, body: Record<string, unknown>): Promise<void> {
+  await (await catalogueOf(services)).replace(readImport(body), 'import')
 }
