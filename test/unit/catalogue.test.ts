@@ -120,7 +120,7 @@ describe('catalogue geometry', () => {
 
 describe('npm run serve -- --catalogue', () => {
   it('replaces the default catalogue with the folder at start', async () => {
-    const child = spawn('npx', ['tsx', 'sw/host/node-main.ts', '--port', '0', '--memory', '--catalogue', qmsDir()],
+    const child = spawn(process.execPath, ['--import', 'tsx', 'sw/host/node-main.ts', '--port', '0', '--memory', '--catalogue', qmsDir()],
       { env: { ...process.env, OUTPOST_ADMIN_PASSWORD: 'x-pw' }, stdio: ['ignore', 'pipe', 'pipe'] })
     try {
       const base = await new Promise<string>((resolve, reject) => {
