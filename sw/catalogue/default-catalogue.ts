@@ -8,12 +8,14 @@ import { encodeRgba } from './png.ts'
 import type { CatalogueData, Detail } from './records.ts'
 
 const T0 = '2026-01-01T00:00:00Z'
+/** Global basemaps cover the Web Mercator world, so a map-extent search finds them anywhere. */
+const WORLD = { boundary: 'SRID=4326;MULTIPOLYGON (((-180 -85.06, 180 -85.06, 180 85.06, -180 85.06, -180 -85.06)))', boundary_area: 61221.6 }
 const OSM_COPYRIGHT = { copyright_text: '© OpenStreetMap contributors', copyright_url: 'https://www.openstreetmap.org/copyright' }
 const ODBL = { license_name: 'Open Database License (ODbL)', license_url: 'https://opendatacommons.org/licenses/odbl/' }
 
 function tms(id: number, guid: string, name: string, url: string, icon: number, extra: Detail): Detail {
   return { id, guid, name, desc: null, type: 'tms', epsg: 3857, url, z_min: 0, z_max: 19, y_origin_top: true, icon,
-    created_at: T0, updated_at: T0, ...extra }
+    created_at: T0, updated_at: T0, ...WORLD, ...extra }
 }
 
 export const DEFAULT_SERVICES: Detail[] = [
@@ -35,12 +37,12 @@ export const DEFAULT_SERVICES: Detail[] = [
     terms_of_use_url: 'https://www.cyclosm.org/' }),
   { id: 5, guid: '0d9c4f2e-6a51-4a8e-9b7a-1f3c2e5d7a05', name: 'OpenStreetMap WMS (terrestris)', desc: 'OpenStreetMap rendered as a WMS by terrestris.',
     type: 'wms', epsg: null, url: 'https://ows.terrestris.de/osm/service', params: 'format=image/png', layers: 'OSM-WMS',
-    turn_over: false, format: 'image/png', icon: 5, created_at: T0, updated_at: T0, ...ODBL,
+    turn_over: false, format: 'image/png', icon: 5, created_at: T0, updated_at: T0, ...WORLD, ...ODBL,
     copyright_text: '© terrestris GmbH & Co. KG, data © OpenStreetMap contributors', copyright_url: 'https://www.terrestris.de/',
     terms_of_use_url: 'https://www.terrestris.de/en/openstreetmap-wms/' },
   { id: 6, guid: '0d9c4f2e-6a51-4a8e-9b7a-1f3c2e5d7a06', name: 'NASA Blue Marble (GIBS)', desc: 'Shaded relief and bathymetry from NASA Global Imagery Browse Services.',
     type: 'wms', epsg: 3857, url: 'https://gibs.earthdata.nasa.gov/wms/epsg3857/best/wms.cgi', params: 'format=image/jpeg',
-    layers: 'BlueMarble_ShadedRelief_Bathymetry', turn_over: false, format: 'image/jpeg', icon: 6, created_at: T0, updated_at: T0,
+    layers: 'BlueMarble_ShadedRelief_Bathymetry', turn_over: false, format: 'image/jpeg', icon: 6, created_at: T0, updated_at: T0, ...WORLD,
     license_name: 'Public domain (NASA)', license_url: 'https://earthdata.nasa.gov/learn/use-data/data-use-policy',
     copyright_text: 'Imagery courtesy of NASA EOSDIS GIBS', copyright_url: 'https://earthdata.nasa.gov/eosdis/science-system-description/eosdis-components/gibs',
     terms_of_use_url: 'https://earthdata.nasa.gov/learn/use-data/data-use-policy' },
