@@ -445,6 +445,10 @@ export const catalogueCases: ApiCase[] = [
       }
       const none = await G(api, '/api/v1/geoservices/?type=wfs')
       expect(none.headers['access-control-allow-origin']).toBeUndefined()
+      const badAuth = await api.request('GET', '/api/v1/geoservices/?type=wfs', { auth: { login: 'nobody', password: 'wrong' } })
+      expectJsonHeaders(expect, badAuth, 401)
+      expect(badAuth.body).toEqual({ detail: 'Invalid username/password.' })
+      expect(badAuth.headers['www-authenticate']).toBeUndefined()
       const unknown = await G(api, '/api/v1/nothing-here/')
       expect(unknown.status).toBe(404)
       expect(unknown.body).toEqual({ detail: 'Not found.' })
