@@ -6,6 +6,9 @@ import { parseArgs } from 'node:util'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { existsSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { readCatalogueFolder } from '../catalogue/folder.ts'
+import { importCatalogue } from '../catalogue/service.ts'
 import { createApp, nodePlatform, randomPassword, serve } from './node.ts'
 
 const USAGE = `Usage: npm run serve -- [--port 8080] [--data <dir> | --memory] [--static <dir>]
@@ -14,6 +17,7 @@ const USAGE = `Usage: npm run serve -- [--port 8080] [--data <dir> | --memory] [
   --memory   keep everything in memory; nothing survives a restart
   --static   folder of the built app to serve (default ./dist when it exists)
   --demo     create the demo data set when the data folder is new
+  --catalogue  folder in the QMS data layout that replaces the geoservice catalogue at start
 The administrator's password comes from OUTPOST_ADMIN_PASSWORD; without it a random one is
 generated on the first start and printed.`
 
@@ -24,6 +28,7 @@ async function main(): Promise<void> {
     options: {
       port: { type: 'string', default: '8080' }, data: { type: 'string' }, memory: { type: 'boolean', default: false },
       static: { type: 'string' }, demo: { type: 'boolean', default: false }, help: { type: 'boolean', default: false },
+      catalogue: { type: 'string' },
     },
   })
   if (values.help) { console.log(USAGE); return }
@@ -37,6 +42,13 @@ async function main(): Promise<void> {
   const services = await app.services()
   if (services.adminCreated && !envPassword) console.log(`administrator password: ${admin.password}`)
   else if (!envPassword) console.log('administrator password: unchanged (set OUTPOST_ADMIN_PASSWORD to reset it)')
+  if (values.catalogue) {
+    const dir = resolve(values.catalogue)
+    if (!existsSync(join(dir, 'geoservices.json'))) throw new Error(`--catalogue: no geoservices.json in ${dir}`)
+    const body = await readCatalogueFolder((name) => readFile(join(dir, name)).then((b) => new Uint8Array(b), () => undefined))
+    await importCatalogue(services, body)
+    console.log(`catalogue loaded from ${dir}`)
+  }
   const staticDir = values.static ?? (existsSync('dist/index.html') ? 'dist' : undefined)
   const server = await serve(app, { port, staticDir })
   const addr = server.address()

@@ -15,6 +15,7 @@ import { createSqliteLoader } from '../../wasm/sqlite.ts'
 import { createGdalLoader } from '../../wasm/gdal.ts'
 import { initGdalBrowser } from '../../wasm/gdal-browser.ts'
 import { bridgeCookies, stripCookieCopy } from './sw-cookies.ts'
+import { installTileCache } from './tile-cache.ts'
 
 declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: Array<{ url: string; revision: string | null }> }
 
@@ -61,6 +62,9 @@ self.addEventListener('fetch', (event) => {
     return new Response(res.body, { status: res.status, statusText: res.statusText, headers })
   }))
 })
+
+// The chosen basemap's tiles, kept for offline use (cross-origin images only).
+installTileCache(self)
 
 self.addEventListener('install', () => { void self.skipWaiting() })
 self.addEventListener('activate', (event) => { event.waitUntil(self.clients.claim()) })
