@@ -56,7 +56,7 @@ export function createApp(platform: Platform): OutpostApp {
   return {
     fetch: async (request) => {
       try {
-        return await app.fetch(request)
+        return await app.fetch(mergeLeadingSlashes(request))
       } catch (err) {
         // Errors thrown before routing (opening the database) still get the JSON body.
         const apiErr = err instanceof ApiError ? err : internalServerError(err)
@@ -66,4 +66,15 @@ export function createApp(platform: Platform): OutpostApp {
     },
     services,
   }
+}
+
+/**
+ * `//api/…` is read as `/api/…`, as nginx's default `merge_slashes` did in front of the
+ * original servers (old QGIS plugins send the double slash, reference qms §13).
+ */
+function mergeLeadingSlashes(request: Request): Request {
+  const url = new URL(request.url)
+  if (!url.pathname.startsWith('//')) return request
+  url.pathname = url.pathname.replace(/^\/+/, '/')
+  return new Request(url, request)
 }

@@ -51,3 +51,8 @@ export function requestId(): string {
   const b = crypto.getRandomValues(new Uint8Array(8))
   return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('')
 }
+
+/** Whether a path belongs to the API; old QGIS plugins send `//api/…`, so leading slashes repeat. */
+export function isApiPath(pathname: string): boolean {
+  return /^\/+api\//i.test(pathname)
+}

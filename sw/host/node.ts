@@ -17,6 +17,7 @@ import { initGdalNode } from '../../wasm/gdal-node.ts'
 import { randomPassword } from '../auth/password.ts'
 import { FileStore } from './node-store.ts'
 import { SET_COOKIE_COPY } from '../auth/middleware.ts'
+import { isApiPath } from '../core/http.ts'
 
 export interface NodePlatformOptions {
   /** Folder for the data; `undefined` keeps everything in memory. */
@@ -65,6 +66,14 @@ async function serveStatic(staticDir: string, pathname: string, res: ServerRespo
   res.writeHead(200, headers).end(body)
 }
 
+/**
+ * The request's URL. Joined as text: `new URL('//api/v1/', origin)` would read a path that
+ * starts with two slashes (old QGIS plugins send them) as another host.
+ */
+function requestUrl(req: IncomingMessage, origin: string): URL {
+  return new URL(origin + (req.url ?? '/'))
+}
+
 function toRequest(req: IncomingMessage, origin: string): Request {
   const headers = new Headers()
   for (const [k, v] of Object.entries(req.headers)) {
@@ -72,7 +81,7 @@ function toRequest(req: IncomingMessage, origin: string): Request {
     else if (v !== undefined) headers.set(k, v)
   }
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD'
-  return new Request(new URL(req.url ?? '/', origin), {
+  return new Request(requestUrl(req, origin), {
     method: req.method, headers,
     body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined,
     // @ts-expect-error Node's fetch needs `duplex` for a streamed body; the DOM types lack it.
@@ -99,9 +108,9 @@ export function serve(app: OutpostApp, opts: ServeOptions): Promise<Server> {
   const host = opts.host ?? '127.0.0.1'
   const server = createServer(async (req, res) => {
     const origin = `http://${req.headers.host ?? `${host}:${opts.port}`}`
-    const pathname = new URL(req.url ?? '/', origin).pathname
+    const pathname = requestUrl(req, origin).pathname
     try {
-      if (pathname.toLowerCase().startsWith('/api/') || !opts.staticDir) {
+      if (isApiPath(pathname) || !opts.staticDir) {
         await writeResponse(res, await app.fetch(toRequest(req, origin)))
       } else {
         await serveStatic(opts.staticDir, pathname, res)

@@ -9,6 +9,7 @@
 import { cleanupOutdatedCaches, createHandlerBoundToURL, matchPrecache, precacheAndRoute } from 'workbox-precaching'
 import { NavigationRoute, registerRoute } from 'workbox-routing'
 import { createApp } from '../app.ts'
+import { isApiPath } from '../core/http.ts'
 import type { Platform } from '../platform/platform.ts'
 import { IdbStore } from '../store/idb.ts'
 import { createSqliteLoader } from '../../wasm/sqlite.ts'
@@ -54,7 +55,7 @@ const app = createApp(platform)
 // Registered before Workbox's routes: the first listener to call respondWith wins.
 self.addEventListener('fetch', (event) => {
   const url = new URL(event.request.url)
-  if (url.origin !== self.location.origin || !url.pathname.toLowerCase().startsWith('/api/')) return
+  if (url.origin !== self.location.origin || !isApiPath(url.pathname)) return
   event.respondWith(bridgeCookies(event.request, (req) => app.fetch(req)).then((res) => {
     const headers = new Headers(res.headers)
     headers.set('x-outpost-host', 'service-worker')
