@@ -28,6 +28,8 @@ export async function firstLogin(page: Page): Promise<void> {
   await page.getByTestId('new-password').fill(NEW_ADMIN_PASSWORD)
   await page.getByTestId('confirm-password').fill(NEW_ADMIN_PASSWORD)
   await page.getByTestId('password-submit').click()
+  await expect(page.getByTestId('password-change-form')).toHaveCount(0)
+  await expect(page.getByTestId('resource-tree')).toBeVisible()
   await expect(page.getByTestId('current-user')).toHaveText('Administrator')
 }
 
