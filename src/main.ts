@@ -1,4 +1,5 @@
 import { createApp } from 'vue'
+import './styles.css'
 import App from './App.vue'
 import { registerBackend } from './sw-register.ts'
 

@@ -1,0 +1,80 @@
+/**
+ * @module api/resource
+ * The resource API (spec §4.1, §4.2): read, list children, create, change, delete.
+ */
+import { request } from './request.ts'
+
+export const ROOT_ID = 0
+
+export const FIELD_DATATYPES = ['INTEGER', 'BIGINT', 'REAL', 'STRING', 'DATE', 'TIME', 'DATETIME', 'BOOLEAN'] as const
+export type FieldDatatype = (typeof FIELD_DATATYPES)[number]
+
+export const GEOMETRY_TYPES = ['POINT', 'LINESTRING', 'POLYGON', 'MULTIPOINT', 'MULTILINESTRING', 'MULTIPOLYGON',
+  'POINTZ', 'LINESTRINGZ', 'POLYGONZ', 'MULTIPOINTZ', 'MULTILINESTRINGZ', 'MULTIPOLYGONZ'] as const
+export type GeometryType = (typeof GEOMETRY_TYPES)[number]
+
+export interface Ref { id: number }
+
+/** The `resource` member of a resource object. */
+export interface ResourceInfo {
+  id: number
+  cls: string
+  parent: (Ref & { parent?: { id: number | null } }) | null
+  keyname: string | null
+  display_name: string
+  description: string | null
+  children: boolean
+  creation_date?: string
+  owner_user?: Ref
+  interfaces?: string[]
+}
+
+export interface LayerField {
+  id?: number
+  keyname: string
+  display_name: string
+  datatype: FieldDatatype
+}
+
+/** A full resource object: `resource` plus class members, of which the UI reads a few. */
+export interface ResourceItem {
+  resource: ResourceInfo
+  feature_layer?: { srs: Ref; geometry_type: GeometryType; fields: LayerField[] }
+  vector_layer?: { srs: Ref; geometry_type: GeometryType }
+  lookup_table?: { items: Record<string, string>; sort?: string; order?: string[] }
+  [member: string]: unknown
+}
+
+export interface NewFieldInput { keyname: string; display_name: string; datatype: FieldDatatype }
+
+/** What `create` sends: the `resource` member plus at most the class members the UI makes. */
+export interface CreateBody {
+  resource: { cls: string; parent: Ref; display_name: string; keyname?: string | null; description?: string | null }
+  vector_layer?: { srs: Ref; geometry_type: GeometryType; fields: NewFieldInput[] }
+  lookup_table?: { items: Record<string, string> }
+}
+
+export interface ChangeBody {
+  resource?: { display_name?: string; keyname?: string | null; description?: string | null; parent?: Ref }
+  lookup_table?: { items: Record<string, string> }
+}
+
+export const getResource = (id: number, signal?: AbortSignal) =>
+  request<ResourceItem>(`/api/resource/${id}`, { signal })
+
+export const listChildren = (parent: number, signal?: AbortSignal) =>
+  request<ResourceItem[]>('/api/resource/', { query: { parent }, signal })
+
+export const createResource = (body: CreateBody) =>
+  request<{ id: number; parent: Ref }>('/api/resource/', { method: 'POST', json: body })
+
+export const changeResource = (id: number, body: ChangeBody) =>
+  request<unknown>(`/api/resource/${id}`, { method: 'PUT', json: body })
+
+/** Deletes the resource and, recursively, everything under it. */
+export const deleteResource = (id: number) =>
+  request<unknown>(`/api/resource/${id}`, { method: 'DELETE' })
+
+/** Every resource group (for picking a new parent), unpaged. */
+export const listGroups = () =>
+  request<ResourceItem[]>('/api/resource/search/', { query: { cls: 'resource_group', serialization: 'resource' } })

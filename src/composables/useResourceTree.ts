@@ -1,0 +1,72 @@
+/**
+ * @module composables/useResourceTree
+ * The resource tree as the person browses it: children are fetched when a node is first
+ * opened and refetched after a change under it. Module-level state, so the tree, the
+ * details panel and the dialogs share one selection.
+ */
+import { reactive, ref, shallowRef } from 'vue'
+import { listChildren, getResource, ROOT_ID, type ResourceInfo } from '../api/resource.ts'
+import { useNotices } from './useNotices.ts'
+
+const root = shallowRef<ResourceInfo | null>(null)
+/** Loaded children per parent id; absent = not loaded yet. */
+const childrenOf = reactive(new Map<number, ResourceInfo[]>())
+const expanded = reactive(new Set<number>())
+const loading = reactive(new Set<number>())
+const selectedId = ref<number>(ROOT_ID)
+
+const { reportError } = useNotices()
+
+async function loadChildren(id: number): Promise<void> {
+  loading.add(id)
+  try {
+    const items = await listChildren(id)
+    childrenOf.set(id, items.map((i) => i.resource))
+  } catch (err) {
+    reportError(err)
+  } finally {
+    loading.delete(id)
+  }
+}
+
+async function loadRoot(): Promise<void> {
+  try {
+    root.value = (await getResource(ROOT_ID)).resource
+  } catch (err) {
+    reportError(err)
+    return
+  }
+  expanded.add(ROOT_ID)
+  await loadChildren(ROOT_ID)
+}
+
+async function toggle(id: number): Promise<void> {
+  if (expanded.has(id)) {
+    expanded.delete(id)
+    return
+  }
+  expanded.add(id)
+  if (!childrenOf.has(id)) await loadChildren(id)
+}
+
+async function expand(id: number): Promise<void> {
+  expanded.add(id)
+  await loadChildren(id)
+}
+
+/** Refetches the children of the given parents that are loaded (after a change under them). */
+async function refresh(...ids: number[]): Promise<void> {
+  await Promise.all([...new Set(ids)].map((id) => (id === ROOT_ID ? loadRoot() : childrenOf.has(id) ? loadChildren(id) : undefined)))
+}
+
+/** Forgets everything, e.g. after logging in or out (what a person may see can change). */
+async function reload(): Promise<void> {
+  childrenOf.clear()
+  expanded.clear()
+  await loadRoot()
+}
+
+export function useResourceTree() {
+  return { root, childrenOf, expanded, loading, selectedId, loadRoot, toggle, expand, refresh, reload,
+    select: (id: number) => { selectedId.value = id } }
+}

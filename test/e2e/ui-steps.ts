@@ -1,0 +1,50 @@
+/**
+ * Steps shared by the UI specs: a person logs in through the app's forms. Not a spec file;
+ * the `ui-*.spec.ts` files import it.
+ */
+import { expect, type Locator, type Page } from '@playwright/test'
+import { gotoControlled, SW_ADMIN_PASSWORD } from './helpers.ts'
+
+/** The password the UI specs choose in the forced first-run change. */
+export const NEW_ADMIN_PASSWORD = 'outpost-e2e-secret'
+
+/** A tree row by its display name. */
+export const treeNode = (page: Page, name: string): Locator =>
+  page.locator(`[data-testid="tree-node"][data-name="${name.replace(/"/g, '\\"')}"]`)
+
+/** Opens the app and waits until the tree shows the main resource group. */
+export async function openApp(page: Page): Promise<void> {
+  await gotoControlled(page)
+  await expect(treeNode(page, 'Main resource group')).toBeVisible()
+}
+
+/** Logs in as the administrator on a fresh profile and chooses a new password. */
+export async function firstLogin(page: Page): Promise<void> {
+  await page.getByTestId('login-button').click()
+  await page.getByTestId('login-name').fill('administrator')
+  await page.getByTestId('login-password').fill(SW_ADMIN_PASSWORD)
+  await page.getByTestId('login-submit').click()
+  await expect(page.getByTestId('password-change-form')).toBeVisible()
+  await page.getByTestId('new-password').fill(NEW_ADMIN_PASSWORD)
+  await page.getByTestId('confirm-password').fill(NEW_ADMIN_PASSWORD)
+  await page.getByTestId('password-submit').click()
+  await expect(page.getByTestId('password-change-form')).toHaveCount(0)
+  await expect(page.getByTestId('resource-tree')).toBeVisible()
+  await expect(page.getByTestId('current-user')).toHaveText('Administrator')
+}
+
+/** Selects a resource in the tree (its parents must be open). */
+export async function pick(page: Page, name: string): Promise<void> {
+  await treeNode(page, name).getByTestId('tree-label').click()
+  await expect(page.getByTestId('details-name')).toHaveText(name)
+}
+
+/** Creates a resource group under the selected group. */
+export async function createGroup(page: Page, name: string): Promise<void> {
+  await page.getByTestId('action-create').click()
+  await page.getByTestId('create-cls').selectOption('resource_group')
+  await page.getByTestId('create-display-name').fill(name)
+  await page.getByTestId('create-submit').click()
+  await expect(page.getByTestId('dialog-create')).toBeHidden()
+  await expect(treeNode(page, name)).toBeVisible()
+}
