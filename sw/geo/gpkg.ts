@@ -8,25 +8,33 @@ import { readWkb, wkbSize, writeWkb } from './wkb.ts'
 
 const ENVELOPE_BYTES = [0, 32, 48, 48, 64]
 
-export function encodeGpkg(g: Geometry, srsId: number): Uint8Array {
+/** Byte length of `g` as a GeoPackage blob. */
+export function gpkgSize(g: Geometry): number {
   // Points carry no envelope: it would only repeat the coordinates (GDAL does the same).
+  return 8 + (g.type !== 'Point' ? 32 : 0) + wkbSize(g)
+}
+
+/** Writes `g` as a GeoPackage blob at `o` of `view`; returns the offset after it. */
+export function writeGpkg(view: DataView, o: number, g: Geometry, srsId: number): number {
   const withEnvelope = g.type !== 'Point'
-  const head = 8 + (withEnvelope ? 32 : 0)
-  const out = new Uint8Array(head + wkbSize(g))
-  const view = new DataView(out.buffer)
-  out[0] = 0x47 // 'G'
-  out[1] = 0x50 // 'P'
-  out[2] = 0
-  out[3] = (withEnvelope ? 1 << 1 : 0) | 1 // envelope indicator 1 (XY), little-endian
-  view.setInt32(4, srsId, true)
+  view.setUint8(o, 0x47) // 'G'
+  view.setUint8(o + 1, 0x50) // 'P'
+  view.setUint8(o + 2, 0)
+  view.setUint8(o + 3, (withEnvelope ? 1 << 1 : 0) | 1) // envelope indicator 1 (XY), little-endian
+  view.setInt32(o + 4, srsId, true)
   if (withEnvelope) {
     const b = bboxOf(g)
-    view.setFloat64(8, b[0], true)
-    view.setFloat64(16, b[2], true)
-    view.setFloat64(24, b[1], true)
-    view.setFloat64(32, b[3], true)
+    view.setFloat64(o + 8, b[0], true)
+    view.setFloat64(o + 16, b[2], true)
+    view.setFloat64(o + 24, b[1], true)
+    view.setFloat64(o + 32, b[3], true)
   }
-  writeWkb(view, head, g)
+  return writeWkb(view, o + 8 + (withEnvelope ? 32 : 0), g)
+}
+
+export function encodeGpkg(g: Geometry, srsId: number): Uint8Array {
+  const out = new Uint8Array(gpkgSize(g))
+  writeGpkg(new DataView(out.buffer), 0, g, srsId)
   return out
 }
 

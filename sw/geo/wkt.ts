@@ -8,8 +8,17 @@ import { invalidReason, hasZ, type Geometry, type Position } from './geometry.ts
 
 const KINDS = new Set(['Point', 'LineString', 'Polygon', 'MultiPoint', 'MultiLineString', 'MultiPolygon'])
 
+const NUM = '([-+]?(?:\\d+\\.?\\d*|\\.\\d+)(?:[eE][-+]?\\d+)?)'
+/** The common 2D point, read without the general parser (bulk loads are mostly points). */
+const SIMPLE_POINT = new RegExp(`^\\s*POINT\\s*\\(\\s*${NUM}\\s+${NUM}\\s*\\)\\s*$`, 'i')
+
 /** Parses WKT; throws an `Error` saying what is wrong (callers turn it into a 422). */
 export function parseWkt(text: string): Geometry {
+  const m = SIMPLE_POINT.exec(text)
+  if (m) {
+    const x = Number(m[1]), y = Number(m[2])
+    if (Number.isFinite(x) && Number.isFinite(y)) return { type: 'Point', coordinates: [x, y] }
+  }
   let g: unknown
   try {
     g = wktToGeoJSON(text)
