@@ -120,6 +120,12 @@ export const featureCases: ApiCase[] = [
       await api.request('PUT', `/api/resource/${layer}/feature/${fid}?geom_null=true`, { body: { geom: null } })
       expect((await api.request('GET', `/api/resource/${layer}/feature/${fid}`)).body.geom).toBeNull()
       expectError(expect, await api.request('PUT', `/api/resource/${layer}/feature/${fid + 1000}`, { body: { fields: {} } }), 404, NOT_FOUND)
+      // A description sent on create, in a batch with features without one.
+      const batch = await api.request('PATCH', `/api/resource/${layer}/feature/`, { body: [
+        { geom: 'POINT(1 1)' }, { geom: 'POINT(2 2)', extensions: { description: 'second' } }] })
+      const [plain, described] = ids(batch)
+      expect((await api.request('GET', `/api/resource/${layer}/feature/${described}`)).body.extensions).toEqual({ attachment: null, description: 'second' })
+      expect((await api.request('GET', `/api/resource/${layer}/feature/${plain}`)).body.extensions).toEqual({ attachment: null, description: null })
     },
   },
   {
