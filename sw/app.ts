@@ -16,6 +16,7 @@ import { mountAuth } from './auth/routes.ts'
 import { mountPyramid } from './pyramid/routes.ts'
 import { mountResource } from './resource/routes.ts'
 import { mountCatalogue } from './catalogue/routes.ts'
+import { mountFeature } from './feature/routes.ts'
 
 export interface OutpostApp {
   fetch(request: Request): Promise<Response>
@@ -45,6 +46,7 @@ export function createApp(platform: Platform): OutpostApp {
   mountAuth(routes)
   mountResource(routes)
   mountCatalogue(app, routes)
+  mountFeature(routes)
 
   app.notFound((c) => json(pageNotFound().toBody(c.get('requestId')), 404))
   app.onError((err, c) => {

@@ -32,3 +32,37 @@ export function findSrs(id: number): SrsDef | undefined {
 export function listSrs(): readonly SrsDef[] {
   return DEFS
 }
+
+const PULKOVO_TOWGS84 = '+towgs84=23.57,-140.95,-79.8,0,0.35,0.79,-0.22'
+
+/**
+ * Families of projected systems generated from their zone number, so that reprojection of
+ * feature input and output knows them without shipping an EPSG database (the packaged
+ * indexes are megabytes, too heavy for the worker bundle): WGS 84 / UTM, ETRS89 / UTM,
+ * Pulkovo 1942 / Gauss-Krüger (with and without the zone prefix), NAD83.
+ */
+function generated(id: number): SrsDef | undefined {
+  const def = (name: string, proj4: string, geographic = false): SrsDef =>
+    ({ id, displayName: `${name} (EPSG:${id})`, proj4, geographic })
+  if (id >= 32601 && id <= 32660) return def(`WGS 84 / UTM zone ${id - 32600}N`, `+proj=utm +zone=${id - 32600} +datum=WGS84 +units=m +no_defs`)
+  if (id >= 32701 && id <= 32760) return def(`WGS 84 / UTM zone ${id - 32700}S`, `+proj=utm +zone=${id - 32700} +south +datum=WGS84 +units=m +no_defs`)
+  if (id >= 25828 && id <= 25838) return def(`ETRS89 / UTM zone ${id - 25800}N`, `+proj=utm +zone=${id - 25800} +ellps=GRS80 +towgs84=0,0,0,0,0,0,0 +units=m +no_defs`)
+  if (id >= 28404 && id <= 28432) {
+    const z = id - 28400
+    return def(`Pulkovo 1942 / Gauss-Kruger zone ${z}`, `+proj=tmerc +lat_0=0 +lon_0=${6 * z - 3} +k=1 +x_0=${z * 1e6 + 500000} +y_0=0 +ellps=krass ${PULKOVO_TOWGS84} +units=m +no_defs`)
+  }
+  if (id >= 28464 && id <= 28492) {
+    const z = id - 28460
+    return def(`Pulkovo 1942 / Gauss-Kruger ${z}N`, `+proj=tmerc +lat_0=0 +lon_0=${6 * z - 3} +k=1 +x_0=500000 +y_0=0 +ellps=krass ${PULKOVO_TOWGS84} +units=m +no_defs`)
+  }
+  if (id === 4269) return def('NAD83', '+proj=longlat +datum=NAD83 +no_defs', true)
+  return undefined
+}
+
+/**
+ * The definition used to reproject coordinates: a known system or a generated family
+ * member; `undefined` when the code is unknown (callers answer 422, never guess).
+ */
+export function projectionOf(id: number): SrsDef | undefined {
+  return BY_ID.get(id) ?? generated(id)
+}

@@ -8,6 +8,7 @@ import { expectKind, expectObject, expectRef } from '../../core/validate.ts'
 import { findSrs } from '../../geo/srs.ts'
 import type { ClassContext, ClassData, ResourceClass } from '../types.ts'
 import { applyFields, listFields } from './fields.ts'
+import { layerRemoved } from '../../feature/layers.ts'
 
 export const GEOMETRY_TYPES = ['POINT', 'LINESTRING', 'POLYGON', 'MULTIPOINT', 'MULTILINESTRING', 'MULTIPOLYGON',
   'POINTZ', 'LINESTRINGZ', 'POLYGONZ', 'MULTIPOINTZ', 'MULTILINESTRINGZ', 'MULTIPOLYGONZ'] as const
@@ -80,5 +81,10 @@ export const vectorLayer: ResourceClass = {
         versioning: { enabled: false }, aggregations: [] },
       vector_layer: { srs, geometry_type: data.geometry_type },
     }
+  },
+
+  remove(ctx, id) {
+    // The layer's own database is deleted once this transaction has committed.
+    layerRemoved(ctx.db, id)
   },
 }

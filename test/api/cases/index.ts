@@ -6,10 +6,12 @@ import { pyramidCases } from './pyramid.ts'
 import { authCases } from './auth.ts'
 import { resourceCases } from './resource.ts'
 import { catalogueCases } from './catalogue.ts'
+import { featureCases } from './feature.ts'
 
 export const CASE_GROUPS: Record<string, ApiCase[]> = {
   pyramid: pyramidCases,
   auth: authCases,
   resource: resourceCases,
   catalogue: catalogueCases,
+  feature: featureCases,
 }

@@ -1,0 +1,114 @@
+/**
+ * @module geo/wkb
+ * ISO WKB (little-endian out; either byte order in), 2D and Z. Z types are the ISO codes
+ * (1001…1006), which GeoPackage uses; EWKB's Z flag is read as well.
+ */
+import { hasZ, type Geometry, type Position } from './geometry.ts'
+
+const CODES: Record<Geometry['type'], number> = {
+  Point: 1, LineString: 2, Polygon: 3, MultiPoint: 4, MultiLineString: 5, MultiPolygon: 6,
+}
+const TYPES = ['', 'Point', 'LineString', 'Polygon', 'MultiPoint', 'MultiLineString', 'MultiPolygon'] as const
+
+/** Byte length of `g` as WKB with `dim` coordinates per position. */
+function sizeOf(g: Geometry, dim: number): number {
+  const pt = 8 * dim
+  switch (g.type) {
+    case 'Point': return 5 + pt
+    case 'LineString': return 9 + g.coordinates.length * pt
+    case 'Polygon': return 9 + g.coordinates.reduce((s, r) => s + 4 + r.length * pt, 0)
+    case 'MultiPoint': return 9 + g.coordinates.length * (5 + pt)
+    case 'MultiLineString': return 9 + g.coordinates.reduce((s, l) => s + 9 + l.length * pt, 0)
+    case 'MultiPolygon':
+      return 9 + g.coordinates.reduce((s, pg) => s + 9 + pg.reduce((t, r) => t + 4 + r.length * pt, 0), 0)
+  }
+}
+
+export function wkbSize(g: Geometry): number {
+  return sizeOf(g, hasZ(g) ? 3 : 2)
+}
+
+/** Writes `g` at `offset` of `view`; returns the offset after it. */
+export function writeWkb(view: DataView, offset: number, g: Geometry): number {
+  const dim = hasZ(g) ? 3 : 2
+  let o = offset
+  const header = (type: number) => {
+    view.setUint8(o, 1)
+    view.setUint32(o + 1, type + (dim === 3 ? 1000 : 0), true)
+    o += 5
+  }
+  const point = (p: Position) => {
+    view.setFloat64(o, p[0]!, true)
+    view.setFloat64(o + 8, p[1]!, true)
+    if (dim === 3) view.setFloat64(o + 16, p[2] ?? 0, true)
+    o += 8 * dim
+  }
+  const points = (ps: Position[]) => {
+    view.setUint32(o, ps.length, true)
+    o += 4
+    for (const p of ps) point(p)
+  }
+  const rings = (rs: Position[][]) => {
+    view.setUint32(o, rs.length, true)
+    o += 4
+    for (const r of rs) points(r)
+  }
+  const count = (n: number) => { view.setUint32(o, n, true); o += 4 }
+  header(CODES[g.type])
+  switch (g.type) {
+    case 'Point': point(g.coordinates); break
+    case 'LineString': points(g.coordinates); break
+    case 'Polygon': rings(g.coordinates); break
+    case 'MultiPoint': count(g.coordinates.length); for (const p of g.coordinates) { header(1); point(p) } break
+    case 'MultiLineString': count(g.coordinates.length); for (const l of g.coordinates) { header(2); points(l) } break
+    case 'MultiPolygon': count(g.coordinates.length); for (const pg of g.coordinates) { header(3); rings(pg) } break
+  }
+  return o
+}
+
+export function toWkb(g: Geometry): Uint8Array {
+  const out = new Uint8Array(wkbSize(g))
+  writeWkb(new DataView(out.buffer), 0, g)
+  return out
+}
+
+/** Reads one WKB geometry at `offset`; throws an `Error` on anything malformed. */
+export function readWkb(bytes: Uint8Array, offset = 0): Geometry {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  let o = offset
+  const need = (n: number) => { if (o + n > view.byteLength) throw new Error('WKB is truncated.') }
+  const read = (): Geometry => {
+    need(5)
+    const le = view.getUint8(o) === 1
+    let code = view.getUint32(o + 1, le)
+    o += 5
+    let dim = 2
+    if (code & 0x80000000) { dim += 1; code &= 0x0fffffff } // EWKB Z flag
+    if (code & 0x40000000) throw new Error('WKB with M coordinates is not supported.')
+    if (code >= 3000) throw new Error('WKB with M coordinates is not supported.')
+    if (code >= 2000) throw new Error('WKB with M coordinates is not supported.')
+    if (code >= 1000) { dim = 3; code -= 1000 }
+    const type = TYPES[code]
+    if (!type) throw new Error(`WKB geometry type ${code} is not supported.`)
+    const u32 = () => { need(4); const v = view.getUint32(o, le); o += 4; return v }
+    const point = (): Position => {
+      need(8 * dim)
+      const p = [view.getFloat64(o, le), view.getFloat64(o + 8, le)]
+      if (dim === 3) p.push(view.getFloat64(o + 16, le))
+      o += 8 * dim
+      return p
+    }
+    const points = () => Array.from({ length: u32() }, point)
+    const rings = () => Array.from({ length: u32() }, points)
+    const parts = <T extends Geometry>() => Array.from({ length: u32() }, () => read() as T)
+    switch (type) {
+      case 'Point': return { type, coordinates: point() }
+      case 'LineString': return { type, coordinates: points() }
+      case 'Polygon': return { type, coordinates: rings() }
+      case 'MultiPoint': return { type, coordinates: parts<{ type: 'Point'; coordinates: Position }>().map((p) => p.coordinates) }
+      case 'MultiLineString': return { type, coordinates: parts<{ type: 'LineString'; coordinates: Position[] }>().map((p) => p.coordinates) }
+      case 'MultiPolygon': return { type, coordinates: parts<{ type: 'Polygon'; coordinates: Position[][] }>().map((p) => p.coordinates) }
+    }
+  }
+  return read()
+}
