@@ -5,9 +5,11 @@ import type { ApiCase } from '../harness.ts'
 import { pyramidCases } from './pyramid.ts'
 import { authCases } from './auth.ts'
 import { resourceCases } from './resource.ts'
+import { uploadCases } from './upload.ts'
 
 export const CASE_GROUPS: Record<string, ApiCase[]> = {
   pyramid: pyramidCases,
   auth: authCases,
   resource: resourceCases,
+  upload: uploadCases,
 }
