@@ -20,7 +20,6 @@
  * (at worst an orphaned part blob).
  */
 import { internalServerError } from '../core/error.ts'
-import { isObject } from '../core/http.ts'
 import { expectKind } from '../core/validate.ts'
 import type { Platform } from '../platform/platform.ts'
 import { FILE_UPLOAD } from '../pyramid/routes.ts'
@@ -123,7 +122,7 @@ async function requireComplete(services: Services, id: string): Promise<UploadIn
  */
 export async function resolveUploadRef(services: Services, ref: unknown, path = '$'): Promise<UploadRecord> {
   const obj = expectKind<Record<string, unknown>>('object', ref, path)
-  const id = expectKind<string>('str', isObject(obj) ? obj.id : undefined, `${path}.id`)
+  const id = expectKind<string>('str', obj.id, `${path}.id`)
   return toRecord(await requireComplete(services, id))
 }
 
