@@ -17,6 +17,7 @@ import { mountPyramid } from './pyramid/routes.ts'
 import { mountResource } from './resource/routes.ts'
 import { mountCatalogue } from './catalogue/routes.ts'
 import { mountFeature } from './feature/routes.ts'
+import { mountUpload } from './upload/routes.ts'
 
 export interface OutpostApp {
   fetch(request: Request): Promise<Response>
@@ -47,6 +48,7 @@ export function createApp(platform: Platform): OutpostApp {
   mountResource(routes)
   mountCatalogue(app, routes)
   mountFeature(routes)
+  mountUpload(routes)
 
   app.notFound((c) => json(pageNotFound().toBody(c.get('requestId')), 404))
   app.onError((err, c) => {

@@ -21,13 +21,17 @@ export class RouteTable {
 
   constructor(private app: Hono<AppEnv>) {}
 
-  /** Registers `handler` for `methods` on the template, under the original's route `name`. */
-  add(name: string, template: string, methods: Method | Method[], handler: Handler): void {
+  /**
+   * Registers `handler` for `methods` on the template, under the original's route `name`.
+   * `patterns` overrides the path pattern of named params (an upload's `{id}` is hex, not numeric).
+   */
+  add(name: string, template: string, methods: Method | Method[], handler: Handler,
+    patterns: Record<string, string> = {}): void {
     const params: string[] = []
     const indexed = template.replace(/\{(\w+)\}/g, (_, p: string) => `{${params.push(p) - 1}}`)
     if (!this.#names.has(name)) this.#names.set(name, [indexed, ...params])
     const path = template.replace(/\{(\w+)\}/g, (_, p: string) =>
-      `:${p}{${PARAM_PATTERNS[p] ?? '[^/]+'}}`)
+      `:${p}{${patterns[p] ?? PARAM_PATTERNS[p] ?? '[^/]+'}}`)
     // Credentials are judged only once a route matched: an unknown URL is a 404 even with a
     // wrong password (reference §1.3).
     const guarded: Handler = (c) => {

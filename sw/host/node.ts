@@ -26,6 +26,8 @@ export interface NodePlatformOptions {
   /** Create the demo data set on a fresh database. @default false */
   demo?: boolean
   log?: (message: string, err?: unknown) => void
+  /** Largest accepted upload in bytes. @default FILE_UPLOAD.maxSize */
+  uploadMaxSize?: number
 }
 
 export function nodePlatform(opts: NodePlatformOptions): Platform {
@@ -37,6 +39,7 @@ export function nodePlatform(opts: NodePlatformOptions): Platform {
     gdal: createGdalLoader(initGdalNode),
     admin: opts.admin,
     demo: opts.demo ?? false,
+    uploadMaxSize: opts.uploadMaxSize,
     now: () => new Date(),
     log: opts.log ?? ((message, err) => console.error(message, err ?? '')),
   }

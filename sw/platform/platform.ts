@@ -27,6 +27,8 @@ export interface Platform {
   readonly admin: AdminProvision
   /** Create the demo data set on a fresh database. */
   readonly demo: boolean
+  /** Largest accepted upload in bytes; `FILE_UPLOAD.maxSize` when absent (tests set a small one). */
+  readonly uploadMaxSize?: number
   /** Current time; injected so tests can fix it. */
   now(): Date
   /** Where unexpected errors are reported. */

@@ -24,7 +24,7 @@ function srsJson(d: SrsDef) {
     catalog_id: null, system: d.id === 4326 || d.id === 3857, protected: true, geographic: d.geographic }
 }
 
-function settingsOf(component: string): Record<string, unknown> {
+function settingsOf(component: string, uploadMaxSize?: number): Record<string, unknown> {
   switch (component) {
     case 'pyramid':
       return { urlSafePattern: null, support_url: null, help_page_url: null, contactAdministratorUrl: null,
@@ -33,7 +33,7 @@ function settingsOf(component: string): Record<string, unknown> {
         storage: { enabled: false, limit: null }, backup: { download: false },
         lunkwill: { enabled: false, hmux: false }, logoMaxSize: 0 }
     case 'file_upload':
-      return FILE_UPLOAD
+      return { ...FILE_UPLOAD, maxSize: uploadMaxSize ?? FILE_UPLOAD.maxSize }
     case 'feature_layer':
       return { exportFormats: [], versioning: { default: false } }
     case 'resource':
@@ -49,7 +49,7 @@ export function mountPyramid(routes: RouteTable): void {
   routes.add('pyramid.settings', '/api/component/pyramid/settings', 'GET', (c) => {
     const component = lastValue(new URL(c.req.url).searchParams, 'component')
     if (!component) throw parameterRequired('component')
-    return json(settingsOf(component))
+    return json(settingsOf(component, c.get('platform').uploadMaxSize))
   })
 
   routes.add('pyramid.pkg_version', '/api/component/pyramid/pkg_version', 'GET', (c) =>

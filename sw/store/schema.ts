@@ -59,6 +59,17 @@ const MIGRATIONS: string[] = [
      resource_id INTEGER,
      action TEXT NOT NULL,
      payload TEXT);`,
+  // 2: file uploads (sw/upload/). `received` < `size` while a TUS upload is incomplete; `parts`
+  // lists the blobs of its chunks (JSON array) until the last chunk joins them.
+  `CREATE TABLE upload (
+     id TEXT PRIMARY KEY,
+     size INTEGER NOT NULL,
+     name TEXT,
+     mime_type TEXT,
+     received INTEGER NOT NULL,
+     parts TEXT NOT NULL DEFAULT '[]',
+     created TEXT NOT NULL);
+   CREATE INDEX upload_created ON upload(created);`,
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS.length

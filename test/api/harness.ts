@@ -20,11 +20,26 @@ export interface RequestOptions {
   body?: unknown
   /** Sent verbatim instead of `body`. */
   raw?: string
+  /** Sent as these bytes (standard base64) instead of `body` or `raw`. */
+  bytesBase64?: string
+  /** Sent as a `multipart/form-data` body built by the client (which sets the boundary). */
+  form?: FormPart[]
   headers?: Record<string, string>
   /** Who sends the request. @default 'admin' */
   auth?: Auth
   /** 'include' sends and keeps cookies, as a browser session does. @default 'omit' */
   credentials?: 'omit' | 'include'
+}
+
+/** One form field: a file part when `base64` is set, a text field otherwise. */
+export interface FormPart {
+  name: string
+  value?: string
+  /** The part's file name. @default 'blob' */
+  filename?: string
+  /** The part's media type; empty lets the client choose. */
+  type?: string
+  base64?: string
 }
 
 export interface Api {
@@ -45,6 +60,8 @@ export interface WireRequest {
   path: string
   headers: Record<string, string>
   body?: string
+  bytesBase64?: string
+  form?: FormPart[]
   credentials: 'omit' | 'include'
 }
 
@@ -56,13 +73,21 @@ export function toWire(method: string, path: string, opts: RequestOptions, admin
     headers.authorization = 'Basic ' + btoa(String.fromCharCode(...new TextEncoder().encode(`${login}:${password}`)))
   }
   const body = opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body))
-  return { method, path, headers, body, credentials: opts.credentials ?? 'omit' }
+  return { method, path, headers, body, bytesBase64: opts.bytesBase64, form: opts.form, credentials: opts.credentials ?? 'omit' }
 }
 
 export function fromWire(status: number, headers: Record<string, string>, text: string): ApiResponse {
   let body: unknown
   try { body = text ? JSON.parse(text) : undefined } catch { body = undefined }
   return { status, headers, text, body }
+}
+
+/** Standard base64 of a string's UTF-8 bytes, or of bytes. */
+export function base64(data: string | Uint8Array): string {
+  const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data
+  let bin = ''
+  for (const b of bytes) bin += String.fromCharCode(b)
+  return btoa(bin)
 }
 
 /** A unique name per call, so that cases sharing one server never collide. */

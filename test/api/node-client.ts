@@ -4,7 +4,21 @@
  */
 import type { Server } from 'node:http'
 import { createApp, nodePlatform, serve } from '../../sw/host/node.ts'
-import { fromWire, toWire, type Api } from './harness.ts'
+import { fromWire, toWire, type Api, type WireRequest } from './harness.ts'
+
+/** The body as Node's fetch takes it: text, bytes or a FormData with Blob parts. */
+function wireBody(w: WireRequest): string | Uint8Array<ArrayBuffer> | FormData | undefined {
+  if (w.form) {
+    const fd = new FormData()
+    for (const p of w.form) {
+      if (p.base64 === undefined) fd.append(p.name, p.value ?? '')
+      else fd.append(p.name, new Blob([Buffer.from(p.base64, 'base64')], { type: p.type ?? '' }), p.filename ?? 'blob')
+    }
+    return fd
+  }
+  if (w.bytesBase64 !== undefined) return new Uint8Array(Buffer.from(w.bytesBase64, 'base64'))
+  return w.body
+}
 
 export const NODE_ADMIN_PASSWORD = 'test-admin-password'
 
@@ -23,7 +37,7 @@ export async function startNodeApi(opts: { dataDir?: string } = {}): Promise<{ a
       if (w.credentials === 'include' && jar.size) {
         w.headers.cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ')
       }
-      const res = await fetch(base + w.path, { method: w.method, headers: w.headers, body: w.body })
+      const res = await fetch(base + w.path, { method: w.method, headers: w.headers, body: wireBody(w) })
       if (w.credentials === 'include') {
         for (const line of res.headers.getSetCookie()) {
           const [pair, ...attrs] = line.split(';').map((s) => s.trim())

@@ -20,7 +20,20 @@ export function swApi(page: Page, adminPassword = SW_ADMIN_PASSWORD): Api {
     async request(method, path, opts = {}) {
       const w = toWire(method, path, opts, adminPassword)
       const r = await page.evaluate(async (w: WireRequest) => {
-        const res = await fetch(w.path, { method: w.method, headers: w.headers, body: w.body, credentials: w.credentials })
+        // Built here, in the page: bytes and FormData cannot cross from Node as they are.
+        const bytes = (b64: string) => Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0))
+        let body: BodyInit | undefined = w.body
+        if (w.form) {
+          const fd = new FormData()
+          for (const p of w.form) {
+            if (p.base64 === undefined) fd.append(p.name, p.value ?? '')
+            else fd.append(p.name, new Blob([bytes(p.base64)], { type: p.type ?? '' }), p.filename ?? 'blob')
+          }
+          body = fd
+        } else if (w.bytesBase64 !== undefined) {
+          body = bytes(w.bytesBase64)
+        }
+        const res = await fetch(w.path, { method: w.method, headers: w.headers, body, credentials: w.credentials })
         const headers: Record<string, string> = {}
         res.headers.forEach((v, k) => { headers[k] = v })
         return { status: res.status, headers, text: await res.text() }

@@ -7,6 +7,7 @@ import { authCases } from './auth.ts'
 import { resourceCases } from './resource.ts'
 import { catalogueCases } from './catalogue.ts'
 import { featureCases } from './feature.ts'
+import { uploadCases } from './upload.ts'
 
 export const CASE_GROUPS: Record<string, ApiCase[]> = {
   pyramid: pyramidCases,
@@ -14,4 +15,5 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   resource: resourceCases,
   catalogue: catalogueCases,
   feature: featureCases,
+  upload: uploadCases,
 }
