@@ -15,6 +15,7 @@ import { authenticate } from './auth/middleware.ts'
 import { mountAuth } from './auth/routes.ts'
 import { mountPyramid } from './pyramid/routes.ts'
 import { mountResource } from './resource/routes.ts'
+import { mountDiagnostics } from './diagnostics/routes.ts'
 
 export interface OutpostApp {
   fetch(request: Request): Promise<Response>
@@ -43,6 +44,7 @@ export function createApp(platform: Platform): OutpostApp {
   mountPyramid(routes)
   mountAuth(routes)
   mountResource(routes)
+  mountDiagnostics(routes)
 
   app.notFound((c) => json(pageNotFound().toBody(c.get('requestId')), 404))
   app.onError((err, c) => {
