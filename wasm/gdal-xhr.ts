@@ -6,7 +6,12 @@
  * Synchronous requests cannot be emulated with fetch, so they throw.
  */
 
-type Handler = ((ev: ProgressEvent | Event) => void) | null
+type Handler = ((ev: Event) => void) | null
+
+/** Workers have no `ProgressEvent`: an Event carrying its fields does for Emscripten. */
+function progressEvent(type: string, loaded: number, total: number): Event {
+  return Object.assign(new Event(type), { loaded, total, lengthComputable: total > 0 })
+}
 
 export class FetchXhr {
   static readonly UNSENT = 0
@@ -80,7 +85,7 @@ export class FetchXhr {
       const total = Number(res.headers.get('content-length') ?? 0)
       const buf = await readAll(res, (loaded) => {
         this.readyState = 3
-        this.#fire('progress', new ProgressEvent('progress', { loaded, total, lengthComputable: total > 0 }))
+        this.#fire('progress', progressEvent('progress', loaded, total))
       })
       if (this.responseType === 'arraybuffer') this.response = buf.buffer
       else if (this.responseType === 'blob') this.response = new Blob([buf])
@@ -90,12 +95,13 @@ export class FetchXhr {
       }
       this.readyState = 4
       this.#fire('readystatechange', new Event('readystatechange'))
-      this.#fire('load', new ProgressEvent('load', { loaded: buf.length, total: buf.length, lengthComputable: true }))
-    } catch (err) {
+      this.#fire('load', progressEvent('load', buf.length, buf.length))
+    } catch {
       this.readyState = 4
-      this.#fire(this.#abort.signal.aborted ? 'abort' : 'error', new ProgressEvent('error'))
+      const type = this.#abort.signal.aborted ? 'abort' : 'error'
+      this.#fire(type, progressEvent(type, 0, 0))
     }
-    this.#fire('loadend', new ProgressEvent('loadend'))
+    this.#fire('loadend', progressEvent('loadend', 0, 0))
   }
 
   #fire(type: string, ev: Event): void {
