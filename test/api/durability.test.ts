@@ -4,14 +4,14 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { NODE_ADMIN_PASSWORD } from './node-client.ts'
+import { fromWire, toWire, type Api } from './harness.ts'
+import { bodyOf, checkAfterRestart, type Sent } from './durability-shared.ts'
 
 // Crash test of the Node host (ARCHITECTURE.md "Storage"): the real server process is
 // killed with SIGKILL in the middle of concurrent writes, restarted on the same folder, and
 // must hold every acknowledged write whole and no write half-done.
 
 const AUTH = { authorization: 'Basic ' + Buffer.from(`administrator:${NODE_ADMIN_PASSWORD}`).toString('base64') }
-const FIELDS = ['name', 'depth', 'drilled', 'owner', 'status', 'note'].map((keyname, i) =>
-  ({ keyname, datatype: ['STRING', 'REAL', 'DATE', 'STRING', 'INTEGER', 'STRING'][i] }))
 
 interface Host { proc: ChildProcess; base: string }
 
@@ -32,6 +32,17 @@ function startHost(dataDir: string): Promise<Host> {
   })
 }
 
+function apiOf(base: string): Api {
+  return {
+    host: 'node',
+    async request(method, path, opts = {}) {
+      const w = toWire(method, path, opts, NODE_ADMIN_PASSWORD)
+      const res = await fetch(base + w.path, { method: w.method, headers: w.headers, body: w.body })
+      return fromWire(res.status, Object.fromEntries(res.headers), await res.text())
+    },
+  }
+}
+
 function kill(host: Host): Promise<void> {
   return new Promise((resolve) => {
     if (host.proc.exitCode !== null || host.proc.signalCode !== null) return resolve()
@@ -43,16 +54,6 @@ function kill(host: Host): Promise<void> {
 async function call(base: string, method: string, path: string, body?: unknown) {
   const res = await fetch(base + path, { method, headers: AUTH, body: body === undefined ? undefined : JSON.stringify(body) })
   return { status: res.status, body: await res.json() as any } // reason: tests index into arbitrary JSON
-}
-
-interface Sent { name: string; kind: 'group' | 'layer'; id?: number }
-
-function bodyOf(s: Sent, parent: number) {
-  const resmeta = { items: { batch: 'crash', name: s.name, kind: s.kind } }
-  return s.kind === 'group'
-    ? { resource: { cls: 'resource_group', parent: { id: parent }, display_name: s.name }, resmeta }
-    : { resource: { cls: 'vector_layer', parent: { id: parent }, display_name: s.name }, resmeta,
-      vector_layer: { srs: { id: 3857 }, geometry_type: 'POINT', fields: FIELDS } }
 }
 
 /** Fires writes from `lanes` concurrent clients until `stopAfter` are acknowledged, then SIGKILLs the host. */
@@ -83,20 +84,6 @@ async function writeUntilKilled(host: Host, parent: number, round: number, stopA
   return sent
 }
 
-/** Checks one resource as read back after the restart: whole, with all its fields and resmeta. */
-function expectWhole(got: any, s: Sent) { // reason: tests index into arbitrary JSON
-  expect(got.resource.display_name).toBe(s.name)
-  expect(got.resmeta).toEqual({ items: { batch: 'crash', kind: s.kind, name: s.name } })
-  if (s.kind === 'layer') {
-    expect(got.resource.cls).toBe('vector_layer')
-    expect(got.vector_layer).toEqual({ srs: { id: 3857 }, geometry_type: 'POINT' })
-    expect(got.feature_layer.fields.map((f: { keyname: string; datatype: string }) => [f.keyname, f.datatype]))
-      .toEqual(FIELDS.map((f) => [f.keyname, f.datatype]))
-  } else {
-    expect(got.resource.cls).toBe('resource_group')
-  }
-}
-
 const dirs: string[] = []
 const hosts: Host[] = []
 afterAll(async () => {
@@ -118,25 +105,8 @@ describe('durability of the Node host', () => {
       hosts.push(host)
       const acked = all.filter((s) => s.id !== undefined)
       expect(acked.length).toBeGreaterThanOrEqual([0, 25, 85, 92][round]!)
-      // Every acknowledged write is there, whole.
-      for (const s of acked) {
-        const got = await call(host.base, 'GET', `/api/resource/${s.id}`)
-        expect(got.status, s.name).toBe(200)
-        expectWhole(got.body, s)
-      }
-      // Whatever else is there was sent, and is whole too (a write the server committed
-      // just before it died, without answering); nothing is half-done.
-      const children = (await call(host.base, 'GET', `/api/resource/?parent=${parent}`)).body as any[] // reason: JSON
-      const byName = new Map(all.map((s) => [s.name, s]))
-      for (const c of children) {
-        const s = byName.get(c.resource.display_name)
-        expect(s, c.resource.display_name).toBeDefined()
-        if (s!.id !== undefined) expect(c.resource.id).toBe(s!.id)
-        expectWhole((await call(host.base, 'GET', `/api/resource/${c.resource.id}`)).body, s!)
-      }
-      expect(children.length).toBeGreaterThanOrEqual(acked.length)
-      expect(children.length).toBeLessThanOrEqual(all.length)
-      console.info(`round ${round}: ${all.length} sent, ${acked.length} acknowledged, ${children.length} present after the restart`)
+      const present = await checkAfterRestart(apiOf(host.base), expect, parent, all)
+      console.info(`round ${round}: ${all.length} sent, ${acked.length} acknowledged, ${present} present after the restart`)
     }
     // The restarted server takes new writes.
     expect((await call(host.base, 'POST', '/api/resource/', bodyOf({ name: 'after the crashes', kind: 'layer' }, parent))).status).toBe(201)
