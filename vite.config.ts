@@ -1,6 +1,27 @@
-import { defineConfig } from 'vite'
+import { defineConfig, type Plugin } from 'vite'
 import vue from '@vitejs/plugin-vue'
 import { VitePWA } from 'vite-plugin-pwa'
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+// GDAL's .wasm and .data go to dist/gdal/ as they are: the worker fetches them on first use.
+const GDAL_DIR = 'node_modules/gdal3.js/dist/package'
+const GDAL_FILES = ['gdal3WebAssembly.wasm', 'gdal3WebAssembly.data']
+const gdalFiles = (): Plugin => ({
+  name: 'outpost-gdal-files',
+  writeBundle(opts) {
+    mkdirSync(join(opts.dir!, 'gdal'), { recursive: true })
+    for (const f of GDAL_FILES) copyFileSync(join(GDAL_DIR, f), join(opts.dir!, 'gdal', f))
+  },
+  configureServer(server) {
+    server.middlewares.use('/gdal', (req, res, next) => {
+      const f = GDAL_FILES.find((n) => req.url === `/${n}`)
+      if (f) res.setHeader('content-type', f.endsWith('.wasm') ? 'application/wasm' : 'application/octet-stream')
+      if (f) res.end(readFileSync(join(GDAL_DIR, f)))
+      else next()
+    })
+  },
+})
 
 // One build makes the UI (src/) and the service worker (sw/host/service-worker.ts), which
 // carries the whole backend. The worker precaches the app shell and SQLite's wasm, so the
@@ -8,6 +29,7 @@ import { VitePWA } from 'vite-plugin-pwa'
 export default defineConfig({
   plugins: [
     vue(),
+    gdalFiles(),
     VitePWA({
       strategies: 'injectManifest',
       srcDir: 'sw/host',

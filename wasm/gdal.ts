@@ -9,9 +9,12 @@ export interface GdalApi {
   open(files: string | string[], openOptions?: string[], vfsHandlers?: string[]): Promise<{ datasets: GdalDataset[]; errors: unknown[] }>
   close(ds: GdalDataset): Promise<void>
   getInfo(ds: GdalDataset): Promise<Record<string, unknown>>
+  /** `ogrinfo -json` of a vector dataset (layers, fields, geometry fields with their SRS). */
+  ogrinfo(ds: GdalDataset, args?: string[]): Promise<Record<string, unknown>>
   ogr2ogr(ds: GdalDataset, args: string[], outName?: string): Promise<{ local: string; real?: string; all: unknown[] }>
   getFileBytes(path: string | { local: string }): Promise<Uint8Array>
-  Module: { FS: { writeFile(path: string, data: Uint8Array): void; unlink(path: string): void; mkdir(path: string): void; analyzePath(path: string): { exists: boolean } } }
+  Module: { FS: { writeFile(path: string, data: Uint8Array): void; unlink(path: string): void; mkdir(path: string): void;
+    rmdir(path: string): void; readdir(path: string): string[]; analyzePath(path: string): { exists: boolean } } }
 }
 
 export interface GdalDataset {

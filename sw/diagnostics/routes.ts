@@ -1,0 +1,23 @@
+/**
+ * @module diagnostics/routes
+ * Outpost's own admin-only diagnostics. `POST /api/component/outpost/gdal/inspect?name=<file>`
+ * takes a file's raw bytes and answers what GDAL sees in it; it also proves that GDAL starts
+ * in the host (lazily: this is the first thing that starts it).
+ */
+import { forbidden, invalidParameter, parameterRequired } from '../core/error.ts'
+import { json } from '../core/http.ts'
+import type { RouteTable } from '../core/routes.ts'
+import { lastValue } from '../core/validate.ts'
+import { inspect } from './service.ts'
+
+export function mountDiagnostics(routes: RouteTable): void {
+  routes.add('outpost.gdal_inspect', '/api/component/outpost/gdal/inspect', 'POST', async (c) => {
+    if (!c.get('user').isAdmin) throw forbidden('Only administrators may use the diagnostics.')
+    const name = lastValue(new URL(c.req.url).searchParams, 'name')
+    if (!name) throw parameterRequired('name')
+    if (!/^[^/\\\0]+$/.test(name) || name === '.' || name === '..') throw invalidParameter('name', 'A plain file name is expected.')
+    const bytes = new Uint8Array(await c.req.arrayBuffer())
+    const gdal = await c.get('platform').gdal()
+    return json(await inspect(gdal, name, bytes))
+  })
+}

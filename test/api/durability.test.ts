@@ -1,0 +1,114 @@
+import { afterAll, describe, expect, it } from 'vitest'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { NODE_ADMIN_PASSWORD } from './node-client.ts'
+import { fromWire, toWire, type Api } from './harness.ts'
+import { bodyOf, checkAfterRestart, type Sent } from './durability-shared.ts'
+
+// Crash test of the Node host (ARCHITECTURE.md "Storage"): the real server process is
+// killed with SIGKILL in the middle of concurrent writes, restarted on the same folder, and
+// must hold every acknowledged write whole and no write half-done.
+
+const AUTH = { authorization: 'Basic ' + Buffer.from(`administrator:${NODE_ADMIN_PASSWORD}`).toString('base64') }
+
+interface Host { proc: ChildProcess; base: string }
+
+/** Starts `node --import tsx sw/host/node-main.ts` (one process, so SIGKILL really kills the server). */
+function startHost(dataDir: string): Promise<Host> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'sw/host/node-main.ts', '--port', '0', '--data', dataDir],
+    { env: { ...process.env, OUTPOST_ADMIN_PASSWORD: NODE_ADMIN_PASSWORD }, stdio: ['ignore', 'pipe', 'pipe'] })
+  return new Promise((resolve, reject) => {
+    let out = ''
+    const onData = (b: Buffer) => {
+      out += b.toString()
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)
+      if (m) { proc.stdout!.off('data', onData); resolve({ proc, base: m[1]! }) }
+    }
+    proc.stdout!.on('data', onData)
+    proc.stderr!.on('data', (b: Buffer) => { out += b.toString() })
+    proc.once('exit', (code) => reject(new Error(`host exited (${code}) before listening:\n${out}`)))
+  })
+}
+
+function apiOf(base: string): Api {
+  return {
+    host: 'node',
+    async request(method, path, opts = {}) {
+      const w = toWire(method, path, opts, NODE_ADMIN_PASSWORD)
+      const res = await fetch(base + w.path, { method: w.method, headers: w.headers, body: w.body })
+      return fromWire(res.status, Object.fromEntries(res.headers), await res.text())
+    },
+  }
+}
+
+function kill(host: Host): Promise<void> {
+  return new Promise((resolve) => {
+    if (host.proc.exitCode !== null || host.proc.signalCode !== null) return resolve()
+    host.proc.once('exit', () => resolve())
+    host.proc.kill('SIGKILL')
+  })
+}
+
+async function call(base: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(base + path, { method, headers: AUTH, body: body === undefined ? undefined : JSON.stringify(body) })
+  return { status: res.status, body: await res.json() as any } // reason: tests index into arbitrary JSON
+}
+
+/** Fires writes from `lanes` concurrent clients until `stopAfter` are acknowledged, then SIGKILLs the host. */
+async function writeUntilKilled(host: Host, parent: number, round: number, stopAfter: number): Promise<Sent[]> {
+  const sent: Sent[] = []
+  let acked = 0
+  let killed: Promise<void> | undefined
+  const lane = async (l: number) => {
+    for (let i = 0; !killed; i++) {
+      const s: Sent = { name: `r${round} lane${l} #${i}`, kind: (i + l) % 2 ? 'layer' : 'group' }
+      sent.push(s)
+      try {
+        const res = await call(host.base, 'POST', '/api/resource/', bodyOf(s, parent))
+        if (res.status === 201 && typeof res.body.id === 'number') {
+          s.id = res.body.id
+          if (++acked >= stopAfter) killed ??= kill(host)
+        } else throw new Error(`unexpected answer ${res.status} ${JSON.stringify(res.body)}`)
+      } catch (err) {
+        if (!killed) throw err
+        return // the connection died with the server: this write was not acknowledged
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: 8 }, (_, l) => lane(l)))
+  await killed
+  // The kill came while writes were in flight, unanswered.
+  expect(sent.length - acked).toBeGreaterThan(0)
+  return sent
+}
+
+const dirs: string[] = []
+const hosts: Host[] = []
+afterAll(async () => {
+  for (const h of hosts) await kill(h)
+  for (const d of dirs) await rm(d, { recursive: true, force: true })
+})
+
+describe('durability of the Node host', () => {
+  it('SIGKILL in the middle of concurrent writes loses no acknowledged write and leaves none half-done', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'outpost-crash-'))
+    dirs.push(dir)
+    let host = await startHost(dir)
+    hosts.push(host)
+    const parent = (await call(host.base, 'POST', '/api/resource/', { resource: { cls: 'resource_group', parent: { id: 0 }, display_name: 'crash test' } })).body.id as number
+    const all: Sent[] = []
+    for (const [round, stopAfter] of [[1, 25], [2, 60], [3, 7]] as const) {
+      all.push(...await writeUntilKilled(host, parent, round, stopAfter))
+      host = await startHost(dir)
+      hosts.push(host)
+      const acked = all.filter((s) => s.id !== undefined)
+      expect(acked.length).toBeGreaterThanOrEqual([0, 25, 85, 92][round]!)
+      const present = await checkAfterRestart(apiOf(host.base), expect, parent, all)
+      console.info(`round ${round}: ${all.length} sent, ${acked.length} acknowledged, ${present} present after the restart`)
+    }
+    // The restarted server takes new writes.
+    expect((await call(host.base, 'POST', '/api/resource/', bodyOf({ name: 'after the crashes', kind: 'layer' }, parent))).status).toBe(201)
+  }, 120_000)
+})

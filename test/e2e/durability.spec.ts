@@ -1,0 +1,106 @@
+import { expect, test, type Page } from '@playwright/test'
+import type { Expect } from '../api/harness.ts'
+import { bodyOf, checkAfterRestart, type Sent } from '../api/durability-shared.ts'
+import { gotoControlled, swApi, SW_ADMIN_PASSWORD } from './helpers.ts'
+
+// Crash test of the service-worker host (ARCHITECTURE.md "Storage"): the page fires
+// concurrent writes, the worker is stopped (DevTools protocol) in the middle of them, and a
+// new page in the same profile must find every acknowledged write whole and none half-done.
+
+interface Crash { sent: Sent[]; acked: number; stop: boolean; lanes: Promise<void>[] }
+declare global { interface Window { __crash: Crash } }
+
+/** Starts `lanes` concurrent writers in the page; they run until `__crash.stop` is set. */
+async function startWriters(page: Page, parent: number, round: number, lanes: number): Promise<void> {
+  const bodies = (l: number, i: number) => {
+    const s: Sent = { name: `r${round} lane${l} #${i}`, kind: (i + l) % 2 ? 'layer' : 'group' }
+    return { s, body: JSON.stringify(bodyOf(s, parent)) }
+  }
+  // Prepare the bodies here (the page cannot import the helpers): 400 per lane is plenty.
+  const plan = Array.from({ length: lanes }, (_, l) => Array.from({ length: 400 }, (_, i) => bodies(l, i)))
+  await page.evaluate(({ plan, auth }) => {
+    const crash: Crash = { sent: [], acked: 0, stop: false, lanes: [] }
+    window.__crash = crash
+    crash.lanes = plan.map(async (items) => {
+      for (const { s, body } of items) {
+        if (crash.stop) return
+        crash.sent.push(s)
+        try {
+          const res = await fetch('/api/resource/', { method: 'POST', body, headers: { authorization: auth } })
+          const json = await res.json().catch(() => undefined)
+          // Only an answer of the worker with the new id is an acknowledgement.
+          if (res.status === 201 && res.headers.get('x-outpost-host') === 'service-worker' && typeof json?.id === 'number') {
+            s.id = json.id
+            crash.acked++
+          }
+        } catch {
+          // The worker died under this request: not acknowledged. Go on with the next one.
+        }
+      }
+    })
+  }, { plan, auth: 'Basic ' + btoa(`administrator:${SW_ADMIN_PASSWORD}`) })
+}
+
+test.describe('durability of the service-worker host', () => {
+  test('stopping the worker (and closing the page) mid-writes loses no acknowledged write, leaves none half-done', async ({ browser }) => {
+    test.setTimeout(120_000)
+    const context = await browser.newContext()
+    try {
+      let page = await context.newPage()
+      await gotoControlled(page)
+      const created = await swApi(page).request('POST', '/api/resource/', { body: { resource: { cls: 'resource_group', parent: { id: 0 }, display_name: 'crash test' } } })
+      expect(created.status).toBe(201)
+      const parent = created.body.id as number
+      const all: Sent[] = []
+      for (const [round, stopAfter, closePage] of [[1, 15, false], [2, 30, true]] as const) {
+        // Another page of the profile holds the DevTools session (ready before the writes start),
+        // so the writing page can be closed and the worker stopped without delay.
+        const helper = await context.newPage()
+        const cdp = await context.newCDPSession(helper)
+        await cdp.send('ServiceWorker.enable')
+        await startWriters(page, parent, round, 6)
+        await page.waitForFunction((n) => window.__crash.acked >= n, stopAfter, { timeout: 60_000 })
+        if (closePage) {
+          const sent = await page.evaluate(() => { window.__crash.stop = true; return JSON.parse(JSON.stringify(window.__crash.sent)) as Sent[] })
+          await page.close()
+          await cdp.send('ServiceWorker.stopAllWorkers')
+          // The page is gone with its answers: count as acknowledged only what it had received.
+          all.push(...sent)
+        } else {
+          // Stop the worker three times while the lanes keep writing (each stop finds writes
+          // queued or saving; the next request starts a new worker), then stop the lanes.
+          const started = () => page.evaluate(async () => (await (await fetch('/api/component/pyramid/ping')).json()).started as number)
+          const before = await started()
+          for (let k = 1; k <= 3; k++) {
+            await page.waitForFunction((n) => window.__crash.acked >= n, stopAfter + 8 * k, { timeout: 60_000 })
+            await cdp.send('ServiceWorker.stopAllWorkers')
+          }
+          const { sent, unanswered } = await page.evaluate(async () => {
+            const c = window.__crash
+            c.stop = true
+            await Promise.all(c.lanes)
+            return { sent: JSON.parse(JSON.stringify(c.sent)) as Sent[], unanswered: c.sent.filter((s) => s.id === undefined).length }
+          })
+          // A new worker answers now. (Whether a stop cuts a request off or Chromium hands it to
+          // the next worker depends on timing: the unanswered ones are only counted.)
+          expect(await started()).not.toBe(before)
+          console.info(`round ${round}: ${unanswered} writes got no answer when the worker stopped`)
+          all.push(...sent)
+          await page.close()
+        }
+        await cdp.detach()
+        page = helper
+        await gotoControlled(page, '/')
+        const api = swApi(page)
+        expect((await api.request('GET', '/api/component/pyramid/pkg_version')).headers['x-outpost-host']).toBe('service-worker')
+        const acked = all.filter((s) => s.id !== undefined).length
+        expect(acked).toBeGreaterThanOrEqual(stopAfter)
+        const present = await checkAfterRestart(api, expect as unknown as Expect, parent, all)
+        console.info(`round ${round}: ${all.length} sent, ${acked} acknowledged, ${present} present after the restart`)
+      }
+      expect((await swApi(page).request('POST', '/api/resource/', { body: bodyOf({ name: 'after the crashes', kind: 'layer' }, parent) })).status).toBe(201)
+    } finally {
+      await context.close()
+    }
+  })
+})
