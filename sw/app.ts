@@ -19,6 +19,7 @@ import { mountCatalogue } from './catalogue/routes.ts'
 import { mountFeature } from './feature/routes.ts'
 import { mountUpload } from './upload/routes.ts'
 import { mountDiagnostics } from './diagnostics/routes.ts'
+import { mountAttachment } from './feature/attachment-routes.ts'
 
 export interface OutpostApp {
   fetch(request: Request): Promise<Response>
@@ -51,6 +52,7 @@ export function createApp(platform: Platform): OutpostApp {
   mountFeature(routes)
   mountUpload(routes)
   mountDiagnostics(routes)
+  mountAttachment(routes)
 
   app.notFound((c) => json(pageNotFound().toBody(c.get('requestId')), 404))
   app.onError((err, c) => {
