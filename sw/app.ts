@@ -18,6 +18,7 @@ import { mountResource } from './resource/routes.ts'
 import { mountCatalogue } from './catalogue/routes.ts'
 import { mountFeature } from './feature/routes.ts'
 import { mountUpload } from './upload/routes.ts'
+import { mountAttachment } from './feature/attachment-routes.ts'
 
 export interface OutpostApp {
   fetch(request: Request): Promise<Response>
@@ -49,6 +50,7 @@ export function createApp(platform: Platform): OutpostApp {
   mountCatalogue(app, routes)
   mountFeature(routes)
   mountUpload(routes)
+  mountAttachment(routes)
 
   app.notFound((c) => json(pageNotFound().toBody(c.get('requestId')), 404))
   app.onError((err, c) => {

@@ -16,6 +16,7 @@ import { layersOf } from './layers.ts'
 import type { LayerMeta } from './schema.ts'
 import { dumpOptions, ordering, paging, querySrs, selection } from './query.ts'
 import { featureNotFound } from './errors.ts'
+import { withExtensionFiles } from './attachment-service.ts'
 import {
   countFeatures, extentOf, featureExtent, geometryInfo, geometryOf, listFeatures, lonLatExtent, parseInput, writeFeatures,
   type FeatureInput, type WriteOptions,
@@ -45,10 +46,14 @@ function writeOptions(c: Context<AppEnv>): WriteOptions {
   return { srs: querySrs(params), geomFormat: fmt, geomNull: queryBool(params, 'geom_null', false) }
 }
 
-async function write<T>(c: Context<AppEnv>, meta: LayerMeta, fn: Parameters<typeof writeFeatures<T>>[4]): Promise<T> {
-  const { platform } = c.get('services')
+/** Runs one layer write; `inputs` whose `extensions.attachment` items carry uploads get them staged first. */
+async function write<T>(c: Context<AppEnv>, meta: LayerMeta, fn: Parameters<typeof writeFeatures<T>>[4],
+  inputs: FeatureInput[] = []): Promise<T> {
+  const services = c.get('services')
+  const { platform } = services
   const { layer } = await open(c, meta)
-  return writeFeatures(layer, meta, platform.now(), (id) => platform.store.deleteBlob(id), fn)
+  return withExtensionFiles(services, meta.resourceId, inputs,
+    () => writeFeatures(layer, meta, platform.now(), (id) => platform.store.deleteBlob(id), fn))
 }
 
 /** A GET's JSON body (`{"intersects": …}` for big geometries), if it has one. */
@@ -75,7 +80,7 @@ export function mountFeature(routes: RouteTable): void {
         const body = await readJson(c.req.raw)
         const meta = await writable(c)
         const input = parseInput(body, meta, writeOptions(c), '$')
-        const id = await write(c, meta, (w) => w.create(input))
+        const id = await write(c, meta, (w) => w.create(input), [input])
         return json({ id })
       }
       case 'PATCH': {
@@ -100,7 +105,7 @@ export function mountFeature(routes: RouteTable): void {
           if (op.id === undefined) return { id: w.create(op.input) }
           w.update(op.id, op.input)
           return { id: op.id }
-        }))
+        }), ops.flatMap((op) => ('input' in op ? [op.input] : [])))
         return json(out)
       }
       case 'DELETE': {
@@ -136,7 +141,7 @@ export function mountFeature(routes: RouteTable): void {
       const body = await readJson(c.req.raw)
       const meta = await writable(c)
       const input = parseInput(body ?? {}, meta, writeOptions(c), '$')
-      await write(c, meta, (w) => w.update(fid, input))
+      await write(c, meta, (w) => w.update(fid, input), [input])
       return json({ id: fid })
     }
     const meta = await writable(c)

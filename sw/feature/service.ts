@@ -18,6 +18,7 @@ import { fromColumn, toColumn, ValueError, type SqlValue } from './values.ts'
 import type { DumpOptions, Selection } from './query.ts'
 import { badFieldValue, featureNotFound, geometryNotValid, geometryTypeMismatch, unknownSrs } from './errors.ts'
 import type { Layer } from './layers.ts'
+import { replaceAttachments } from './attachment-service.ts'
 
 /** How write bodies are read (query parameters of the write request). */
 export interface WriteOptions {
@@ -246,31 +247,9 @@ export class FeatureWriter {
     if (input.attachment !== undefined) this.#attachments(fid, input.attachment)
   }
 
-  /** `extensions.attachment` replaces the list: listed ids are updated, the rest deleted. */
+  /** `extensions.attachment` replaces the list (files staged beforehand, see attachment-service). */
   #attachments(fid: number, items: Record<string, unknown>[] | null): void {
-    const keep = new Set<number>()
-    ;(items ?? []).forEach((a, i) => {
-      const path = `$.extensions.attachment[${i}]`
-      if (a.id === undefined) {
-        throw validationError(`Creating attachments through extensions is not available yet; use the attachment API - at \`${path}\``)
-      }
-      const id = expectKind<number>('int', a.id, `${path}.id`)
-      if (this.db.selectValue(`SELECT 1 FROM feature_attachment WHERE id = ? AND fid = ?`, [id, fid]) === undefined) {
-        throw validationError(`Attachment id = ${id} does not belong to feature ${fid} - at \`${path}.id\``)
-      }
-      keep.add(id)
-      for (const key of ['name', 'keyname', 'description', 'mime_type'] as const) {
-        if (a[key] === undefined) continue
-        const v = expectKind<string | null>('str', a[key], `${path}.${key}`, key !== 'mime_type')
-        this.#run(`UPDATE feature_attachment SET ${key} = ? WHERE id = ?`, [v, id])
-      }
-    })
-    const ids = this.db.selectValues(`SELECT id FROM feature_attachment WHERE fid = ?`, [fid]).map(Number)
-    for (const id of ids) {
-      if (keep.has(id)) continue
-      this.#collectBlobs('id = ?', [id])
-      this.#run(`DELETE FROM feature_attachment WHERE id = ?`, [id])
-    }
+    replaceAttachments(this.db, fid, items, this.orphanBlobs)
   }
 
   /** Finalizes the prepared statements and marks the GeoPackage contents as changed. */

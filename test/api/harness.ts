@@ -9,6 +9,8 @@ export interface ApiResponse {
   status: number
   headers: Record<string, string>
   text: string
+  /** The raw body bytes as standard base64 (for binary responses such as images). */
+  bodyBase64?: string
   /** The parsed JSON body, or undefined when the body is not JSON. */
   body: any // reason: tests index into arbitrary JSON
 }
@@ -76,10 +78,10 @@ export function toWire(method: string, path: string, opts: RequestOptions, admin
   return { method, path, headers, body, bytesBase64: opts.bytesBase64, form: opts.form, credentials: opts.credentials ?? 'omit' }
 }
 
-export function fromWire(status: number, headers: Record<string, string>, text: string): ApiResponse {
+export function fromWire(status: number, headers: Record<string, string>, text: string, bodyBase64?: string): ApiResponse {
   let body: unknown
   try { body = text ? JSON.parse(text) : undefined } catch { body = undefined }
-  return { status, headers, text, body }
+  return { status, headers, text, body, bodyBase64 }
 }
 
 /** Standard base64 of a string's UTF-8 bytes, or of bytes. */

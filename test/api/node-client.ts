@@ -48,7 +48,8 @@ export async function startNodeApi(opts: { dataDir?: string } = {}): Promise<{ a
       }
       const headers: Record<string, string> = {}
       res.headers.forEach((v, k) => { headers[k] = v })
-      return fromWire(res.status, headers, await res.text())
+      const bytes = new Uint8Array(await res.arrayBuffer())
+      return fromWire(res.status, headers, new TextDecoder().decode(bytes), Buffer.from(bytes).toString('base64'))
     },
   }
   return { api, server, base }

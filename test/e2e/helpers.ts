@@ -36,9 +36,12 @@ export function swApi(page: Page, adminPassword = SW_ADMIN_PASSWORD): Api {
         const res = await fetch(w.path, { method: w.method, headers: w.headers, body, credentials: w.credentials })
         const headers: Record<string, string> = {}
         res.headers.forEach((v, k) => { headers[k] = v })
-        return { status: res.status, headers, text: await res.text() }
+        const raw = new Uint8Array(await res.arrayBuffer())
+        let bin = ''
+        for (let i = 0; i < raw.length; i += 0x8000) bin += String.fromCharCode(...raw.subarray(i, i + 0x8000))
+        return { status: res.status, headers, text: new TextDecoder().decode(raw), bodyBase64: btoa(bin) }
       }, w)
-      return fromWire(r.status, r.headers, r.text)
+      return fromWire(r.status, r.headers, r.text, r.bodyBase64)
     },
   }
 }
