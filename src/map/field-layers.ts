@@ -76,6 +76,8 @@ export class FieldLayers {
   private readonly layers: VectorLayer[]
   private readonly modify: Modify
   private draw: Draw | null = null
+  /** When the last drawing ended: the click that ended it must not also pick a feature. */
+  private drawEndedAt = 0
   private selected: number | null = null
   private readonly onClick: (e: MapBrowserEvent) => void
 
@@ -99,7 +101,7 @@ export class FieldLayers {
     this.modify.setActive(false)
     map.addInteraction(this.modify)
     this.onClick = (e) => {
-      if (this.draw) return
+      if (this.draw || Date.now() - this.drawEndedAt < 600) return
       const hit = map.forEachFeatureAtPixel(e.pixel, (f) => f, { layerFilter: (l) => l === this.layers[1], hitTolerance: 6 })
       const id = hit?.getId()
       if (typeof id === 'number') onPick(id)
@@ -195,6 +197,7 @@ export class FieldLayers {
     this.modify.setActive(false)
     const draw = new Draw({ type, style: sketchStyle })
     draw.on('drawend', (e) => {
+      this.drawEndedAt = Date.now()
       this.sketch.clear()
       this.sketch.addFeature(new Feature(e.feature.getGeometry() as Geometry))
       // After the event: OpenLayers finishes its own handling of the click first.

@@ -13,8 +13,9 @@ export function toInput(v: FieldValue | undefined, type: FieldDatatype): string 
 }
 
 /** What the person typed as the API value; throws a message naming the field when it is not one. */
-export function fromInput(s: string, f: LayerField): FieldValue {
-  const v = s.trim()
+export function fromInput(s: string | number, f: LayerField): FieldValue {
+  // Vue's v-model on a number input hands over numbers.
+  const v = String(s).trim()
   if (v === '') return null
   const bad = (what: string) => new Error(`${f.display_name || f.keyname}: ${what}`)
   switch (f.datatype) {
@@ -35,7 +36,7 @@ export function fromInput(s: string, f: LayerField): FieldValue {
     case 'DATETIME':
       return /T\d\d:\d\d$/.test(v) ? `${v}:00` : v
     default:
-      return s
+      return String(s)
   }
 }
 
@@ -54,8 +55,8 @@ export function inputType(type: FieldDatatype): string {
  * The listing filters of a table column's filter box: a case-insensitive substring for text,
  * the whole day for a date typed into a DATETIME column, equality otherwise.
  */
-export function columnFilter(f: LayerField, s: string): Record<string, string> {
-  const v = s.trim()
+export function columnFilter(f: LayerField, s: string | number): Record<string, string> {
+  const v = String(s).trim()
   if (v === '') return {}
   const k = `fld_${f.keyname}`
   if (f.datatype === 'STRING') return { [`${k}__ilike`]: `%${v}%` }
