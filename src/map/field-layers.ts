@@ -152,7 +152,8 @@ export class FieldLayers {
 
   centerOn(p: Position): void {
     const view = this.map.getView()
-    view.animate({ center: fromLonLat([p.lon, p.lat]), zoom: Math.max(view.getZoom() ?? 0, 16), duration: 300 })
+    view.setCenter(fromLonLat([p.lon, p.lat]))
+    view.setZoom(Math.max(view.getZoom() ?? 0, 16))
   }
 
   /** Replaces the sketch by a geometry (or clears it) and lets the person reshape it. */
