@@ -277,3 +277,103 @@ test('field: phone layout, the panel below the map and the basemap picker collap
   await page.screenshot({ path: 'test-results/field-phone-basemaps.png' })
   await context.close()
 })
+
+test('field: an input per field type; a polygon walked from device positions; values stored as typed', async ({ page, context }) => {
+  await context.grantPermissions(['geolocation'])
+  await openApp(page)
+  await firstLogin(page)
+  const name = `All types ${Date.now()}`
+  const layer = await page.evaluate(async (name) => {
+    const res = await fetch('/api/resource/', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({
+      resource: { cls: 'vector_layer', parent: { id: 0 }, display_name: name },
+      vector_layer: { srs: { id: 3857 }, geometry_type: 'MULTIPOLYGON', fields: [
+        ['i', 'INTEGER'], ['b', 'BIGINT'], ['r', 'REAL'], ['s', 'STRING'], ['d', 'DATE'], ['t', 'TIME'], ['dt', 'DATETIME'], ['ok', 'BOOLEAN'],
+      ].map(([keyname, datatype]) => ({ keyname, datatype, display_name: `F ${keyname}` })) } }) })
+    return (await res.json()).id as number
+  }, name)
+  await page.reload()
+  await context.setOffline(true)
+  expect(await chooseLayer(page, name)).toBe(layer)
+  await page.getByTestId('field-add').click()
+
+  const types = { i: 'number', b: 'text', r: 'number', s: 'text', d: 'date', t: 'time', dt: 'datetime-local' }
+  for (const [k, t] of Object.entries(types)) await expect(page.getByTestId(`field-input-${k}`)).toHaveAttribute('type', t)
+  await expect(page.getByTestId('field-input-ok').locator('option')).toHaveText(['—', 'Yes', 'No'])
+
+  // Walking the outline: a vertex per position.
+  for (const [lat, lon] of [[60, 30], [60, 30.001], [60.001, 30.001]]) {
+    await context.setGeolocation({ latitude: lat!, longitude: lon!, accuracy: 5 })
+    await page.getByTestId('field-use-position').click()
+    await expect(page.getByTestId('field-use-position')).toBeEnabled()
+  }
+  await expect(page.getByTestId('field-geom-status')).toContainText('Polygon')
+  await page.getByTestId('field-input-i').fill('42')
+  await page.getByTestId('field-input-b').fill('9007199254740993')
+  await page.getByTestId('field-input-r').fill('3.25')
+  await page.getByTestId('field-input-s').fill('text')
+  await page.getByTestId('field-input-d').fill('2024-02-29')
+  await page.getByTestId('field-input-t').fill('13:45:10')
+  await page.getByTestId('field-input-dt').fill('2024-02-29T13:45:10')
+  await page.getByTestId('field-input-ok').selectOption('true')
+  await page.getByTestId('field-save').click()
+  await expect(page.getByTestId('field-form')).toHaveCount(0)
+  await expect(page.getByTestId('field-row')).toHaveCount(1)
+  await expect(page.getByTestId('field-row').locator('[data-col="ok"]')).toHaveText('Yes')
+
+  const [f] = await page.evaluate(async (layer) =>
+    (await fetch(`/api/resource/${layer}/feature/?dt_format=iso&geom_format=geojson&srs=4326`)).json(), layer)
+  expect(f.fields).toEqual({ i: 42, b: '9007199254740993', r: 3.25, s: 'text', d: '2024-02-29', t: '13:45:10', dt: '2024-02-29T13:45:10', ok: true })
+  expect(f.geom.type).toBe('MultiPolygon')
+  expect(f.geom.coordinates[0][0]).toHaveLength(4)
+
+  // Reopened, the inputs show the stored values.
+  await page.getByTestId('field-row').click()
+  await expect(page.getByTestId('field-input-t')).toHaveValue('13:45:10')
+  await expect(page.getByTestId('field-input-d')).toHaveValue('2024-02-29')
+  await expect(page.getByTestId('field-input-ok')).toHaveValue('true')
+  await expect(page.getByTestId('field-input-b')).toHaveValue('9007199254740993')
+  // Opening without changing anything leaves no draft behind.
+  await page.reload()
+  await expect(page.getByTestId('field-form')).toBeVisible()
+  await expect(page.getByTestId('field-draft-restored')).toHaveCount(0)
+})
+
+test('field: a line drawn on the map, then reshaped by dragging a vertex', async ({ page, context }) => {
+  await openApp(page)
+  await firstLogin(page)
+  await context.setOffline(true)
+  const layer = await chooseLayer(page, 'Survey routes')
+  await page.getByTestId('field-add').click()
+  const box = (await page.getByTestId('map').boundingBox())!
+  const at = (fx: number, fy: number) => [box.x + box.width * fx, box.y + box.height * fy] as const
+  // Pauses between clicks: two quick clicks would be a double click.
+  for (const [fx, fy] of [[0.3, 0.5], [0.5, 0.4], [0.7, 0.5], [0.7, 0.5]] as const) {
+    await page.mouse.click(...at(fx, fy))
+    await page.waitForTimeout(350)
+  }
+  await expect(page.getByTestId('field-geom-status')).toContainText('Line drawn')
+  await page.getByTestId('field-input-name').fill('North loop')
+  await page.getByTestId('field-input-walked_on').fill('2024-07-01')
+  await page.getByTestId('field-save').click()
+  await expect(row(page, 'North loop')).toHaveCount(1)
+  const coords = async () => (await page.evaluate(async (layer) =>
+    (await fetch(`/api/resource/${layer}/feature/?geom_format=geojson`)).json(), layer))[0].geom.coordinates as number[][]
+  const before = await coords()
+  expect(before).toHaveLength(3)
+
+  // Reshape: drag the middle vertex down.
+  await row(page, 'North loop').click()
+  await expect(page.getByTestId('field-form')).toHaveAttribute('data-loaded', 'true')
+  const mid = at(0.5, 0.4)
+  await page.mouse.move(...mid)
+  await page.mouse.down()
+  await page.mouse.move(mid[0], mid[1] + 40, { steps: 5 })
+  await page.mouse.up()
+  await expect.poll(async () => (await page.getByTestId('field-geom-status').getAttribute('data-has-geom'))).toBe('true')
+  await page.getByTestId('field-save').click()
+  await expect(page.getByTestId('field-form')).toHaveCount(0)
+  const after = await coords()
+  expect(after).toHaveLength(3)
+  expect(after[0]).toEqual(before[0])
+  expect(after[1]![1]).toBeLessThan(before[1]![1]!)
+})

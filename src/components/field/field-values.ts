@@ -43,7 +43,8 @@ export function fromInput(s: string | number, f: LayerField): FieldValue {
 /** The `<input type>` for a field type (STRING is a text box; BOOLEAN a select). */
 export function inputType(type: FieldDatatype): string {
   switch (type) {
-    case 'INTEGER': case 'BIGINT': case 'REAL': return 'number'
+    // BIGINT as text: a number input (and Vue's v-model on it) would round beyond 2^53.
+    case 'INTEGER': case 'REAL': return 'number'
     case 'DATE': return 'date'
     case 'TIME': return 'time'
     case 'DATETIME': return 'datetime-local'
