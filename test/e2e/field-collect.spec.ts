@@ -179,6 +179,17 @@ test('field: edit a feature (fields, photo removal), then delete it', async ({ p
   await expect(page.getByTestId('field-panel')).toHaveAttribute('data-map-features', '1')
   const status = await page.evaluate(async ([layer, fid]) => (await fetch(`/api/resource/${layer}/feature/${fid}`)).status, [layer, fid])
   expect(status).toBe(404)
+
+  // A guest sees the features but cannot add or change them.
+  await page.getByTestId('logout-button').click()
+  await expect(page.getByTestId('login-button')).toBeVisible()
+  await expect(page.getByTestId('field-guest-note')).toBeVisible()
+  await expect(page.getByTestId('field-add')).toHaveCount(0)
+  await row(page, 'Gate').click()
+  await expect(page.getByTestId('field-input-title')).toBeDisabled()
+  await expect(page.getByTestId('field-save')).toHaveCount(0)
+  await page.getByTestId('field-cancel').click()
+  await expect(row(page, 'Gate')).toHaveCount(1)
 })
 
 test('field: the table pages, sorts and filters', async ({ page }) => {
