@@ -5,7 +5,7 @@
  * JPEG (jpeg-js) and PNG (fast-png). Pure JS, so it runs in the worker and in Node alike.
  */
 import { decode as decodeJpeg, encode as encodeJpeg } from 'jpeg-js'
-import { coverResize, decodeRgba, encodeRgba, type Rgba } from '../catalogue/png.ts'
+import { coverResize, decodeRgba, encodeRgba, pngSize, type Rgba } from '../catalogue/png.ts'
 
 export interface ExifFacts {
   /** EXIF Orientation, 1–8. */
@@ -84,7 +84,11 @@ export class ImageError extends Error {}
 
 function decodeImage(bytes: Uint8Array, mime: string): Rgba {
   try {
-    if (mime === 'image/png') return decodeRgba(bytes)
+    if (mime === 'image/png') {
+      const size = pngSize(bytes)
+      if (size && size.width * size.height > MAX_MEGAPIXELS * 1e6) throw new Error(`larger than ${MAX_MEGAPIXELS} megapixels`)
+      return decodeRgba(bytes)
+    }
     const img = decodeJpeg(bytes, { useTArray: true, formatAsRGBA: true, maxResolutionInMP: MAX_MEGAPIXELS,
       maxMemoryUsageInMB: MAX_MEGAPIXELS * 8 })
     return { width: img.width, height: img.height, data: img.data }

@@ -8,6 +8,7 @@ import { resourceCases } from './resource.ts'
 import { catalogueCases } from './catalogue.ts'
 import { featureCases } from './feature.ts'
 import { uploadCases } from './upload.ts'
+import { attachmentCases } from './attachment.ts'
 
 export const CASE_GROUPS: Record<string, ApiCase[]> = {
   pyramid: pyramidCases,
@@ -16,4 +17,5 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   catalogue: catalogueCases,
   feature: featureCases,
   upload: uploadCases,
+  attachment: attachmentCases,
 }
