@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test'
 import { encode } from 'fast-png'
-import { firstLogin, openApp } from './ui-steps.ts'
+import { firstLogin, openApp, pick, treeNode } from './ui-steps.ts'
 
 // Field collection in the UI (issue 3 item 5), in Chromium against the service worker: a
 // feature with a photo collected offline survives a reload; editing, deleting, the table's
@@ -256,14 +256,17 @@ test('field: phone layout, the panel below the map and the basemap picker collap
   const page = await context.newPage()
   await openApp(page)
   await firstLogin(page)
-  // The resource drawer covers the map on a phone: close it.
-  await page.getByTestId('sidebar-toggle').click()
   await expect(page.getByTestId('basemap-search')).toBeHidden()
   const toggle = (await page.getByTestId('basemap-toggle').boundingBox())!
   expect(toggle.width).toBeLessThan(200)
-  await page.screenshot({ path: 'test-results/field-phone-start.png' })
 
-  await chooseLayer(page, 'Field observations')
+  // From the layer's details in the drawer: the drawer closes and the panel opens on the layer.
+  await treeNode(page, 'Demo project').getByTestId('tree-toggle').tap()
+  await pick(page, 'Field observations')
+  await page.getByTestId('action-collect').tap()
+  await expect(page.getByTestId('sidebar')).toBeHidden()
+  await expect(page.getByTestId('field-table')).toBeVisible()
+  await page.screenshot({ path: 'test-results/field-phone-start.png' })
   const map = (await page.getByTestId('map').boundingBox())!
   const panel = (await page.getByTestId('field-panel').boundingBox())!
   // The panel is below the map, not over it, and both are full width.
