@@ -34,6 +34,11 @@ export interface LayerField {
   keyname: string
   display_name: string
   datatype: FieldDatatype
+  label_field?: boolean
+  text_search?: boolean
+  grid_visibility?: boolean
+  /** Values come from this lookup table's keys. */
+  lookup_table?: Ref | null
 }
 
 /** A full resource object: `resource` plus class members, of which the UI reads a few. */
@@ -76,5 +81,9 @@ export const deleteResource = (id: number) =>
   request<unknown>(`/api/resource/${id}`, { method: 'DELETE' })
 
 /** Every resource group (for picking a new parent), unpaged. */
+/** Every vector layer, unpaged (for choosing where to collect features). */
+export const listVectorLayers = () =>
+  request<ResourceItem[]>('/api/resource/search/', { query: { cls: 'vector_layer', serialization: 'resource' } })
+
 export const listGroups = () =>
   request<ResourceItem[]>('/api/resource/search/', { query: { cls: 'resource_group', serialization: 'resource' } })

@@ -24,6 +24,10 @@ test('basemap picker: search, choose a TMS and a WMS basemap, tiles requested by
   await gotoControlled(page, '/')
   const picker = page.getByTestId('basemap-picker')
   await expect(picker).toBeVisible()
+  // Collapsed to its button until opened.
+  await expect(page.getByTestId('basemap-search')).toBeHidden()
+  await page.getByTestId('basemap-toggle').click()
+  await expect(page.getByTestId('basemap-search')).toBeVisible()
 
   // Type filter: only WMS entries remain.
   await page.getByTestId('basemap-type').selectOption('wms')
@@ -58,6 +62,7 @@ test('basemap picker: search, choose a TMS and a WMS basemap, tiles requested by
   expect(Number(await page.getByTestId('basemap-picker').getAttribute('data-tiles-failed'))).toBe(0)
   await context.setOffline(false)
   await context.route(/^https:\/\/(tile\.openstreetmap\.org|ows\.terrestris\.de)\//, answerTile)
+  await page.getByTestId('basemap-toggle').click()
 
   // A WMS entry: GetMap requests with its layer.
   await page.getByTestId('basemap-search').fill('terrestris')
