@@ -8,9 +8,12 @@ import { validationError } from '../core/error.ts'
 import { expectKind, expectObject } from '../core/validate.ts'
 import { isObject } from '../core/http.ts'
 import type { SqlDb } from '../store/database.ts'
+import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
 import { bboxOf, invalidReason, layerTypeOf, type Bbox, type Geometry } from '../geo/geometry.ts'
 import { decodeGpkg, encodeGpkg, gpkgBbox, gpkgSize, writeGpkg } from '../geo/gpkg.ts'
 import { parseWkt, toWkt } from '../geo/wkt.ts'
+import { rtreeBulkInsert, rtreeSize } from '../geo/rtree.ts'
+import { runMany, type BlobSource, type BulkValue } from '../store/bulk.ts'
 import { reproject, reprojectBbox, UnknownSrsError } from '../geo/reproject.ts'
 import { areaOf, lengthOf } from '../geo/measure.ts'
 import { columnOf, FEATURE_TABLE, RTREE_TABLE, type LayerMeta } from './schema.ts'
@@ -18,6 +21,16 @@ import { fromColumn, toColumn, ValueError, type SqlValue } from './values.ts'
 import type { DumpOptions, Selection } from './query.ts'
 import { badFieldValue, featureNotFound, geometryNotValid, geometryTypeMismatch, unknownSrs } from './errors.ts'
 import type { Layer } from './layers.ts'
+
+/** Fewest new boxes worth rebuilding the spatial index for. */
+const BULK_INDEX_MIN = 256
+/** Boxes beyond this stay with SQLite's own rounding at the float32 limits. */
+const F32_SAFE = 1e38
+
+/** A geometry as a GeoPackage blob written in place by `runMany`. */
+function gpkgSource(g: Geometry, srs: number): BlobSource {
+  return { byteLength: gpkgSize(g), writeTo: (view, at) => { writeGpkg(view, at, g, srs) } }
+}
 
 /** How write bodies are read (query parameters of the write request). */
 export interface WriteOptions {
@@ -121,7 +134,7 @@ export class FeatureWriter {
   /** Store blobs of deleted attachments, to delete once the transaction has committed. */
   readonly orphanBlobs: string[] = []
 
-  constructor(readonly db: SqlDb, readonly meta: LayerMeta, readonly time: string) {}
+  constructor(readonly db: SqlDb, readonly meta: LayerMeta, readonly time: string, readonly sqlite: Sqlite3Static) {}
 
   #run(sql: string, bind: SqlValue[]): void {
     let st = this.#stmts.get(sql)
@@ -158,9 +171,8 @@ export class FeatureWriter {
   }
 
   /**
-   * Inserts the queued creates with one statement per column set: the rows cross into
-   * SQLite as one JSON text read by `json_each`, which costs far less than binding every
-   * value of every row from JavaScript. Geometry blobs travel as hex.
+   * Inserts the queued creates with one prepared statement per column set, bound through
+   * `runMany` (texts and geometry blobs written once into the WASM heap).
    */
   #flush(): void {
     if (!this.#pending.length) return
@@ -173,32 +185,48 @@ export class FeatureWriter {
       if (g) g.push(p)
       else groups.set(key, [p])
     }
+    const srs = this.meta.srs
     for (const [key, items] of groups) {
       const cols = key ? key.split(',') : []
-      // All geometries of the group as one blob; each row names its slice (1-based offset, length).
-      const blob = new Uint8Array(items.reduce((n, { input }) => n + (input.geom ? gpkgSize(input.geom) : 0), 0))
-      const view = new DataView(blob.buffer)
-      let at = 0
       const rows = items.map(({ fid, input }) => {
-        const start = at
-        if (input.geom) at = writeGpkg(view, at, input.geom, this.meta.srs)
-        return [fid, input.geom ? start + 1 : null, at - start,
-          ...input.values.map(([, v]) => (typeof v === 'bigint' ? v.toString() : v))]
+        const row: BulkValue[] = [fid, input.geom ? gpkgSource(input.geom, srs) : null]
+        for (const [, v] of input.values) row.push(v)
+        return row
       })
-      const select = ['j.value ->> 0', 'substr(?2, j.value ->> 1, j.value ->> 2)', ...cols.map((_, i) => `j.value ->> ${i + 3}`)]
-      this.db.exec({ sql: `INSERT INTO ${FEATURE_TABLE} (fid, geom${cols.map((c) => `, ${c}`).join('')})
-        SELECT ${select.join(', ')} FROM json_each(?1) j`, bind: [JSON.stringify(rows), blob.length ? blob : null] })
+      runMany(this.sqlite, this.db, `INSERT INTO ${FEATURE_TABLE} (fid, geom${cols.map((c) => `, ${c}`).join('')})
+        VALUES (?, ?${', ?'.repeat(cols.length)})`, rows)
     }
-    const boxes = pending.filter((p) => p.input.bbox).map(({ fid, input }) => [fid, input.bbox![0], input.bbox![2], input.bbox![1], input.bbox![3]])
-    if (boxes.length) {
-      this.db.exec({ sql: `INSERT INTO ${RTREE_TABLE} SELECT j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4
-        FROM json_each(?) j`, bind: [JSON.stringify(boxes)] })
-    }
+    this.#indexCreated(pending)
     this.db.exec({ sql: `INSERT INTO feature_journal (fid, op, time) SELECT j.value, 'create', ? FROM json_each(?) j`,
       bind: [this.time, JSON.stringify(pending.map((p) => p.fid))] })
     for (const { fid, input } of pending) {
       if (input.description !== undefined || input.attachment !== undefined) this.#extensions(fid, input)
     }
+  }
+
+  /**
+   * Adds the new features' boxes to the spatial index. A batch at least a quarter the size
+   * of the index rebuilds it packed in one go (`rtreeBulkInsert`): SQLite's row-by-row
+   * R*Tree insert would spend most of the batch's time there.
+   */
+  #indexCreated(pending: { fid: number; input: FeatureInput }[]): void {
+    const ids: number[] = []
+    const boxes: number[] = []
+    let inRange = true
+    for (const { fid, input } of pending) {
+      const b = input.bbox
+      if (!b) continue
+      ids.push(fid)
+      boxes.push(b[0], b[1], b[2], b[3])
+      inRange &&= Math.abs(b[0]) < F32_SAFE && Math.abs(b[1]) < F32_SAFE && Math.abs(b[2]) < F32_SAFE && Math.abs(b[3]) < F32_SAFE
+    }
+    if (!ids.length) return
+    if (inRange && ids.length >= BULK_INDEX_MIN && ids.length * 4 >= rtreeSize(this.db, RTREE_TABLE)) {
+      rtreeBulkInsert(this.sqlite, this.db, RTREE_TABLE, ids, boxes)
+      return
+    }
+    runMany(this.sqlite, this.db, `INSERT INTO ${RTREE_TABLE} VALUES (?, ?, ?, ?, ?)`,
+      ids.map((id, i) => [id, boxes[4 * i]!, boxes[4 * i + 2]!, boxes[4 * i + 1]!, boxes[4 * i + 3]!]))
   }
 
   update(fid: number, input: FeatureInput): void {
@@ -292,7 +320,7 @@ export async function writeFeatures<T>(layer: Layer, meta: LayerMeta, now: Date,
   fn: (w: FeatureWriter) => T): Promise<T> {
   let orphans: string[] = []
   const result = await layer.db.write((db) => {
-    const w = new FeatureWriter(db, meta, now.toISOString().slice(0, 19))
+    const w = new FeatureWriter(db, meta, now.toISOString().slice(0, 19), layer.db.sqlite)
     try {
       const r = fn(w)
       w.finish()

@@ -30,39 +30,55 @@ export function wkbSize(g: Geometry): number {
 
 /** Writes `g` at `offset` of `view`; returns the offset after it. */
 export function writeWkb(view: DataView, offset: number, g: Geometry): number {
+  // Plain functions passing the offset along: no closures per geometry on the bulk path.
   const dim = hasZ(g) ? 3 : 2
-  let o = offset
-  const header = (type: number) => {
-    view.setUint8(o, 1)
-    view.setUint32(o + 1, type + (dim === 3 ? 1000 : 0), true)
-    o += 5
-  }
-  const point = (p: Position) => {
-    view.setFloat64(o, p[0]!, true)
-    view.setFloat64(o + 8, p[1]!, true)
-    if (dim === 3) view.setFloat64(o + 16, p[2] ?? 0, true)
-    o += 8 * dim
-  }
-  const points = (ps: Position[]) => {
-    view.setUint32(o, ps.length, true)
-    o += 4
-    for (const p of ps) point(p)
-  }
-  const rings = (rs: Position[][]) => {
-    view.setUint32(o, rs.length, true)
-    o += 4
-    for (const r of rs) points(r)
-  }
-  const count = (n: number) => { view.setUint32(o, n, true); o += 4 }
-  header(CODES[g.type])
+  let o = writeHeader(view, offset, CODES[g.type], dim)
   switch (g.type) {
-    case 'Point': point(g.coordinates); break
-    case 'LineString': points(g.coordinates); break
-    case 'Polygon': rings(g.coordinates); break
-    case 'MultiPoint': count(g.coordinates.length); for (const p of g.coordinates) { header(1); point(p) } break
-    case 'MultiLineString': count(g.coordinates.length); for (const l of g.coordinates) { header(2); points(l) } break
-    case 'MultiPolygon': count(g.coordinates.length); for (const pg of g.coordinates) { header(3); rings(pg) } break
+    case 'Point': return writePoint(view, o, g.coordinates, dim)
+    case 'LineString': return writePoints(view, o, g.coordinates, dim)
+    case 'Polygon': return writeRings(view, o, g.coordinates, dim)
+    case 'MultiPoint':
+      view.setUint32(o, g.coordinates.length, true)
+      o += 4
+      for (const p of g.coordinates) o = writePoint(view, writeHeader(view, o, 1, dim), p, dim)
+      return o
+    case 'MultiLineString':
+      view.setUint32(o, g.coordinates.length, true)
+      o += 4
+      for (const l of g.coordinates) o = writePoints(view, writeHeader(view, o, 2, dim), l, dim)
+      return o
+    case 'MultiPolygon':
+      view.setUint32(o, g.coordinates.length, true)
+      o += 4
+      for (const pg of g.coordinates) o = writeRings(view, writeHeader(view, o, 3, dim), pg, dim)
+      return o
   }
+}
+
+function writeHeader(view: DataView, o: number, type: number, dim: number): number {
+  view.setUint8(o, 1)
+  view.setUint32(o + 1, type + (dim === 3 ? 1000 : 0), true)
+  return o + 5
+}
+
+function writePoint(view: DataView, o: number, p: Position, dim: number): number {
+  view.setFloat64(o, p[0]!, true)
+  view.setFloat64(o + 8, p[1]!, true)
+  if (dim === 3) view.setFloat64(o + 16, p[2] ?? 0, true)
+  return o + 8 * dim
+}
+
+function writePoints(view: DataView, o: number, ps: Position[], dim: number): number {
+  view.setUint32(o, ps.length, true)
+  o += 4
+  for (const p of ps) o = writePoint(view, o, p, dim)
+  return o
+}
+
+function writeRings(view: DataView, o: number, rs: Position[][], dim: number): number {
+  view.setUint32(o, rs.length, true)
+  o += 4
+  for (const r of rs) o = writePoints(view, o, r, dim)
   return o
 }
 

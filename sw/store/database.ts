@@ -39,6 +39,11 @@ export class Database {
     return d
   }
 
+  /** The SQLite module this database runs in (for `store/bulk`). */
+  get sqlite(): Sqlite3Static {
+    return this.#sqlite
+  }
+
   /** Runs `fn` once the writes before it have been saved. */
   read<T>(fn: (db: SqlDb) => T): Promise<T> {
     return this.#serial(async () => fn(this.#db))
