@@ -32,6 +32,12 @@ function gpkgSource(g: Geometry, srs: number): BlobSource {
   return { byteLength: gpkgSize(g), writeTo: (view, at) => { writeGpkg(view, at, g, srs) } }
 }
 
+function sameColumns(a: FeatureInput['values'], b: FeatureInput['values']): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i]![0] !== b[i]![0]) return false
+  return true
+}
+
 /** How write bodies are read (query parameters of the write request). */
 export interface WriteOptions {
   /** SRS of the input geometry; `undefined` = the layer's. */
@@ -179,11 +185,18 @@ export class FeatureWriter {
     const pending = this.#pending
     this.#pending = []
     const groups = new Map<string, { fid: number; input: FeatureInput }[]>()
+    let last: { values: FeatureInput['values']; group: { fid: number; input: FeatureInput }[] } | undefined
     for (const p of pending) {
+      // Rows of a batch mostly share their columns: compare with the previous row first.
+      if (last && sameColumns(last.values, p.input.values)) {
+        last.group.push(p)
+        continue
+      }
       const key = p.input.values.map(([c]) => c).join(',')
-      const g = groups.get(key)
+      let g = groups.get(key)
       if (g) g.push(p)
-      else groups.set(key, [p])
+      else groups.set(key, g = [p])
+      last = { values: p.input.values, group: g }
     }
     const srs = this.meta.srs
     for (const [key, items] of groups) {

@@ -170,13 +170,17 @@ function union(boxes: Float32Array): [number, number, number, number] {
 function strGroups(box: Float32Array, n: number, cap: number): number[][] {
   const nodeCount = Math.max(1, Math.ceil(n / cap))
   const sliceCount = Math.ceil(Math.sqrt(nodeCount))
-  const cx = (i: number) => box[4 * i]! + box[4 * i + 1]!
-  const cy = (i: number) => box[4 * i + 2]! + box[4 * i + 3]!
-  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => cx(a) - cx(b))
+  const kx = new Float64Array(n)
+  const ky = new Float64Array(n)
+  for (let i = 0; i < n; i++) {
+    kx[i] = box[4 * i]! + box[4 * i + 1]!
+    ky[i] = box[4 * i + 2]! + box[4 * i + 3]!
+  }
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => kx[a]! - kx[b]!)
   const groups: number[][] = []
   const perSlice = Math.ceil(n / sliceCount)
   for (let s = 0; s < n; s += perSlice) {
-    const slice = order.slice(s, s + perSlice).sort((a, b) => cy(a) - cy(b))
+    const slice = order.slice(s, s + perSlice).sort((a, b) => ky[a]! - ky[b]!)
     const k = Math.ceil(slice.length / cap)
     // Spread the slice evenly over its nodes: no node is left nearly empty.
     for (let g = 0; g < k; g++) groups.push(slice.slice(Math.floor((g * slice.length) / k), Math.floor(((g + 1) * slice.length) / k)))

@@ -20,8 +20,13 @@ export class Database {
   #store: Store
   #migrate: Migrate
   #db!: SqlDb
-  /** Copy of the image as last saved, to find the chunks a write changed. */
+  /**
+   * Copy of the image as last saved (its first `#savedSize` bytes), to find the chunks a
+   * write changed. Updated in place; it grows with room to spare, so a commit copies only
+   * what it changed.
+   */
   #saved = new Uint8Array(0)
+  #savedSize = 0
   #queue: Promise<unknown> = Promise.resolve()
   #closed = false
 
@@ -95,8 +100,9 @@ export class Database {
     const image = (await this.#store.loadImage(this.name)) ?? new Uint8Array(0)
     this.#db = this.#deserialize(image)
     this.#saved = image.slice()
+    this.#savedSize = image.length
     this.#db.exec('PRAGMA journal_mode=MEMORY; PRAGMA foreign_keys=ON')
-    const before = this.#saved.length
+    const before = this.#savedSize
     this.#db.exec('BEGIN IMMEDIATE')
     try {
       this.#migrate(this.#db)
@@ -145,7 +151,7 @@ export class Database {
     for (let i = 0; i < count; i++) {
       const start = i * CHUNK_SIZE
       const end = Math.min(start + CHUNK_SIZE, live.length)
-      if (end > saved.length || !sameBytes(live, saved, start, end)) changed.set(i, live.slice(start, end))
+      if (end > this.#savedSize || !sameBytes(live, saved, start, end)) changed.set(i, live.slice(start, end))
     }
     return changed
   }
@@ -154,7 +160,7 @@ export class Database {
     const chunks = this.#changedChunks()
     const size = this.#liveImage().length
     const image = this.#store.wantsFullImage ? this.#liveImage().slice() : undefined
-    if (chunks.size === 0 && size === this.#saved.length) return
+    if (chunks.size === 0 && size === this.#savedSize) return
     try {
       await this.#store.saveImage(this.name, { size, chunks, image })
     } catch (err) {
@@ -163,10 +169,13 @@ export class Database {
       await this.#load()
       throw err instanceof ApiError ? err : operationalError(`Saving database '${this.name}' failed.`, err)
     }
-    const next = new Uint8Array(size)
-    next.set(this.#saved.subarray(0, Math.min(size, this.#saved.length)))
-    for (const [i, c] of chunks) next.set(c, i * CHUNK_SIZE)
-    this.#saved = next
+    if (size > this.#saved.length) {
+      const next = new Uint8Array(Math.max(size, Math.ceil(this.#saved.length * 1.5 / CHUNK_SIZE) * CHUNK_SIZE))
+      next.set(this.#saved.subarray(0, Math.min(size, this.#savedSize)))
+      this.#saved = next
+    }
+    for (const [i, c] of chunks) this.#saved.set(c, i * CHUNK_SIZE)
+    this.#savedSize = size
   }
 }
 
