@@ -90,14 +90,69 @@ export function toWkb(g: Geometry): Uint8Array {
 
 /** Reads one WKB geometry at `offset`; throws an `Error` on anything malformed. */
 export function readWkb(bytes: Uint8Array, offset = 0): Geometry {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  let o = offset
-  const need = (n: number) => { if (o + n > view.byteLength) throw new Error('WKB is truncated.') }
-  const read = (): Geometry => {
-    need(5)
-    const le = view.getUint8(o) === 1
-    let code = view.getUint32(o + 1, le)
-    o += 5
+  return new WkbReader(bytes, offset).geometry()
+}
+
+/** A cursor over WKB bytes (methods, not closures: listings decode thousands of rows). */
+class WkbReader {
+  #view: DataView
+  #o: number
+  #le = true
+  #dim = 2
+
+  constructor(bytes: Uint8Array, offset: number) {
+    this.#view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    this.#o = offset
+  }
+
+  #need(n: number): void {
+    if (this.#o + n > this.#view.byteLength) throw new Error('WKB is truncated.')
+  }
+
+  #u32(): number {
+    this.#need(4)
+    const v = this.#view.getUint32(this.#o, this.#le)
+    this.#o += 4
+    return v
+  }
+
+  #point(): Position {
+    const dim = this.#dim
+    this.#need(8 * dim)
+    const o = this.#o
+    const p = dim === 3
+      ? [this.#view.getFloat64(o, this.#le), this.#view.getFloat64(o + 8, this.#le), this.#view.getFloat64(o + 16, this.#le)]
+      : [this.#view.getFloat64(o, this.#le), this.#view.getFloat64(o + 8, this.#le)]
+    this.#o += 8 * dim
+    return p
+  }
+
+  #points(): Position[] {
+    const n = this.#u32()
+    const out: Position[] = []
+    for (let i = 0; i < n; i++) out.push(this.#point())
+    return out
+  }
+
+  #rings(): Position[][] {
+    const n = this.#u32()
+    const out: Position[][] = []
+    for (let i = 0; i < n; i++) out.push(this.#points())
+    return out
+  }
+
+  #parts<T>(read: () => T): T[] {
+    const n = this.#u32()
+    const out: T[] = []
+    for (let i = 0; i < n; i++) out.push(read())
+    return out
+  }
+
+  geometry(): Geometry {
+    this.#need(5)
+    const le = this.#view.getUint8(this.#o) === 1
+    let code = this.#view.getUint32(this.#o + 1, le)
+    this.#o += 5
     let dim = 2
     if (code & 0x80000000) { dim += 1; code &= 0x0fffffff } // EWKB Z flag
     if (code & 0x40000000) throw new Error('WKB with M coordinates is not supported.')
@@ -106,25 +161,15 @@ export function readWkb(bytes: Uint8Array, offset = 0): Geometry {
     if (code >= 1000) { dim = 3; code -= 1000 }
     const type = TYPES[code]
     if (!type) throw new Error(`WKB geometry type ${code} is not supported.`)
-    const u32 = () => { need(4); const v = view.getUint32(o, le); o += 4; return v }
-    const point = (): Position => {
-      need(8 * dim)
-      const p = [view.getFloat64(o, le), view.getFloat64(o + 8, le)]
-      if (dim === 3) p.push(view.getFloat64(o + 16, le))
-      o += 8 * dim
-      return p
-    }
-    const points = () => Array.from({ length: u32() }, point)
-    const rings = () => Array.from({ length: u32() }, points)
-    const parts = <T extends Geometry>() => Array.from({ length: u32() }, () => read() as T)
+    this.#le = le
+    this.#dim = dim
     switch (type) {
-      case 'Point': return { type, coordinates: point() }
-      case 'LineString': return { type, coordinates: points() }
-      case 'Polygon': return { type, coordinates: rings() }
-      case 'MultiPoint': return { type, coordinates: parts<{ type: 'Point'; coordinates: Position }>().map((p) => p.coordinates) }
-      case 'MultiLineString': return { type, coordinates: parts<{ type: 'LineString'; coordinates: Position[] }>().map((p) => p.coordinates) }
-      case 'MultiPolygon': return { type, coordinates: parts<{ type: 'Polygon'; coordinates: Position[][] }>().map((p) => p.coordinates) }
+      case 'Point': return { type, coordinates: this.#point() }
+      case 'LineString': return { type, coordinates: this.#points() }
+      case 'Polygon': return { type, coordinates: this.#rings() }
+      case 'MultiPoint': return { type, coordinates: this.#parts(() => (this.geometry() as { coordinates: Position }).coordinates) }
+      case 'MultiLineString': return { type, coordinates: this.#parts(() => (this.geometry() as { coordinates: Position[] }).coordinates) }
+      case 'MultiPolygon': return { type, coordinates: this.#parts(() => (this.geometry() as { coordinates: Position[][] }).coordinates) }
     }
   }
-  return read()
 }

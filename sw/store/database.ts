@@ -28,6 +28,7 @@ export class Database {
   #saved = new Uint8Array(0)
   #savedSize = 0
   #queue: Promise<unknown> = Promise.resolve()
+  #version = 0
   #closed = false
 
   private constructor(sqlite: Sqlite3Static, store: Store, name: string, migrate: Migrate) {
@@ -47,6 +48,14 @@ export class Database {
   /** The SQLite module this database runs in (for `store/bulk`). */
   get sqlite(): Sqlite3Static {
     return this.#sqlite
+  }
+
+  /**
+   * Changes whenever the content may have changed (a saved write, a reload): what was read
+   * at one version still holds while it stays the same.
+   */
+  get version(): number {
+    return this.#version
   }
 
   /** Runs `fn` once the writes before it have been saved. */
@@ -97,6 +106,7 @@ export class Database {
   }
 
   async #load(): Promise<void> {
+    this.#version++
     const image = (await this.#store.loadImage(this.name)) ?? new Uint8Array(0)
     this.#db = this.#deserialize(image)
     this.#saved = image.slice()
@@ -176,6 +186,7 @@ export class Database {
     }
     for (const [i, c] of chunks) this.#saved.set(c, i * CHUNK_SIZE)
     this.#savedSize = size
+    this.#version++
   }
 }
 
