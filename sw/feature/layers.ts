@@ -78,10 +78,14 @@ export class LayerRegistry {
     const { platform } = this.services
     const sqlite = await platform.sqlite()
     let layer: Layer | undefined
+    let created = false
     const db = await Database.open(sqlite, platform.store, imageName(meta.resourceId), (sql) => {
+      created = sql.selectValue(`SELECT 1 FROM sqlite_master WHERE name = 'layer_meta'`) === undefined
       migrateLayer(sql, meta)
     })
     layer = new Layer(meta.resourceId, db)
+    // An existing image may predate a field change; a fresh one was made with these fields.
+    if (created) layer.signature = fieldsSignature(meta.fields)
     const l = layer
     await db.read((sql) => registerFunctions(sql, (blob) => {
       const g = l.filter && decodeGpkg(blob)

@@ -121,7 +121,8 @@ export class Database {
       this.#db.exec('ROLLBACK')
       throw err
     }
-    if (before === 0 || this.#changedChunks().size > 0) await this.#persist()
+    // A fresh image is saved with its first write: until then there is nothing to lose.
+    if (before > 0 && this.#changedChunks().size > 0) await this.#persist()
   }
 
   /** Opens an in-memory database over a copy of `image` that SQLite owns and may grow. */
