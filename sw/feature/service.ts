@@ -28,8 +28,23 @@ const BULK_INDEX_MIN = 256
 const F32_SAFE = 1e38
 
 /** A geometry as a GeoPackage blob written in place by `runMany`. */
-function gpkgSource(g: Geometry, srs: number): BlobSource {
-  return { byteLength: gpkgSize(g), writeTo: (view, at) => { writeGpkg(view, at, g, srs) } }
+class GpkgSource implements BlobSource {
+  readonly byteLength: number
+  constructor(readonly g: Geometry, readonly srs: number) {
+    this.byteLength = gpkgSize(g)
+  }
+
+  writeTo(view: DataView, at: number): void {
+    writeGpkg(view, at, this.g, this.srs)
+  }
+}
+
+/** Column names by field id, made once: a batch names them for every row. */
+const COLUMNS = new Map<number, string>()
+function column(fieldId: number): string {
+  let c = COLUMNS.get(fieldId)
+  if (c === undefined) COLUMNS.set(fieldId, c = columnOf(fieldId))
+  return c
 }
 
 function sameColumns(a: FeatureInput['values'], b: FeatureInput['values']): boolean {
@@ -108,7 +123,7 @@ export function parseInput(raw: unknown, meta: LayerMeta, opts: WriteOptions, pa
     for (const f of meta.fields) {
       if (!(f.keyname in fields)) continue // unknown keynames are ignored, as the original does
       try {
-        input.values.push([columnOf(f.id), toColumn(f.datatype, fields[f.keyname])])
+        input.values.push([column(f.id), toColumn(f.datatype, fields[f.keyname])])
       } catch (err) {
         if (err instanceof ValueError) throw badFieldValue(f.keyname, err.message, `${path}.fields.${f.keyname}`)
         throw err
@@ -202,7 +217,7 @@ export class FeatureWriter {
     for (const [key, items] of groups) {
       const cols = key ? key.split(',') : []
       const rows = items.map(({ fid, input }) => {
-        const row: BulkValue[] = [fid, input.geom ? gpkgSource(input.geom, srs) : null]
+        const row: BulkValue[] = [fid, input.geom ? new GpkgSource(input.geom, srs) : null]
         for (const [, v] of input.values) row.push(v)
         return row
       })

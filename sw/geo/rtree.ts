@@ -138,10 +138,11 @@ export function rtreeBulkInsert(sqlite: Sqlite3Static, db: SqlDb, name: string, 
   runMany(sqlite, db, `INSERT INTO "${name}_rowid" (rowid, nodeno) VALUES (?, ?)`, pairs(rowids))
 }
 
+/** `[a, b]` rows from a flat list, in order of `a`: the b-tree then only appends. */
 function pairs(flat: number[]): number[][] {
   const out: number[][] = []
   for (let i = 0; i < flat.length; i += 2) out.push([flat[i]!, flat[i + 1]!])
-  return out
+  return out.sort((x, y) => x[0]! - y[0]!)
 }
 
 /** The boxes of items `idx`, in that order. */

@@ -9,8 +9,9 @@
  *
  * A crash before the journal's commit record is durable leaves the main file as the
  * previous save had it (the torn journal is ignored); a crash after it is repaired on the
- * next open by replaying the journal, which is idempotent. Blobs are files by id, replaced
- * atomically (temporary file, fsync, rename, fsync the folder).
+ * next open by replaying the journal, which is idempotent. A save that carries every chunk
+ * replaces the file instead (temporary file, fsync, rename, fsync the folder), as blobs,
+ * files by id, are always written.
  */
 import { constants } from 'node:fs'
 import { mkdir, open, readdir, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises'
@@ -123,6 +124,19 @@ async function openMain(dir: string, path: string): Promise<FileHandle> {
   }
 }
 
+/** The whole image when `save` carries every chunk of it, else `undefined`. */
+function wholeImage(save: ImageSave): Uint8Array | undefined {
+  const count = Math.ceil(save.size / CHUNK_SIZE)
+  if (save.chunks.size < count) return undefined
+  const image = new Uint8Array(save.size)
+  for (let i = 0; i < count; i++) {
+    const c = save.chunks.get(i)
+    if (!c) return undefined
+    image.set(c.subarray(0, Math.min(c.byteLength, save.size - i * CHUNK_SIZE)), i * CHUNK_SIZE)
+  }
+  return image
+}
+
 export class FileStore implements Store {
   readonly wantsFullImage = false
   #db: string
@@ -193,6 +207,13 @@ export class FileStore implements Store {
     return this.#wrap('saving a database', async () => {
       await this.#recover(name)
       const { main, journal } = this.#paths(name)
+      const whole = wholeImage(save)
+      if (whole) {
+        // Every chunk changed (a new database, a big import): replacing the file writes the
+        // bytes once, where the journal would write them twice. The journal is empty here.
+        await atomicWrite(this.#db, `${safeName(name)}.sqlite`, whole)
+        return
+      }
       // The main file exists before any journal names it, so listImages always sees it.
       const fh = await openMain(this.#db, main)
       try {
