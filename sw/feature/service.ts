@@ -13,7 +13,7 @@ import { bboxOf, invalidReason, layerTypeOf, type Bbox, type Geometry } from '..
 import { decodeGpkg, encodeGpkg, gpkgBbox, gpkgSize, writeGpkg } from '../geo/gpkg.ts'
 import { parseWkt, toWkt } from '../geo/wkt.ts'
 import { rtreeBulkInsert, rtreeSize } from '../geo/rtree.ts'
-import { runMany, type BlobSource, type BulkValue } from '../store/bulk.ts'
+import { bindValues, runMany, type BlobSource, type BulkValue } from '../store/bulk.ts'
 import { reproject, reprojectBbox, UnknownSrsError } from '../geo/reproject.ts'
 import { areaOf, lengthOf } from '../geo/measure.ts'
 import { columnOf, FEATURE_TABLE, RTREE_TABLE, type LayerMeta } from './schema.ts'
@@ -163,7 +163,8 @@ export class FeatureWriter {
       st = this.db.prepare(sql)
       this.#stmts.set(sql, st)
     }
-    st.bind(bind as never).stepReset()
+    bindValues(this.sqlite, st, bind)
+    st.stepReset()
   }
 
   #journal(fid: number, op: 'create' | 'update' | 'delete'): void {

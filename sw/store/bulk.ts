@@ -38,8 +38,9 @@ const encoder = new TextEncoder()
 
 /**
  * Runs `sql` (a statement with one `?` per column, returning no rows) once per row of
- * `rows`, in order, inside the caller's transaction. Values bind as `oo1` binds them:
- * whole numbers as integers, other numbers as doubles, strings as text, bytes as blobs.
+ * `rows`, in order, inside the caller's transaction. Values bind as `oo1` binds them
+ * (whole numbers as integers, other numbers as doubles, strings as text, bytes as blobs),
+ * except whole numbers beyond 2^53: doubles, where `oo1` wraps them into int64.
  */
 export function runMany(sqlite: Sqlite3Static, db: SqlDb, sql: string, rows: readonly (readonly BulkValue[])[]): void {
   if (!rows.length) return
@@ -54,13 +55,15 @@ export function runMany(sqlite: Sqlite3Static, db: SqlDb, sql: string, rows: rea
   }
   const base = size ? Number(x.sqlite3_malloc(size)) : 0
   if (size && !base) throw new Error('Out of WASM memory for a bulk insert.')
+  const width = rows[0]!.length
+  for (const row of rows) if (row.length !== width) throw new Error('runMany needs rows of one width.')
   const st = db.prepare(sql)
   try {
     // Pass 2: write every text and blob, keeping their places. Nothing may allocate in the
     // heap meanwhile: growing it would detach `heap`.
     const heap = sqlite.wasm.heap8u()
     const view = new DataView(heap.buffer)
-    const places = new Int32Array(size ? rows.length * rows[0]!.length * 2 : 0)
+    const places = new Int32Array(size ? rows.length * width * 2 : 0)
     let at = base
     let k = 0
     for (const row of rows) {
@@ -93,9 +96,9 @@ export function runMany(sqlite: Sqlite3Static, db: SqlDb, sql: string, rows: rea
         let rc: number
         if (v === null) rc = x.sqlite3_bind_null(p, i + 1)
         else if (typeof v === 'number') {
-          if (Number.isInteger(v)) {
-            rc = v >= INT32_MIN && v <= INT32_MAX ? x.sqlite3_bind_int(p, i + 1, v) : x.sqlite3_bind_int64(p, i + 1, BigInt(v))
-          } else rc = x.sqlite3_bind_double(p, i + 1, v)
+          if (v >= INT32_MIN && v <= INT32_MAX && Number.isInteger(v)) rc = x.sqlite3_bind_int(p, i + 1, v)
+          else if (Number.isSafeInteger(v)) rc = x.sqlite3_bind_int64(p, i + 1, BigInt(v))
+          else rc = x.sqlite3_bind_double(p, i + 1, v) // beyond 2^53 an int64 could wrap
         } else if (typeof v === 'bigint') rc = x.sqlite3_bind_int64(p, i + 1, v)
         else if (typeof v === 'string') rc = x.sqlite3_bind_text(p, i + 1, places[k]!, places[k + 1]!, 0)
         else rc = x.sqlite3_bind_blob(p, i + 1, places[k]!, places[k + 1]!, 0)
@@ -123,4 +126,20 @@ function ascii(s: string): boolean {
 function writeAscii(heap: Uint8Array, at: number, s: string): number {
   for (let i = 0; i < s.length; i++) heap[at + i] = s.charCodeAt(i)
   return s.length
+}
+
+/**
+ * Binds `values` to a prepared statement as `oo1` does, except whole numbers beyond 2^53,
+ * which bind as doubles (`oo1` would wrap them into int64: 1e20 became 7.7e18).
+ */
+export function bindValues(sqlite: Sqlite3Static, st: ReturnType<SqlDb['prepare']>, values: readonly (number | string | bigint | Uint8Array | null)[]): void {
+  st.clearBindings()
+  values.forEach((v, i) => {
+    if (typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v)) {
+      const rc = sqlite.capi.sqlite3_bind_double(st.pointer!, i + 1, v)
+      if (rc) throw new Error(`Binding parameter ${i + 1} failed (SQLite code ${rc}).`)
+    } else {
+      st.bind(i + 1, v as never)
+    }
+  })
 }

@@ -66,6 +66,18 @@ export const featureBulkCases: ApiCase[] = [
     },
   },
   {
+    name: 'whole numbers beyond 2^53 in a REAL field keep their value on POST, PATCH and PUT',
+    async run(api, expect) {
+      const layer = await createLayer(api, expect, 'POINT', [{ keyname: 'depth', datatype: 'REAL' }])
+      const base = `/api/resource/${layer}/feature/`
+      const a = (await api.request('POST', base, { body: { geom: 'POINT(0 0)', fields: { depth: 1e20 } } })).body.id
+      const [b] = (await api.request('PATCH', base, { body: [{ geom: 'POINT(1 1)', fields: { depth: -3e25 } }] })).body.map((r: { id: number }) => r.id)
+      expect((await api.request('PUT', `${base}${b}`, { body: { fields: { depth: 2 ** 70 } } })).status).toBe(200)
+      expect((await api.request('GET', `${base}${a}`)).body.fields.depth).toBe(1e20)
+      expect((await api.request('GET', `${base}${b}`)).body.fields.depth).toBe(2 ** 70)
+    },
+  },
+  {
     name: 'a large polygon batch keeps envelopes and the spatial index right',
     async run(api, expect) {
       const layer = await createLayer(api, expect, 'POLYGON', [{ keyname: 'name', datatype: 'STRING' }])
