@@ -39,17 +39,19 @@ class GpkgSource implements BlobSource {
   }
 }
 
-/** Column names by field id, made once: a batch names them for every row. */
-const COLUMNS = new Map<number, string>()
-function column(fieldId: number): string {
-  let c = COLUMNS.get(fieldId)
-  if (c === undefined) COLUMNS.set(fieldId, c = columnOf(fieldId))
-  return c
+const NO_COLUMNS: readonly string[] = []
+/** Every column of a layer, in field order, made once per metadata object. */
+const ALL_COLUMNS = new WeakMap<LayerMeta, string[]>()
+function allColumns(meta: LayerMeta): string[] {
+  let all = ALL_COLUMNS.get(meta)
+  if (!all) ALL_COLUMNS.set(meta, all = meta.fields.map((f) => columnOf(f.id)))
+  return all
 }
 
-function sameColumns(a: FeatureInput['values'], b: FeatureInput['values']): boolean {
+function sameColumns(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true
   if (a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) if (a[i]![0] !== b[i]![0]) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
   return true
 }
 
@@ -66,33 +68,38 @@ export interface WriteOptions {
 export interface FeatureInput {
   geom?: Geometry | null
   bbox?: Bbox | null
-  values: [string, SqlValue][]
+  /** The columns given, in layer order; rows with every field share one array. */
+  columns: readonly string[]
+  /** Their values, as the columns store them. */
+  values: SqlValue[]
   description?: string | null
   attachment?: Record<string, unknown>[] | null
 }
 
 const GEOJSON_TYPES = new Set(['Point', 'LineString', 'Polygon', 'MultiPoint', 'MultiLineString', 'MultiPolygon'])
 
-function parseGeom(v: unknown, meta: LayerMeta, opts: WriteOptions, path: string): Geometry {
+/** `at` is the path of the feature body; errors name its `geom`. */
+function parseGeom(v: unknown, meta: LayerMeta, opts: WriteOptions, at: string): Geometry {
+  const path = () => `${at}.geom`
   let g: Geometry
   if (typeof v === 'string' && opts.geomFormat === 'wkt') {
     try {
       g = parseWkt(v)
     } catch (err) {
-      throw geometryNotValid((err as Error).message, path)
+      throw geometryNotValid((err as Error).message, path())
     }
   } else if (isObject(v) && (opts.geomFormat === 'geojson' || typeof v.type === 'string')) {
     if (!GEOJSON_TYPES.has(v.type as string) || !Array.isArray(v.coordinates)) {
-      throw geometryNotValid(`unsupported GeoJSON geometry`, path)
+      throw geometryNotValid(`unsupported GeoJSON geometry`, path())
     }
     g = v as unknown as Geometry
     const reason = invalidReason(g)
-    if (reason) throw geometryNotValid(reason, path)
+    if (reason) throw geometryNotValid(reason, path())
   } else {
-    throw geometryNotValid(`expected ${opts.geomFormat === 'wkt' ? 'a WKT string' : 'a GeoJSON geometry'}`, path)
+    throw geometryNotValid(`expected ${opts.geomFormat === 'wkt' ? 'a WKT string' : 'a GeoJSON geometry'}`, path())
   }
   const type = layerTypeOf(g)
-  if (type !== meta.geometryType) throw geometryTypeMismatch(type, meta.geometryType, path)
+  if (type !== meta.geometryType) throw geometryTypeMismatch(type, meta.geometryType, path())
   if (opts.srs !== undefined && opts.srs !== meta.srs) {
     try {
       g = reproject(g, opts.srs, meta.srs)
@@ -100,35 +107,42 @@ function parseGeom(v: unknown, meta: LayerMeta, opts: WriteOptions, path: string
       if (err instanceof UnknownSrsError) throw unknownSrs(err.srsId, 'srs')
       throw err
     }
-    if (invalidReason(g)) throw geometryNotValid(`the geometry cannot be projected to EPSG:${meta.srs}`, path)
+    if (invalidReason(g)) throw geometryNotValid(`the geometry cannot be projected to EPSG:${meta.srs}`, path())
   }
   return g
 }
 
 /** Parses one feature body (`{geom, fields, extensions}`); throws 422 naming the problem. */
 export function parseInput(raw: unknown, meta: LayerMeta, opts: WriteOptions, path: string): FeatureInput {
-  const body = expectObject(raw, path)
-  const input: FeatureInput = { values: [] }
+  const body = isObject(raw) ? raw : expectObject(raw, path)
+  const input: FeatureInput = { columns: NO_COLUMNS, values: [] }
   if (body.geom !== undefined) {
     if (body.geom === null) {
       if (opts.geomNull) { input.geom = null; input.bbox = null }
     } else {
-      const g = parseGeom(body.geom, meta, opts, `${path}.geom`)
+      const g = parseGeom(body.geom, meta, opts, path)
       input.geom = g
       input.bbox = bboxOf(g)
     }
   }
   if (body.fields !== undefined && body.fields !== null) {
-    const fields = expectObject(body.fields, `${path}.fields`)
-    for (const f of meta.fields) {
-      if (!(f.keyname in fields)) continue // unknown keynames are ignored, as the original does
+    const fields = isObject(body.fields) ? body.fields : expectObject(body.fields, `${path}.fields`)
+    const all = allColumns(meta)
+    let columns: string[] | undefined
+    meta.fields.forEach((f, i) => {
+      if (!(f.keyname in fields)) { // unknown keynames are ignored, as the original does
+        columns ??= all.slice(0, i)
+        return
+      }
       try {
-        input.values.push([column(f.id), toColumn(f.datatype, fields[f.keyname])])
+        input.values.push(toColumn(f.datatype, fields[f.keyname]))
       } catch (err) {
         if (err instanceof ValueError) throw badFieldValue(f.keyname, err.message, `${path}.fields.${f.keyname}`)
         throw err
       }
-    }
+      columns?.push(all[i]!)
+    })
+    input.columns = columns ?? all
   }
   if (body.extensions !== undefined && body.extensions !== null) {
     const ext = expectObject(body.extensions, `${path}.extensions`)
@@ -201,25 +215,25 @@ export class FeatureWriter {
     const pending = this.#pending
     this.#pending = []
     const groups = new Map<string, { fid: number; input: FeatureInput }[]>()
-    let last: { values: FeatureInput['values']; group: { fid: number; input: FeatureInput }[] } | undefined
+    let last: { columns: readonly string[]; group: { fid: number; input: FeatureInput }[] } | undefined
     for (const p of pending) {
       // Rows of a batch mostly share their columns: compare with the previous row first.
-      if (last && sameColumns(last.values, p.input.values)) {
+      if (last && sameColumns(last.columns, p.input.columns)) {
         last.group.push(p)
         continue
       }
-      const key = p.input.values.map(([c]) => c).join(',')
+      const key = p.input.columns.join(',')
       let g = groups.get(key)
       if (g) g.push(p)
       else groups.set(key, g = [p])
-      last = { values: p.input.values, group: g }
+      last = { columns: p.input.columns, group: g }
     }
     const srs = this.meta.srs
     for (const [key, items] of groups) {
       const cols = key ? key.split(',') : []
       const rows = items.map(({ fid, input }) => {
         const row: BulkValue[] = [fid, input.geom ? new GpkgSource(input.geom, srs) : null]
-        for (const [, v] of input.values) row.push(v)
+        for (const v of input.values) row.push(v)
         return row
       })
       runMany(this.sqlite, this.db, `INSERT INTO ${FEATURE_TABLE} (fid, geom${cols.map((c) => `, ${c}`).join('')})
@@ -261,8 +275,8 @@ export class FeatureWriter {
   update(fid: number, input: FeatureInput): void {
     this.#flush()
     if (!this.#exists(fid)) throw featureNotFound(this.meta.resourceId, fid)
-    const sets = input.values.map(([c]) => `${c} = ?`)
-    const bind: SqlValue[] = input.values.map(([, v]) => v)
+    const sets = input.columns.map((c) => `${c} = ?`)
+    const bind: SqlValue[] = [...input.values]
     if (input.geom !== undefined) {
       sets.unshift('geom = ?')
       bind.unshift(input.geom && encodeGpkg(input.geom, this.meta.srs))
