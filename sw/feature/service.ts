@@ -13,7 +13,7 @@ import { bboxOf, invalidReason, layerTypeOf, type Bbox, type Geometry } from '..
 import { decodeGpkg, encodeGpkg, gpkgBbox, gpkgSize, writeGpkg } from '../geo/gpkg.ts'
 import { parseWkt, toWkt } from '../geo/wkt.ts'
 import { rtreeBulkInsert, rtreeSize } from '../geo/rtree.ts'
-import { bindValues, runMany, type BlobSource, type BulkValue } from '../store/bulk.ts'
+import { bindValues, insertMany, type BlobSource, type BulkValue } from '../store/bulk.ts'
 import { reproject, reprojectBbox, UnknownSrsError } from '../geo/reproject.ts'
 import { areaOf, lengthOf } from '../geo/measure.ts'
 import { columnOf, FEATURE_TABLE, RTREE_TABLE, type LayerMeta } from './schema.ts'
@@ -27,7 +27,7 @@ const BULK_INDEX_MIN = 256
 /** Boxes beyond this stay with SQLite's own rounding at the float32 limits. */
 const F32_SAFE = 1e38
 
-/** A geometry as a GeoPackage blob written in place by `runMany`. */
+/** A geometry as a GeoPackage blob written in place by `insertMany`. */
 class GpkgSource implements BlobSource {
   readonly byteLength: number
   constructor(readonly g: Geometry, readonly srs: number) {
@@ -208,7 +208,7 @@ export class FeatureWriter {
 
   /**
    * Inserts the queued creates with one prepared statement per column set, bound through
-   * `runMany` (texts and geometry blobs written once into the WASM heap).
+   * `insertMany` (texts and geometry blobs written once into the WASM heap).
    */
   #flush(): void {
     if (!this.#pending.length) return
@@ -236,8 +236,7 @@ export class FeatureWriter {
         for (const v of input.values) row.push(v)
         return row
       })
-      runMany(this.sqlite, this.db, `INSERT INTO ${FEATURE_TABLE} (fid, geom${cols.map((c) => `, ${c}`).join('')})
-        VALUES (?, ?${', ?'.repeat(cols.length)})`, rows)
+      insertMany(this.sqlite, this.db, `INSERT INTO ${FEATURE_TABLE} (fid, geom${cols.map((c) => `, ${c}`).join('')})`, rows)
     }
     this.#indexCreated(pending)
     this.db.exec({ sql: `INSERT INTO feature_journal (fid, op, time) SELECT j.value, 'create', ? FROM json_each(?) j`,
@@ -268,7 +267,7 @@ export class FeatureWriter {
       rtreeBulkInsert(this.sqlite, this.db, RTREE_TABLE, ids, boxes)
       return
     }
-    runMany(this.sqlite, this.db, `INSERT INTO ${RTREE_TABLE} VALUES (?, ?, ?, ?, ?)`,
+    insertMany(this.sqlite, this.db, `INSERT INTO ${RTREE_TABLE}`,
       ids.map((id, i) => [id, boxes[4 * i]!, boxes[4 * i + 2]!, boxes[4 * i + 1]!, boxes[4 * i + 3]!]))
   }
 

@@ -15,7 +15,7 @@
  * the result is the same set of boxes a row-by-row insert would store.
  */
 import type { Database as SqlDb, Sqlite3Static } from '@sqlite.org/sqlite-wasm'
-import { runMany } from '../store/bulk.ts'
+import { insertMany } from '../store/bulk.ts'
 
 /** One index entry: rowid and its box `[minX, maxX, minY, maxY]` as SQLite will store it. */
 export interface RtreeEntry { id: number; box: Float32Array }
@@ -134,8 +134,8 @@ export function rtreeBulkInsert(sqlite: Sqlite3Static, db: SqlDb, name: string, 
   db.exec({ sql: `INSERT INTO "${name}_node" (nodeno, data)
     WITH RECURSIVE n(no) AS (SELECT 1 UNION ALL SELECT no + 1 FROM n WHERE no < ?3)
     SELECT no, substr(?1, (no - 1) * ?2 + 1, ?2) FROM n`, bind: [data, nodeSize, nodes.length] })
-  runMany(sqlite, db, `INSERT INTO "${name}_parent" (nodeno, parentnode) VALUES (?, ?)`, pairs(parents))
-  runMany(sqlite, db, `INSERT INTO "${name}_rowid" (rowid, nodeno) VALUES (?, ?)`, pairs(rowids))
+  insertMany(sqlite, db, `INSERT INTO "${name}_parent" (nodeno, parentnode)`, pairs(parents))
+  insertMany(sqlite, db, `INSERT INTO "${name}_rowid" (rowid, nodeno)`, pairs(rowids))
 }
 
 /** `[a, b]` rows from a flat list, in order of `a`: the b-tree then only appends. */

@@ -1,6 +1,6 @@
 /**
  * @module store/bulk
- * Runs one prepared statement for many rows at WASM speed. The `oo1` binding API copies
+ * Inserts many rows at WASM speed. The `oo1` binding API copies
  * every string and blob into its own allocation and checks each call; for ten thousand rows
  * that costs more than SQLite's own work. Here every text and blob of all rows is written
  * once into one buffer inside the WASM heap, and the raw `sqlite3_bind_*` exports point
@@ -36,15 +36,20 @@ interface RawExports {
 
 const encoder = new TextEncoder()
 
+/** Most rows one statement takes: past a few hundred, longer statements gain nothing. */
+const ROWS_PER_STATEMENT = 256
+
 /**
- * Runs `sql` (a statement with one `?` per column, returning no rows) once per row of
- * `rows`, in order, inside the caller's transaction. Values bind as `oo1` binds them
+ * Inserts `rows` with `head` (`INSERT INTO t (a, b)`, no `VALUES`), several rows per
+ * statement, in order, inside the caller's transaction. Values bind as `oo1` binds them
  * (whole numbers as integers, other numbers as doubles, strings as text, bytes as blobs),
  * except whole numbers beyond 2^53: doubles, where `oo1` wraps them into int64.
  */
-export function runMany(sqlite: Sqlite3Static, db: SqlDb, sql: string, rows: readonly (readonly BulkValue[])[]): void {
+export function insertMany(sqlite: Sqlite3Static, db: SqlDb, head: string, rows: readonly (readonly BulkValue[])[]): void {
   if (!rows.length) return
   const x = sqlite.wasm.exports as RawExports
+  const width = rows[0]!.length
+  for (const row of rows) if (row.length !== width) throw new Error('insertMany needs rows of one width.')
   // Pass 1: the buffer's size (UTF-8 takes at most 3 bytes per UTF-16 unit).
   let size = 0
   for (const row of rows) {
@@ -55,9 +60,11 @@ export function runMany(sqlite: Sqlite3Static, db: SqlDb, sql: string, rows: rea
   }
   const base = size ? Number(x.sqlite3_malloc(size)) : 0
   if (size && !base) throw new Error('Out of WASM memory for a bulk insert.')
-  const width = rows[0]!.length
-  for (const row of rows) if (row.length !== width) throw new Error('runMany needs rows of one width.')
-  const st = db.prepare(sql)
+  const maxVars = sqlite.capi.sqlite3_limit(db.pointer!, sqlite.capi.SQLITE_LIMIT_VARIABLE_NUMBER, -1)
+  const per = Math.max(1, Math.min(ROWS_PER_STATEMENT, Math.floor(maxVars / width), rows.length))
+  const tuple = `(${'?, '.repeat(width - 1)}?)`
+  const statement = (n: number) => db.prepare(`${head} VALUES ${`${tuple}, `.repeat(n - 1)}${tuple}`)
+  let st: ReturnType<SqlDb['prepare']> | undefined
   try {
     // Pass 2: write every text and blob, keeping their places. Nothing may allocate in the
     // heap meanwhile: growing it would detach `heap`.
@@ -87,22 +94,34 @@ export function runMany(sqlite: Sqlite3Static, db: SqlDb, sql: string, rows: rea
         k += 2
       }
     }
-    // Pass 3: bind and step.
-    const p = st.pointer as number
+    // Pass 3: bind and step, `per` rows at a time; the rest with a shorter statement.
+    st = statement(per)
+    let stRows = per
     k = 0
-    for (const row of rows) {
-      for (let i = 0; i < row.length; i++, k += 2) {
-        const v = row[i]!
-        let rc: number
-        if (v === null) rc = x.sqlite3_bind_null(p, i + 1)
-        else if (typeof v === 'number') {
-          if (v >= INT32_MIN && v <= INT32_MAX && Number.isInteger(v)) rc = x.sqlite3_bind_int(p, i + 1, v)
-          else if (Number.isSafeInteger(v)) rc = x.sqlite3_bind_int64(p, i + 1, BigInt(v))
-          else rc = x.sqlite3_bind_double(p, i + 1, v) // beyond 2^53 an int64 could wrap
-        } else if (typeof v === 'bigint') rc = x.sqlite3_bind_int64(p, i + 1, v)
-        else if (typeof v === 'string') rc = x.sqlite3_bind_text(p, i + 1, places[k]!, places[k + 1]!, 0)
-        else rc = x.sqlite3_bind_blob(p, i + 1, places[k]!, places[k + 1]!, 0)
-        if (rc) sqlite.oo1.DB.checkRc(db, rc)
+    for (let r0 = 0; r0 < rows.length; r0 += per) {
+      const n = Math.min(per, rows.length - r0)
+      if (n !== stRows) {
+        st.finalize()
+        st = statement(n)
+        stRows = n
+      }
+      const p = st.pointer as number
+      let param = 1
+      for (let r = r0; r < r0 + n; r++) {
+        const row = rows[r]!
+        for (let i = 0; i < width; i++, k += 2, param++) {
+          const v = row[i]!
+          let rc: number
+          if (v === null) rc = x.sqlite3_bind_null(p, param)
+          else if (typeof v === 'number') {
+            if (v >= INT32_MIN && v <= INT32_MAX && Number.isInteger(v)) rc = x.sqlite3_bind_int(p, param, v)
+            else if (Number.isSafeInteger(v)) rc = x.sqlite3_bind_int64(p, param, BigInt(v))
+            else rc = x.sqlite3_bind_double(p, param, v) // beyond 2^53 an int64 could wrap
+          } else if (typeof v === 'bigint') rc = x.sqlite3_bind_int64(p, param, v)
+          else if (typeof v === 'string') rc = x.sqlite3_bind_text(p, param, places[k]!, places[k + 1]!, 0)
+          else rc = x.sqlite3_bind_blob(p, param, places[k]!, places[k + 1]!, 0)
+          if (rc) sqlite.oo1.DB.checkRc(db, rc)
+        }
       }
       const rc = x.sqlite3_step(p)
       if (rc !== SQLITE_DONE) {
@@ -113,7 +132,7 @@ export function runMany(sqlite: Sqlite3Static, db: SqlDb, sql: string, rows: rea
     }
   } finally {
     // The statement must let go of the buffer before it is freed.
-    st.finalize()
+    st?.finalize()
     if (base) x.sqlite3_free(base)
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import sqlite3InitModule from '@sqlite.org/sqlite-wasm'
 import { rtreeBulkInsert, valueDown, valueUp } from '../../sw/geo/rtree.ts'
-import { runMany } from '../../sw/store/bulk.ts'
+import { insertMany } from '../../sw/store/bulk.ts'
 
 const sqlite = await sqlite3InitModule()
 
@@ -80,7 +80,7 @@ describe('R*Tree bulk load', () => {
   }
 })
 
-describe('runMany', () => {
+describe('insertMany', () => {
   it('binds every kind of value as oo1 binds it', () => {
     const db = new sqlite.oo1.DB(':memory:')
     db.exec('CREATE TABLE t (a, b, c)')
@@ -91,7 +91,7 @@ describe('runMany', () => {
       [9007199254740993n, "it's", { byteLength: 2, writeTo: (v: DataView, at: number) => { v.setUint8(at, 7); v.setUint8(at + 1, 9) } }],
       [3.0, 'x'.repeat(10000), -0],
     ] as const
-    runMany(sqlite, db, 'INSERT INTO t VALUES (?, ?, ?)', rows as never)
+    insertMany(sqlite, db, 'INSERT INTO t', rows as never)
     const got = db.selectArrays('SELECT a, typeof(a), b, c, typeof(c) FROM t ORDER BY rowid')
     expect(got).toEqual([
       [1, 'integer', 'plain', null, 'null'],
@@ -103,10 +103,19 @@ describe('runMany', () => {
     db.close()
   })
 
+  it('inserts more rows than one statement takes, in order', () => {
+    const db = new sqlite.oo1.DB(':memory:')
+    db.exec('CREATE TABLE t (a, b, c)')
+    const rows = Array.from({ length: 1000 }, (_, i) => [i, `r${i}`, i % 3 ? null : i / 4])
+    insertMany(sqlite, db, 'INSERT INTO t (a, b, c)', rows)
+    expect(db.selectArrays('SELECT a, b, c FROM t ORDER BY rowid')).toEqual(rows)
+    db.close()
+  })
+
   it('reports a failing row as an error', () => {
     const db = new sqlite.oo1.DB(':memory:')
     db.exec('CREATE TABLE t (a PRIMARY KEY)')
-    expect(() => runMany(sqlite, db, 'INSERT INTO t VALUES (?)', [[1], [2], [1]])).toThrow(/UNIQUE/)
+    expect(() => insertMany(sqlite, db, 'INSERT INTO t', [[1], [2], [1]])).toThrow(/UNIQUE/)
     db.close()
   })
 })
