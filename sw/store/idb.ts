@@ -52,14 +52,37 @@ export class IdbStore implements Store {
     this.#keyRange = opts.deps?.IDBKeyRange ?? IDBKeyRange
   }
 
+  /** One native readonly transaction, as saves are (each layer's first request loads one). */
   async loadImage(name: string) {
-    const db = this.#db
-    return db.transaction('r', db.chunks, db.images, async () => {
-      const meta = await db.images.get(name)
-      if (!meta) return undefined
-      const rows = await db.chunks.where('[db+idx]').between([name, 0], [name, Infinity]).toArray()
-      return joinChunks(meta.size, new Map(rows.map((r) => [r.idx, r.data])))
-    }).catch(mapError)
+    try {
+      const idb = await this.#native()
+      return await new Promise<Uint8Array | undefined>((resolve, reject) => {
+        const tx = idb.transaction(['chunks', 'images'], 'readonly')
+        tx.onerror = () => reject(tx.error)
+        tx.onabort = () => reject(tx.error ?? new DOMException('The load was aborted.', 'AbortError'))
+        const meta = tx.objectStore('images').get(name) as IDBRequest<ImageRow | undefined>
+        meta.onsuccess = () => {
+          if (!meta.result) { resolve(undefined); return }
+          const size = meta.result.size
+          const rows = tx.objectStore('chunks').getAll(this.#keyRange.bound([name, 0], [name, Infinity])) as IDBRequest<ChunkRow[]>
+          rows.onsuccess = () => {
+            try {
+              resolve(joinChunks(size, new Map(rows.result.map((r) => [r.idx, r.data]))))
+            } catch (err) {
+              reject(err)
+            }
+          }
+        }
+      })
+    } catch (err) {
+      return mapError(err)
+    }
+  }
+
+  /** Dexie's open database, for the native transactions on the hot paths. */
+  async #native(): Promise<IDBDatabase> {
+    if (!this.#db.isOpen()) await this.#db.open()
+    return this.#db.backendDB()
   }
 
   /**
@@ -70,8 +93,7 @@ export class IdbStore implements Store {
   async saveImage(name: string, save: ImageSave) {
     const count = Math.ceil(save.size / CHUNK_SIZE)
     try {
-      if (!this.#db.isOpen()) await this.#db.open()
-      const idb = this.#db.backendDB()
+      const idb = await this.#native()
       await new Promise<void>((resolve, reject) => {
         const tx = idb.transaction(['chunks', 'images'], 'readwrite', { durability: 'strict' })
         tx.oncomplete = () => resolve()
