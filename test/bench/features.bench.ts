@@ -248,6 +248,7 @@ async function postgisSide(): Promise<{ result: Result; version: string }> {
 }
 
 const fmt = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms.toFixed(1))
+const runs = (ms: number[]) => `${ms.map(fmt).join(', ')} ms`
 
 async function main(): Promise<void> {
   const pgr = await postgisSide()
@@ -273,6 +274,8 @@ async function main(): Promise<void> {
     '',
     `Targets: batch < 1 s (service worker: ${fmt(median(sw.batch))} ms), single edit < 30 ms in Chromium (${fmt(median(sw.edit))} ms),`,
     `service worker within 2× of PostGIS for the batch (${(median(sw.batch) / median(pgr.result.batch)).toFixed(1)}×).`,
+    `Every batch run, in order (the machine is shared, so single runs vary): PostGIS ${runs(pgr.result.batch)};`,
+    `Node host ${runs(node.batch)}; service worker ${runs(sw.batch)}.`,
     `The same batch sent to PostGIS as one parameterized \`INSERT\` per feature in one transaction takes ${fmt(pgr.result.rowwise!)} ms`,
     `(service worker: ${(median(sw.batch) / pgr.result.rowwise!).toFixed(1)}× of that).`,
   ].join('\n')
