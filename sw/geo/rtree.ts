@@ -94,7 +94,10 @@ export function rtreeBulkInsert(sqlite: Sqlite3Static, db: SqlDb, name: string, 
   // Pack level by level. A level is a list of items (entry or node index) with boxes.
   interface Level { ref: Float64Array; box: Float32Array }
   const nodes: { cells: Float64Array; box: Float32Array; depth: number }[] = []
-  let level: Level = { ref: ids, box }
+  // Leaves refer to entries by their index in `ids`; nodes above to nodes by index in `nodes`.
+  const entries = new Float64Array(count)
+  for (let i = 0; i < count; i++) entries[i] = i
+  let level: Level = { ref: entries, box }
   let depth = 0
   while (level.ref.length > perNode) {
     const groups = strGroups(level.box, level.ref.length, fill)
@@ -116,26 +119,47 @@ export function rtreeBulkInsert(sqlite: Sqlite3Static, db: SqlDb, name: string, 
   const data = new Uint8Array(nodes.length * nodeSize)
   const view = new DataView(data.buffer)
   const parents: number[] = []
-  const rowids: number[] = []
+  const leafOf = new Float64Array(count) // entry index → its leaf's node number
   nodes.forEach((node, index) => {
     const base = (numberOf(index) - 1) * nodeSize
     if (index === rootIndex) view.setUint16(base, node.depth)
     view.setUint16(base + 2, node.cells.length)
     for (let c = 0; c < node.cells.length; c++) {
       const o = base + 4 + c * CELL
-      const ref = node.depth === 0 ? node.cells[c]! : numberOf(node.cells[c]!)
-      view.setBigInt64(o, BigInt(ref))
+      const cell = node.cells[c]!
+      const ref = node.depth === 0 ? ids[cell]! : numberOf(cell)
+      setInt64(view, o, ref)
       for (let d = 0; d < 4; d++) view.setFloat32(o + 8 + 4 * d, node.box[4 * c + d]!)
-      if (node.depth === 0) rowids.push(ref, numberOf(index))
+      if (node.depth === 0) leafOf[cell] = numberOf(index)
       else parents.push(ref, numberOf(index))
     }
   })
+  // `_rowid` rows in id order, so its b-tree only appends (new ids come sorted already).
+  let byId: ArrayLike<number> = entries
+  for (let i = 1; i < count; i++) {
+    if (ids[i - 1]! > ids[i]!) {
+      byId = Array.from(entries).sort((a, b) => ids[a]! - ids[b]!)
+      break
+    }
+  }
+  const rowids: number[][] = new Array(count)
+  for (let i = 0; i < count; i++) rowids[i] = [ids[byId[i]!]!, leafOf[byId[i]!]!]
   db.exec(`DELETE FROM "${name}_node"; DELETE FROM "${name}_parent"; DELETE FROM "${name}_rowid"`)
   db.exec({ sql: `INSERT INTO "${name}_node" (nodeno, data)
     WITH RECURSIVE n(no) AS (SELECT 1 UNION ALL SELECT no + 1 FROM n WHERE no < ?3)
     SELECT no, substr(?1, (no - 1) * ?2 + 1, ?2) FROM n`, bind: [data, nodeSize, nodes.length] })
   insertMany(sqlite, db, `INSERT INTO "${name}_parent" (nodeno, parentnode)`, pairs(parents))
-  insertMany(sqlite, db, `INSERT INTO "${name}_rowid" (rowid, nodeno)`, pairs(rowids))
+  insertMany(sqlite, db, `INSERT INTO "${name}_rowid" (rowid, nodeno)`, rowids)
+}
+
+/** Writes a whole number as a big-endian i64 (BigInt only for the rare negative one). */
+function setInt64(view: DataView, o: number, v: number): void {
+  if (v >= 0 && v <= Number.MAX_SAFE_INTEGER) {
+    view.setUint32(o, Math.floor(v / 4294967296))
+    view.setUint32(o + 4, v >>> 0)
+  } else {
+    view.setBigInt64(o, BigInt(v))
+  }
 }
 
 /** `[a, b]` rows from a flat list, in order of `a`: the b-tree then only appends. */
@@ -177,7 +201,9 @@ function strGroups(box: Float32Array, n: number, cap: number): number[][] {
     kx[i] = box[4 * i]! + box[4 * i + 1]!
     ky[i] = box[4 * i + 2]! + box[4 * i + 3]!
   }
-  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => kx[a]! - kx[b]!)
+  const order: number[] = new Array(n)
+  for (let i = 0; i < n; i++) order[i] = i
+  order.sort((a, b) => kx[a]! - kx[b]!)
   const groups: number[][] = []
   const perSlice = Math.ceil(n / sliceCount)
   for (let s = 0; s < n; s += perSlice) {
