@@ -32,19 +32,28 @@ const BY_SERVICES = new WeakMap<Services, LayerRegistry>()
 
 export class LayerRegistry {
   #layers = new Map<number, Promise<Layer>>()
+  #metas = new Map<number, { version: number; meta: LayerMeta }>()
   #swept: Promise<void> | undefined
 
   constructor(readonly services: Services) {}
 
   /** The layer's metadata from the main db; 404 when `id` is not a vector layer. */
-  meta(id: number): Promise<LayerMeta> {
-    return this.services.main.read((db) => {
+  async meta(id: number): Promise<LayerMeta> {
+    // Read once per version of the main db: most requests of a session change nothing there.
+    const { main } = this.services
+    const hit = this.#metas.get(id)
+    if (hit && hit.version === main.version) return hit.meta
+    const version = main.version
+    const meta = await main.read((db) => {
       BY_MAIN.set(db, this)
       const row = db.selectObject(`SELECT cls, data FROM resource WHERE id = ?`, [id]) as { cls: string; data: string } | undefined
       if (!row || row.cls !== 'vector_layer') throw resourceNotFound(id)
       const data = JSON.parse(row.data) as { srs: number; geometry_type: string }
       return { resourceId: id, srs: data.srs, geometryType: data.geometry_type, fields: listFields(db, id) }
     })
+    // Kept only if no write landed in between (the read queued behind it otherwise).
+    if (main.version === version) this.#metas.set(id, { version, meta })
+    return meta
   }
 
   /** The open layer database of `meta`, its columns matching `meta.fields`. */
@@ -69,10 +78,14 @@ export class LayerRegistry {
     const { platform } = this.services
     const sqlite = await platform.sqlite()
     let layer: Layer | undefined
+    let created = false
     const db = await Database.open(sqlite, platform.store, imageName(meta.resourceId), (sql) => {
+      created = sql.selectValue(`SELECT 1 FROM sqlite_master WHERE name = 'layer_meta'`) === undefined
       migrateLayer(sql, meta)
     })
     layer = new Layer(meta.resourceId, db)
+    // An existing image may predate a field change; a fresh one was made with these fields.
+    if (created) layer.signature = fieldsSignature(meta.fields)
     const l = layer
     await db.read((sql) => registerFunctions(sql, (blob) => {
       const g = l.filter && decodeGpkg(blob)
@@ -92,6 +105,7 @@ export class LayerRegistry {
   async #drop(id: number): Promise<void> {
     const p = this.#layers.get(id)
     this.#layers.delete(id)
+    this.#metas.delete(id)
     if (p) await p.then((l) => l.db.close(), () => undefined)
     await this.services.platform.store.deleteImage(imageName(id))
   }

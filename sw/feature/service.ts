@@ -8,9 +8,12 @@ import { validationError } from '../core/error.ts'
 import { expectKind, expectObject } from '../core/validate.ts'
 import { isObject } from '../core/http.ts'
 import type { SqlDb } from '../store/database.ts'
+import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
 import { bboxOf, invalidReason, layerTypeOf, type Bbox, type Geometry } from '../geo/geometry.ts'
 import { decodeGpkg, encodeGpkg, gpkgBbox, gpkgSize, writeGpkg } from '../geo/gpkg.ts'
 import { parseWkt, toWkt } from '../geo/wkt.ts'
+import { rtreeBulkInsert, rtreeSize } from '../geo/rtree.ts'
+import { bindValues, insertMany, type BlobSource, type BulkValue } from '../store/bulk.ts'
 import { reproject, reprojectBbox, UnknownSrsError } from '../geo/reproject.ts'
 import { areaOf, lengthOf } from '../geo/measure.ts'
 import { columnOf, FEATURE_TABLE, RTREE_TABLE, type LayerMeta } from './schema.ts'
@@ -19,6 +22,39 @@ import type { DumpOptions, Selection } from './query.ts'
 import { badFieldValue, featureNotFound, geometryNotValid, geometryTypeMismatch, unknownSrs } from './errors.ts'
 import type { Layer } from './layers.ts'
 import { replaceAttachments } from './attachment-service.ts'
+
+/** Fewest new boxes worth rebuilding the spatial index for. */
+const BULK_INDEX_MIN = 256
+/** Boxes beyond this stay with SQLite's own rounding at the float32 limits. */
+const F32_SAFE = 1e38
+
+/** A geometry as a GeoPackage blob written in place by `insertMany`. */
+class GpkgSource implements BlobSource {
+  readonly byteLength: number
+  constructor(readonly g: Geometry, readonly srs: number) {
+    this.byteLength = gpkgSize(g)
+  }
+
+  writeTo(view: DataView, at: number): void {
+    writeGpkg(view, at, this.g, this.srs)
+  }
+}
+
+const NO_COLUMNS: readonly string[] = []
+/** Every column of a layer, in field order, made once per metadata object. */
+const ALL_COLUMNS = new WeakMap<LayerMeta, string[]>()
+function allColumns(meta: LayerMeta): string[] {
+  let all = ALL_COLUMNS.get(meta)
+  if (!all) ALL_COLUMNS.set(meta, all = meta.fields.map((f) => columnOf(f.id)))
+  return all
+}
+
+function sameColumns(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
 
 /** How write bodies are read (query parameters of the write request). */
 export interface WriteOptions {
@@ -33,33 +69,38 @@ export interface WriteOptions {
 export interface FeatureInput {
   geom?: Geometry | null
   bbox?: Bbox | null
-  values: [string, SqlValue][]
+  /** The columns given, in layer order; rows with every field share one array. */
+  columns: readonly string[]
+  /** Their values, as the columns store them. */
+  values: SqlValue[]
   description?: string | null
   attachment?: Record<string, unknown>[] | null
 }
 
 const GEOJSON_TYPES = new Set(['Point', 'LineString', 'Polygon', 'MultiPoint', 'MultiLineString', 'MultiPolygon'])
 
-function parseGeom(v: unknown, meta: LayerMeta, opts: WriteOptions, path: string): Geometry {
+/** `at` is the path of the feature body; errors name its `geom`. */
+function parseGeom(v: unknown, meta: LayerMeta, opts: WriteOptions, at: string): Geometry {
+  const path = () => `${at}.geom`
   let g: Geometry
   if (typeof v === 'string' && opts.geomFormat === 'wkt') {
     try {
       g = parseWkt(v)
     } catch (err) {
-      throw geometryNotValid((err as Error).message, path)
+      throw geometryNotValid((err as Error).message, path())
     }
   } else if (isObject(v) && (opts.geomFormat === 'geojson' || typeof v.type === 'string')) {
     if (!GEOJSON_TYPES.has(v.type as string) || !Array.isArray(v.coordinates)) {
-      throw geometryNotValid(`unsupported GeoJSON geometry`, path)
+      throw geometryNotValid(`unsupported GeoJSON geometry`, path())
     }
     g = v as unknown as Geometry
     const reason = invalidReason(g)
-    if (reason) throw geometryNotValid(reason, path)
+    if (reason) throw geometryNotValid(reason, path())
   } else {
-    throw geometryNotValid(`expected ${opts.geomFormat === 'wkt' ? 'a WKT string' : 'a GeoJSON geometry'}`, path)
+    throw geometryNotValid(`expected ${opts.geomFormat === 'wkt' ? 'a WKT string' : 'a GeoJSON geometry'}`, path())
   }
   const type = layerTypeOf(g)
-  if (type !== meta.geometryType) throw geometryTypeMismatch(type, meta.geometryType, path)
+  if (type !== meta.geometryType) throw geometryTypeMismatch(type, meta.geometryType, path())
   if (opts.srs !== undefined && opts.srs !== meta.srs) {
     try {
       g = reproject(g, opts.srs, meta.srs)
@@ -67,35 +108,42 @@ function parseGeom(v: unknown, meta: LayerMeta, opts: WriteOptions, path: string
       if (err instanceof UnknownSrsError) throw unknownSrs(err.srsId, 'srs')
       throw err
     }
-    if (invalidReason(g)) throw geometryNotValid(`the geometry cannot be projected to EPSG:${meta.srs}`, path)
+    if (invalidReason(g)) throw geometryNotValid(`the geometry cannot be projected to EPSG:${meta.srs}`, path())
   }
   return g
 }
 
 /** Parses one feature body (`{geom, fields, extensions}`); throws 422 naming the problem. */
 export function parseInput(raw: unknown, meta: LayerMeta, opts: WriteOptions, path: string): FeatureInput {
-  const body = expectObject(raw, path)
-  const input: FeatureInput = { values: [] }
+  const body = isObject(raw) ? raw : expectObject(raw, path)
+  const input: FeatureInput = { columns: NO_COLUMNS, values: [] }
   if (body.geom !== undefined) {
     if (body.geom === null) {
       if (opts.geomNull) { input.geom = null; input.bbox = null }
     } else {
-      const g = parseGeom(body.geom, meta, opts, `${path}.geom`)
+      const g = parseGeom(body.geom, meta, opts, path)
       input.geom = g
       input.bbox = bboxOf(g)
     }
   }
   if (body.fields !== undefined && body.fields !== null) {
-    const fields = expectObject(body.fields, `${path}.fields`)
-    for (const f of meta.fields) {
-      if (!(f.keyname in fields)) continue // unknown keynames are ignored, as the original does
+    const fields = isObject(body.fields) ? body.fields : expectObject(body.fields, `${path}.fields`)
+    const all = allColumns(meta)
+    let columns: string[] | undefined
+    meta.fields.forEach((f, i) => {
+      if (!(f.keyname in fields)) { // unknown keynames are ignored, as the original does
+        columns ??= all.slice(0, i)
+        return
+      }
       try {
-        input.values.push([columnOf(f.id), toColumn(f.datatype, fields[f.keyname])])
+        input.values.push(toColumn(f.datatype, fields[f.keyname]))
       } catch (err) {
         if (err instanceof ValueError) throw badFieldValue(f.keyname, err.message, `${path}.fields.${f.keyname}`)
         throw err
       }
-    }
+      columns?.push(all[i]!)
+    })
+    input.columns = columns ?? all
   }
   if (body.extensions !== undefined && body.extensions !== null) {
     const ext = expectObject(body.extensions, `${path}.extensions`)
@@ -122,7 +170,7 @@ export class FeatureWriter {
   /** Store blobs of deleted attachments, to delete once the transaction has committed. */
   readonly orphanBlobs: string[] = []
 
-  constructor(readonly db: SqlDb, readonly meta: LayerMeta, readonly time: string) {}
+  constructor(readonly db: SqlDb, readonly meta: LayerMeta, readonly time: string, readonly sqlite: Sqlite3Static) {}
 
   #run(sql: string, bind: SqlValue[]): void {
     let st = this.#stmts.get(sql)
@@ -130,7 +178,8 @@ export class FeatureWriter {
       st = this.db.prepare(sql)
       this.#stmts.set(sql, st)
     }
-    st.bind(bind as never).stepReset()
+    bindValues(this.sqlite, st, bind)
+    st.stepReset()
   }
 
   #journal(fid: number, op: 'create' | 'update' | 'delete'): void {
@@ -159,42 +208,38 @@ export class FeatureWriter {
   }
 
   /**
-   * Inserts the queued creates with one statement per column set: the rows cross into
-   * SQLite as one JSON text read by `json_each`, which costs far less than binding every
-   * value of every row from JavaScript. Geometry blobs travel as hex.
+   * Inserts the queued creates with one prepared statement per column set, bound through
+   * `insertMany` (texts and geometry blobs written once into the WASM heap).
    */
   #flush(): void {
     if (!this.#pending.length) return
     const pending = this.#pending
     this.#pending = []
     const groups = new Map<string, { fid: number; input: FeatureInput }[]>()
+    let last: { columns: readonly string[]; group: { fid: number; input: FeatureInput }[] } | undefined
     for (const p of pending) {
-      const key = p.input.values.map(([c]) => c).join(',')
-      const g = groups.get(key)
+      // Rows of a batch mostly share their columns: compare with the previous row first.
+      if (last && sameColumns(last.columns, p.input.columns)) {
+        last.group.push(p)
+        continue
+      }
+      const key = p.input.columns.join(',')
+      let g = groups.get(key)
       if (g) g.push(p)
-      else groups.set(key, [p])
+      else groups.set(key, g = [p])
+      last = { columns: p.input.columns, group: g }
     }
+    const srs = this.meta.srs
     for (const [key, items] of groups) {
       const cols = key ? key.split(',') : []
-      // All geometries of the group as one blob; each row names its slice (1-based offset, length).
-      const blob = new Uint8Array(items.reduce((n, { input }) => n + (input.geom ? gpkgSize(input.geom) : 0), 0))
-      const view = new DataView(blob.buffer)
-      let at = 0
       const rows = items.map(({ fid, input }) => {
-        const start = at
-        if (input.geom) at = writeGpkg(view, at, input.geom, this.meta.srs)
-        return [fid, input.geom ? start + 1 : null, at - start,
-          ...input.values.map(([, v]) => (typeof v === 'bigint' ? v.toString() : v))]
+        const row: BulkValue[] = [fid, input.geom ? new GpkgSource(input.geom, srs) : null]
+        for (const v of input.values) row.push(v)
+        return row
       })
-      const select = ['j.value ->> 0', 'substr(?2, j.value ->> 1, j.value ->> 2)', ...cols.map((_, i) => `j.value ->> ${i + 3}`)]
-      this.db.exec({ sql: `INSERT INTO ${FEATURE_TABLE} (fid, geom${cols.map((c) => `, ${c}`).join('')})
-        SELECT ${select.join(', ')} FROM json_each(?1) j`, bind: [JSON.stringify(rows), blob.length ? blob : null] })
+      insertMany(this.sqlite, this.db, `INSERT INTO ${FEATURE_TABLE} (fid, geom${cols.map((c) => `, ${c}`).join('')})`, rows)
     }
-    const boxes = pending.filter((p) => p.input.bbox).map(({ fid, input }) => [fid, input.bbox![0], input.bbox![2], input.bbox![1], input.bbox![3]])
-    if (boxes.length) {
-      this.db.exec({ sql: `INSERT INTO ${RTREE_TABLE} SELECT j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4
-        FROM json_each(?) j`, bind: [JSON.stringify(boxes)] })
-    }
+    this.#indexCreated(pending)
     this.db.exec({ sql: `INSERT INTO feature_journal (fid, op, time) SELECT j.value, 'create', ? FROM json_each(?) j`,
       bind: [this.time, JSON.stringify(pending.map((p) => p.fid))] })
     for (const { fid, input } of pending) {
@@ -202,11 +247,36 @@ export class FeatureWriter {
     }
   }
 
+  /**
+   * Adds the new features' boxes to the spatial index. A batch at least a quarter the size
+   * of the index rebuilds it packed in one go (`rtreeBulkInsert`): SQLite's row-by-row
+   * R*Tree insert would spend most of the batch's time there.
+   */
+  #indexCreated(pending: { fid: number; input: FeatureInput }[]): void {
+    const ids: number[] = []
+    const boxes: number[] = []
+    let inRange = true
+    for (const { fid, input } of pending) {
+      const b = input.bbox
+      if (!b) continue
+      ids.push(fid)
+      boxes.push(b[0], b[1], b[2], b[3])
+      inRange &&= Math.abs(b[0]) < F32_SAFE && Math.abs(b[1]) < F32_SAFE && Math.abs(b[2]) < F32_SAFE && Math.abs(b[3]) < F32_SAFE
+    }
+    if (!ids.length) return
+    if (inRange && ids.length >= BULK_INDEX_MIN && ids.length * 4 >= rtreeSize(this.db, RTREE_TABLE)) {
+      rtreeBulkInsert(this.sqlite, this.db, RTREE_TABLE, ids, boxes)
+      return
+    }
+    insertMany(this.sqlite, this.db, `INSERT INTO ${RTREE_TABLE}`,
+      ids.map((id, i) => [id, boxes[4 * i]!, boxes[4 * i + 2]!, boxes[4 * i + 1]!, boxes[4 * i + 3]!]))
+  }
+
   update(fid: number, input: FeatureInput): void {
     this.#flush()
     if (!this.#exists(fid)) throw featureNotFound(this.meta.resourceId, fid)
-    const sets = input.values.map(([c]) => `${c} = ?`)
-    const bind: SqlValue[] = input.values.map(([, v]) => v)
+    const sets = input.columns.map((c) => `${c} = ?`)
+    const bind: SqlValue[] = [...input.values]
     if (input.geom !== undefined) {
       sets.unshift('geom = ?')
       bind.unshift(input.geom && encodeGpkg(input.geom, this.meta.srs))
@@ -271,7 +341,7 @@ export async function writeFeatures<T>(layer: Layer, meta: LayerMeta, now: Date,
   fn: (w: FeatureWriter) => T): Promise<T> {
   let orphans: string[] = []
   const result = await layer.db.write((db) => {
-    const w = new FeatureWriter(db, meta, now.toISOString().slice(0, 19))
+    const w = new FeatureWriter(db, meta, now.toISOString().slice(0, 19), layer.db.sqlite)
     try {
       const r = fn(w)
       w.finish()

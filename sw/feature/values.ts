@@ -23,6 +23,8 @@ const INT64 = [-(2n ** 63n), 2n ** 63n - 1n]
 const pad = (n: number, w = 2) => String(n).padStart(w, '0')
 
 function integer(v: unknown, big: boolean): number | bigint {
+  // The common case, without BigInt: a whole number inside the range.
+  if (typeof v === 'number' && Number.isInteger(v) && (big ? Number.isSafeInteger(v) : v >= INT32[0]! && v <= INT32[1]!)) return v
   let b: bigint
   if (typeof v === 'number') {
     if (!Number.isFinite(v)) throw new ValueError('expected an integer')
@@ -39,9 +41,12 @@ function integer(v: unknown, big: boolean): number | bigint {
   return b >= BigInt(Number.MIN_SAFE_INTEGER) && b <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(b) : b
 }
 
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+
 function validDate(y: number, m: number, d: number): boolean {
   if (!(y >= 1 && y <= 9999 && m >= 1 && m <= 12 && d >= 1)) return false
-  return d <= new Date(Date.UTC(y, m, 0)).getUTCDate() || (m === 2 && d === 29 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0))
+  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0)
+  return d <= MONTH_DAYS[m - 1]! + (m === 2 && leap ? 1 : 0)
 }
 
 const DATE_KEYS = ['year', 'month', 'day']
@@ -80,7 +85,9 @@ function isoTime(s: string): string {
 function isoDate(s: string): string {
   const m = ISO_DATE.exec(s)
   if (!m) throw new ValueError(`invalid ISO date '${s}'`)
-  return dateText(Number(m[1]), Number(m[2]), Number(m[3]))
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])]
+  if (!validDate(y, mo, d)) throw new ValueError(`invalid date ${y}-${mo}-${d}`)
+  return s // the pattern admits only the canonical form
 }
 
 /**

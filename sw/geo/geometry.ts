@@ -53,6 +53,7 @@ export function mapPositions(g: Geometry, fn: (p: Position) => Position): Geomet
 }
 
 export function bboxOf(g: Geometry): Bbox {
+  if (g.type === 'Point') return [g.coordinates[0]!, g.coordinates[1]!, g.coordinates[0]!, g.coordinates[1]!]
   const b: Bbox = [Infinity, Infinity, -Infinity, -Infinity]
   eachPosition(g, (p) => {
     const x = p[0]!, y = p[1]!

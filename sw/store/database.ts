@@ -20,9 +20,15 @@ export class Database {
   #store: Store
   #migrate: Migrate
   #db!: SqlDb
-  /** Copy of the image as last saved, to find the chunks a write changed. */
+  /**
+   * Copy of the image as last saved (its first `#savedSize` bytes), to find the chunks a
+   * write changed. Updated in place; it grows with room to spare, so a commit copies only
+   * what it changed.
+   */
   #saved = new Uint8Array(0)
+  #savedSize = 0
   #queue: Promise<unknown> = Promise.resolve()
+  #version = 0
   #closed = false
 
   private constructor(sqlite: Sqlite3Static, store: Store, name: string, migrate: Migrate) {
@@ -37,6 +43,19 @@ export class Database {
     const d = new Database(sqlite, store, name, migrate)
     await d.#load()
     return d
+  }
+
+  /** The SQLite module this database runs in (for `store/bulk`). */
+  get sqlite(): Sqlite3Static {
+    return this.#sqlite
+  }
+
+  /**
+   * Changes whenever the content may have changed (a saved write, a reload): what was read
+   * at one version still holds while it stays the same.
+   */
+  get version(): number {
+    return this.#version
   }
 
   /** Runs `fn` once the writes before it have been saved. */
@@ -87,11 +106,13 @@ export class Database {
   }
 
   async #load(): Promise<void> {
+    this.#version++
     const image = (await this.#store.loadImage(this.name)) ?? new Uint8Array(0)
     this.#db = this.#deserialize(image)
     this.#saved = image.slice()
+    this.#savedSize = image.length
     this.#db.exec('PRAGMA journal_mode=MEMORY; PRAGMA foreign_keys=ON')
-    const before = this.#saved.length
+    const before = this.#savedSize
     this.#db.exec('BEGIN IMMEDIATE')
     try {
       this.#migrate(this.#db)
@@ -100,7 +121,8 @@ export class Database {
       this.#db.exec('ROLLBACK')
       throw err
     }
-    if (before === 0 || this.#changedChunks().size > 0) await this.#persist()
+    // A fresh image is saved with its first write: until then there is nothing to lose.
+    if (before > 0 && this.#changedChunks().size > 0) await this.#persist()
   }
 
   /** Opens an in-memory database over a copy of `image` that SQLite owns and may grow. */
@@ -140,7 +162,7 @@ export class Database {
     for (let i = 0; i < count; i++) {
       const start = i * CHUNK_SIZE
       const end = Math.min(start + CHUNK_SIZE, live.length)
-      if (end > saved.length || !sameBytes(live, saved, start, end)) changed.set(i, live.slice(start, end))
+      if (end > this.#savedSize || !sameBytes(live, saved, start, end)) changed.set(i, live.slice(start, end))
     }
     return changed
   }
@@ -149,7 +171,7 @@ export class Database {
     const chunks = this.#changedChunks()
     const size = this.#liveImage().length
     const image = this.#store.wantsFullImage ? this.#liveImage().slice() : undefined
-    if (chunks.size === 0 && size === this.#saved.length) return
+    if (chunks.size === 0 && size === this.#savedSize) return
     try {
       await this.#store.saveImage(this.name, { size, chunks, image })
     } catch (err) {
@@ -158,10 +180,14 @@ export class Database {
       await this.#load()
       throw err instanceof ApiError ? err : operationalError(`Saving database '${this.name}' failed.`, err)
     }
-    const next = new Uint8Array(size)
-    next.set(this.#saved.subarray(0, Math.min(size, this.#saved.length)))
-    for (const [i, c] of chunks) next.set(c, i * CHUNK_SIZE)
-    this.#saved = next
+    if (size > this.#saved.length) {
+      const next = new Uint8Array(Math.max(size, Math.ceil(this.#saved.length * 1.5 / CHUNK_SIZE) * CHUNK_SIZE))
+      next.set(this.#saved.subarray(0, Math.min(size, this.#savedSize)))
+      this.#saved = next
+    }
+    for (const [i, c] of chunks) this.#saved.set(c, i * CHUNK_SIZE)
+    this.#savedSize = size
+    this.#version++
   }
 }
 

@@ -19,7 +19,8 @@ class OutpostDexie extends Dexie {
   constructor(name: string, deps?: { indexedDB: IDBFactory; IDBKeyRange: typeof IDBKeyRange }) {
     // 'strict' asks Chromium to flush to disk before the transaction completes: an
     // acknowledged write then survives a browser or OS crash, not only a killed worker.
-    super(name, { ...deps, chromeTransactionDurability: 'strict' })
+    // No query cache: saves write past Dexie (see IdbStore.saveImage).
+    super(name, { ...deps, chromeTransactionDurability: 'strict', cache: 'disabled' })
     this.version(1).stores({ chunks: '[db+idx]', images: 'name', blobs: 'id' })
   }
 }
@@ -44,30 +45,69 @@ function mapError(err: unknown): never {
 export class IdbStore implements Store {
   readonly wantsFullImage = false
   #db: OutpostDexie
+  #keyRange: typeof IDBKeyRange
 
   constructor(opts: IdbStoreOptions = {}) {
     this.#db = new OutpostDexie(opts.name ?? 'outpost', opts.deps)
+    this.#keyRange = opts.deps?.IDBKeyRange ?? IDBKeyRange
   }
 
+  /** One native readonly transaction, as saves are (each layer's first request loads one). */
   async loadImage(name: string) {
-    const db = this.#db
-    return db.transaction('r', db.chunks, db.images, async () => {
-      const meta = await db.images.get(name)
-      if (!meta) return undefined
-      const rows = await db.chunks.where('[db+idx]').between([name, 0], [name, Infinity]).toArray()
-      return joinChunks(meta.size, new Map(rows.map((r) => [r.idx, r.data])))
-    }).catch(mapError)
+    try {
+      const idb = await this.#native()
+      return await new Promise<Uint8Array | undefined>((resolve, reject) => {
+        const tx = idb.transaction(['chunks', 'images'], 'readonly')
+        tx.onerror = () => reject(tx.error)
+        tx.onabort = () => reject(tx.error ?? new DOMException('The load was aborted.', 'AbortError'))
+        const meta = tx.objectStore('images').get(name) as IDBRequest<ImageRow | undefined>
+        meta.onsuccess = () => {
+          if (!meta.result) { resolve(undefined); return }
+          const size = meta.result.size
+          const rows = tx.objectStore('chunks').getAll(this.#keyRange.bound([name, 0], [name, Infinity])) as IDBRequest<ChunkRow[]>
+          rows.onsuccess = () => {
+            try {
+              resolve(joinChunks(size, new Map(rows.result.map((r) => [r.idx, r.data]))))
+            } catch (err) {
+              reject(err)
+            }
+          }
+        }
+      })
+    } catch (err) {
+      return mapError(err)
+    }
   }
 
+  /** Dexie's open database, for the native transactions on the hot paths. */
+  async #native(): Promise<IDBDatabase> {
+    if (!this.#db.isOpen()) await this.#db.open()
+    return this.#db.backendDB()
+  }
+
+  /**
+   * One native readwrite transaction (strict durability) over the database Dexie opened:
+   * saves are on every write's path, and Dexie's promise and middleware layers cost more
+   * there than IndexedDB's own work.
+   */
   async saveImage(name: string, save: ImageSave) {
-    const db = this.#db
     const count = Math.ceil(save.size / CHUNK_SIZE)
-    await db.transaction('rw', db.chunks, db.images, async () => {
-      await db.chunks.bulkPut([...save.chunks].map(([idx, data]) => ({ db: name, idx, data })))
-      // A shrunken image leaves stale chunks past its end; drop them by key range.
-      await db.chunks.where('[db+idx]').between([name, count], [name, Infinity]).delete()
-      await db.images.put({ name, size: save.size })
-    }).catch(mapError)
+    try {
+      const idb = await this.#native()
+      await new Promise<void>((resolve, reject) => {
+        const tx = idb.transaction(['chunks', 'images'], 'readwrite', { durability: 'strict' })
+        tx.oncomplete = () => resolve()
+        tx.onerror = () => reject(tx.error)
+        tx.onabort = () => reject(tx.error ?? new DOMException('The save was aborted.', 'AbortError'))
+        const chunks = tx.objectStore('chunks')
+        for (const [idx, data] of save.chunks) chunks.put({ db: name, idx, data } satisfies ChunkRow)
+        // A shrunken image leaves stale chunks past its end; drop them by key range.
+        chunks.delete(this.#keyRange.bound([name, count], [name, Infinity]))
+        tx.objectStore('images').put({ name, size: save.size } satisfies ImageRow)
+      })
+    } catch (err) {
+      mapError(err)
+    }
   }
 
   async deleteImage(name: string) {

@@ -7,6 +7,7 @@ import { authCases } from './auth.ts'
 import { resourceCases } from './resource.ts'
 import { catalogueCases } from './catalogue.ts'
 import { featureCases } from './feature.ts'
+import { featureBulkCases } from './feature-bulk.ts'
 import { uploadCases } from './upload.ts'
 import { attachmentCases } from './attachment.ts'
 
@@ -16,6 +17,7 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   resource: resourceCases,
   catalogue: catalogueCases,
   feature: featureCases,
+  'feature-bulk': featureBulkCases,
   upload: uploadCases,
   attachment: attachmentCases,
 }
