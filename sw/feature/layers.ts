@@ -103,11 +103,28 @@ export class LayerRegistry {
   }
 
   async #drop(id: number): Promise<void> {
+    const { store } = this.services.platform
     const p = this.#layers.get(id)
     this.#layers.delete(id)
     this.#metas.delete(id)
-    if (p) await p.then((l) => l.db.close(), () => undefined)
-    await this.services.platform.store.deleteImage(imageName(id))
+    const open = p && await p.catch(() => undefined)
+    // The attachments' bytes are blobs of their own: delete them before the image that lists
+    // them, so an interrupted drop is finished by the next sweep instead of leaking them.
+    const db = open?.db ?? await this.#openExisting(id)
+    if (db) {
+      const blobs = await db.read((sql) => sql.selectValues(`SELECT blob_id FROM feature_attachment`) as string[])
+        .catch(() => [] as string[])
+      await db.close()
+      for (const b of blobs) await store.deleteBlob(b)
+    }
+    await store.deleteImage(imageName(id))
+  }
+
+  /** The saved database of layer `id` opened as it is (no migration), or `undefined`. */
+  async #openExisting(id: number): Promise<Database | undefined> {
+    const { platform } = this.services
+    if (!(await platform.store.listImages()).includes(imageName(id))) return undefined
+    return Database.open(await platform.sqlite(), platform.store, imageName(id), () => {})
   }
 
   /** Deletes layer images whose resource is gone (a drop interrupted by a stopped worker). */

@@ -77,4 +77,30 @@ describe('attachment storage', () => {
     await call('DELETE', `/api/resource/${layer}/feature/`)
     expect(attachmentBlobs()).toEqual([])
   })
+
+  it('deletes the blobs of every attachment when the layer resource is deleted, open or not', async () => {
+    const { call, upload, layer, col, attachmentBlobs, platform } = await setup()
+    await call('POST', col, { file_upload: await upload(new Uint8Array([1]), 'x.bin') })
+    await call('POST', col, { file_upload: await upload(new Uint8Array([2]), 'y.bin') })
+    expect(attachmentBlobs()).toHaveLength(2)
+    expect((await call('DELETE', `/api/resource/${layer}`)).status).toBe(200)
+    // The drop runs behind the delete's commit; wait for it to reach the store.
+    await expect.poll(async () => (await platform.store.listImages()).includes(`layer-${layer}`)).toBe(false)
+    expect(attachmentBlobs()).toEqual([])
+
+    // A layer deleted by an app that never opened it: the next app's sweep drops image and blobs.
+    const { call: call2, upload: upload2, layer: layer2, col: col2, attachmentBlobs: blobs2, platform: p2 } = await setup()
+    await call2('POST', col2, { file_upload: await upload2(new Uint8Array([3]), 'z.bin') })
+    const other = createApp(p2)
+    const del = await other.fetch(new Request(`http://host/api/resource/${layer2}`, { method: 'DELETE', headers: AUTH }))
+    expect(del.status).toBe(200)
+    expect(blobs2()).toHaveLength(1)
+    const third = createApp(p2)
+    const fresh = await third.fetch(new Request('http://host/api/resource/', { method: 'POST', headers: AUTH, body: JSON.stringify({
+      resource: { cls: 'vector_layer', parent: { id: 0 }, display_name: 'Another' }, vector_layer: { srs: { id: 3857 }, geometry_type: 'POINT' } }) }))
+    const listed = await third.fetch(new Request(`http://host/api/resource/${(await fresh.json()).id}/feature/`, { headers: AUTH }))
+    expect(listed.status).toBe(200)
+    expect((await p2.store.listImages()).includes(`layer-${layer2}`)).toBe(false)
+    expect(blobs2()).toEqual([])
+  })
 })
