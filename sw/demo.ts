@@ -4,17 +4,50 @@
  * a group with a point layer for field observations and the lookup table its fields use.
  */
 import type { Database } from './store/database.ts'
+import type { Services } from './services.ts'
 import { createResource } from './resource/service.ts'
 import { getUser } from './auth/service.ts'
+import { layersOf } from './feature/layers.ts'
+import { parseInput, writeFeatures } from './feature/service.ts'
 
-export async function createDemo(main: Database, now: Date): Promise<void> {
-  await main.write((db) => {
+export interface DemoLayers {
+  observations: number
+  routes: number
+}
+
+/** Observations around a town, in EPSG:4326 (reprojected into the layer's 3857 on write). */
+const OBSERVATIONS = [
+  { geom: 'POINT(8.5417 47.3769)', fields: { title: 'Old lime tree', kind: 'tree', observed: '2026-05-04T09:15:00', count: 1, notes: 'Trunk hollow on the north side.' } },
+  { geom: 'POINT(8.5481 47.3702)', fields: { title: 'Village well', kind: 'well', observed: '2026-05-04T10:02:00', count: 1, notes: 'Water level 2.1 m below the rim.' } },
+  { geom: 'POINT(8.5355 47.3731)', fields: { title: 'Pothole cluster', kind: 'damage', observed: '2026-05-05T14:40:00', count: 4, notes: null } },
+  { geom: 'POINT(8.5523 47.3795)', fields: { title: 'Row of chestnuts', kind: 'tree', observed: '2026-05-06T08:30:00', count: 7, notes: 'Two trees need pruning.' } },
+]
+
+const ROUTES = [
+  { geom: 'LINESTRING(8.5355 47.3731,8.5417 47.3769,8.5481 47.3702)', fields: { name: 'Morning loop', walked_on: '2026-05-04' } },
+  { geom: 'LINESTRING(8.5417 47.3769,8.5470 47.3790,8.5523 47.3795)', fields: { name: 'Park edge', walked_on: '2026-05-06' } },
+]
+
+/** Fills the demo layers with a few features, so the map and the table show something. */
+export async function createDemoFeatures(services: Services, ids: DemoLayers): Promise<void> {
+  const layers = layersOf(services)
+  const { platform } = services
+  for (const [id, features] of [[ids.observations, OBSERVATIONS], [ids.routes, ROUTES]] as const) {
+    const meta = await layers.meta(id)
+    const layer = await layers.open(meta)
+    const inputs = features.map((f, i) => parseInput(f, meta, { srs: 4326, geomFormat: 'wkt', geomNull: false }, `$[${i}]`))
+    await writeFeatures(layer, meta, platform.now(), (b) => platform.store.deleteBlob(b), (w) => inputs.map((input) => w.create(input)))
+  }
+}
+
+export async function createDemo(main: Database, now: Date): Promise<DemoLayers> {
+  return main.write((db) => {
     const ctx = { db, user: getUser(db, 4)!, now }
     const group = createResource(ctx, { resource: { cls: 'resource_group', parent: { id: 0 }, display_name: 'Demo project',
       description: 'Sample data created on first start. Change it or delete it freely.' } }).id
     const kinds = createResource(ctx, { resource: { cls: 'lookup_table', parent: { id: group }, display_name: 'Observation kinds' },
       lookup_table: { items: { tree: 'Tree', well: 'Well', damage: 'Road damage', other: 'Other' } } }).id
-    createResource(ctx, { resource: { cls: 'vector_layer', parent: { id: group }, display_name: 'Field observations' },
+    const observations = createResource(ctx, { resource: { cls: 'vector_layer', parent: { id: group }, display_name: 'Field observations' },
       vector_layer: { srs: { id: 3857 }, geometry_type: 'POINT', fields: [
         { keyname: 'title', datatype: 'STRING', display_name: 'Title', label_field: true },
         { keyname: 'kind', datatype: 'STRING', display_name: 'Kind', lookup_table: { id: kinds } },
@@ -22,10 +55,11 @@ export async function createDemo(main: Database, now: Date): Promise<void> {
         { keyname: 'count', datatype: 'INTEGER', display_name: 'Count' },
         { keyname: 'notes', datatype: 'STRING', display_name: 'Notes' },
       ] } })
-    createResource(ctx, { resource: { cls: 'vector_layer', parent: { id: group }, display_name: 'Survey routes' },
+    const routes = createResource(ctx, { resource: { cls: 'vector_layer', parent: { id: group }, display_name: 'Survey routes' },
       vector_layer: { srs: { id: 3857 }, geometry_type: 'LINESTRING', fields: [
         { keyname: 'name', datatype: 'STRING', display_name: 'Name', label_field: true },
         { keyname: 'walked_on', datatype: 'DATE', display_name: 'Walked on' },
-      ] } })
+      ] } }).id
+    return { observations: observations.id, routes }
   })
 }

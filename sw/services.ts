@@ -9,7 +9,7 @@ import { Database } from './store/database.ts'
 import { migrateMain } from './store/schema.ts'
 import { Authenticator, provisionUsers } from './auth/service.ts'
 import { provisionRoot } from './resource/service.ts'
-import { createDemo } from './demo.ts'
+import { createDemo, createDemoFeatures } from './demo.ts'
 
 export interface Services {
   platform: Platform
@@ -24,6 +24,8 @@ export async function openServices(platform: Platform): Promise<Services> {
   const main = await Database.open(sqlite, platform.store, 'main', migrateMain)
   const adminCreated = await provisionUsers(main, platform.admin)
   await provisionRoot(main, platform.now())
-  if (adminCreated && platform.demo) await createDemo(main, platform.now())
-  return { platform, main, auth: new Authenticator(main), adminCreated }
+  const demo = adminCreated && platform.demo ? await createDemo(main, platform.now()) : undefined
+  const services: Services = { platform, main, auth: new Authenticator(main), adminCreated }
+  if (demo) await createDemoFeatures(services, demo)
+  return services
 }

@@ -14,8 +14,17 @@ const PHOTO = (() => {
   return Buffer.from(encode({ width: w, height: h, data, channels: 4, depth: 8 }))
 })()
 
-/** Opens the field panel on a layer by its name. */
+/**
+ * Opens the field panel on a layer by its name. The demo's sample features are deleted first
+ * (through the API, as the logged-in administrator), so each test starts from an empty layer.
+ */
 async function chooseLayer(page: Page, name: string): Promise<number> {
+  const cleared = await page.evaluate(async (name) => {
+    const found = await (await fetch(`/api/resource/search/?display_name=${encodeURIComponent(name)}`, { credentials: 'include' })).json()
+    const res = await fetch(`/api/resource/${found[0].resource.id}/feature/`, { method: 'DELETE', credentials: 'include' })
+    return res.status
+  }, name)
+  expect(cleared).toBe(200)
   if (await page.getByTestId('field-open').isVisible()) await page.getByTestId('field-open').click()
   await page.getByTestId('field-layer-select').selectOption({ label: name })
   await expect(page.getByTestId('field-table')).toBeVisible()

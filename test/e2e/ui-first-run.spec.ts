@@ -43,6 +43,15 @@ test('first run: login, forced password change, then the demo project in the tre
   await pick(page, 'Field observations')
   await expect(page.getByTestId('details-cls')).toHaveText('Vector layer')
   await expect(page.getByTestId('details-field')).toHaveCount(5)
+  // Its sample features: four observations, and two routes in the other layer.
+  const counts = await page.evaluate(async () => {
+    const count = async (name: string) => {
+      const [r] = await (await fetch(`/api/resource/search/?display_name=${encodeURIComponent(name)}`)).json()
+      return (await (await fetch(`/api/resource/${r.resource.id}/feature_count`)).json()).total_count
+    }
+    return [await count('Field observations'), await count('Survey routes')]
+  })
+  expect(counts).toEqual([4, 2])
 
   // The old password no longer works; the new one does.
   await page.getByTestId('logout-button').click()
