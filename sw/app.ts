@@ -9,6 +9,7 @@ import { ApiError, internalServerError, pageNotFound } from './core/error.ts'
 import type { AppEnv } from './core/env.ts'
 import { json, requestId } from './core/http.ts'
 import { RouteTable } from './core/routes.ts'
+import { sharedStart } from './core/once.ts'
 import type { Platform } from './platform/platform.ts'
 import { openServices, type Services } from './services.ts'
 import { authenticate } from './auth/middleware.ts'
@@ -30,12 +31,7 @@ export interface OutpostApp {
 export function createApp(platform: Platform): OutpostApp {
   const app = new Hono<AppEnv>({ strict: true })
   const routes = new RouteTable(app)
-  let opening: Promise<Services> | undefined
-  const services = () => {
-    // A failed open is not remembered: the next request tries again.
-    opening ??= openServices(platform).catch((err) => { opening = undefined; throw err })
-    return opening
-  }
+  const services = sharedStart(() => openServices(platform))
 
   app.use('*', async (c, next) => {
     c.set('requestId', requestId())

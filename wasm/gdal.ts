@@ -3,6 +3,7 @@
  * The part of gdal3.js the backend uses, and a lazy, shared loader around a host's init.
  * Hosts provide the init: `gdal-node.ts` (Node) and `gdal-browser.ts` (service worker).
  */
+import { sharedStart } from '../sw/core/once.ts'
 
 /** The subset of gdal3.js's API the backend calls. */
 export interface GdalApi {
@@ -26,12 +27,5 @@ export interface GdalDataset {
 
 /** Returns a function that starts GDAL on its first call and shares it afterwards. */
 export function createGdalLoader(init: () => Promise<GdalApi>): () => Promise<GdalApi> {
-  let loading: Promise<GdalApi> | undefined
-  return () => {
-    loading ??= init().catch((err: unknown) => {
-      loading = undefined
-      throw err
-    })
-    return loading
-  }
+  return sharedStart(init)
 }

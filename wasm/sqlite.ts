@@ -4,15 +4,9 @@
  * export reads the .wasm from disk, its browser export fetches it next to the bundle.
  */
 import sqlite3InitModule, { type Sqlite3Static } from '@sqlite.org/sqlite-wasm'
+import { sharedStart } from '../sw/core/once.ts'
 
 /** Returns a function that starts SQLite on its first call and shares it afterwards. */
 export function createSqliteLoader(): () => Promise<Sqlite3Static> {
-  let loading: Promise<Sqlite3Static> | undefined
-  return () => {
-    loading ??= sqlite3InitModule().catch((err: unknown) => {
-      loading = undefined
-      throw err
-    })
-    return loading
-  }
+  return sharedStart(() => sqlite3InitModule())
 }

@@ -3,6 +3,7 @@
  * Request bodies read as bytes with a ceiling, so an oversized upload is refused as soon as it
  * passes the limit instead of after it has been buffered whole.
  */
+import { concatBytes } from '../core/bytes.ts'
 import { badRequest, uploadTooLarge } from './errors.ts'
 
 /**
@@ -32,14 +33,7 @@ export async function readBytes(request: Request, limit: number,
     }
     chunks.push(step.value)
   }
-  if (chunks.length === 1) return chunks[0]!
-  const out = new Uint8Array(total)
-  let at = 0
-  for (const c of chunks) {
-    out.set(c, at)
-    at += c.length
-  }
-  return out
+  return concatBytes(chunks)
 }
 
 /** A file name without any path, trimmed; `undefined` when nothing is left (the original's `_sanitize_name`). */

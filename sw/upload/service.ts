@@ -19,6 +19,7 @@
  * overwrites another's bytes, and a crash at any point leaves a record that matches its blobs
  * (at worst an orphaned part blob).
  */
+import { concatBytes } from '../core/bytes.ts'
 import { internalServerError } from '../core/error.ts'
 import { expectKind } from '../core/validate.ts'
 import type { Platform } from '../platform/platform.ts'
@@ -250,14 +251,7 @@ async function joinParts(platform: Platform, parts: string[], atLeast = Infinity
     chunks.push(chunk)
     total += chunk.length
   }
-  if (chunks.length === 1) return chunks[0]!
-  const whole = new Uint8Array(total)
-  let at = 0
-  for (const c of chunks) {
-    whole.set(c, at)
-    at += c.length
-  }
-  return whole
+  return concatBytes(chunks)
 }
 
 /** Deletes upload `id` and its bytes; `false` when there was none. */
