@@ -138,7 +138,6 @@ function wholeImage(save: ImageSave): Uint8Array | undefined {
 }
 
 export class FileStore implements Store {
-  readonly wantsFullImage = false
   #db: string
   #blobs: string
   #ready: Promise<unknown>

@@ -170,10 +170,9 @@ export class Database {
   async #persist(): Promise<void> {
     const chunks = this.#changedChunks()
     const size = this.#liveImage().length
-    const image = this.#store.wantsFullImage ? this.#liveImage().slice() : undefined
     if (chunks.size === 0 && size === this.#savedSize) return
     try {
-      await this.#store.saveImage(this.name, { size, chunks, image })
+      await this.#store.saveImage(this.name, { size, chunks })
     } catch (err) {
       // The save failed: memory holds a commit the store does not. Go back to the store.
       this.#db.close()

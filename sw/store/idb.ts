@@ -43,7 +43,6 @@ function mapError(err: unknown): never {
 }
 
 export class IdbStore implements Store {
-  readonly wantsFullImage = false
   #db: OutpostDexie
   #keyRange: typeof IDBKeyRange
 

@@ -5,7 +5,6 @@
 import { CHUNK_SIZE, joinChunks, type ImageSave, type Store } from './store.ts'
 
 export class MemoryStore implements Store {
-  readonly wantsFullImage = false
   #images = new Map<string, { size: number; chunks: Map<number, Uint8Array> }>()
   #blobs = new Map<string, Uint8Array>()
 

@@ -14,13 +14,9 @@ export interface ImageSave {
   size: number
   /** Chunks that changed since the previous save, by index, as private copies. */
   chunks: Map<number, Uint8Array>
-  /** The whole image, for stores that replace a file at once; absent unless `wantsFullImage`. */
-  image?: Uint8Array
 }
 
 export interface Store {
-  /** True when `saveImage` needs `ImageSave.image` (whole-file replace). */
-  readonly wantsFullImage: boolean
   /** The saved image of database `name`, or `undefined` when there is none. */
   loadImage(name: string): Promise<Uint8Array | undefined>
   saveImage(name: string, save: ImageSave): Promise<void>

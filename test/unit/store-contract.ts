@@ -28,7 +28,7 @@ function saveOf(before: Uint8Array, after: Uint8Array): ImageSave {
     const b = before.subarray(i * CHUNK_SIZE, (i + 1) * CHUNK_SIZE)
     if (a.length !== b.length || a.some((x, j) => x !== b[j])) chunks.set(i, a.slice())
   }
-  return { size: after.length, chunks, image: after.slice() }
+  return { size: after.length, chunks }
 }
 
 export function storeContract(name: string, sut: StoreUnderTest): void {
@@ -102,7 +102,6 @@ export function storeContract(name: string, sut: StoreUnderTest): void {
       const save = saveOf(new Uint8Array(0), v1)
       await s.saveImage('main', save)
       for (const c of save.chunks.values()) c.fill(0)
-      save.image!.fill(0)
       expect(await s.loadImage('main')).toEqual(v1)
     })
 

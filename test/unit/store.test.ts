@@ -41,7 +41,6 @@ class FlakyStore implements Store {
   failing = false
   saves = 0
   constructor(readonly inner: Store) {}
-  get wantsFullImage() { return this.inner.wantsFullImage }
   loadImage(name: string) { return this.inner.loadImage(name) }
   async saveImage(name: string, save: ImageSave) {
     if (this.failing) throw new Error('QuotaExceededError (injected)')
