@@ -10,6 +10,8 @@ if (!executablePath) throw new Error(NO_CHROMIUM_HELP)
 export default defineConfig({
   testDir: 'test/e2e',
   workers: 1,
+  // One retry on CI: the machine is shared, and a test that passes on retry is reported as flaky.
+  retries: process.env.CI ? 1 : 0,
   timeout: 60_000,
   expect: { timeout: 10_000 },
   reporter: 'list',

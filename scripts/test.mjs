@@ -44,6 +44,7 @@ const e2eOk = run('browser tests', 'npx', ['playwright', 'test', '--reporter=lis
 const e2e = readJson(`${results}/e2e.json`)
 if (e2e?.stats) {
   passed += e2e.stats.expected + (e2e.stats.flaky ?? 0)
+  if (e2e.stats.flaky) console.log(`${e2e.stats.flaky} browser test(s) passed only on retry (flaky): see the list above.`)
   failed += e2e.stats.unexpected
   skipped += e2e.stats.skipped
 } else if (!e2eOk) failed++
