@@ -7,7 +7,7 @@
 import type { Context } from 'hono'
 import type { AppEnv } from '../core/env.ts'
 import { insufficientPermissions } from '../core/error.ts'
-import { guest, sessionUser } from './service.ts'
+import { sessionUser } from './service.ts'
 import { invalidAuthorizationHeader, invalidCredentials, userDisabled } from './errors.ts'
 import type { Principal } from './types.ts'
 
@@ -58,7 +58,7 @@ export async function authenticate(c: Context<AppEnv>): Promise<void> {
       return
     }
   }
-  c.set('user', await main.read(guest))
+  c.set('user', await auth.guest())
   const header = c.req.header('authorization')
   if (!header) return
   try {
@@ -66,7 +66,7 @@ export async function authenticate(c: Context<AppEnv>): Promise<void> {
     if (!creds) throw invalidAuthorizationHeader()
     const user = await auth.check(creds.login, creds.password)
     if (!user) throw invalidCredentials()
-    if ((await main.read((db) => db.selectValue(`SELECT disabled FROM principal WHERE id = ?`, [user.id])))) throw userDisabled()
+    if (user.disabled) throw userDisabled()
     c.set('user', user)
     c.set('authMedium', 'basic')
   } catch (err) {

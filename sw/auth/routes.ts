@@ -9,7 +9,7 @@ import { forbidden, validationError } from '../core/error.ts'
 import { json, readJsonObject } from '../core/http.ts'
 import type { RouteTable } from '../core/routes.ts'
 import { expectKind, queryBool } from '../core/validate.ts'
-import { authenticationRequired, invalidCredentials, userNotFound } from './errors.ts'
+import { authenticationRequired, invalidCredentials, userDisabled, userNotFound } from './errors.ts'
 import { SESSION_COOKIE, SET_COOKIE_COPY, sessionIdOf } from './middleware.ts'
 import { createSession, deleteSession, getUser, SESSION_MAX_AGE_S } from './service.ts'
 import type { Principal } from './types.ts'
@@ -50,6 +50,7 @@ export function mountAuth(routes: RouteTable): void {
     const { auth, main, platform } = c.get('services')
     const user = await auth.check(login, password)
     if (!user) throw invalidCredentials()
+    if (user.disabled) throw userDisabled()
     const sid = await createSession(main, user.id, platform.now())
     return json({ ...userBrief(user), password_change_required: user.mustChangePassword }, 200,
       cookie(sid, SESSION_MAX_AGE_S))

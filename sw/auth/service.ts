@@ -20,7 +20,7 @@ const COLUMNS = 'id, keyname, display_name, is_admin, disabled, password_hash, m
 
 function toPrincipal(r: PrincipalRow): Principal {
   return { id: r.id, keyname: r.keyname, displayName: r.display_name, isAdmin: !!r.is_admin,
-    isGuest: r.id === GUEST_ID, mustChangePassword: !!r.must_change_password, language: r.language }
+    isGuest: r.id === GUEST_ID, disabled: !!r.disabled, mustChangePassword: !!r.must_change_password, language: r.language }
 }
 
 export function getUser(db: SqlDb, id: number): Principal | undefined {
@@ -57,28 +57,47 @@ export async function provisionUsers(main: Database, admin: AdminProvision & { f
   return !exists
 }
 
+/** A user as read at one version of the main database: valid while that version lasts. */
+interface Cached {
+  user: Principal
+  version: number
+}
+
 export class Authenticator {
-  /** sha256(login:password) → user id, for credentials already verified. */
-  #verified = new Map<string, number>()
+  /** sha256(login:password) → the user, for credentials already verified. */
+  #verified = new Map<string, Cached>()
+  #guest: Cached | undefined
 
   constructor(private main: Database) {}
 
-  /** The user for a login and password, or `undefined` when they do not match. */
+  /** The guest user, read again only after the main database changed. */
+  async guest(): Promise<Principal> {
+    const version = this.main.version
+    if (this.#guest?.version !== version) this.#guest = { user: await this.main.read(guest), version }
+    return this.#guest.user
+  }
+
+  /**
+   * The user for a login and password, or `undefined` when they do not match. PBKDF2 runs
+   * once per password; while the main database is unchanged not even the row is read again.
+   */
   async check(login: string, password: string): Promise<Principal | undefined> {
     const key = await sha256Hex(`${login.toLowerCase()}\u0000${password}`)
-    const cachedId = this.#verified.get(key)
+    const hit = this.#verified.get(key)
+    if (hit?.version === this.main.version) return hit.user
+    const version = this.main.version
     const row = await this.main.read((db) =>
       db.selectObject(`SELECT ${COLUMNS} FROM principal WHERE keyname = ? AND cls = 'U' AND system = 0`, [login]) as PrincipalRow | undefined)
     if (!row) return undefined
-    if (cachedId === row.id) return toPrincipal(row)
-    if (!(await verifyPassword(password, row.password_hash))) return undefined
-    this.#verified.set(key, row.id)
-    return toPrincipal(row)
+    if (hit?.user.id !== row.id && !(await verifyPassword(password, row.password_hash))) return undefined
+    const user = toPrincipal(row)
+    this.#verified.set(key, { user, version })
+    return user
   }
 
   /** Forgets every verified credential of `userId` (after a password change). */
   forget(userId: number): void {
-    for (const [k, id] of this.#verified) if (id === userId) this.#verified.delete(k)
+    for (const [k, c] of this.#verified) if (c.user.id === userId) this.#verified.delete(k)
   }
 
   async setPassword(userId: number, password: string): Promise<void> {

@@ -10,6 +10,8 @@ export interface Principal {
   /** Member of `administrators`: may change anything. */
   isAdmin: boolean
   isGuest: boolean
+  /** A disabled user cannot log in (401 UserDisabledException). */
+  disabled: boolean
   /** The browser host's default password is still in place. */
   mustChangePassword: boolean
   language: string | null
