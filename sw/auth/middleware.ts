@@ -4,6 +4,7 @@
  * request), else the guest. Failed credentials are remembered, not thrown, so that an
  * unmatched URL still answers 404 (reference §1.3).
  */
+import { base64ToUtf8 } from '../core/bytes.ts'
 import type { Context } from 'hono'
 import type { AppEnv } from '../core/env.ts'
 import { insufficientPermissions } from '../core/error.ts'
@@ -31,7 +32,7 @@ function parseBasic(header: string): { login: string; password: string } | undef
   if (!m) return undefined
   let decoded: string
   try {
-    decoded = new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(atob(m[1]!), (ch) => ch.charCodeAt(0)))
+    decoded = base64ToUtf8(m[1]!)
   } catch {
     throw invalidAuthorizationHeader()
   }

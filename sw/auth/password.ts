@@ -3,12 +3,11 @@
  * Password hashing with PBKDF2-SHA256 through WebCrypto (same code in the worker and Node).
  * Stored form: `pbkdf2_sha256$<iterations>$<salt b64>$<hash b64>`.
  */
+import { fromBase64, toBase64 } from '../core/bytes.ts'
 
 /** OWASP's 2023 figure for PBKDF2-HMAC-SHA256. */
 const ITERATIONS = 600_000
 
-const b64 = (u: Uint8Array) => btoa(String.fromCharCode(...u))
-const unb64 = (s: string) => Uint8Array.from(atob(s), (ch) => ch.charCodeAt(0))
 
 async function derive(password: string, salt: Uint8Array, iterations: number): Promise<Uint8Array> {
   const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(password), 'PBKDF2', false, ['deriveBits'])
@@ -18,15 +17,15 @@ async function derive(password: string, salt: Uint8Array, iterations: number): P
 
 export async function hashPassword(password: string, iterations = ITERATIONS): Promise<string> {
   const salt = crypto.getRandomValues(new Uint8Array(16))
-  return `pbkdf2_sha256$${iterations}$${b64(salt)}$${b64(await derive(password, salt, iterations))}`
+  return `pbkdf2_sha256$${iterations}$${toBase64(salt)}$${toBase64(await derive(password, salt, iterations))}`
 }
 
 export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
   if (!stored) return false
   const [scheme, iter, salt, hash] = stored.split('$')
   if (scheme !== 'pbkdf2_sha256' || !iter || !salt || !hash) return false
-  const got = await derive(password, unb64(salt), Number(iter))
-  const want = unb64(hash)
+  const got = await derive(password, fromBase64(salt), Number(iter))
+  const want = fromBase64(hash)
   // Constant-time compare: the loop always runs over every byte.
   let diff = got.length ^ want.length
   for (let i = 0; i < Math.min(got.length, want.length); i++) diff |= got[i]! ^ want[i]!

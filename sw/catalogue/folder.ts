@@ -4,17 +4,12 @@
  * `icons/default.png`, `geoservice_status*.json`) through a file reader the host supplies,
  * into the body the import route takes. The Node host's `--catalogue <folder>` uses it.
  */
+import { toBase64 } from '../core/bytes.ts'
 import { validationError } from '../core/error.ts'
 
 export type ReadFile = (name: string) => Promise<Uint8Array | undefined>
 
 const STATUS_FILES = ['geoservice_status.json', 'geoservice_status.synthetic.json']
-
-function toBase64(bytes: Uint8Array): string {
-  let s = ''
-  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
-  return btoa(s)
-}
 
 async function readJsonFile(read: ReadFile, name: string): Promise<unknown> {
   const bytes = await read(name)

@@ -4,6 +4,7 @@
  * passes through. Records are kept as the detail serializer emits them, keys in its order,
  * so that serving them is copying them.
  */
+import { fromBase64 } from '../core/bytes.ts'
 import { validationError } from '../core/error.ts'
 import { isObject, jsonType } from '../core/http.ts'
 import { envelopeEwkt, GeometryError, parseGeometry } from './geometry.ts'
@@ -107,10 +108,7 @@ export interface CatalogueData {
 
 function base64(c: Checker, key: string, v: string): Uint8Array {
   try {
-    const bin = atob(v)
-    const out = new Uint8Array(bin.length)
-    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i)
-    return out
+    return fromBase64(v)
   } catch {
     c.fail(key, 'Invalid base64')
   }

@@ -3,6 +3,7 @@
  * The parts of TUS 1.0.0 the original speaks (extensions `creation` and `termination`,
  * reference §7): its headers, their parsing, and the empty responses it answers with.
  */
+import { base64ToUtf8 } from '../core/bytes.ts'
 import { badRequest, tusVersionUnsupported } from './errors.ts'
 
 export const TUS_VERSION = '1.0.0'
@@ -49,7 +50,7 @@ export function parseUploadMetadata(value: string | null): Record<string, string
     const [key, b64, ...rest] = pair.trim().split(' ')
     if (!key || rest.length) throw badRequest('The Upload-Metadata header is malformed.')
     try {
-      out[key] = b64 ? new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))) : ''
+      out[key] = b64 ? base64ToUtf8(b64) : ''
     } catch {
       throw badRequest(`The Upload-Metadata value of '${key}' is not base64-encoded UTF-8.`)
     }
