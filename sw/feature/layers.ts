@@ -11,8 +11,7 @@ import { Database, type SqlDb } from '../store/database.ts'
 import { listFields } from '../classes/vector_layer/fields.ts'
 import { resourceNotFound } from '../resource/errors.ts'
 import { decodeGpkg } from '../geo/gpkg.ts'
-import { intersects } from '../geo/measure.ts'
-import type { Geometry } from '../geo/geometry.ts'
+import { flatten, intersects, type FlatShape } from '../geo/flat.ts'
 import { fieldsSignature, migrateLayer, registerFunctions, syncColumns, type LayerMeta } from './schema.ts'
 
 export const imageName = (resourceId: number) => `layer-${resourceId}`
@@ -20,7 +19,7 @@ export const imageName = (resourceId: number) => `layer-${resourceId}`
 /** An open layer database with what queries need to know about it. */
 export class Layer {
   /** The geometry `outpost_intersects(geom)` tests against during one query. */
-  filter: Geometry | undefined
+  filter: FlatShape | undefined
   signature = ''
 
   constructor(readonly resourceId: number, readonly db: Database) {}
@@ -89,7 +88,7 @@ export class LayerRegistry {
     const l = layer
     await db.read((sql) => registerFunctions(sql, (blob) => {
       const g = l.filter && decodeGpkg(blob)
-      return !!g && intersects(g, l.filter!)
+      return !!g && intersects(flatten(g), l.filter!)
     }))
     return layer
   }

@@ -16,6 +16,7 @@ import { rtreeBulkInsert, rtreeSize } from '../geo/rtree.ts'
 import { bindValues, insertMany, type BlobSource, type BulkValue } from '../store/bulk.ts'
 import { reproject, reprojectBbox, UnknownSrsError } from '../geo/reproject.ts'
 import { areaOf, lengthOf } from '../geo/measure.ts'
+import { flatten } from '../geo/flat.ts'
 import { columnOf, FEATURE_TABLE, RTREE_TABLE, type LayerMeta } from './schema.ts'
 import { fromColumn, toColumn, ValueError, type SqlValue } from './values.ts'
 import type { DumpOptions, Selection } from './query.ts'
@@ -368,7 +369,7 @@ function whereSql(sel: Selection | undefined): string {
 
 /** Runs `fn` with the selection's intersects geometry visible to `outpost_intersects`. */
 function withFilter<T>(layer: Layer, sel: Selection | undefined, fn: () => T): T {
-  layer.filter = sel?.intersects
+  layer.filter = sel?.intersects && flatten(sel.intersects)
   try {
     return fn()
   } finally {

@@ -3,7 +3,8 @@ import { parseWkt, toWkt } from '../../sw/geo/wkt.ts'
 import { readWkb, toWkb } from '../../sw/geo/wkb.ts'
 import { decodeGpkg, encodeGpkg, gpkgBbox } from '../../sw/geo/gpkg.ts'
 import { layerTypeOf, type Geometry } from '../../sw/geo/geometry.ts'
-import { intersects, areaOf, lengthOf } from '../../sw/geo/measure.ts'
+import { areaOf, lengthOf } from '../../sw/geo/measure.ts'
+import { flatten, intersects as flatIntersects } from '../../sw/geo/flat.ts'
 import { reproject, UnknownSrsError } from '../../sw/geo/reproject.ts'
 
 const SAMPLES: [string, string][] = [
@@ -73,6 +74,9 @@ describe('geo/wkb and geo/gpkg', () => {
     expect(() => decodeGpkg(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]))).toThrow(/GeoPackage/)
   })
 })
+
+/** The kernel's predicate on two geometries. */
+const intersects = (a: Geometry, b: Geometry) => flatIntersects(flatten(a), flatten(b))
 
 describe('geo/measure', () => {
   const g = (wkt: string) => parseWkt(wkt) as Geometry
