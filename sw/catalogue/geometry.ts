@@ -8,6 +8,7 @@
 import { emptyShape, flatten, FlatError, isEmpty, type FlatShape, type GeoJsonLike, type Project } from '../geo/flat.ts'
 import { readWkt } from '../geo/wkt.ts'
 import { transformer, UnknownSrsError } from '../geo/reproject.ts'
+import { loadProjection, type EpsgSource } from '../geo/srs.ts'
 
 export class GeometryError extends Error {}
 
@@ -19,10 +20,20 @@ export function sridOf(text: string): number | undefined {
   return m ? Number(m[1]) : undefined
 }
 
+/** Loads the projections the EWKT texts name, so that `parseGeometry` can reproject them. */
+export async function loadSrids(texts: Iterable<unknown>, epsg: EpsgSource): Promise<void> {
+  const srids = new Set<number>()
+  for (const t of texts) {
+    const srid = typeof t === 'string' ? sridOf(t) : undefined
+    if (srid !== undefined) srids.add(srid)
+  }
+  for (const srid of srids) await loadProjection(srid, epsg)
+}
+
 /**
  * Parses the text of a filter or a stored field. Keywords are case-insensitive (GEOS accepts
  * `polygon(...)`); a missing SRID means 4326; another SRID is reprojected to 4326 (its
- * projection must have been loaded, see `geo/projections`).
+ * projection must have been loaded: `loadSrids`).
  */
 export function parseGeometry(text: string): FlatShape {
   let body = text.trim()

@@ -12,10 +12,10 @@ import type { RouteTable } from '../core/routes.ts'
 import { lastValue } from '../core/validate.ts'
 import { authenticationFailed, drfBody, filterError, invalidChoice, methodNotAllowed, notAcceptable, notFound } from './errors.ts'
 import type { FlatShape as Shape } from '../geo/flat.ts'
-import { GeometryError, parseGeometry } from './geometry.ts'
+import { GeometryError, loadSrids, parseGeometry } from './geometry.ts'
 import { drfJson, filterServices, matchesTerms, type CatalogueIndex, type Entry, type OrderField } from './index.ts'
 import { accepts, ALLOW, corsHeaders, drfResponse, nonNegativeOffset, origin, pageLink, positiveLimit, pyInt } from './http.ts'
-import { readImport, SERVICE_TYPES, STATUSES } from './records.ts'
+import { SERVICE_TYPES, STATUSES } from './records.ts'
 import { catalogueOf, type Catalogue } from './service.ts'
 
 type Params = URLSearchParams
@@ -79,6 +79,8 @@ function ordering<F extends string>(q: Params, fields: readonly F[], fallback: A
     .map((t): [F, boolean] => [t.replace(/^-/, '') as F, t.startsWith('-')])
   return out.length ? out : fallback
 }
+
+const GEOMETRY_PARAMS = ['intersects_extent', 'intersects_boundary']
 
 function geometryParam(q: Params, name: string): Shape | undefined {
   const raw = param(q, name)
@@ -243,6 +245,7 @@ function dispatch(r: Route) {
       // JSON stands in for the Browsable API (`format=api`); other formats are unknown.
       if (format !== undefined && (r.png || (format !== 'json' && format !== 'api'))) throw notFound()
       if (!accepts(c.req.header('accept') ?? null, r.png ? ['image/png'] : ['application/json', 'text/html'])) throw notAcceptable()
+      await loadSrids(GEOMETRY_PARAMS.map((p) => param(q, p)), c.get('platform').epsg)
       return await r.view(c, await catalogueOf(c.get('services')), q)
     } catch (err) {
       return renderError(err)
@@ -285,7 +288,7 @@ export function mountCatalogue(app: Hono<AppEnv>, routes: RouteTable): void {
   routes.add('outpost.catalogue.import', '/api/component/outpost/catalogue/import', ['GET', 'POST'], async (c) => {
     if (!c.get('user').isAdmin) throw forbidden('Only an administrator can replace the geoservice catalogue.')
     const cat = await catalogueOf(c.get('services'))
-    if (c.req.method === 'POST') await cat.replace(readImport(await readJsonObject(c.req.raw)), 'import')
+    if (c.req.method === 'POST') await cat.import(await readJsonObject(c.req.raw))
     const ix = cat.index
     return json({ geoservices: ix.entries.length, icons: ix.icons.length, geoservice_status: ix.statuses.length })
   })

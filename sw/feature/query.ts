@@ -9,7 +9,7 @@ import { lastValue, queryBool, queryInt } from '../core/validate.ts'
 import type { Field } from '../classes/vector_layer/fields.ts'
 import { parseWkt } from '../geo/wkt.ts'
 import { bboxOf, type Geometry } from '../geo/geometry.ts'
-import { projectionOf } from '../geo/srs.ts'
+import { loadProjection, type EpsgSource } from '../geo/srs.ts'
 import { columnOf, RTREE_TABLE, type LayerMeta } from './schema.ts'
 import { filterValue, type BigintFormat, type DtFormat, type SqlValue } from './values.ts'
 import { geometryNotValid, unknownField, unknownSrs } from './errors.ts'
@@ -37,14 +37,14 @@ function choice<T extends string>(params: URLSearchParams, name: string, allowed
   return v as T
 }
 
-/** An EPSG code from the query that reprojection knows; 422 otherwise. */
-export function querySrs(params: URLSearchParams, name = 'srs'): number | undefined {
+/** An EPSG code from the query, loaded for reprojection from the host's index; 422 when unknown. */
+export async function querySrs(params: URLSearchParams, epsg: EpsgSource, name = 'srs'): Promise<number | undefined> {
   const id = queryInt(params, name)
-  if (id !== undefined && !projectionOf(id)) throw unknownSrs(id, name)
+  if (id !== undefined && !(await loadProjection(id, epsg))) throw unknownSrs(id, name)
   return id
 }
 
-export function dumpOptions(params: URLSearchParams, meta: LayerMeta): DumpOptions {
+export async function dumpOptions(params: URLSearchParams, meta: LayerMeta, epsg: EpsgSource): Promise<DumpOptions> {
   const fieldsParam = lastValue(params, 'fields')
   const wanted = fieldsParam === undefined ? undefined : new Set(fieldsParam.split(',').filter(Boolean))
   const extParam = lastValue(params, 'extensions')
@@ -52,7 +52,7 @@ export function dumpOptions(params: URLSearchParams, meta: LayerMeta): DumpOptio
   return {
     geom: queryBool(params, 'geom', true),
     geomFormat: choice(params, 'geom_format', ['wkt', 'geojson'] as const, 'wkt'),
-    srs: querySrs(params),
+    srs: await querySrs(params, epsg),
     dt: choice(params, 'dt_format', ['obj', 'iso'] as const, 'obj'),
     bigint: choice(params, 'bigint_format', ['compat', 'string', 'number'] as const, 'compat'),
     fields: wanted ? meta.fields.filter((f) => wanted.has(f.keyname)) : meta.fields,

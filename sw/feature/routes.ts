@@ -39,11 +39,11 @@ async function writable(c: Context<AppEnv>): Promise<LayerMeta> {
   return meta
 }
 
-function writeOptions(c: Context<AppEnv>): WriteOptions {
+async function writeOptions(c: Context<AppEnv>): Promise<WriteOptions> {
   const params = paramsOf(c)
   const fmt = lastValue(params, 'geom_format') ?? 'wkt'
   if (fmt !== 'wkt' && fmt !== 'geojson') throw validationError(`Invalid value '${fmt}' of geom_format; expected wkt or geojson.`)
-  return { srs: querySrs(params), geomFormat: fmt, geomNull: queryBool(params, 'geom_null', false) }
+  return { srs: await querySrs(params, c.get('platform').epsg), geomFormat: fmt, geomNull: queryBool(params, 'geom_null', false) }
 }
 
 /** Runs one layer write; `inputs` whose `extensions.attachment` items carry uploads get them staged first. */
@@ -70,7 +70,7 @@ export function mountFeature(routes: RouteTable): void {
         const body = await getBody(c)
         const { meta, layer } = await open(c)
         const params = paramsOf(c)
-        const opts = dumpOptions(params, meta)
+        const opts = await dumpOptions(params, meta, c.get('platform').epsg)
         const sel = selection(params, meta, body)
         const order = ordering(params, meta)
         const { limit, offset } = paging(params)
@@ -79,7 +79,7 @@ export function mountFeature(routes: RouteTable): void {
       case 'POST': {
         const body = await readJson(c.req.raw)
         const meta = await writable(c)
-        const input = parseInput(body, meta, writeOptions(c), '$')
+        const input = parseInput(body, meta, await writeOptions(c), '$')
         const id = await write(c, meta, (w) => w.create(input), [input])
         return json({ id })
       }
@@ -87,7 +87,7 @@ export function mountFeature(routes: RouteTable): void {
         const body = await readJson(c.req.raw)
         const meta = await writable(c)
         const items = expectKind<unknown[]>('array', body, '$')
-        const opts = writeOptions(c)
+        const opts = await writeOptions(c)
         // Everything is parsed before anything is written: one bad item fails the batch.
         type Op = { id: number; del: true } | { id: number | undefined; input: FeatureInput }
         const ops = items.map((raw, i): Op => {
@@ -132,7 +132,7 @@ export function mountFeature(routes: RouteTable): void {
     const fid = fidOf(c)
     if (c.req.method === 'GET') {
       const { meta, layer } = await open(c)
-      const opts = dumpOptions(paramsOf(c), meta)
+      const opts = await dumpOptions(paramsOf(c), meta, c.get('platform').epsg)
       const [feature] = await layer.db.read((db) => listFeatures(db, layer, meta, opts, { fid }))
       if (!feature) throw featureNotFound(meta.resourceId, fid)
       return json(feature)
@@ -140,7 +140,7 @@ export function mountFeature(routes: RouteTable): void {
     if (c.req.method === 'PUT') {
       const body = await readJson(c.req.raw)
       const meta = await writable(c)
-      const input = parseInput(body ?? {}, meta, writeOptions(c), '$')
+      const input = parseInput(body ?? {}, meta, await writeOptions(c), '$')
       await write(c, meta, (w) => w.update(fid, input), [input])
       return json({ id: fid })
     }
@@ -156,7 +156,7 @@ export function mountFeature(routes: RouteTable): void {
   })
 
   routes.add('feature_layer.feature.geometry_info', '/api/resource/{id}/feature/{fid}/geometry_info', 'GET', async (c) => {
-    const srs = querySrs(paramsOf(c))
+    const srs = await querySrs(paramsOf(c), c.get('platform').epsg)
     const { meta, layer } = await open(c)
     const blob = await layer.db.read((db) => geometryOf(db, meta, fidOf(c)))
     return json(geometryInfo(blob, meta, srs))

@@ -6,6 +6,8 @@ import { layerTypeOf, type Geometry } from '../../sw/geo/geometry.ts'
 import { areaOf, lengthOf } from '../../sw/geo/measure.ts'
 import { flatten, intersects as flatIntersects } from '../../sw/geo/flat.ts'
 import { reproject, UnknownSrsError } from '../../sw/geo/reproject.ts'
+import { loadProjection, projectionOf } from '../../sw/geo/srs.ts'
+import { nodeEpsg } from '../../sw/host/node-epsg.ts'
 
 const SAMPLES: [string, string][] = [
   ['POINT (1 2)', 'POINT(1 2)'],
@@ -102,7 +104,11 @@ describe('geo/measure', () => {
 })
 
 describe('geo/reproject', () => {
-  it('projects between known systems, including generated UTM zones, and refuses unknown codes', () => {
+  it('projects between known systems, including UTM zones of the EPSG index, and refuses unknown codes', async () => {
+    expect(projectionOf(32637)).toBeUndefined() // not loaded yet
+    expect((await loadProjection(32637, nodeEpsg))?.displayName).toBe('WGS 84 / UTM zone 37N (EPSG:32637)')
+    expect(await loadProjection(999999, nodeEpsg)).toBeUndefined()
+    expect(await loadProjection(27700, nodeEpsg)).toBeUndefined() // needs an NTv2 grid that is not shipped
     const p = reproject(g4326('POINT(37.6173 55.7558)'), 4326, 32637) as { coordinates: number[] }
     expect(p.coordinates[0]).toBeGreaterThan(413_000)
     expect(p.coordinates[0]).toBeLessThan(413_500)
