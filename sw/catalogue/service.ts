@@ -4,10 +4,10 @@
  * filled with the built-in catalogue when new), the in-memory index over it, and the
  * all-or-nothing replacement by an import.
  */
-import type { Services } from '../services.ts'
+import type { Platform } from '../platform/platform.ts'
 import { Database, type SqlDb } from '../store/database.ts'
 import { CatalogueIndex } from './index.ts'
-import { coverResize, decodeRgba, encodeRgba } from './png.ts'
+import { coverResize, decodeRgba, encodeRgba } from '../image/png.ts'
 import type { CatalogueData, Detail } from './records.ts'
 import { migrateCatalogue } from './schema.ts'
 import { builtinDefaultIcon, defaultCatalogue } from './default-catalogue.ts'
@@ -28,8 +28,8 @@ export class Catalogue {
     this.#epsg = epsg
   }
 
-  static async open(services: Services): Promise<Catalogue> {
-    const { platform } = services
+  /** Opens the catalogue's database, filled with the built-in catalogue when new. */
+  static async open(platform: Platform): Promise<Catalogue> {
     const db = await Database.open(await platform.sqlite(), platform.store, 'catalogue', migrateCatalogue)
     const cat = new Catalogue(db, platform.epsg)
     const seeded = await db.read((d) => d.selectValue(`SELECT value FROM meta WHERE key = 'source'`))
@@ -94,22 +94,4 @@ export class Catalogue {
     this.#resized.set(key, png)
     return png
   }
-}
-
-const opened = new WeakMap<Services, Promise<Catalogue>>()
-
-/** The app's catalogue, opened on first use; a failed open is retried on the next request. */
-export function catalogueOf(services: Services): Promise<Catalogue> {
-  let p = opened.get(services)
-  if (!p) {
-    p = Catalogue.open(services)
-    opened.set(services, p)
-    p.catch(() => opened.delete(services))
-  }
-  return p
-}
-
-/** Replaces the app's catalogue with an import body (the import route and `--catalogue`). */
-export async function importCatalogue(services: Services, body: Record<string, unknown>): Promise<void> {
-  await (await catalogueOf(services)).import(body)
 }

@@ -24,8 +24,6 @@ export interface NodePlatformOptions {
   /** Folder for the data; `undefined` keeps everything in memory. */
   dataDir?: string
   admin: AdminProvision
-  /** Create the demo data set on a fresh database. @default false */
-  demo?: boolean
   log?: (message: string, err?: unknown) => void
   /** Largest accepted upload in bytes. @default FILE_UPLOAD.maxSize */
   uploadMaxSize?: number
@@ -40,7 +38,6 @@ export function nodePlatform(opts: NodePlatformOptions): Platform {
     gdal: createGdalLoader(initGdalNode),
     epsg: nodeEpsg,
     admin: opts.admin,
-    demo: opts.demo ?? false,
     uploadMaxSize: opts.uploadMaxSize,
     now: () => new Date(),
     log: opts.log ?? ((message, err) => console.error(message, err ?? '')),

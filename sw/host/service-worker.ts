@@ -9,6 +9,7 @@
 import { cleanupOutdatedCaches, createHandlerBoundToURL, matchPrecache, precacheAndRoute } from 'workbox-precaching'
 import { NavigationRoute, registerRoute } from 'workbox-routing'
 import { createApp } from '../app.ts'
+import { seedDemo } from '../demo.ts'
 import { isApiPath } from '../core/http.ts'
 import type { Platform } from '../platform/platform.ts'
 import { IdbStore } from '../store/idb.ts'
@@ -49,11 +50,11 @@ const platform: Platform = {
   // Through the wrapped fetch above: the index is precached.
   epsg: swEpsg((input, init) => self.fetch(input, init)),
   admin: { password: 'admin', mustChange: true },
-  demo: true,
   now: () => new Date(),
   log: (message, err) => console.error(message, err ?? ''),
 }
-const app = createApp(platform)
+// A fresh browser database starts with the demo data set.
+const app = createApp(platform, { setup: seedDemo })
 
 // Registered before Workbox's routes: the first listener to call respondWith wins.
 self.addEventListener('fetch', (event) => {

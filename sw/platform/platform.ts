@@ -28,8 +28,6 @@ export interface Platform {
   /** Looks EPSG codes up in the host's EPSG index (reprojection of any code). */
   readonly epsg: EpsgSource
   readonly admin: AdminProvision
-  /** Create the demo data set on a fresh database. */
-  readonly demo: boolean
   /** Largest accepted upload in bytes; `FILE_UPLOAD.maxSize` when absent (tests set a small one). */
   readonly uploadMaxSize?: number
   /** Current time; injected so tests can fix it. */

@@ -1,19 +1,21 @@
 /**
- * @module feature/layers
- * Opens each vector layer's database on first use and keeps it per app, keeps its columns
- * in step with the field list, and drops it when the layer resource is gone: the class's
- * `remove` hook runs inside the main transaction, so the drop is queued behind that write
- * and happens only if the resource is really gone after it; a sweep at first use removes
- * images left behind by a worker stopped in between.
+ * @module classes/vector_layer/layers
+ * The vector layers of one app: each layer's database is opened on first use and kept, its
+ * columns kept in step with the field list, and dropped after the transaction that deleted
+ * the layer resource has committed (the class's delete hook returns that drop); a sweep at
+ * first use removes images left behind by a worker stopped in between.
  */
-import type { Services } from '../services.ts'
-import { Database, type SqlDb } from '../store/database.ts'
-import { listFields } from '../classes/vector_layer/fields.ts'
-import { resourceNotFound } from '../resource/errors.ts'
-import { decodeGpkg } from '../geo/gpkg.ts'
-import { flatten, intersects, type FlatShape } from '../geo/flat.ts'
-import { fieldsSignature, migrateLayer, registerFunctions, syncColumns, type LayerMeta } from './schema.ts'
+import { Database } from '../../store/database.ts'
+import { decodeGpkg } from '../../geo/gpkg.ts'
+import { flatten, intersects, type FlatShape } from '../../geo/flat.ts'
+import type { FeatureLayer, FeatureLayerProvider, FeatureRead, FeatureWrite, LayerMeta } from '../../feature/types.ts'
+import type { ClassEnv } from '../types.ts'
+import { listFields } from './fields.ts'
+import { fieldsSignature, migrateLayer, registerFunctions, syncColumns } from './schema.ts'
+import { LayerReader } from './reader.ts'
+import { LayerWriter } from './writer.ts'
 
+export const CLASS = 'vector_layer'
 export const imageName = (resourceId: number) => `layer-${resourceId}`
 
 /** An open layer database with what queries need to know about it. */
@@ -25,39 +27,63 @@ export class Layer {
   constructor(readonly resourceId: number, readonly db: Database) {}
 }
 
-/** Main databases' handles → their registry, so the class hook can find it. */
-const BY_MAIN = new WeakMap<SqlDb, LayerRegistry>()
-const BY_SERVICES = new WeakMap<Services, LayerRegistry>()
+/** A layer as the feature component sees it: metadata, reads and writes. */
+class VectorFeatureLayer implements FeatureLayer {
+  constructor(readonly meta: LayerMeta, readonly layer: Layer, readonly now: () => Date) {}
 
-export class LayerRegistry {
+  read<T>(fn: (tx: FeatureRead) => T): Promise<T> {
+    return this.layer.db.read((db) => fn(new LayerReader(db, this.layer, this.meta)))
+  }
+
+  write<T>(fn: (tx: FeatureWrite) => T): Promise<T> {
+    return this.layer.db.write((db) => {
+      const w = new LayerWriter(db, this.layer, this.meta, this.now().toISOString().slice(0, 19), this.layer.db.sqlite)
+      try {
+        const r = fn(w)
+        w.finish()
+        return r
+      } catch (err) {
+        w.abort()
+        throw err
+      }
+    })
+  }
+}
+
+export class LayerStore implements FeatureLayerProvider {
   #layers = new Map<number, Promise<Layer>>()
   #metas = new Map<number, { version: number; meta: LayerMeta }>()
   #swept: Promise<void> | undefined
 
-  constructor(readonly services: Services) {}
+  constructor(readonly env: ClassEnv) {}
 
-  /** The layer's metadata from the main db; 404 when `id` is not a vector layer. */
-  async meta(id: number): Promise<LayerMeta> {
+  /** The layer's metadata from the main db; `undefined` when `id` is not a vector layer. */
+  async meta(id: number): Promise<LayerMeta | undefined> {
     // Read once per version of the main db: most requests of a session change nothing there.
-    const { main } = this.services
+    const { main } = this.env
     const hit = this.#metas.get(id)
     if (hit && hit.version === main.version) return hit.meta
     const version = main.version
     const meta = await main.read((db) => {
-      BY_MAIN.set(db, this)
       const row = db.selectObject(`SELECT cls, data FROM resource WHERE id = ?`, [id]) as { cls: string; data: string } | undefined
-      if (!row || row.cls !== 'vector_layer') throw resourceNotFound(id)
+      if (!row || row.cls !== CLASS) return undefined
       const data = JSON.parse(row.data) as { srs: number; geometry_type: string }
       return { resourceId: id, srs: data.srs, geometryType: data.geometry_type, fields: listFields(db, id) }
     })
     // Kept only if no write landed in between (the read queued behind it otherwise).
-    if (main.version === version) this.#metas.set(id, { version, meta })
+    if (meta && main.version === version) this.#metas.set(id, { version, meta })
     return meta
   }
 
+  async open(id: number): Promise<FeatureLayer | undefined> {
+    const meta = await this.meta(id)
+    if (!meta) return undefined
+    return new VectorFeatureLayer(meta, await this.#layer(meta), () => this.env.platform.now())
+  }
+
   /** The open layer database of `meta`, its columns matching `meta.fields`. */
-  async open(meta: LayerMeta): Promise<Layer> {
-    await (this.#swept ??= this.#sweep().catch((err) => this.services.platform.log('Layer sweep failed', err)))
+  async #layer(meta: LayerMeta): Promise<Layer> {
+    await (this.#swept ??= this.#sweep().catch((err) => this.env.platform.log('Layer sweep failed', err)))
     let p = this.#layers.get(meta.resourceId)
     if (!p) {
       p = this.#open(meta)
@@ -74,35 +100,28 @@ export class LayerRegistry {
   }
 
   async #open(meta: LayerMeta): Promise<Layer> {
-    const { platform } = this.services
-    const sqlite = await platform.sqlite()
-    let layer: Layer | undefined
+    const { platform } = this.env
     let created = false
-    const db = await Database.open(sqlite, platform.store, imageName(meta.resourceId), (sql) => {
+    const db = await Database.open(await platform.sqlite(), platform.store, imageName(meta.resourceId), (sql) => {
       created = sql.selectValue(`SELECT 1 FROM sqlite_master WHERE name = 'layer_meta'`) === undefined
       migrateLayer(sql, meta)
     })
-    layer = new Layer(meta.resourceId, db)
+    const layer = new Layer(meta.resourceId, db)
     // An existing image may predate a field change; a fresh one was made with these fields.
     if (created) layer.signature = fieldsSignature(meta.fields)
-    const l = layer
     await db.read((sql) => registerFunctions(sql, (blob) => {
-      const g = l.filter && decodeGpkg(blob)
-      return !!g && intersects(flatten(g), l.filter!)
+      const g = layer.filter && decodeGpkg(blob)
+      return !!g && intersects(flatten(g), layer.filter!)
     }))
     return layer
   }
 
-  /** Closes and deletes the layer's database if resource `id` no longer exists. */
-  scheduleDrop(id: number): void {
-    void this.services.main.read(async (db) => {
-      if (db.selectValue(`SELECT 1 FROM resource WHERE id = ?`, [id])) return
-      await this.#drop(id)
-    }).catch((err) => this.services.platform.log(`Dropping layer ${id} failed`, err))
-  }
-
-  async #drop(id: number): Promise<void> {
-    const { store } = this.services.platform
+  /**
+   * Closes and deletes the database of layer `id`, whose resource is gone (the delete hook's
+   * after-commit action).
+   */
+  async drop(id: number): Promise<void> {
+    const { store } = this.env.platform
     const p = this.#layers.get(id)
     this.#layers.delete(id)
     this.#metas.delete(id)
@@ -121,38 +140,20 @@ export class LayerRegistry {
 
   /** The saved database of layer `id` opened as it is (no migration), or `undefined`. */
   async #openExisting(id: number): Promise<Database | undefined> {
-    const { platform } = this.services
+    const { platform } = this.env
     if (!(await platform.store.listImages()).includes(imageName(id))) return undefined
     return Database.open(await platform.sqlite(), platform.store, imageName(id), () => {})
   }
 
   /** Deletes layer images whose resource is gone (a drop interrupted by a stopped worker). */
   async #sweep(): Promise<void> {
-    const names = await this.services.platform.store.listImages()
+    const names = await this.env.platform.store.listImages()
     const ids = names.map((n) => /^layer-(\d+)$/.exec(n)?.[1]).filter((x): x is string => !!x).map(Number)
     if (!ids.length) return
-    await this.services.main.read(async (db) => {
+    await this.env.main.read(async (db) => {
       for (const id of ids) {
-        if (!db.selectValue(`SELECT 1 FROM resource WHERE id = ? AND cls = 'vector_layer'`, [id])) await this.#drop(id)
+        if (!db.selectValue(`SELECT 1 FROM resource WHERE id = ? AND cls = ?`, [id, CLASS])) await this.drop(id)
       }
     })
   }
-}
-
-/** The layer registry of an app (one per `Services`). */
-export function layersOf(services: Services): LayerRegistry {
-  let r = BY_SERVICES.get(services)
-  if (!r) {
-    r = new LayerRegistry(services)
-    BY_SERVICES.set(services, r)
-  }
-  return r
-}
-
-/**
- * Called by the vector layer class while the main transaction that deletes `id` runs.
- * Without a registry no layer database is open; the next sweep removes the image.
- */
-export function layerRemoved(main: SqlDb, id: number): void {
-  BY_MAIN.get(main)?.scheduleDrop(id)
 }
