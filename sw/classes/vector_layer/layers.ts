@@ -7,25 +7,17 @@
  */
 import { Database } from '../../store/database.ts'
 import { decodeGpkg } from '../../geo/gpkg.ts'
-import { flatten, intersects, type FlatShape } from '../../geo/flat.ts'
+import { flatten, intersects } from '../../geo/flat.ts'
 import type { FeatureLayer, FeatureLayerProvider, FeatureRead, FeatureWrite, LayerMeta } from '../../feature/types.ts'
 import type { ClassEnv } from '../types.ts'
 import { listFields } from './fields.ts'
 import { fieldsSignature, migrateLayer, registerFunctions, syncColumns } from './schema.ts'
 import { LayerReader } from './reader.ts'
 import { LayerWriter } from './writer.ts'
+import { Layer } from './layer.ts'
 
 export const CLASS = 'vector_layer'
 export const imageName = (resourceId: number) => `layer-${resourceId}`
-
-/** An open layer database with what queries need to know about it. */
-export class Layer {
-  /** The geometry `outpost_intersects(geom)` tests against during one query. */
-  filter: FlatShape | undefined
-  signature = ''
-
-  constructor(readonly resourceId: number, readonly db: Database) {}
-}
 
 /** A layer as the feature component sees it: metadata, reads and writes. */
 class VectorFeatureLayer implements FeatureLayer {

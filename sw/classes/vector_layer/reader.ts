@@ -13,7 +13,7 @@ import type {
   AttachmentRow, Condition, FeatureFilter, FeatureQuery, FeatureRead, FeatureRow, Field, FieldValue, LayerMeta, RowShape,
 } from '../../feature/types.ts'
 import { columnOf, FEATURE_TABLE, RTREE_TABLE } from './schema.ts'
-import type { Layer } from './layers.ts'
+import type { Layer } from './layer.ts'
 
 type Bind = FieldValue
 

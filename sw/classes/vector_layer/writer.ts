@@ -15,7 +15,7 @@ import type {
 } from '../../feature/types.ts'
 import { columnOf, FEATURE_TABLE, RTREE_TABLE } from './schema.ts'
 import { binding, LayerReader } from './reader.ts'
-import type { Layer } from './layers.ts'
+import type { Layer } from './layer.ts'
 
 /** Fewest new boxes worth rebuilding the spatial index for. */
 const BULK_INDEX_MIN = 256
