@@ -5,8 +5,8 @@
  * (unsaved form input survives the reload: forms keep drafts).
  *
  * The way there is reported step by step (the splash shows it): registering, then the new
- * worker's states on a first visit (installing → installed → activating → activated), then
- * controlled. While it installs, the files it has saved for offline use so far are counted.
+ * worker's states on a first visit (installing → installed → activating; it claims the page
+ * while activating), then controlled. While it installs, the files it has saved for offline use so far are counted.
  */
 
 /** How often a long-open app looks for a new version. */
@@ -28,8 +28,8 @@ async function precachedFiles(): Promise<number> {
   return n
 }
 
-/** Reports `worker`'s states until it is activated (or gone). */
-function follow(worker: ServiceWorker, onStep: NonNullable<RegisterOptions['onStep']>): void {
+/** Reports `worker`'s states until the returned function is called. */
+function follow(worker: ServiceWorker, onStep: NonNullable<RegisterOptions['onStep']>): () => void {
   let timer: ReturnType<typeof setInterval> | undefined
   const report = () => {
     const state = worker.state
@@ -43,6 +43,10 @@ function follow(worker: ServiceWorker, onStep: NonNullable<RegisterOptions['onSt
   }
   report()
   worker.addEventListener('statechange', report)
+  return () => {
+    worker.removeEventListener('statechange', report)
+    clearInterval(timer)
+  }
 }
 
 export async function registerBackend(opts: RegisterOptions = {}): Promise<void> {
@@ -52,9 +56,9 @@ export async function registerBackend(opts: RegisterOptions = {}): Promise<void>
   onStep('registering')
   const registration = await navigator.serviceWorker.register(url, { type: 'module', scope: '/' })
   if (!navigator.serviceWorker.controller) {
-    // First visit: the new worker claims this page when it activates.
+    // First visit: the new worker claims this page while it activates.
     const worker = registration.installing ?? registration.waiting ?? registration.active
-    if (worker) follow(worker, onStep)
+    const stop = worker ? follow(worker, onStep) : () => undefined
     await navigator.serviceWorker.ready
     if (!navigator.serviceWorker.controller) {
       await new Promise<void>((resolve) => {
@@ -62,6 +66,8 @@ export async function registerBackend(opts: RegisterOptions = {}): Promise<void>
         setTimeout(resolve, 5000)
       })
     }
+    // Its 'activated' comes after the claim: from here on the splash shows the app starting.
+    stop()
     if (!navigator.serviceWorker.controller) {
       window.location.reload()
       return

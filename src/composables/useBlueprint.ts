@@ -6,9 +6,10 @@
 import { shallowRef } from 'vue'
 import { getBlueprint, type BlueprintClass } from '../api/resource.ts'
 
-/** Classes in the blueprint's `order`, then by label: the order of the "New" menu. */
+/** Classes in the blueprint's `order` (those without one last), then by label: the order of the "New" menu. */
 export function sortClasses(classes: readonly BlueprintClass[]): BlueprintClass[] {
-  return [...classes].sort((a, b) => (a.order ?? 0) - (b.order ?? 0) || a.label.localeCompare(b.label))
+  const order = (c: BlueprintClass) => c.order ?? Number.MAX_SAFE_INTEGER
+  return [...classes].sort((a, b) => order(a) - order(b) || a.label.localeCompare(b.label))
 }
 
 const classes = shallowRef<BlueprintClass[]>([])
