@@ -150,12 +150,25 @@ test('the tree from the keyboard: one tab stop, arrows, Home, End, Enter (WAI-AR
 })
 
 test('the New menu lists the classes of the server\'s blueprint; a class without a form of its own gets the generic one', async ({ page }) => {
+  // A class the server would announce later, added to its blueprint answer inside the page
+  // (the worker serves the API, so Playwright's routing cannot): the menu offers it unchanged.
+  await page.addInitScript(() => {
+    const original = window.fetch.bind(window)
+    window.fetch = async (input, init) => {
+      const res = await original(input, init)
+      if (!new Request(input, init).url.endsWith('/api/component/resource/blueprint')) return res
+      const body = await res.json()
+      body.resources.survey_form = { identity: 'survey_form', label: 'Survey form', order: 50, interfaces: [], scopes: ['resource'] }
+      return new Response(JSON.stringify(body), { status: res.status, headers: res.headers })
+    }
+  })
   await openApp(page)
   await firstLogin(page)
   await pick(page, 'Main resource group')
   await page.getByTestId('action-create').click()
   const blueprint = await page.evaluate(async () => (await (await fetch('/api/component/resource/blueprint')).json()).resources as
     Record<string, { identity: string; label: string; order?: number }>)
+  expect(blueprint.survey_form).toBeDefined()
   const expected = Object.values(blueprint).sort((a, b) => (a.order ?? 1e9) - (b.order ?? 1e9) || a.label.localeCompare(b.label))
   await expect(page.getByTestId('create-cls').locator('option')).toHaveText(expected.map((c) => c.label))
   expect(await page.getByTestId('create-cls').locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value)))
@@ -168,4 +181,10 @@ test('the New menu lists the classes of the server\'s blueprint; a class without
   await page.getByTestId('create-cls').selectOption('lookup_table')
   await expect(page.getByTestId('lookup-editor')).toBeVisible()
   await expect(page.getByTestId('fields-editor')).toHaveCount(0)
+  // The new class gets the generic form; this server does not know it and says so in the form.
+  await page.getByTestId('create-cls').selectOption({ label: 'Survey form' })
+  await expect(page.getByTestId('lookup-editor')).toHaveCount(0)
+  await page.getByTestId('create-display-name').fill('Spring survey')
+  await page.getByTestId('create-submit').click()
+  await expect(page.getByTestId('form-error-message')).toContainText(`Resource class 'survey_form' is not supported`)
 })
