@@ -4,6 +4,7 @@ import { VitePWA } from 'vite-plugin-pwa'
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { epsgDefinition } from './sw/geo/srs.ts'
+import { appIcons, MANIFEST_ICONS } from './scripts/app-icons.ts'
 
 // GDAL's .wasm and .data go to dist/gdal/ as they are: the worker fetches them on first use.
 const GDAL_DIR = 'node_modules/gdal3.js/dist/package'
@@ -59,6 +60,7 @@ export default defineConfig({
     vue(),
     gdalFiles(),
     epsgFile(),
+    appIcons(),
     VitePWA({
       strategies: 'injectManifest',
       srcDir: 'sw/host',
@@ -72,10 +74,7 @@ export default defineConfig({
         background_color: '#ffffff',
         display: 'standalone',
         start_url: '/',
-        icons: [
-          { src: '/icons/icon-192.png', sizes: '192x192', type: 'image/png' },
-          { src: '/icons/icon-512.png', sizes: '512x512', type: 'image/png' },
-        ],
+        icons: MANIFEST_ICONS,
       },
       injectManifest: {
         rollupFormat: 'es',
