@@ -19,7 +19,7 @@ import type { Database } from '../store/database.ts'
 import type { FeatureLayerProvider } from '../feature/types.ts'
 import type { ResourceKind } from '../resource/class.ts'
 
-export type { AfterCommit, ClassContext, ClassData } from '../resource/class.ts'
+export type { AfterCommit, ClassContext, ClassData, Prepared, PrepareEnv } from '../resource/class.ts'
 
 /** What a class's capabilities get from the app they serve. */
 export interface ClassEnv {

@@ -8,6 +8,7 @@
  * numbers (bigint past 2^53), dates and times as ISO text, booleans as 0/1.
  */
 import type { Bbox, Geometry } from '../geo/geometry.ts'
+import type { HistoryRead, HistoryWrite } from './history-types.ts'
 
 export const FIELD_TYPES = ['INTEGER', 'BIGINT', 'REAL', 'STRING', 'DATE', 'TIME', 'DATETIME', 'BOOLEAN'] as const
 export type FieldType = (typeof FIELD_TYPES)[number]
@@ -36,6 +37,8 @@ export interface LayerMeta {
   /** NGW's geometry type: `POINT`, `MULTIPOLYGONZ`… */
   geometryType: string
   fields: Field[]
+  /** Present when the layer keeps versions (reference §12); its epoch. */
+  versioning?: { epoch: number }
 }
 
 /** One parsed feature body. `undefined` members are left as they are. */
@@ -84,6 +87,8 @@ export interface FeatureQuery {
   offset?: number
   /** Only this feature. */
   fid?: number
+  /** Read the layer as it was at this version (`?version=`; versioned layers only). */
+  version?: number
 }
 
 /** Which parts of each feature a listing reads. */
@@ -97,6 +102,8 @@ export interface RowShape {
 
 export interface FeatureRow {
   fid: number
+  /** The version that last changed the feature (versioned layers). */
+  vid?: number
   /** `null` without a geometry or when the shape did not ask for it. */
   geom: Geometry | null
   /** Values of `shape.fields`, canonical. */
@@ -109,6 +116,8 @@ export interface FeatureRow {
 export interface AttachmentRow {
   id: number; fid: number; keyname: string | null; name: string | null; size: number; mime_type: string
   description: string | null; file_meta: string | null; blob_id: string
+  /** The id of its current file (the changes feed's `fileobj`). */
+  fileobj: number | null
 }
 
 /** The writable attributes of an attachment; `undefined` members stay as they are. */
@@ -127,7 +136,7 @@ export interface AttachmentFile {
 }
 
 /** Reads inside one consistent snapshot of a layer. */
-export interface FeatureRead {
+export interface FeatureRead extends HistoryRead {
   list(q: FeatureQuery, shape: RowShape): FeatureRow[]
   count(filter?: FeatureFilter): number
   /** Bounds of the selected geometries in the layer's SRS; `null` when there are none. */
@@ -138,15 +147,19 @@ export interface FeatureRead {
   /** Attachments by fid, each list in id order; `fids` absent = every feature's. */
   attachments(fids?: number[]): Map<number, AttachmentRow[]>
   attachment(fid: number, aid: number): AttachmentRow | undefined
+  /** Attachments at version `version` (point-in-time reads), by fid. */
+  attachmentsAt(fids: number[], version: number): Map<number, AttachmentRow[]>
 }
 
 /** Writes inside one durable transaction of a layer: all of them or none. */
-export interface FeatureWrite extends FeatureRead {
+export interface FeatureWrite extends FeatureRead, HistoryWrite {
   /** Queues a new feature (its attachments aside) and returns its fid. */
   create(input: FeatureInput): number
   /** `false` when there is no such feature. */
   update(fid: number, input: FeatureInput): boolean
   delete(fid: number): boolean
+  /** Brings a deleted feature back with its last values, then applies `input`; `false` when it is not deleted. */
+  restore(fid: number, input: FeatureInput): boolean
   deleteAll(): void
   addAttachment(fid: number, fields: AttachmentFields, file: AttachmentFile): number
   /** A new `file` replaces the old one, whose blob becomes an orphan. */
@@ -156,11 +169,16 @@ export interface FeatureWrite extends FeatureRead {
   readonly orphanBlobs: readonly string[]
 }
 
+/** Who makes a write: recorded with the version it creates. */
+export interface WriteActor {
+  userId?: number
+}
+
 /** An open feature layer. */
 export interface FeatureLayer {
   readonly meta: LayerMeta
   read<T>(fn: (tx: FeatureRead) => T): Promise<T>
-  write<T>(fn: (tx: FeatureWrite) => T): Promise<T>
+  write<T>(fn: (tx: FeatureWrite) => T, actor?: WriteActor): Promise<T>
 }
 
 /** The capability a resource class provides (`capabilities.featureLayer`). */

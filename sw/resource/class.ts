@@ -13,6 +13,27 @@ export interface ClassContext {
   db: SqlDb
   user: Principal
   now: Date
+  /** What the class's `prepare` made for this create or change, if it has one. */
+  prepared?: Prepared
+}
+
+/** What `prepare` is told: who asks, and the resource being changed (absent on create). */
+export interface PrepareEnv {
+  user: Principal
+  resourceId?: number
+  signal?: AbortSignal
+}
+
+/**
+ * Work a class did before the main write of a create or change, outside its transaction
+ * (reading a remote server, encrypting a secret); `create` and `update` read what it made
+ * from `ctx.prepared`. Classes extend it with their own members.
+ */
+export interface Prepared {
+  /** Runs once the create's main write committed; when it fails, the new resource is deleted again. */
+  afterCommit?(id: number): Promise<void>
+  /** The main write failed: undoes what was prepared. */
+  discard?(): Promise<void>
 }
 
 /** Class-owned state kept in the resource row's `data` column (JSON). */
@@ -43,6 +64,13 @@ export interface ResourceKind {
   update(ctx: ClassContext, id: number, members: Record<string, unknown>, data: ClassData): ClassData
   /** The class's members of the composite object, by member name. */
   serialize(ctx: ClassContext, id: number, data: ClassData): Record<string, unknown>
+  /**
+   * Optional: asynchronous work before the main write of a create or change (members as
+   * sent); `undefined` when these members need none. Throws `ApiError` on bad input.
+   */
+  prepare?(env: PrepareEnv, members: Record<string, unknown>): Promise<Prepared | undefined>
+  /** Optional: makes ready what `serialize` reads outside the main database, for resources `ids`. */
+  load?(ids: number[]): Promise<void>
   /**
    * Runs inside the main transaction that deletes resource `id` (its rows cascade by
    * themselves). Returns what must happen only once that transaction has committed, such as

@@ -11,8 +11,11 @@ import { requireAdmin } from '../auth/middleware.ts'
 import type { SqlDb } from '../store/database.ts'
 import type { ResourceVariables } from './env.ts'
 import {
-  children, createResource, deleteResource, requireRow, runAfterCommit, serialize, updateResource, type ResourceContext,
+  children, createResource, deleteResource, pickMembers, requireRow, runAfterCommit, serialize, updateResource,
+  type ResourceContext,
 } from './service.ts'
+import type { Prepared } from './class.ts'
+import type { ResourceRow } from './types.ts'
 import { searchResources } from './search.ts'
 import { permissionsOf, SCOPES } from './permissions.ts'
 
@@ -30,34 +33,74 @@ const write = <T>(c: Ctx, fn: (ctx: ResourceContext) => T) =>
 
 const idOf = (c: Ctx) => Number(c.req.param('id'))
 
+/** Lets the classes of `rows` make ready what their serializers read outside the main database. */
+async function load(c: Ctx, rows: ResourceRow[]): Promise<void> {
+  const { classes } = c.get('services')
+  const byCls = new Map<string, number[]>()
+  for (const r of rows) byCls.set(r.cls, [...(byCls.get(r.cls) ?? []), r.id])
+  for (const [cls, ids] of byCls) await classes.get(cls).load?.(ids)
+}
+
+/** The class's asynchronous preparation of a create or change, if it needs one. */
+async function prepare(c: Ctx, cls: string | undefined, body: Record<string, unknown>, resourceId?: number): Promise<Prepared | undefined> {
+  const kind = cls === undefined ? undefined : c.get('services').classes.find(cls)
+  return kind?.prepare?.({ user: c.get('user'), resourceId, signal: c.req.raw.signal }, pickMembers(body, kind.members))
+}
+
+/** Runs the main write with what was prepared; a failed write discards it. */
+async function writePrepared<T>(c: Ctx, prepared: Prepared | undefined, fn: (ctx: ResourceContext) => T): Promise<T> {
+  try {
+    return await write(c, (ctx) => fn({ ...ctx, prepared }))
+  } catch (err) {
+    await prepared?.discard?.()
+    throw err
+  }
+}
+
 export function mountResource(routes: Routes<ResourceVariables>): void {
   const collection = async (c: Ctx) => {
     if (c.req.method === 'POST') {
       const body = await readJsonObject(c.req.raw)
       const parentId = (body.resource as { parent?: { id?: unknown } } | undefined)?.parent?.id
       requireAdmin(c.get('user'), 'manage_children', 'resource', typeof parentId === 'number' ? parentId : 0)
-      return json(await write(c, (ctx) => createResource(ctx, body)), 201)
+      const cls = (body.resource as { cls?: unknown } | undefined)?.cls
+      const prepared = await prepare(c, typeof cls === 'string' ? cls : undefined, body)
+      const created = await writePrepared(c, prepared, (ctx) => createResource(ctx, body))
+      if (prepared?.afterCommit) {
+        try {
+          await prepared.afterCommit(created.id)
+        } catch (err) {
+          // What the create needed after its write failed (a first download): no half-made resource stays.
+          await runAfterCommit(await write(c, (ctx) => deleteResource(ctx, created.id)), c.get('services').platform.log)
+          throw err
+        }
+      }
+      return json(created, 201)
     }
     const params = new URL(c.req.url).searchParams
     const parent = queryInt(params, 'parent')
-    return json(await read(c, (ctx) => {
-      // Without `parent`: the resources with no parent, i.e. the root (reference §4.3).
-      const rows = parent === undefined ? [requireRow(ctx.db, 0)] : children(ctx, parent)
-      return rows.map((r) => serialize(ctx, r))
-    }))
+    // Without `parent`: the resources with no parent, i.e. the root (reference §4.3).
+    const rowsOf = (ctx: ResourceContext) => parent === undefined ? [requireRow(ctx.db, 0)] : children(ctx, parent)
+    await load(c, await read(c, rowsOf))
+    return json(await read(c, (ctx) => rowsOf(ctx).map((r) => serialize(ctx, r))))
   }
   routes.add('resource.collection', '/api/resource/', ['GET', 'POST'], collection)
   routes.add('resource.collection', '/api/resource', 'POST', collection)
 
   routes.add('resource.item', '/api/resource/{id}', ['GET', 'PUT', 'DELETE'], async (c) => {
     const id = idOf(c)
-    if (c.req.method === 'GET') return json(await read(c, (ctx) => serialize(ctx, requireRow(ctx.db, id))))
+    if (c.req.method === 'GET') {
+      await load(c, [await read(c, (ctx) => requireRow(ctx.db, id))])
+      return json(await read(c, (ctx) => serialize(ctx, requireRow(ctx.db, id))))
+    }
     // Read the body before deciding on permissions: a malformed body is a 400 for anyone.
     const body = c.req.method === 'PUT' ? await readJsonObject(c.req.raw) : undefined
-    await read(c, (ctx) => requireRow(ctx.db, id))
+    const row = await read(c, (ctx) => requireRow(ctx.db, id))
     requireAdmin(c.get('user'), c.req.method === 'PUT' ? 'update' : 'delete', 'resource', id)
-    if (body) await write(c, (ctx) => updateResource(ctx, id, body))
-    else await runAfterCommit(await write(c, (ctx) => deleteResource(ctx, id)), c.get('services').platform.log)
+    if (body) {
+      const prepared = await prepare(c, row.cls, body, id)
+      await writePrepared(c, prepared, (ctx) => updateResource(ctx, id, body))
+    } else await runAfterCommit(await write(c, (ctx) => deleteResource(ctx, id)), c.get('services').platform.log)
     return json({})
   })
 
@@ -66,6 +109,7 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
     const ser = lastValue(params, 'serialization') ?? 'resource'
     if (ser !== 'resource' && ser !== 'full') throw invalidParameter('serialization', `Invalid value '${ser}'; expected resource or full.`)
     const breadcrumb = queryBool(params, 'breadcrumb', false)
+    if (ser === 'full') await load(c, await read(c, (ctx) => searchResources(ctx.db, ctx.classes, params).rows))
     return json(await read(c, (ctx) => {
       const res = searchResources(ctx.db, ctx.classes, params)
       const items = res.rows.map((r) => serialize(ctx, r, ser === 'full'))

@@ -168,7 +168,7 @@ export function createResource(ctx: ResourceContext, body: Record<string, unknow
   return { id, parent: { id: parentId } }
 }
 
-function pickMembers(body: Record<string, unknown>, names: string[]): Record<string, unknown> {
+export function pickMembers(body: Record<string, unknown>, names: string[]): Record<string, unknown> {
   return Object.fromEntries(names.map((n) => [n, body[n]]))
 }
 

@@ -9,7 +9,8 @@ import { expectKind, expectObject, expectRef } from '../../core/validate.ts'
 import { findSrs } from '../../geo/srs.ts'
 import type { ClassContext, ClassData, ClassFactory } from '../types.ts'
 import { applyFields, listFields } from './fields.ts'
-import { CLASS, LayerStore } from './layers.ts'
+import { CLASS, LayerStore, type LayerData } from './layers.ts'
+import { versioningOf } from './versioning-member.ts'
 
 export const GEOMETRY_TYPES = ['POINT', 'LINESTRING', 'POLYGON', 'MULTIPOINT', 'MULTILINESTRING', 'MULTIPOLYGON',
   'POINTZ', 'LINESTRINGZ', 'POLYGONZ', 'MULTIPOINTZ', 'MULTILINESTRINGZ', 'MULTIPOLYGONZ'] as const
@@ -28,10 +29,11 @@ function geometryTypeOf(v: unknown, path: string): string {
   return s
 }
 
-function applyFeatureLayer(ctx: ClassContext, id: number, member: unknown): void {
-  if (member === undefined) return
-  const m = expectObject(member, '$.feature_layer')
+/** The `feature_layer` member: fields, and versioning on or off (a new layer's is on). */
+function applyFeatureLayer(ctx: ClassContext, id: number, member: unknown, data: LayerData, creating: boolean): LayerData {
+  const m = member === undefined ? {} : expectObject(member, '$.feature_layer')
   if (m.fields !== undefined) applyFields(ctx.db, id, m.fields, '$.feature_layer.fields', false)
+  return { ...data, versioning: versioningOf(ctx.db, m.versioning, data.versioning, creating) }
 }
 
 export const vectorLayer: ClassFactory = (env) => {
@@ -56,11 +58,10 @@ export const vectorLayer: ClassFactory = (env) => {
       }
       if (m.srs === undefined) throw validationError('Field `srs` is required - at `$.vector_layer`')
       if (m.geometry_type === undefined) throw validationError('Field `geometry_type` is required - at `$.vector_layer`')
-      const data: ClassData = { srs: srsOf(m.srs, '$.vector_layer.srs'),
+      const data: LayerData = { srs: srsOf(m.srs, '$.vector_layer.srs'),
         geometry_type: geometryTypeOf(m.geometry_type, '$.vector_layer.geometry_type') }
       applyFields(ctx.db, id, m.fields ?? [], '$.vector_layer.fields', true)
-      applyFeatureLayer(ctx, id, members.feature_layer)
-      return data
+      return applyFeatureLayer(ctx, id, members.feature_layer, data, true) as unknown as ClassData
     },
 
     update(ctx, id, members, data) {
@@ -74,18 +75,22 @@ export const vectorLayer: ClassFactory = (env) => {
         }
         if (m.fields !== undefined) applyFields(ctx.db, id, m.fields, '$.vector_layer.fields', false)
       }
-      applyFeatureLayer(ctx, id, members.feature_layer)
-      return data
+      return applyFeatureLayer(ctx, id, members.feature_layer, data as unknown as LayerData, false) as unknown as ClassData
     },
 
-    serialize(ctx, id, data) {
-      const srs = { id: data.srs as number }
+    serialize(ctx, id, raw) {
+      const data = raw as unknown as LayerData
+      const srs = { id: data.srs }
+      const v = data.versioning
       return {
         feature_layer: { srs, geometry_type: data.geometry_type, fields: listFields(ctx.db, id),
-          versioning: { enabled: false }, aggregations: [] },
+          versioning: v?.enabled ? { enabled: true, epoch: v.epoch, latest: layers.latest(id) || 1 } : { enabled: false },
+          aggregations: [] },
         vector_layer: { srs, geometry_type: data.geometry_type },
       }
     },
+
+    load: (ids) => layers.load(ids),
 
     // The layer's own database is deleted once the main transaction has committed.
     remove: (_ctx, id) => () => layers.drop(id),

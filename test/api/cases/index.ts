@@ -10,6 +10,8 @@ import { featureCases } from './feature.ts'
 import { featureBulkCases } from './feature-bulk.ts'
 import { uploadCases } from './upload.ts'
 import { attachmentCases } from './attachment.ts'
+import { versioningCases } from './versioning.ts'
+import { nextgisConnectCases } from './nextgis-connect.ts'
 
 export const CASE_GROUPS: Record<string, ApiCase[]> = {
   pyramid: pyramidCases,
@@ -20,4 +22,6 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   'feature-bulk': featureBulkCases,
   upload: uploadCases,
   attachment: attachmentCases,
+  versioning: versioningCases,
+  'nextgis-connect': nextgisConnectCases,
 }
