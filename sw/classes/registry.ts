@@ -6,15 +6,18 @@
  */
 import type { ClassLookup } from '../resource/class.ts'
 import type { FeatureLayer, FeatureLayerProvider, FeatureLayers } from '../feature/types.ts'
+import type { Credentials, Replica, SyncLookup } from '../sync/types.ts'
 import type { ClassEnv, ClassFactory, ResourceClass } from './types.ts'
 import { resourceGroup } from './resource_group/index.ts'
 import { vectorLayer } from './vector_layer/index.ts'
 import { lookupTable } from './lookup_table/index.ts'
+import { remoteConnection } from './remote_connection/index.ts'
 
 const CLASSES: ClassFactory[] = [
   resourceGroup,
   vectorLayer,
   lookupTable,
+  remoteConnection,
 ]
 
 /** The spec's names for classes the original calls otherwise (accepted on input). */
@@ -24,15 +27,15 @@ const ALIASES: Record<string, string> = {
   mapserver_style: 'engine_style',
 }
 
-export class ClassRegistry implements ClassLookup, FeatureLayers {
+export class ClassRegistry implements ClassLookup, FeatureLayers, SyncLookup {
   readonly #classes: ResourceClass[]
   readonly #byId: Map<string, ResourceClass>
   /** Resource id → class, per version of the main database. */
   #clsOf = new Map<number, string | undefined>()
   #clsVersion = -1
 
-  constructor(readonly env: ClassEnv) {
-    this.#classes = CLASSES.map((make) => make(env))
+  constructor(readonly env: Omit<ClassEnv, 'lookup'>) {
+    this.#classes = CLASSES.map((make) => make({ ...env, lookup: () => this }))
     this.#byId = new Map(this.#classes.map((c) => [c.identity, c]))
   }
 
@@ -58,6 +61,22 @@ export class ClassRegistry implements ClassLookup, FeatureLayers {
   async featureLayer(id: number): Promise<FeatureLayer | undefined> {
     const cls = await this.#classOf(id)
     return cls === undefined ? undefined : this.featureLayerOf(cls)?.open(id)
+  }
+
+  async remoteConnection(id: number): Promise<Credentials | undefined> {
+    const cls = await this.#classOf(id)
+    return cls === undefined ? undefined : this.find(cls)?.capabilities.remoteConnection?.credentials(id)
+  }
+
+  async replica(id: number): Promise<Replica | undefined> {
+    const cls = await this.#classOf(id)
+    return cls === undefined ? undefined : this.find(cls)?.capabilities.replica?.open(id)
+  }
+
+  async linkedLayers(): Promise<number[]> {
+    const ids: number[] = []
+    for (const c of this.#classes) if (c.capabilities.replica) ids.push(...await c.capabilities.replica.linked())
+    return ids
   }
 
   /** The class of resource `id`; read once per version of the main database. */

@@ -17,6 +17,7 @@
 import type { Platform } from '../platform/platform.ts'
 import type { Database } from '../store/database.ts'
 import type { FeatureLayerProvider } from '../feature/types.ts'
+import type { RemoteConnectionProvider, ReplicaProvider, SyncLookup } from '../sync/types.ts'
 import type { ResourceKind } from '../resource/class.ts'
 
 export type { AfterCommit, ClassContext, ClassData, Prepared, PrepareEnv } from '../resource/class.ts'
@@ -26,12 +27,18 @@ export interface ClassEnv {
   platform: Platform
   /** The main database (the resource tree). */
   main: Database
+  /** The app's registry, for capabilities other classes provide (a connection's credentials). */
+  lookup(): SyncLookup
 }
 
 /** The capabilities of a class; each is optional. */
 export interface Capabilities {
   /** Features: read, filter, write (`IFeatureLayer` and friends). */
   featureLayer?: FeatureLayerProvider
+  /** A team's server and how to log in there (`remote_connection`). */
+  remoteConnection?: RemoteConnectionProvider
+  /** Layers linked to a remote layer, with their sync bookkeeping. */
+  replica?: ReplicaProvider
 }
 
 export interface ResourceClass extends ResourceKind {

@@ -17,6 +17,7 @@ import { initGdalNode } from '../../wasm/gdal-node.ts'
 import { randomPassword } from '../auth/password.ts'
 import { FileStore } from './node-store.ts'
 import { nodeEpsg } from './node-epsg.ts'
+import { nodeSecretKey } from './node-secret.ts'
 import { SET_COOKIE_COPY } from '../auth/middleware.ts'
 import { isApiPath, json, requestId } from '../core/http.ts'
 import { ApiError, internalServerError } from '../core/error.ts'
@@ -29,6 +30,10 @@ export interface NodePlatformOptions {
   log?: (message: string, err?: unknown) => void
   /** Largest accepted upload in bytes. @default FILE_UPLOAD.maxSize */
   uploadMaxSize?: number
+  /** Outbound HTTP to other servers. @default globalThis.fetch */
+  fetch?: Platform['fetch']
+  /** Browser origins allowed to call the API across origins (CORS). @default none */
+  corsOrigins?: string[]
 }
 
 export function nodePlatform(opts: NodePlatformOptions): Platform {
@@ -41,6 +46,9 @@ export function nodePlatform(opts: NodePlatformOptions): Platform {
     epsg: nodeEpsg,
     admin: opts.admin,
     uploadMaxSize: opts.uploadMaxSize,
+    fetch: opts.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    secretKey: nodeSecretKey(opts.dataDir),
+    corsOrigins: opts.corsOrigins,
     now: () => new Date(),
     log: opts.log ?? ((message, err) => console.error(message, err ?? '')),
   }

@@ -20,6 +20,7 @@ import { initGdalBrowser } from '../../wasm/gdal-browser.ts'
 import { bridgeCookies, stripCookieCopy } from './sw-cookies.ts'
 import { installTileCache } from './tile-cache.ts'
 import { swEpsg } from './sw-epsg.ts'
+import { swSecretKey } from './sw-secret.ts'
 
 declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: Array<{ url: string; revision: string | null }> }
 
@@ -54,6 +55,10 @@ const platform: Platform = {
   gdal: createGdalLoader(() => initGdalBrowser(engineFetch)),
   epsg: swEpsg(engineFetch),
   admin: { password: 'admin', mustChange: true },
+  // The network: a fetch made by the worker does not pass through its own fetch handler.
+  fetch: (input, init) => networkFetch(input, init),
+  secretKey: swSecretKey(indexedDB),
+  origin: self.location.origin,
   now: () => new Date(),
   log: (message, err) => console.error(message, err ?? ''),
 }

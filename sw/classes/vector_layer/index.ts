@@ -11,6 +11,8 @@ import type { ClassContext, ClassData, ClassFactory } from '../types.ts'
 import { applyFields, listFields } from './fields.ts'
 import { CLASS, LayerStore, type LayerData } from './layers.ts'
 import { versioningOf } from './versioning-member.ts'
+import { prepareLink, type PreparedLink } from './remote-link.ts'
+import { isObject } from '../../core/http.ts'
 
 export const GEOMETRY_TYPES = ['POINT', 'LINESTRING', 'POLYGON', 'MULTIPOINT', 'MULTILINESTRING', 'MULTIPOLYGON',
   'POINTZ', 'LINESTRINGZ', 'POLYGONZ', 'MULTIPOINTZ', 'MULTILINESTRINGZ', 'MULTIPOLYGONZ'] as const
@@ -33,7 +35,10 @@ function geometryTypeOf(v: unknown, path: string): string {
 function applyFeatureLayer(ctx: ClassContext, id: number, member: unknown, data: LayerData, creating: boolean): LayerData {
   const m = member === undefined ? {} : expectObject(member, '$.feature_layer')
   if (m.fields !== undefined) applyFields(ctx.db, id, m.fields, '$.feature_layer.fields', false)
-  return { ...data, versioning: versioningOf(ctx.db, m.versioning, data.versioning, creating) }
+  const versioning = versioningOf(ctx.db, m.versioning, data.versioning, creating)
+  // Sync tells local changes by their versions: a linked layer keeps them.
+  if (data.remote && !versioning?.enabled) throw validationError('A layer linked to a remote layer keeps versions - at `$.feature_layer.versioning`')
+  return { ...data, versioning }
 }
 
 export const vectorLayer: ClassFactory = (env) => {
@@ -49,9 +54,22 @@ export const vectorLayer: ClassFactory = (env) => {
     members: ['vector_layer', 'feature_layer'],
     acceptsParent: (p) => p === 'resource_group',
 
+    // A layer linked to a remote layer: its schema is read from there before the create.
+    async prepare(penv, members) {
+      const m = members.vector_layer
+      if (penv.resourceId !== undefined || !isObject(m) || m.remote === undefined) return undefined
+      return prepareLink(env, m.remote, GEOMETRY_TYPES)
+    },
+
     create(ctx, id, members) {
       if (members.vector_layer === undefined) throw validationError('Vector layer member is required - at `$.vector_layer`')
       const m = expectObject(members.vector_layer, '$.vector_layer')
+      if (m.remote !== undefined) {
+        const p = ctx.prepared as PreparedLink
+        applyFields(ctx.db, id, p.fields, '$.vector_layer.fields', true)
+        return applyFeatureLayer(ctx, id, members.feature_layer,
+          { srs: p.srs, geometry_type: p.geometryType, remote: p.link }, true) as unknown as ClassData
+      }
       if (m.source !== undefined) {
         throw validationError('Creating a vector layer from a file is not available yet; create an empty layer with fields.',
           { location: ['body', 'vector_layer', 'source'] })
@@ -74,6 +92,7 @@ export const vectorLayer: ClassFactory = (env) => {
           throw validationError('The geometry type of an existing layer cannot be changed - at `$.vector_layer.geometry_type`')
         }
         if (m.fields !== undefined) applyFields(ctx.db, id, m.fields, '$.vector_layer.fields', false)
+        if (m.remote !== undefined) throw validationError('A layer is linked when it is created - at `$.vector_layer.remote`')
       }
       return applyFeatureLayer(ctx, id, members.feature_layer, data as unknown as LayerData, false) as unknown as ClassData
     },
@@ -86,7 +105,8 @@ export const vectorLayer: ClassFactory = (env) => {
         feature_layer: { srs, geometry_type: data.geometry_type, fields: listFields(ctx.db, id),
           versioning: v?.enabled ? { enabled: true, epoch: v.epoch, latest: layers.latest(id) || 1 } : { enabled: false },
           aggregations: [] },
-        vector_layer: { srs, geometry_type: data.geometry_type },
+        vector_layer: { srs, geometry_type: data.geometry_type,
+          ...(data.remote ? { remote: { connection: { id: data.remote.connection }, resource: { id: data.remote.resource } } } : {}) },
       }
     },
 
@@ -95,6 +115,6 @@ export const vectorLayer: ClassFactory = (env) => {
     // The layer's own database is deleted once the main transaction has committed.
     remove: (_ctx, id) => () => layers.drop(id),
 
-    capabilities: { featureLayer: layers },
+    capabilities: { featureLayer: layers, replica: { open: (id) => layers.replica(id), linked: () => layers.linked() } },
   }
 }

@@ -10,6 +10,9 @@ import { decodeGpkg } from '../../geo/gpkg.ts'
 import { flatten, intersects } from '../../geo/flat.ts'
 import type { FeatureLayer, FeatureLayerProvider, FeatureRead, FeatureWrite, LayerMeta, WriteActor } from '../../feature/types.ts'
 import type { ClassEnv } from '../types.ts'
+import type { SqlDb } from '../../store/database.ts'
+import type { Link, Replica, ReplicaRead, ReplicaWrite } from '../../sync/types.ts'
+import { ReplicaTx } from './replica.ts'
 import { listFields } from './fields.ts'
 import { fieldsSignature, migrateLayer, registerFunctions, syncColumns } from './schema.ts'
 import { historyEpoch, resetHistory } from './history-schema.ts'
@@ -26,6 +29,8 @@ export interface LayerData {
   geometry_type: string
   /** Versioning (reference §12): the epoch stays when it is turned off, so a new one differs. */
   versioning?: { enabled: boolean; epoch: number }
+  /** The remote layer this one is linked to (sync/). */
+  remote?: Link
 }
 export const imageName = (resourceId: number) => `layer-${resourceId}`
 
@@ -34,16 +39,25 @@ class VectorFeatureLayer implements FeatureLayer {
   constructor(readonly meta: LayerMeta, readonly layer: Layer, readonly now: () => Date) {}
 
   read<T>(fn: (tx: FeatureRead) => T): Promise<T> {
-    return this.layer.db.read((db) => fn(new LayerReader(db, this.layer, this.meta)))
+    return this.readWith((r) => fn(r))
   }
 
-  async write<T>(fn: (tx: FeatureWrite) => T, actor: WriteActor = {}): Promise<T> {
+  write<T>(fn: (tx: FeatureWrite) => T, actor: WriteActor = {}): Promise<T> {
+    return this.writeWith((w) => fn(w), actor)
+  }
+
+  readWith<T>(fn: (tx: LayerReader, db: SqlDb) => T): Promise<T> {
+    return this.layer.db.read((db) => fn(new LayerReader(db, this.layer, this.meta), db))
+  }
+
+  /** A write with the writer and its database (the sync bookkeeping shares the transaction). */
+  async writeWith<T>(fn: (tx: LayerWriter, db: SqlDb) => T, actor: WriteActor = {}): Promise<T> {
     let version: number | undefined
     const r = await this.layer.db.write((db) => {
       const w = new LayerWriter(db, this.layer, this.meta, this.now().toISOString().slice(0, 19), this.layer.db.sqlite,
         actor.userId ?? null)
       try {
-        const out = fn(w)
+        const out = fn(w, db)
         w.finish()
         version = w.version
         return out
@@ -54,6 +68,27 @@ class VectorFeatureLayer implements FeatureLayer {
     })
     if (version !== undefined) this.layer.latest = version
     return r
+  }
+}
+
+/** A layer linked to a remote layer: its features and its sync bookkeeping in one transaction. */
+class VectorReplica implements Replica {
+  constructor(readonly layer: VectorFeatureLayer, readonly link: Link) {}
+
+  get meta(): LayerMeta {
+    return this.layer.meta
+  }
+
+  read<T>(fn: (tx: FeatureRead, r: ReplicaRead) => T): Promise<T> {
+    return this.layer.readWith((tx, db) => fn(tx, new ReplicaTx(db, () => this.#now())))
+  }
+
+  write<T>(fn: (tx: FeatureWrite, r: ReplicaWrite) => T, actor?: WriteActor): Promise<T> {
+    return this.layer.writeWith((tx, db) => fn(tx, new ReplicaTx(db, () => this.#now(), () => tx.flush())), actor)
+  }
+
+  #now(): string {
+    return this.layer.now().toISOString().slice(0, 19)
   }
 }
 
@@ -86,10 +121,26 @@ export class LayerStore implements FeatureLayerProvider {
     return meta
   }
 
-  async open(id: number): Promise<FeatureLayer | undefined> {
+  async open(id: number): Promise<VectorFeatureLayer | undefined> {
     const meta = await this.meta(id)
     if (!meta) return undefined
     return new VectorFeatureLayer(meta, await this.#layer(meta), () => this.env.platform.now())
+  }
+
+  /** The replica of layer `id` when it is linked to a remote layer (its `remote` member). */
+  async replica(id: number): Promise<Replica | undefined> {
+    const link = await this.env.main.read((db) => {
+      const data = db.selectValue(`SELECT data FROM resource WHERE id = ? AND cls = ?`, [id, CLASS])
+      return data === undefined ? undefined : (JSON.parse(String(data)) as LayerData).remote
+    })
+    const layer = link && await this.open(id)
+    return layer && new VectorReplica(layer, link!)
+  }
+
+  /** Ids of the layers linked to a remote layer. */
+  linked(): Promise<number[]> {
+    return this.env.main.read((db) => (db.selectValues(`SELECT id FROM resource WHERE cls = ?
+      AND json_extract(data, '$.remote') IS NOT NULL ORDER BY id`, [CLASS]) as number[]).map(Number))
   }
 
   /** The open layer database of `meta`, its columns matching `meta.fields`. */

@@ -4,13 +4,14 @@
  * table `feature` (`fid`, `geom` as GeoPackage blobs, one `fld_<field id>` column per field,
  * so renames touch nothing here), its R*Tree `rtree_feature_geom`, and the layer's
  * extension tables: descriptions and attachments. Versions, history and stored transactions
- * are in `history-schema.ts`.
+ * are in `history-schema.ts`, the sync bookkeeping in `replica.ts`.
  */
 import type { SqlDb } from '../../store/database.ts'
 import { projectionOf } from '../../geo/srs.ts'
 import { gpkgBbox } from '../../geo/gpkg.ts'
 import type { Field, FieldType, LayerMeta } from '../../feature/types.ts'
 import { addHistoryTables, HISTORY_TABLE } from './history-schema.ts'
+import { addReplicaTables } from './replica.ts'
 
 export const FEATURE_TABLE = 'feature'
 export const RTREE_TABLE = 'rtree_feature_geom'
@@ -36,6 +37,7 @@ export function migrateLayer(db: SqlDb, meta: LayerMeta): void {
     // 2: the change journal became versions and history (reference §12).
     const cols = db.selectObjects(`SELECT field_id, datatype FROM layer_column`) as { field_id: number; datatype: FieldType }[]
     addHistoryTables(db, cols.map((c) => `${columnOf(c.field_id)} ${COLUMN_TYPES[c.datatype]}`))
+    addReplicaTables(db)
     db.exec({ sql: `UPDATE layer_meta SET value = ? WHERE key = 'schema'`, bind: [SCHEMA_VERSION] })
     return
   }
@@ -79,6 +81,7 @@ export function migrateLayer(db: SqlDb, meta: LayerMeta): void {
     bind: [FEATURE_TABLE] })
   db.exec({ sql: `INSERT INTO layer_meta VALUES ('schema', ?), ('resource_id', ?)`, bind: [SCHEMA_VERSION, meta.resourceId] })
   addHistoryTables(db, [])
+  addReplicaTables(db)
   syncColumns(db, meta.fields)
 }
 

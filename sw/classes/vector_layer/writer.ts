@@ -159,6 +159,11 @@ export class LayerWriter extends LayerReader implements FeatureWrite {
       ids.map((id, i) => [id, boxes[4 * i]!, boxes[4 * i + 2]!, boxes[4 * i + 1]!, boxes[4 * i + 3]!]))
   }
 
+  /** Inserts the queued creates now (the sync bookkeeping reads their versions). */
+  flush(): void {
+    this.#flush()
+  }
+
   override exists(fid: number): boolean {
     this.#flush()
     return super.exists(fid)

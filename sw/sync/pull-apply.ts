@@ -1,0 +1,132 @@
+/**
+ * @module sync/pull-apply
+ * Applies what changed on the remote to the local layer, inside one layer write with its
+ * bookkeeping. For each feature the remote state is compared with the state both sides last
+ * shared (the local state at the version the mapping records):
+ * - the remote did not really change it (the echo of our own push): only the lock moves on;
+ * - it did, and this side did not: the remote state is written here;
+ * - both did: if they agree nothing is to be done, else a conflict keeps both versions and
+ *   neither is touched (changed here and deleted there, and the reverse, alike).
+ * Attachments are merged: new ones on either side are kept; an attachment changed here wins
+ * over the remote's change of it (the remote's history keeps that one), and one deleted there
+ * but changed here is sent back as new.
+ */
+import type { AttachmentFields, AttachmentFile, FeatureWrite } from '../feature/types.ts'
+import type { SyncContext } from './context.ts'
+import type { FeatureState, ReplicaWrite } from './types.ts'
+import { localState, sameState, stateInput } from './state.ts'
+
+export interface RemoteFeatureChange {
+  rfid: number
+  /** The remote state, given the state both sides last shared (`null`: deleted there). */
+  remote: (base: FeatureState | null) => FeatureState | null
+  /** The remote version of that state (the lock for pushing this feature later). */
+  rvid: number | null
+  /** Remotes without versions: a fingerprint of the remote state. */
+  rhash?: string
+}
+
+export interface RemoteAttachmentChange {
+  action: 'create' | 'update' | 'delete'
+  rfid: number
+  raid: number
+  rfileobj: number | null
+  attrs: AttachmentFields
+  /** The new file, already in the store. */
+  file?: AttachmentFile
+}
+
+export function applyFeature(tx: FeatureWrite, r: ReplicaWrite, ctx: SyncContext, ch: RemoteFeatureChange): void {
+  const meta = ctx.replica.meta
+  const m = r.localOf(ch.rfid)
+  if (!m) {
+    const remote = ch.remote(null)
+    if (!remote) return // created and deleted there since we last looked, or deleted twice
+    const fid = tx.create(stateInput(remote, meta))
+    r.map(fid, ch.rfid, ch.rvid, undefined, ch.rhash)
+    ctx.pulled.created++
+    return
+  }
+  const fid = m.fid
+  const base = m.base ? localState(tx, meta, fid, m.base) : null
+  const remote = ch.remote(base)
+  const open = r.conflicts().find((c) => c.fid === fid)
+  if (open) {
+    // A person decides this one: keep the newest remote version in the record.
+    if (!sameState(open.remote, remote)) {
+      r.removeConflict(open.id)
+      r.addConflict({ fid, rfid: ch.rfid, kind: open.local === null ? 'delete/update' : remote === null ? 'update/delete' : 'update/update',
+        local: open.local, remote, rvid: ch.rvid })
+    }
+    return
+  }
+  const version = tx.featureVersion(fid)
+  const local = localState(tx, meta, fid)
+  const localChanged = version?.vid !== m.base || r.descriptionVid(fid) !== m.dbase
+  if (m.base && sameState(remote, base)) {
+    // Nothing new there (our own push coming back): the lock moves, local changes stay waiting.
+    r.map(fid, ch.rfid, ch.rvid ?? m.rvid, { vid: m.base, dvid: m.dbase }, ch.rhash)
+    return
+  }
+  if (local === null && remote === null) {
+    r.unmap(fid)
+    return
+  }
+  if (!localChanged) {
+    if (remote === null) {
+      tx.delete(fid)
+      r.unmap(fid)
+      ctx.pulled.deleted++
+      return
+    }
+    if (local === null) tx.restore(fid, stateInput(remote, meta))
+    else tx.update(fid, stateInput(remote, meta))
+    r.map(fid, ch.rfid, ch.rvid, undefined, ch.rhash)
+    ctx.pulled.updated++
+    return
+  }
+  if (sameState(local, remote)) {
+    r.map(fid, ch.rfid, ch.rvid, undefined, ch.rhash)
+    return
+  }
+  r.addConflict({ fid, rfid: ch.rfid, kind: local === null ? 'delete/update' : remote === null ? 'update/delete' : 'update/update',
+    local, remote, rvid: ch.rvid })
+}
+
+/** Applies one attachment change; `true` when its file became the attachment's. */
+export function applyAttachment(tx: FeatureWrite, r: ReplicaWrite, ctx: SyncContext, ch: RemoteAttachmentChange): boolean {
+  const am = r.localAttachmentOf(ch.raid)
+  if (!am) {
+    if (ch.action === 'delete') return false
+    const fm = r.localOf(ch.rfid)
+    // Without its feature here (deleted on this side) the attachment has nowhere to go.
+    if (!fm || !tx.exists(fm.fid) || !ch.file) return false
+    const aid = tx.addAttachment(fm.fid, { ...ch.attrs, mime_type: ch.attrs.mime_type ?? 'application/octet-stream' }, ch.file)
+    r.mapAttachment(aid, ch.raid, fm.fid, ch.rfileobj)
+    ctx.pulled.attachments++
+    return true
+  }
+  const row = tx.attachment(am.fid, am.aid)
+  const changedHere = tx.attachmentVersion(am.fid, am.aid)?.vid !== am.base
+  if (ch.action === 'delete') {
+    r.unmapAttachment(am.aid)
+    // Changed here: it stays, and goes back to the remote as a new attachment.
+    if (row && !changedHere) {
+      tx.removeAttachment(row)
+      ctx.pulled.attachments++
+    }
+    return false
+  }
+  if (!row) return false
+  const keep = { vid: am.base, fileobj: am.lfileobj }
+  const same = !ch.file && Object.entries(ch.attrs).every(([k, v]) => row[k as keyof typeof row] === v)
+  if (changedHere || ch.action === 'create' || same) {
+    // Ours coming back, or ours changed since: the remote's side is noted, ours stays.
+    r.mapAttachment(am.aid, ch.raid, am.fid, ch.rfileobj, changedHere ? keep : undefined)
+    return false
+  }
+  tx.changeAttachment(row, ch.attrs, ch.file)
+  ctx.pulled.attachments++
+  r.mapAttachment(am.aid, ch.raid, am.fid, ch.rfileobj)
+  return !!ch.file
+}
