@@ -11,6 +11,9 @@ import { remoteFailed, remoteUnreachable } from './errors.ts'
 
 /** How long one request to the remote may take. */
 const TIMEOUT_MS = 120_000
+/** Retries of a request the network failed, and the pause before each. */
+const RETRIES = 1
+const RETRY_MS = 300
 
 export interface RemoteAnswer {
   status: number
@@ -40,10 +43,16 @@ export class RemoteClient {
     const url = this.url(path)
     const h: Record<string, string> = { accept: 'application/json', ...headers }
     if (this.#auth) h.authorization = this.#auth
-    try {
-      return await this.fetch(url, { method, headers: h, body, credentials: 'omit', signal: AbortSignal.timeout(TIMEOUT_MS) })
-    } catch (err) {
-      throw remoteUnreachable(this.creds.url, err)
+    // Once more after a network failure: a kept-alive connection the server just closed fails
+    // the next request sent on it. Every request of the protocol may go twice (a transaction's
+    // operations and commit are idempotent; a second upload or transaction stays unused).
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.fetch(url, { method, headers: h, body, credentials: 'omit', signal: AbortSignal.timeout(TIMEOUT_MS) })
+      } catch (err) {
+        if (attempt >= RETRIES) throw remoteUnreachable(this.creds.url, err)
+        await new Promise((resolve) => setTimeout(resolve, RETRY_MS))
+      }
     }
   }
 

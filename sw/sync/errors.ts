@@ -8,8 +8,15 @@ import { ApiError, validationError } from '../core/error.ts'
 
 const EXTERNAL = 'nextgisweb.core.exception.ExternalServiceError'
 
+/** Why a request failed, with the network layer's reason when it gives one (`fetch failed` says little). */
+function reason(err: unknown): string {
+  const e = err as { message?: string; cause?: { message?: string; code?: string } } | undefined
+  const inner = e?.cause?.code ?? e?.cause?.message
+  return inner ? `${e?.message ?? err} (${inner})` : String(e?.message ?? err)
+}
+
 export const remoteUnreachable = (url: string, cause: unknown) => new ApiError(502, 'Remote server unreachable', {
-  message: `The server at ${url} could not be reached: ${(cause as Error)?.message ?? cause}.`, data: { url },
+  message: `The server at ${url} could not be reached: ${reason(cause)}.`, data: { url },
   exception: EXTERNAL, cause })
 
 /** The remote answered with an error; its own error body is kept in `data.remote`. */

@@ -14,7 +14,7 @@
 import type { AttachmentFields, AttachmentFile, FeatureWrite } from '../feature/types.ts'
 import type { SyncContext } from './context.ts'
 import type { FeatureState, ReplicaWrite } from './types.ts'
-import { localState, sameState, stateInput } from './state.ts'
+import { localStates, sameState, stateInput } from './state.ts'
 
 export interface RemoteFeatureChange {
   rfid: number
@@ -36,61 +36,72 @@ export interface RemoteAttachmentChange {
   file?: AttachmentFile
 }
 
-export function applyFeature(tx: FeatureWrite, r: ReplicaWrite, ctx: SyncContext, ch: RemoteFeatureChange): void {
+/** A conflict kind from the two versions (`null`: deleted on that side). */
+const kindOf = (local: FeatureState | null, remote: FeatureState | null) =>
+  local === null ? 'delete/update' as const : remote === null ? 'update/delete' as const : 'update/update' as const
+
+/**
+ * Applies a batch of remote feature changes (each feature once). What the decisions need —
+ * mappings, versions, the states now and at the last shared versions — is read in bulk first.
+ */
+export function applyFeatures(tx: FeatureWrite, r: ReplicaWrite, ctx: SyncContext, changes: RemoteFeatureChange[]): void {
   const meta = ctx.replica.meta
-  const m = r.localOf(ch.rfid)
-  if (!m) {
-    const remote = ch.remote(null)
-    if (!remote) return // created and deleted there since we last looked, or deleted twice
-    const fid = tx.create(stateInput(remote, meta))
-    r.map(fid, ch.rfid, ch.rvid, undefined, ch.rhash)
-    ctx.pulled.created++
-    return
-  }
-  const fid = m.fid
-  const base = m.base ? localState(tx, meta, fid, m.base) : null
-  const remote = ch.remote(base)
-  const open = r.conflicts().find((c) => c.fid === fid)
-  if (open) {
-    // A person decides this one: keep the newest remote version in the record.
-    if (!sameState(open.remote, remote)) {
-      r.removeConflict(open.id)
-      r.addConflict({ fid, rfid: ch.rfid, kind: open.local === null ? 'delete/update' : remote === null ? 'update/delete' : 'update/update',
-        local: open.local, remote, rvid: ch.rvid })
+  const locals = r.localsOf(changes.map((c) => c.rfid))
+  const mapped = [...locals.values()]
+  const current = localStates(tx, meta, mapped.map((l) => l.mapping.fid))
+  const bases = new Map<number, FeatureState>()
+  const byBase = new Map<number, number[]>()
+  for (const l of mapped) if (l.mapping.base) byBase.set(l.mapping.base, [...byBase.get(l.mapping.base) ?? [], l.mapping.fid])
+  for (const [version, fids] of byBase) for (const [fid, st] of localStates(tx, meta, fids, version)) bases.set(fid, st)
+  const created: [number, RemoteFeatureChange][] = []
+  for (const ch of changes) {
+    const l = locals.get(ch.rfid)
+    if (!l) {
+      const remote = ch.remote(null)
+      // Created and deleted there since we last looked, or deleted twice: nothing to do.
+      if (remote) created.push([tx.create(stateInput(remote, meta)), ch])
+      continue
     }
-    return
-  }
-  const version = tx.featureVersion(fid)
-  const local = localState(tx, meta, fid)
-  const localChanged = version?.vid !== m.base || r.descriptionVid(fid) !== m.dbase
-  if (m.base && sameState(remote, base)) {
-    // Nothing new there (our own push coming back): the lock moves, local changes stay waiting.
-    r.map(fid, ch.rfid, ch.rvid ?? m.rvid, { vid: m.base, dvid: m.dbase }, ch.rhash)
-    return
-  }
-  if (local === null && remote === null) {
-    r.unmap(fid)
-    return
-  }
-  if (!localChanged) {
-    if (remote === null) {
-      tx.delete(fid)
+    const { mapping: m } = l
+    const fid = m.fid
+    const base = bases.get(fid) ?? null
+    const remote = ch.remote(base)
+    if (l.conflicted) {
+      // A person decides this one: keep the newest remote version in the record.
+      const open = r.conflicts().find((c) => c.fid === fid)!
+      if (!sameState(open.remote, remote)) {
+        r.removeConflict(open.id)
+        r.addConflict({ fid, rfid: ch.rfid, kind: kindOf(open.local, remote), local: open.local, remote, rvid: ch.rvid })
+      }
+      continue
+    }
+    const local = current.get(fid) ?? null
+    const localChanged = l.vid !== m.base || l.dvid !== m.dbase
+    if (m.base && sameState(remote, base)) {
+      // Nothing new there (our own push coming back): the lock moves, local changes stay waiting.
+      r.relock(fid, ch.rvid ?? m.rvid, ch.rhash)
+    } else if (local === null && remote === null) {
       r.unmap(fid)
-      ctx.pulled.deleted++
-      return
+    } else if (!localChanged) {
+      if (remote === null) {
+        tx.delete(fid)
+        r.unmap(fid)
+        ctx.pulled.deleted++
+      } else {
+        if (local === null) tx.restore(fid, stateInput(remote, meta))
+        else tx.update(fid, stateInput(remote, meta))
+        r.map(fid, ch.rfid, ch.rvid, undefined, ch.rhash)
+        ctx.pulled.updated++
+      }
+    } else if (sameState(local, remote)) {
+      r.map(fid, ch.rfid, ch.rvid, undefined, ch.rhash)
+    } else {
+      r.addConflict({ fid, rfid: ch.rfid, kind: kindOf(local, remote), local, remote, rvid: ch.rvid })
     }
-    if (local === null) tx.restore(fid, stateInput(remote, meta))
-    else tx.update(fid, stateInput(remote, meta))
-    r.map(fid, ch.rfid, ch.rvid, undefined, ch.rhash)
-    ctx.pulled.updated++
-    return
   }
-  if (sameState(local, remote)) {
-    r.map(fid, ch.rfid, ch.rvid, undefined, ch.rhash)
-    return
-  }
-  r.addConflict({ fid, rfid: ch.rfid, kind: local === null ? 'delete/update' : remote === null ? 'update/delete' : 'update/update',
-    local, remote, rvid: ch.rvid })
+  // Mapped after all creates: they are inserted in bulk when the first mapping needs their versions.
+  for (const [fid, ch] of created) r.map(fid, ch.rfid, ch.rvid, undefined, ch.rhash)
+  ctx.pulled.created += created.length
 }
 
 /** Applies one attachment change; `true` when its file became the attachment's. */

@@ -12,12 +12,12 @@ import { toWkb } from '../geo/wkb.ts'
 import type { AttachmentFields, AttachmentFile } from '../feature/types.ts'
 import type { SyncContext } from './context.ts'
 import { remoteIncompatible, remoteFailed } from './errors.ts'
-import { applyAttachment, applyFeature, type RemoteAttachmentChange, type RemoteFeatureChange } from './pull-apply.ts'
+import { applyAttachment, applyFeatures, type RemoteAttachmentChange, type RemoteFeatureChange } from './pull-apply.ts'
 import { createdState, stateHash, withChanges } from './state.ts'
 import type { FeatureState, LinkState } from './types.ts'
 
 /** Operations applied per local write (a batch of feed pages). */
-const BATCH_OPS = 5000
+const BATCH_OPS = 2000
 /** Features per page when reading a remote layer whole. */
 const SCAN_PAGE = 2000
 
@@ -62,7 +62,7 @@ async function applyBatch(ctx: SyncContext, features: RemoteFeatureChange[], att
   let ok = false
   try {
     await ctx.replica.write((tx, r) => {
-      for (const ch of features) applyFeature(tx, r, ctx, ch)
+      applyFeatures(tx, r, ctx, features)
       for (const ch of attachments) if (applyAttachment(tx, r, ctx, ch)) used.add(ch.file!.blobId)
       r.setState(next)
     })

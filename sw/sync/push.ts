@@ -16,7 +16,7 @@ import { toWkt } from '../geo/wkt.ts'
 import type { FeatureRead } from '../feature/types.ts'
 import type { SyncContext } from './context.ts'
 import { remoteFailed } from './errors.ts'
-import { localState, remoteFields } from './state.ts'
+import { localStates, remoteFields } from './state.ts'
 import type { PendingPush, PushedOp, ReplicaRead } from './types.ts'
 
 /** Operations per PUT, as NextGIS Connect sends them. */
@@ -35,15 +35,18 @@ function plan(tx: FeatureRead, r: ReplicaRead, ctx: SyncContext): { ops: PushedO
   const uploads: Upload[] = []
   const createdSeq = new Map<number, number>()
   const deleted = new Set<number>()
+  let seq = 0
   const add = (op: Omit<PushedOp, 'seqnum' | 'payload'>, body: Record<string, unknown> | null) => {
-    const pushed = { ...op, seqnum: body ? ops.filter((o) => o.seqnum >= 0).length : -1, payload: body ? JSON.stringify(body) : null }
+    const pushed = { ...op, seqnum: body ? seq++ : -1, payload: body ? JSON.stringify(body) : null }
     ops.push(pushed)
     return pushed
   }
   const lock = (rvid: number | null) => (remoteVersioned && rvid !== null ? { vid: rvid } : {})
-  for (const c of r.localChanges()) {
+  const changes = r.localChanges()
+  const states = localStates(tx, meta, changes.filter((c) => c.kind !== 'delete').map((c) => c.fid))
+  for (const c of changes) {
     if (c.kind === 'create') {
-      const s = localState(tx, meta, c.fid)!
+      const s = states.get(c.fid)!
       createdSeq.set(c.fid, add({ kind: 'create', fid: c.fid, vid: c.vid },
         { action: 'feature.create', geom: s.geom, fields: remoteFields(s, meta, fieldMap) }).seqnum)
       continue
@@ -54,7 +57,7 @@ function plan(tx: FeatureRead, r: ReplicaRead, ctx: SyncContext): { ops: PushedO
       add({ kind: 'delete', fid: c.fid, vid: c.vid }, { action: 'feature.delete', fid: m.rfid, ...lock(m.rvid) })
       continue
     }
-    const s = localState(tx, meta, c.fid)!
+    const s = states.get(c.fid)!
     if (c.kind === 'update') {
       add({ kind: 'update', fid: c.fid, vid: c.vid }, { action: 'feature.update', fid: m.rfid, ...lock(m.rvid), geom: s.geom,
         fields: remoteFields(s, meta, fieldMap) })

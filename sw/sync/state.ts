@@ -12,13 +12,26 @@ import { fromColumn, toColumn } from '../feature/values.ts'
 import type { FeatureInput, FeatureRead, Field, FieldValue, LayerMeta } from '../feature/types.ts'
 import type { FeatureState } from './types.ts'
 
+/** States of the local features `fids` (at `version`, if given), by fid; absent ones are missing from the map. */
+export function localStates(tx: FeatureRead, meta: LayerMeta, fids: number[], version?: number): Map<number, FeatureState> {
+  const out = new Map<number, FeatureState>()
+  // In chunks: one query each, not one per feature.
+  for (let i = 0; i < fids.length; i += 500) {
+    const chunk = fids.slice(i, i + 500)
+    const rows = tx.list({ version, filter: { conditions: [{ field: null, op: 'in', value: chunk }], filtered: true } },
+      { geom: true, fields: meta.fields, label: false, description: true })
+    for (const row of rows) {
+      const fields: Record<string, unknown> = {}
+      meta.fields.forEach((f, k) => { fields[f.keyname] = fromColumn(f.datatype, row.values[k], 'iso', 'compat') })
+      out.set(row.fid, { geom: row.geom ? toBase64(toWkb(row.geom)) : null, fields, description: row.description ?? null })
+    }
+  }
+  return out
+}
+
 /** The local feature `fid` (at `version`, if given); `null` when it does not exist (then). */
 export function localState(tx: FeatureRead, meta: LayerMeta, fid: number, version?: number): FeatureState | null {
-  const [row] = tx.list({ fid, version }, { geom: true, fields: meta.fields, label: false, description: true })
-  if (!row) return null
-  const fields: Record<string, unknown> = {}
-  meta.fields.forEach((f, i) => { fields[f.keyname] = fromColumn(f.datatype, row.values[i], 'iso', 'compat') })
-  return { geom: row.geom ? toBase64(toWkb(row.geom)) : null, fields, description: row.description ?? null }
+  return localStates(tx, meta, [fid], version).get(fid) ?? null
 }
 
 /** A remote operation's fields (`[[remote field id, value]]`) by local keyname; fields not linked are skipped. */

@@ -99,6 +99,16 @@ export interface Mapping {
   rhash: string | null
 }
 
+/** A mapped feature as a pull finds it here: its mapping, its current version, conflict or not. */
+export interface LocalRecord {
+  mapping: Mapping
+  vid: number
+  deleted: boolean
+  /** The version of its description (0: never had one). */
+  dvid: number
+  conflicted: boolean
+}
+
 /** A local change waiting to be pushed. */
 export interface LocalChange {
   fid: number
@@ -132,6 +142,8 @@ export interface ReplicaRead {
   history(): SyncReport[]
   mapping(fid: number): Mapping | undefined
   localOf(rfid: number): Mapping | undefined
+  /** The records of the local features mapped to `rfids`, by rfid, in one query. */
+  localsOf(rfids: number[]): Map<number, LocalRecord>
   mappings(): Mapping[]
   attachmentMapping(aid: number): AttachmentMapping | undefined
   attachmentMappings(): AttachmentMapping[]
@@ -152,6 +164,8 @@ export interface ReplicaWrite extends ReplicaRead {
    * at local version `at` (a push: the versions it sent; absent: the current ones).
    */
   map(fid: number, rfid: number, rvid: number | null, at?: { vid: number; dvid?: number }, rhash?: string | null): void
+  /** Only the remote side moved on (our own change coming back): the new lock, the rest as it was. */
+  relock(fid: number, rvid: number | null, rhash?: string | null): void
   unmap(fid: number): void
   mapAttachment(aid: number, raid: number, fid: number, rfileobj: number | null, at?: { vid: number; fileobj: number | null }): void
   unmapAttachment(aid: number): void

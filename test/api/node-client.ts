@@ -28,12 +28,17 @@ export async function startNodeApi(opts: { dataDir?: string; platform?: Partial<
   const server = await serve(app, { port: 0 })
   const addr = server.address()
   const base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`
+  return { api: httpApi(base), server, base }
+}
+
+/** An `Api` sending real HTTP requests to the Outpost host at `base`. */
+export function httpApi(base: string, adminPassword = NODE_ADMIN_PASSWORD): Api {
   // A one-cookie jar: what a browser keeps for requests made with credentials 'include'.
   const jar = new Map<string, string>()
-  const api: Api = {
+  return {
     host: 'node',
     async request(method, path, opts = {}) {
-      const w = toWire(method, path, opts, NODE_ADMIN_PASSWORD)
+      const w = toWire(method, path, opts, adminPassword)
       if (w.credentials === 'include' && jar.size) {
         w.headers.cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ')
       }
@@ -52,5 +57,4 @@ export async function startNodeApi(opts: { dataDir?: string; platform?: Partial<
       return fromWire(res.status, headers, new TextDecoder().decode(bytes), Buffer.from(bytes).toString('base64'))
     },
   }
-  return { api, server, base }
 }

@@ -71,6 +71,15 @@ class VectorFeatureLayer implements FeatureLayer {
   }
 }
 
+/** Runs `fn` with `r`, finalizing its statements after. */
+function using<T>(r: ReplicaTx, fn: (r: ReplicaTx) => T): T {
+  try {
+    return fn(r)
+  } finally {
+    r.close()
+  }
+}
+
 /** A layer linked to a remote layer: its features and its sync bookkeeping in one transaction. */
 class VectorReplica implements Replica {
   constructor(readonly layer: VectorFeatureLayer, readonly link: Link) {}
@@ -80,11 +89,11 @@ class VectorReplica implements Replica {
   }
 
   read<T>(fn: (tx: FeatureRead, r: ReplicaRead) => T): Promise<T> {
-    return this.layer.readWith((tx, db) => fn(tx, new ReplicaTx(db, () => this.#now())))
+    return this.layer.readWith((tx, db) => using(new ReplicaTx(db, () => this.#now()), (r) => fn(tx, r)))
   }
 
   write<T>(fn: (tx: FeatureWrite, r: ReplicaWrite) => T, actor?: WriteActor): Promise<T> {
-    return this.layer.writeWith((tx, db) => fn(tx, new ReplicaTx(db, () => this.#now(), () => tx.flush())), actor)
+    return this.layer.writeWith((tx, db) => using(new ReplicaTx(db, () => this.#now(), () => tx.flush()), (r) => fn(tx, r)), actor)
   }
 
   #now(): string {

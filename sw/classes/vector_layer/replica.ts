@@ -11,7 +11,7 @@
  */
 import type { SqlDb } from '../../store/database.ts'
 import type {
-  AttachmentMapping, Conflict, LinkState, LocalAttachmentChange, LocalChange, Mapping, ReplicaWrite, SyncReport,
+  AttachmentMapping, Conflict, LinkState, LocalAttachmentChange, LocalChange, LocalRecord, Mapping, ReplicaWrite, SyncReport,
 } from '../../sync/types.ts'
 
 /** How many sync reports a layer keeps. */
@@ -41,8 +41,41 @@ const asConflict = (r: unknown[]): Conflict => ({ id: Number(r[0]), fid: Number(
 /** Features with an open conflict wait for a person; nothing of them is pushed or pulled. */
 const NOT_IN_CONFLICT = `s.fid NOT IN (SELECT fid FROM sync_conflict)`
 
+type Stmt = ReturnType<SqlDb['prepare']>
+type Bind = (string | number | null)[]
+
 export class ReplicaTx implements ReplicaWrite {
+  /** Statements run once per feature are prepared once per transaction (`close` finalizes them). */
+  #stmts = new Map<string, Stmt>()
+
   constructor(readonly db: SqlDb, readonly now: () => string, readonly flushWrites: () => void = () => {}) {}
+
+  #stmt(sql: string): Stmt {
+    let st = this.#stmts.get(sql)
+    if (!st) this.#stmts.set(sql, st = this.db.prepare(sql))
+    return st
+  }
+
+  #exec(sql: string, bind: Bind): void {
+    const st = this.#stmt(sql)
+    st.bind(bind as never)
+    st.stepReset()
+  }
+
+  #row(sql: string, bind: Bind): unknown[] | undefined {
+    const st = this.#stmt(sql)
+    try {
+      st.bind(bind as never)
+      return st.step() ? st.get([]) as unknown[] : undefined
+    } finally {
+      st.reset()
+    }
+  }
+
+  close(): void {
+    for (const st of this.#stmts.values()) st.finalize()
+    this.#stmts.clear()
+  }
 
   #meta<T>(key: string): T | undefined {
     const v = this.db.selectValue(`SELECT value FROM sync_meta WHERE key = ?`, [key])
@@ -62,13 +95,26 @@ export class ReplicaTx implements ReplicaWrite {
   }
 
   mapping(fid: number): Mapping | undefined {
-    const r = this.db.selectArray(`SELECT ${MAPPING} FROM sync_fid m WHERE m.fid = ?`, [fid])
+    const r = this.#row(`SELECT ${MAPPING} FROM sync_fid m WHERE m.fid = ?`, [fid])
     return r && asMapping(r)
   }
 
   localOf(rfid: number): Mapping | undefined {
-    const r = this.db.selectArray(`SELECT ${MAPPING} FROM sync_fid m WHERE m.rfid = ?`, [rfid])
+    const r = this.#row(`SELECT ${MAPPING} FROM sync_fid m WHERE m.rfid = ?`, [rfid])
     return r && asMapping(r)
+  }
+
+  localsOf(rfids: number[]): Map<number, LocalRecord> {
+    const out = new Map<number, LocalRecord>()
+    for (const r of this.db.selectArrays(`SELECT ${MAPPING}, s.vid, s.op, coalesce(d.vid, 0),
+        EXISTS (SELECT 1 FROM sync_conflict c WHERE c.fid = m.fid)
+      FROM json_each(?) j JOIN sync_fid m ON m.rfid = j.value LEFT JOIN feature_vstate s ON s.fid = m.fid
+      LEFT JOIN ext_vstate d ON d.ext = 'description' AND d.eid = m.fid`, [JSON.stringify(rfids)])) {
+      const mapping = asMapping(r)
+      out.set(mapping.rfid, { mapping, vid: r[6] === null ? 0 : Number(r[6]), deleted: r[7] !== 'C' && r[7] !== 'U' && r[7] !== 'R',
+        dvid: Number(r[8]), conflicted: !!r[9] })
+    }
+    return out
   }
 
   mappings(): Mapping[] {
@@ -90,7 +136,7 @@ export class ReplicaTx implements ReplicaWrite {
   }
 
   descriptionVid(fid: number): number {
-    return Number(this.db.selectValue(`SELECT vid FROM ext_vstate WHERE ext = 'description' AND eid = ?`, [fid]) ?? 0)
+    return Number(this.#row(`SELECT vid FROM ext_vstate WHERE ext = 'description' AND eid = ?`, [fid])?.[0] ?? 0)
   }
 
   localChanges(): LocalChange[] {
@@ -141,19 +187,23 @@ export class ReplicaTx implements ReplicaWrite {
 
   map(fid: number, rfid: number, rvid: number | null, at?: { vid: number; dvid?: number }, rhash: string | null = null): void {
     this.flushWrites()
-    this.db.exec({ sql: `DELETE FROM sync_fid WHERE rfid = ? AND fid != ?`, bind: [rfid, fid] })
-    this.db.exec({ sql: `INSERT INTO sync_fid (fid, rfid, rvid, base, dbase, rhash)
+    this.#exec(`DELETE FROM sync_fid WHERE rfid = ? AND fid != ?`, [rfid, fid])
+    this.#exec(`INSERT INTO sync_fid (fid, rfid, rvid, base, dbase, rhash)
       VALUES (?1, ?2, ?3, coalesce(?5, (SELECT vid FROM feature_vstate WHERE fid = ?1), 0),
         coalesce(?6, (SELECT vid FROM ext_vstate WHERE ext = 'description' AND eid = ?1), 0), ?4)
       ON CONFLICT (fid) DO UPDATE SET rfid = excluded.rfid, rvid = excluded.rvid, base = excluded.base,
         dbase = excluded.dbase, rhash = coalesce(excluded.rhash, rhash)`,
-    bind: [fid, rfid, rvid, rhash, at?.vid ?? null, at?.dvid ?? null] })
+    [fid, rfid, rvid, rhash, at?.vid ?? null, at?.dvid ?? null])
+  }
+
+  relock(fid: number, rvid: number | null, rhash: string | null = null): void {
+    this.#exec(`UPDATE sync_fid SET rvid = ?, rhash = coalesce(?, rhash) WHERE fid = ?`, [rvid, rhash, fid])
   }
 
   /** The feature is no longer the remote one (deleted, or to be sent as new): its attachments neither. */
   unmap(fid: number): void {
-    this.db.exec({ sql: `DELETE FROM sync_fid WHERE fid = ?`, bind: [fid] })
-    this.db.exec({ sql: `DELETE FROM sync_aid WHERE fid = ?`, bind: [fid] })
+    this.#exec(`DELETE FROM sync_fid WHERE fid = ?`, [fid])
+    this.#exec(`DELETE FROM sync_aid WHERE fid = ?`, [fid])
   }
 
   mapAttachment(aid: number, raid: number, fid: number, rfileobj: number | null, at?: { vid: number; fileobj: number | null }): void {
