@@ -90,15 +90,17 @@ export class RemoteClient {
     }
   }
 
-  /** Uploads a file (raw PUT, reference §7); returns the upload id. */
+  /**
+   * Uploads a file (multipart POST, reference §7: the one form a browser may send across
+   * origins without asking for extra headers); returns the upload id.
+   */
   async upload(bytes: Uint8Array, name: string | null, mime: string): Promise<string> {
-    const headers: Record<string, string> = { 'content-type': mime }
-    // The original reads `filename="…"`; `filename*` keeps names outside ASCII for servers that read it.
-    if (name) headers['content-disposition'] = `attachment; filename="${name.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; `
-      + `filename*=utf-8''${encodeURIComponent(name)}`
-    const res = await this.#send('PUT', '/api/component/file_upload/', bytes as Uint8Array<ArrayBuffer>, headers)
-    const body = await res.json().catch(() => undefined) as { id?: string } | undefined
-    if (!res.ok || typeof body?.id !== 'string') throw remoteFailed(this.creds.url, res.status, body)
-    return body.id
+    const form = new FormData()
+    form.append('file', new Blob([bytes as Uint8Array<ArrayBuffer>], { type: mime }), name ?? 'file')
+    const res = await this.#send('POST', '/api/component/file_upload/', form)
+    const body = await res.json().catch(() => undefined) as { upload_meta?: { id?: string }[] } | undefined
+    const id = body?.upload_meta?.[0]?.id
+    if (!res.ok || typeof id !== 'string') throw remoteFailed(this.creds.url, res.status, body)
+    return id
   }
 }

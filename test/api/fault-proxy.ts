@@ -1,8 +1,8 @@
 /**
  * An HTTP proxy in front of a team's server that cuts chosen requests at a chosen moment:
  * before forwarding them (the request never arrives), or after the server answered (the
- * answer never comes back); the network then stays down for the next request (the
- * client's retry). A cut can run an action first — stop the worker, SIGKILL the
+ * answer never comes back); the network then stays down for a moment (the client's retry,
+ * and a browser's own, fail too). A cut can run an action first — stop the worker, SIGKILL the
  * local host — so a push or pull is interrupted at an exact step, the same way for the Node
  * host and for the service worker. Every request is logged.
  */
@@ -16,13 +16,15 @@ interface Rule {
   action?: () => unknown | Promise<unknown>
 }
 
-/** Requests refused after a cut: the network stays down for the client's retry too. */
-const DOWN_AFTER_CUT = 1
+/** How long the network stays down after a cut: the client's retry (and a browser's own) fail too. */
+const DOWN_MS = 1500
 
 export class FaultProxy {
   readonly log: { method: string; path: string; status?: number }[] = []
   #rules: Rule[] = []
-  #down = 0
+  #downUntil = 0
+  /** Cuts made so far. */
+  cuts = 0
   #server: Server | undefined
   base = ''
 
@@ -41,6 +43,12 @@ export class FaultProxy {
     this.#rules.push({ match, when, action })
   }
 
+  /** Waits until the network is back after a cut. */
+  async settled(): Promise<void> {
+    const wait = this.#downUntil - Date.now()
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait + 50))
+  }
+
   /** Requests sent so far that match. */
   count(match: (method: string, path: string) => boolean): number {
     return this.log.filter((e) => match(e.method, e.path)).length
@@ -56,14 +64,13 @@ export class FaultProxy {
     const method = req.method ?? 'GET', path = req.url ?? '/'
     const entry: { method: string; path: string; status?: number } = { method, path }
     this.log.push(entry)
-    if (this.#down > 0) {
-      this.#down--
+    if (Date.now() < this.#downUntil) {
       res.socket?.destroy()
       return
     }
     const rule = this.#rules.find((r) => r.match(method, path))
     if (rule) this.#rules.splice(this.#rules.indexOf(rule), 1)
-    const drop = async () => { this.#down = DOWN_AFTER_CUT; await rule!.action?.(); res.socket?.destroy() }
+    const drop = async () => { this.cuts++; this.#downUntil = Date.now() + DOWN_MS; await rule!.action?.(); res.socket?.destroy() }
     if (rule?.when === 'before') return drop()
     const headers: Record<string, string> = {}
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'connection') headers[k] = v
