@@ -13,7 +13,7 @@ import { bboxOf } from '../geo/geometry.ts'
 import type { FeatureVariables } from './env.ts'
 import type { FeatureInput, FeatureLayer } from './types.ts'
 import { dumpOptions, filterOf, orderOf, paging, querySrs } from './query.ts'
-import { parseInput, type WriteOptions } from './input.ts'
+import { parseBatch, parseIds, parseInput, type WriteOptions } from './input.ts'
 import { featureJson, geometryInfo, lonLatExtent, rowShape, wantsAttachments } from './serialize.ts'
 import { writeFeatures, type FeatureWriter } from './write.ts'
 import { featureNotFound } from './errors.ts'
@@ -41,9 +41,6 @@ async function getBody(c: Ctx): Promise<Record<string, unknown> | undefined> {
   return isObject(body) ? body : undefined
 }
 
-/** One PATCH item: a delete, or a create (no id) or change. */
-type PatchOp = { id: number; del: true } | { id: number | undefined; input: FeatureInput }
-
 export function mountFeature(routes: Routes<FeatureVariables>): void {
   const collection = async (c: Ctx) => {
     switch (c.req.method) {
@@ -69,19 +66,8 @@ export function mountFeature(routes: Routes<FeatureVariables>): void {
       case 'PATCH': {
         const body = await readJson(c.req.raw)
         const layer = await writableLayerOf(c)
-        const items = expectKind<unknown[]>('array', body, '$')
-        const opts = await writeOptions(c)
-        // Everything is parsed before anything is written: one bad item fails the batch.
-        const ops = items.map((raw, i): PatchOp => {
-          const path = `$[${i}]`
-          const item = isObject(raw) ? raw : expectKind<Record<string, unknown>>('object', raw, path)
-          const id = item.id === undefined || item.id === null ? undefined : expectKind<number>('int', item.id, `${path}.id`)
-          if (item.delete === true) {
-            if (id === undefined) throw validationError(`Deleting needs an id - at \`${path}\``)
-            return { id, del: true }
-          }
-          return { id, input: parseInput(item, layer.meta, opts, path) }
-        })
+        expectKind<unknown[]>('array', body, '$') // the body's shape is judged before the query's
+        const ops = parseBatch(body, layer.meta, await writeOptions(c))
         return json(await write(c, layer, (w) => ops.map((op) => {
           if ('del' in op) { w.delete(op.id); return { id: op.id } }
           if (op.id === undefined) return { id: w.create(op.input) }
@@ -96,10 +82,7 @@ export function mountFeature(routes: Routes<FeatureVariables>): void {
           await write(c, layer, (w) => w.deleteAll())
           return json(true)
         }
-        const ids = expectKind<unknown[]>('array', body, '$').map((item, i) => {
-          const o = expectKind<Record<string, unknown>>('object', item, `$[${i}]`)
-          return expectKind<number>('int', o.id, `$[${i}].id`)
-        })
+        const ids = parseIds(body)
         await write(c, layer, (w) => { for (const id of ids) w.delete(id) })
         return json(ids)
       }

@@ -11,10 +11,12 @@ import { requireAdmin } from '../auth/middleware.ts'
 import type { SqlDb } from '../store/database.ts'
 import type { ResourceVariables } from './env.ts'
 import {
-  children, createResource, deleteResource, requireRow, runAfterCommit, serialize, updateResource, type ResourceContext,
+  children, createResource, deleteResource, getRow, runAfterCommit, serialize, updateResource, type ResourceContext,
 } from './service.ts'
 import { searchResources } from './search.ts'
 import { permissionsOf, SCOPES } from './permissions.ts'
+import { resourceNotFound } from './errors.ts'
+import type { ResourceRow } from './types.ts'
 
 type Ctx = RequestContext<ResourceVariables>
 
@@ -30,6 +32,13 @@ const write = <T>(c: Ctx, fn: (ctx: ResourceContext) => T) =>
 
 const idOf = (c: Ctx) => Number(c.req.param('id'))
 
+/** Resource `id`'s row or the original's 404. */
+function rowOf(ctx: ResourceContext, id: number): ResourceRow {
+  const row = getRow(ctx.db, id)
+  if (!row) throw resourceNotFound(id)
+  return row
+}
+
 export function mountResource(routes: Routes<ResourceVariables>): void {
   const collection = async (c: Ctx) => {
     if (c.req.method === 'POST') {
@@ -42,7 +51,7 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
     const parent = queryInt(params, 'parent')
     return json(await read(c, (ctx) => {
       // Without `parent`: the resources with no parent, i.e. the root (reference §4.3).
-      const rows = parent === undefined ? [requireRow(ctx.db, 0)] : children(ctx, parent)
+      const rows = parent === undefined ? [rowOf(ctx, 0)] : children(ctx, parent)
       return rows.map((r) => serialize(ctx, r))
     }))
   }
@@ -51,13 +60,18 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
 
   routes.add('resource.item', '/api/resource/{id}', ['GET', 'PUT', 'DELETE'], async (c) => {
     const id = idOf(c)
-    if (c.req.method === 'GET') return json(await read(c, (ctx) => serialize(ctx, requireRow(ctx.db, id))))
+    if (c.req.method === 'GET') return json(await read(c, (ctx) => serialize(ctx, rowOf(ctx, id))))
     // Read the body before deciding on permissions: a malformed body is a 400 for anyone.
     const body = c.req.method === 'PUT' ? await readJsonObject(c.req.raw) : undefined
-    await read(c, (ctx) => requireRow(ctx.db, id))
+    await read(c, (ctx) => rowOf(ctx, id))
     requireAdmin(c.get('user'), c.req.method === 'PUT' ? 'update' : 'delete', 'resource', id)
-    if (body) await write(c, (ctx) => updateResource(ctx, id, body))
-    else await runAfterCommit(await write(c, (ctx) => deleteResource(ctx, id)), c.get('services').platform.log)
+    if (body) {
+      if (!await write(c, (ctx) => updateResource(ctx, id, body))) throw resourceNotFound(id)
+    } else {
+      const after = await write(c, (ctx) => deleteResource(ctx, id))
+      if (!after) throw resourceNotFound(id)
+      await runAfterCommit(after, c.get('services').platform.log)
+    }
     return json({})
   })
 
@@ -78,7 +92,7 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
 
   routes.add('resource.permission', '/api/resource/{id}/permission', 'GET', async (c) => {
     const id = idOf(c)
-    const row = await read(c, (ctx) => requireRow(ctx.db, id))
+    const row = await read(c, (ctx) => rowOf(ctx, id))
     return json(permissionsOf(c.get('user'), c.get('services').classes.get(row.cls).scopes))
   })
 
