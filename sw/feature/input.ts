@@ -4,6 +4,7 @@
  * GeoJSON, checked and reprojected into the layer's system; attribute values in their
  * canonical form; the extensions. Throws 422 naming the problem's path.
  */
+import { validationError } from '../core/error.ts'
 import { expectKind, expectObject } from '../core/validate.ts'
 import { isObject } from '../core/http.ts'
 import { bboxOf, invalidReason, layerTypeOf, type Geometry } from '../geo/geometry.ts'
@@ -103,4 +104,32 @@ export function parseInput(raw: unknown, meta: LayerMeta, opts: WriteOptions, pa
     }
   }
   return input
+}
+
+/** One item of a batch PATCH: a delete, or a create (no id) or a change. */
+export type BatchItem = { id: number; del: true } | { id: number | undefined; input: FeatureInput }
+
+/**
+ * A batch PATCH body, every item parsed before anything is written: one bad item fails the
+ * whole batch (reference §5.5).
+ */
+export function parseBatch(body: unknown, meta: LayerMeta, opts: WriteOptions): BatchItem[] {
+  return expectKind<unknown[]>('array', body, '$').map((raw, i): BatchItem => {
+    const path = `$[${i}]`
+    const item = isObject(raw) ? raw : expectKind<Record<string, unknown>>('object', raw, path)
+    const id = item.id === undefined || item.id === null ? undefined : expectKind<number>('int', item.id, `${path}.id`)
+    if (item.delete === true) {
+      if (id === undefined) throw validationError(`Deleting needs an id - at \`${path}\``)
+      return { id, del: true }
+    }
+    return { id, input: parseInput(item, meta, opts, path) }
+  })
+}
+
+/** The ids of a DELETE body `[{id}, …]`. */
+export function parseIds(body: unknown): number[] {
+  return expectKind<unknown[]>('array', body, '$').map((item, i) => {
+    const o = expectKind<Record<string, unknown>>('object', item, `$[${i}]`)
+    return expectKind<number>('int', o.id, `$[${i}].id`)
+  })
 }

@@ -13,7 +13,7 @@ import { bboxOf } from '../geo/geometry.ts'
 import type { FeatureVariables } from './env.ts'
 import type { FeatureInput, FeatureLayer } from './types.ts'
 import { dumpOptions, filterOf, orderOf, paging, querySrs } from './query.ts'
-import { parseInput, type WriteOptions } from './input.ts'
+import { parseBatch, parseIds, parseInput, type WriteOptions } from './input.ts'
 import { featureJson, geometryInfo, lonLatExtent, rowShape, wantsAttachments } from './serialize.ts'
 import { writeFeatures, type FeatureWriter, type Written } from './write.ts'
 import { readVersion } from './versioning/params.ts'
@@ -47,9 +47,6 @@ async function getBody(c: Ctx): Promise<Record<string, unknown> | undefined> {
   return isObject(body) ? body : undefined
 }
 
-/** One PATCH item: a delete, or a create (no id) or change. */
-type PatchOp = { id: number; del: true } | { id: number | undefined; input: FeatureInput }
-
 export function mountFeature(routes: Routes<FeatureVariables>): void {
   mountVersioning(routes)
   mountTransaction(routes)
@@ -63,10 +60,10 @@ export function mountFeature(routes: Routes<FeatureVariables>): void {
         const opts = await dumpOptions(params, meta, c.get('services').platform.epsg)
         const query = { filter: filterOf(params, meta, body), order: orderOf(params, meta), ...paging(params) }
         return json(await layer.read((tx) => {
-          const version = readVersion(tx, params)
+          const version = readVersion(tx.history, params)
           const rows = tx.list({ ...query, version }, rowShape(opts))
           const fids = rows.map((r) => r.fid)
-          const att = !wantsAttachments(opts) ? undefined : version === undefined ? tx.attachments(fids) : tx.attachmentsAt(fids, version)
+          const att = !wantsAttachments(opts) ? undefined : version === undefined ? tx.attachments(fids) : tx.history!.attachmentsAt(fids, version)
           return rows.map((r) => featureJson(r, meta, opts, att))
         }))
       }
@@ -80,19 +77,8 @@ export function mountFeature(routes: Routes<FeatureVariables>): void {
       case 'PATCH': {
         const body = await readJson(c.req.raw)
         const layer = await writableLayerOf(c)
-        const items = expectKind<unknown[]>('array', body, '$')
-        const opts = await writeOptions(c)
-        // Everything is parsed before anything is written: one bad item fails the batch.
-        const ops = items.map((raw, i): PatchOp => {
-          const path = `$[${i}]`
-          const item = isObject(raw) ? raw : expectKind<Record<string, unknown>>('object', raw, path)
-          const id = item.id === undefined || item.id === null ? undefined : expectKind<number>('int', item.id, `${path}.id`)
-          if (item.delete === true) {
-            if (id === undefined) throw validationError(`Deleting needs an id - at \`${path}\``)
-            return { id, del: true }
-          }
-          return { id, input: parseInput(item, layer.meta, opts, path) }
-        })
+        expectKind<unknown[]>('array', body, '$') // the body's shape is judged before the query's
+        const ops = parseBatch(body, layer.meta, await writeOptions(c))
         return json((await write(c, layer, (w) => ops.map((op) => {
           if ('del' in op) { w.delete(op.id); return { id: op.id } }
           if (op.id === undefined) return { id: w.create(op.input) }
@@ -107,10 +93,7 @@ export function mountFeature(routes: Routes<FeatureVariables>): void {
           await write(c, layer, (w) => w.deleteAll())
           return json(true)
         }
-        const ids = expectKind<unknown[]>('array', body, '$').map((item, i) => {
-          const o = expectKind<Record<string, unknown>>('object', item, `$[${i}]`)
-          return expectKind<number>('int', o.id, `$[${i}].id`)
-        })
+        const ids = parseIds(body)
         await write(c, layer, (w) => { for (const id of ids) w.delete(id) })
         return json(ids)
       }
@@ -127,9 +110,9 @@ export function mountFeature(routes: Routes<FeatureVariables>): void {
       const params = paramsOf(c)
       const opts = await dumpOptions(params, layer.meta, c.get('services').platform.epsg)
       const feature = await layer.read((tx) => {
-        const version = readVersion(tx, params)
+        const version = readVersion(tx.history, params)
         const [row] = tx.list({ fid, version }, rowShape(opts))
-        const att = !wantsAttachments(opts) ? undefined : version === undefined ? tx.attachments([fid]) : tx.attachmentsAt([fid], version)
+        const att = !wantsAttachments(opts) ? undefined : version === undefined ? tx.attachments([fid]) : tx.history!.attachmentsAt([fid], version)
         return row && featureJson(row, layer.meta, opts, att)
       })
       if (!feature) throw featureNotFound(layer.meta.resourceId, fid)

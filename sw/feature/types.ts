@@ -135,8 +135,19 @@ export interface AttachmentFile {
   fileMeta: Record<string, unknown>
 }
 
+/** A layer's history (reference §12), where its class keeps one. */
+export interface FeatureHistory extends HistoryRead {
+  /** Attachments at version `version` (point-in-time reads), by fid. */
+  attachmentsAt(fids: number[], version: number): Map<number, AttachmentRow[]>
+}
+
+export interface FeatureHistoryWrite extends FeatureHistory, HistoryWrite {
+  /** Brings a deleted feature back with its last values, then applies `input`; `false` when it is not deleted. */
+  restore(fid: number, input: FeatureInput): boolean
+}
+
 /** Reads inside one consistent snapshot of a layer. */
-export interface FeatureRead extends HistoryRead {
+export interface FeatureRead {
   list(q: FeatureQuery, shape: RowShape): FeatureRow[]
   count(filter?: FeatureFilter): number
   /** Bounds of the selected geometries in the layer's SRS; `null` when there are none. */
@@ -147,19 +158,17 @@ export interface FeatureRead extends HistoryRead {
   /** Attachments by fid, each list in id order; `fids` absent = every feature's. */
   attachments(fids?: number[]): Map<number, AttachmentRow[]>
   attachment(fid: number, aid: number): AttachmentRow | undefined
-  /** Attachments at version `version` (point-in-time reads), by fid. */
-  attachmentsAt(fids: number[], version: number): Map<number, AttachmentRow[]>
+  /** Versions, changes and stored transactions; absent when the class keeps no history. */
+  readonly history?: FeatureHistory
 }
 
 /** Writes inside one durable transaction of a layer: all of them or none. */
-export interface FeatureWrite extends FeatureRead, HistoryWrite {
+export interface FeatureWrite extends FeatureRead {
   /** Queues a new feature (its attachments aside) and returns its fid. */
   create(input: FeatureInput): number
   /** `false` when there is no such feature. */
   update(fid: number, input: FeatureInput): boolean
   delete(fid: number): boolean
-  /** Brings a deleted feature back with its last values, then applies `input`; `false` when it is not deleted. */
-  restore(fid: number, input: FeatureInput): boolean
   deleteAll(): void
   addAttachment(fid: number, fields: AttachmentFields, file: AttachmentFile): number
   /** A new `file` replaces the old one, whose blob becomes an orphan. */
@@ -167,6 +176,8 @@ export interface FeatureWrite extends FeatureRead, HistoryWrite {
   removeAttachment(row: AttachmentRow): void
   /** Blobs no longer referenced once the transaction commits; deleted after it. */
   readonly orphanBlobs: readonly string[]
+  /** The history's write side (transactions, restores, the version this write makes); absent without history. */
+  readonly historyWrite?: FeatureHistoryWrite
 }
 
 /** Who makes a write: recorded with the version it creates. */

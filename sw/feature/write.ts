@@ -89,7 +89,7 @@ export async function writeFeatures<T>(services: WriteServices, layer: FeatureLa
     // Blobs go only after the commit: a rolled-back delete must still find its files.
     for (const id of orphans) await services.platform.store.deleteBlob(id).catch(() => undefined)
     // Read after the commit: creates are queued until the layer finishes the write.
-    return { result, version: written?.version }
+    return { result, version: written?.historyWrite?.version }
   }
   return staging ? staging.commit(run) : run()
 }

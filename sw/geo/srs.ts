@@ -89,7 +89,7 @@ export function loadProjection(id: number, source: EpsgSource): Promise<SrsDef |
   if (!Number.isSafeInteger(id) || id <= 0) return Promise.resolve(undefined)
   let p = PENDING.get(id)
   if (!p) {
-    p = source(id).then((entry) => {
+    p = source(id).then((entry) => entry ?? deprecatedEntry(id, source)).then((entry) => {
       const def = entry && epsgDefinition(id, entry)
       if (def) LOADED.set(id, def)
       return def
@@ -97,4 +97,23 @@ export function loadProjection(id: number, source: EpsgSource): Promise<SrsDef |
     PENDING.set(id, p)
   }
   return p
+}
+
+/**
+ * Deprecated codes the index omits but clients still send (they answered before the index
+ * was used), made from the current code each one duplicates: Pulkovo 1942 / Gauss-Kruger
+ * 4N–32N (28464–28492) are zones 4–32 (28404–28432) without the zone number in the false
+ * easting; ETRS89 / UTM zone 38N (25838) is zone 37N (25837) one zone east.
+ */
+async function deprecatedEntry(id: number, source: EpsgSource): Promise<EpsgEntry | undefined> {
+  if (id >= 28464 && id <= 28492) {
+    const z = id - 28460
+    const base = await source(28400 + z)
+    return base && { name: `Pulkovo 1942 / Gauss-Kruger ${z}N`, proj4: base.proj4.replace(/\+x_0=\d+/, '+x_0=500000') }
+  }
+  if (id === 25838) {
+    const base = await source(25837)
+    return base && { name: 'ETRS89 / UTM zone 38N', proj4: base.proj4.replace('+zone=37', '+zone=38') }
+  }
+  return undefined
 }

@@ -11,13 +11,14 @@ import { requireAdmin } from '../auth/middleware.ts'
 import type { SqlDb } from '../store/database.ts'
 import type { ResourceVariables } from './env.ts'
 import {
-  children, createResource, deleteResource, pickMembers, requireRow, runAfterCommit, serialize, updateResource,
+  children, createResource, deleteResource, getRow, pickMembers, runAfterCommit, serialize, updateResource,
   type ResourceContext,
 } from './service.ts'
 import type { Prepared } from './class.ts'
-import type { ResourceRow } from './types.ts'
 import { searchResources } from './search.ts'
 import { permissionsOf, SCOPES } from './permissions.ts'
+import { resourceNotFound } from './errors.ts'
+import type { ResourceRow } from './types.ts'
 
 type Ctx = RequestContext<ResourceVariables>
 
@@ -32,6 +33,13 @@ const write = <T>(c: Ctx, fn: (ctx: ResourceContext) => T) =>
   c.get('services').main.write((db) => fn(ctxOf(c, db)))
 
 const idOf = (c: Ctx) => Number(c.req.param('id'))
+
+/** Resource `id`'s row or the original's 404. */
+function rowOf(ctx: ResourceContext, id: number): ResourceRow {
+  const row = getRow(ctx.db, id)
+  if (!row) throw resourceNotFound(id)
+  return row
+}
 
 /** Lets the classes of `rows` make ready what their serializers read outside the main database. */
 async function load(c: Ctx, rows: ResourceRow[]): Promise<void> {
@@ -71,7 +79,8 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
           await prepared.afterCommit(created.id)
         } catch (err) {
           // What the create needed after its write failed (a first download): no half-made resource stays.
-          await runAfterCommit(await write(c, (ctx) => deleteResource(ctx, created.id)), c.get('services').platform.log)
+          const after = await write(c, (ctx) => deleteResource(ctx, created.id))
+          if (after) await runAfterCommit(after, c.get('services').platform.log)
           throw err
         }
       }
@@ -80,7 +89,7 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
     const params = new URL(c.req.url).searchParams
     const parent = queryInt(params, 'parent')
     // Without `parent`: the resources with no parent, i.e. the root (reference §4.3).
-    const rowsOf = (ctx: ResourceContext) => parent === undefined ? [requireRow(ctx.db, 0)] : children(ctx, parent)
+    const rowsOf = (ctx: ResourceContext) => parent === undefined ? [rowOf(ctx, 0)] : children(ctx, parent)
     await load(c, await read(c, rowsOf))
     return json(await read(c, (ctx) => rowsOf(ctx).map((r) => serialize(ctx, r))))
   }
@@ -90,17 +99,21 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
   routes.add('resource.item', '/api/resource/{id}', ['GET', 'PUT', 'DELETE'], async (c) => {
     const id = idOf(c)
     if (c.req.method === 'GET') {
-      await load(c, [await read(c, (ctx) => requireRow(ctx.db, id))])
-      return json(await read(c, (ctx) => serialize(ctx, requireRow(ctx.db, id))))
+      await load(c, [await read(c, (ctx) => rowOf(ctx, id))])
+      return json(await read(c, (ctx) => serialize(ctx, rowOf(ctx, id))))
     }
     // Read the body before deciding on permissions: a malformed body is a 400 for anyone.
     const body = c.req.method === 'PUT' ? await readJsonObject(c.req.raw) : undefined
-    const row = await read(c, (ctx) => requireRow(ctx.db, id))
+    const row = await read(c, (ctx) => rowOf(ctx, id))
     requireAdmin(c.get('user'), c.req.method === 'PUT' ? 'update' : 'delete', 'resource', id)
     if (body) {
       const prepared = await prepare(c, row.cls, body, id)
-      await writePrepared(c, prepared, (ctx) => updateResource(ctx, id, body))
-    } else await runAfterCommit(await write(c, (ctx) => deleteResource(ctx, id)), c.get('services').platform.log)
+      if (!await writePrepared(c, prepared, (ctx) => updateResource(ctx, id, body))) throw resourceNotFound(id)
+    } else {
+      const after = await write(c, (ctx) => deleteResource(ctx, id))
+      if (!after) throw resourceNotFound(id)
+      await runAfterCommit(after, c.get('services').platform.log)
+    }
     return json({})
   })
 
@@ -122,7 +135,7 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
 
   routes.add('resource.permission', '/api/resource/{id}/permission', 'GET', async (c) => {
     const id = idOf(c)
-    const row = await read(c, (ctx) => requireRow(ctx.db, id))
+    const row = await read(c, (ctx) => rowOf(ctx, id))
     return json(permissionsOf(c.get('user'), c.get('services').classes.get(row.cls).scopes))
   })
 

@@ -8,7 +8,7 @@ import { validationError } from '../core/error.ts'
 import { expectKind, expectObject, expectRef } from '../core/validate.ts'
 import type { AfterCommit, ClassContext, ClassData, ClassLookup } from './class.ts'
 import type { Database, SqlDb } from '../store/database.ts'
-import { displayNameNotUnique, hierarchyError, keynameNotUnique, resourceNotFound, rootDeleteError, unknownClass } from './errors.ts'
+import { displayNameNotUnique, hierarchyError, keynameNotUnique, rootDeleteError, unknownClass } from './errors.ts'
 import type { ResourceRow } from './types.ts'
 import { applyResmeta, readResmeta } from './resmeta.ts'
 
@@ -33,14 +33,9 @@ export async function provisionRoot(main: Database, now: Date): Promise<void> {
   })
 }
 
+/** Resource `id`'s row, or `undefined` when there is none. */
 export function getRow(db: SqlDb, id: number): ResourceRow | undefined {
   return db.selectObject(`SELECT ${ROW_COLUMNS} FROM resource WHERE id = ?`, [id]) as ResourceRow | undefined
-}
-
-export function requireRow(db: SqlDb, id: number): ResourceRow {
-  const row = getRow(db, id)
-  if (!row) throw resourceNotFound(id)
-  return row
 }
 
 export function selectRows(db: SqlDb, where: string, bind: (string | number | null)[]): ResourceRow[] {
@@ -172,10 +167,14 @@ export function pickMembers(body: Record<string, unknown>, names: string[]): Rec
   return Object.fromEntries(names.map((n) => [n, body[n]]))
 }
 
-/** Applies a partial composite body to resource `id`: rename, move, class members, resmeta. */
-export function updateResource(ctx: ResourceContext, id: number, body: Record<string, unknown>): void {
+/**
+ * Applies a partial composite body to resource `id`: rename, move, class members, resmeta.
+ * `false` when there is no such resource (nothing is changed then).
+ */
+export function updateResource(ctx: ResourceContext, id: number, body: Record<string, unknown>): boolean {
   const db = ctx.db
-  const row = requireRow(db, id)
+  const row = getRow(db, id)
+  if (!row) return false
   const cls = ctx.classes.get(row.cls)
   let { parent_id: parentId, display_name: displayName, keyname, description } = row
   let { owner_user_id: owner, permissions } = row
@@ -212,6 +211,7 @@ export function updateResource(ctx: ResourceContext, id: number, body: Record<st
   if (body.resmeta !== undefined) applyResmeta(db, id, body.resmeta)
   journal(ctx, id, parentId !== row.parent_id ? 'resource.move' : 'resource.update',
     { parent: parentId, display_name: displayName })
+  return true
 }
 
 /** Ids of `id` and everything below it, deepest last. */
@@ -222,15 +222,16 @@ export function subtreeIds(db: SqlDb, id: number): number[] {
 
 /**
  * Deletes resource `id` and, recursively, its children, inside the caller's write. Returns
- * what the classes' delete hooks left for after the commit (see `runAfterCommit`).
+ * what the classes' delete hooks left for after the commit (see `runAfterCommit`), or
+ * `undefined` when there is no such resource.
  */
-export function deleteResource(ctx: ResourceContext, id: number): AfterCommit[] {
+export function deleteResource(ctx: ResourceContext, id: number): AfterCommit[] | undefined {
   if (id === ROOT_ID) throw rootDeleteError()
-  requireRow(ctx.db, id)
+  if (!getRow(ctx.db, id)) return undefined
   const ids = subtreeIds(ctx.db, id)
   const after: AfterCommit[] = []
   for (const i of ids) {
-    const r = requireRow(ctx.db, i)
+    const r = getRow(ctx.db, i)!
     const action = ctx.classes.get(r.cls).remove?.(ctx, r.id, JSON.parse(r.data) as ClassData)
     if (action) after.push(action)
   }

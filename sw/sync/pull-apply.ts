@@ -88,7 +88,7 @@ export function applyFeatures(tx: FeatureWrite, r: ReplicaWrite, ctx: SyncContex
         r.unmap(fid)
         ctx.pulled.deleted++
       } else {
-        if (local === null) tx.restore(fid, stateInput(remote, meta))
+        if (local === null) tx.historyWrite!.restore(fid, stateInput(remote, meta))
         else tx.update(fid, stateInput(remote, meta))
         r.map(fid, ch.rfid, ch.rvid, undefined, ch.rhash)
         ctx.pulled.updated++
@@ -118,7 +118,7 @@ export function applyAttachment(tx: FeatureWrite, r: ReplicaWrite, ctx: SyncCont
     return true
   }
   const row = tx.attachment(am.fid, am.aid)
-  const changedHere = tx.attachmentVersion(am.fid, am.aid)?.vid !== am.base
+  const changedHere = tx.historyWrite!.attachmentVersion(am.fid, am.aid)?.vid !== am.base
   if (ch.action === 'delete') {
     r.unmapAttachment(am.aid)
     // Changed here: it stays, and goes back to the remote as a new attachment.

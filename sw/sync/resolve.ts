@@ -67,7 +67,7 @@ export async function resolveConflict(replica: Replica, id: number, choice: Choi
     if (!('keep' in choice && choice.keep === 'local')) {
       try {
         if (local === null) tx.delete(c.fid)
-        else if (!tx.exists(c.fid)) tx.restore(c.fid, stateInput(local, meta))
+        else if (!tx.exists(c.fid)) tx.historyWrite!.restore(c.fid, stateInput(local, meta))
         else tx.update(c.fid, stateInput(local, meta))
       } catch (err) {
         if (err instanceof ValueError) throw validationError(`Invalid field value: ${err.message} - at \`$.feature.fields\``)

@@ -64,7 +64,7 @@ export async function sync(env: SyncEnv, expect: Expect, layer: number, status =
   return res.body
 }
 
-type Feature = { id: number; geom: string; fields: Record<string, unknown>; extensions?: { attachment: { name: string; size: number }[] | null } }
+type Feature = { id: number; geom: string; fields: Record<string, unknown>; extensions?: { attachment: { id: number; name: string; size: number }[] | null } }
 
 export async function features(api: Api, layer: number): Promise<Feature[]> {
   const res = await api.request('GET', `/api/resource/${layer}/feature/?dt_format=iso`)
@@ -118,7 +118,7 @@ export const syncCases: SyncCase[] = [
       expect(local.map((f) => f.fields)).toEqual([{ name: 'well', n: 7, day: '2024-03-01' }, { name: 'spring', n: null, day: null }])
       const att = local[0]!.extensions!.attachment![0]!
       expect(att).toMatchObject({ name: 'p1.txt', size: 11 })
-      const bytes = await env.local.request('GET', `/api/resource/${lid}/feature/${local[0]!.id}/attachment/${(att as unknown as { id: number }).id}/download`)
+      const bytes = await env.local.request('GET', `/api/resource/${lid}/feature/${local[0]!.id}/attachment/${att.id}/download`)
       expect(bytes.text).toBe('photo bytes')
       const state = (await env.local.request('GET', `/api/resource/${lid}/sync`)).body
       expect(state).toMatchObject({ local_changes: { features: 0, attachments: 0 }, conflicts: 0, running: null })
@@ -138,7 +138,8 @@ export const syncCases: SyncCase[] = [
       const r = (await env.remote.request('PATCH', `/api/resource/${rl}/feature/`, { body: [point(0, 0, 'keep'), point(1, 1, 'edit here'),
         point(2, 2, 'delete here'), point(3, 3, 'edit there'), point(4, 4, 'delete there')] })).body.map((x: { id: number }) => x.id)
       const lid = await link(env, expect, await connect(env, expect), rl)
-      const byName = async (api: Api, layer: number) => Object.fromEntries((await features(api, layer)).map((f) => [f.fields.name, f]))
+      const byName = async (api: Api, layer: number): Promise<Record<string, Feature>> =>
+        Object.fromEntries((await features(api, layer)).map((f) => [String(f.fields.name), f]))
       const lf = await byName(env.local, lid)
       // Here: create (with a photo and a description), update, delete, attach to an existing feature.
       const created = (await env.local.request('POST', `/api/resource/${lid}/feature/`, { body: { ...point(9, 9, 'new here', 1),
@@ -171,7 +172,7 @@ export const syncCases: SyncCase[] = [
       expect(again.pulled).toEqual({ created: 0, updated: 0, deleted: 0, attachments: 0 })
       // Attachments deleted on each side go on the other.
       const keepHere = (await byName(env.local, lid)).keep!
-      const tAtt = (keepHere.extensions!.attachment as unknown as { id: number; name: string }[]).find((a) => a.name === 't.txt')!
+      const tAtt = keepHere.extensions!.attachment!.find((a) => a.name === 't.txt')!
       await env.local.request('DELETE', `/api/resource/${lid}/feature/${keepHere.id}/attachment/${tAtt.id}`)
       await sync(env, expect, lid)
       expect((await byName(env.remote, rl)).keep!.extensions!.attachment!.map((a) => a.name)).toEqual(['k.txt'])

@@ -109,6 +109,9 @@ describe('geo/reproject', () => {
     expect((await loadProjection(32637, nodeEpsg))?.displayName).toBe('WGS 84 / UTM zone 37N (EPSG:32637)')
     expect(await loadProjection(999999, nodeEpsg)).toBeUndefined()
     expect(await loadProjection(27700, nodeEpsg)).toBeUndefined() // needs an NTv2 grid that is not shipped
+    // Deprecated codes the index omits still answer, as they did before it was used.
+    expect((await loadProjection(28467, nodeEpsg))?.proj4).toMatch(/\+lon_0=39 .*\+x_0=500000 /)
+    expect((await loadProjection(25838, nodeEpsg))?.proj4).toMatch(/\+zone=38 /)
     const p = reproject(g4326('POINT(37.6173 55.7558)'), 4326, 32637) as { coordinates: number[] }
     expect(p.coordinates[0]).toBeGreaterThan(413_000)
     expect(p.coordinates[0]).toBeLessThan(413_500)

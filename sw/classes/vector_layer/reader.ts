@@ -10,7 +10,8 @@ import { bboxOf, type Bbox, type Geometry } from '../../geo/geometry.ts'
 import { decodeGpkg } from '../../geo/gpkg.ts'
 import { likeToGlob } from '../../core/text.ts'
 import type {
-  AttachmentRow, Condition, FeatureFilter, FeatureQuery, FeatureRead, FeatureRow, Field, FieldValue, LayerMeta, RowShape,
+  AttachmentRow, Condition, FeatureFilter, FeatureHistory, FeatureQuery, FeatureRead, FeatureRow, Field, FieldValue, LayerMeta,
+  RowShape,
 } from '../../feature/types.ts'
 import type {
   ChangeOp, ChangesQuery, ItemVersion, TransactionOp, TransactionRecord, VersionListQuery, VersionRecord, VersioningState,
@@ -94,9 +95,13 @@ function condition(c: Condition, where: string[], bind: Bind[]): void {
   }
 }
 
-/** Reads of one layer inside one of its transactions. */
-export class LayerReader implements FeatureRead {
+/** Reads of one layer inside one of its transactions (its history included). */
+export class LayerReader implements FeatureRead, FeatureHistory {
   constructor(readonly db: SqlDb, readonly layer: Layer, readonly meta: LayerMeta) {}
+
+  get history(): FeatureHistory {
+    return this
+  }
 
   /** Runs `fn` with the filter's geometry visible to `outpost_intersects`. */
   protected filtered<T>(filter: FeatureFilter | undefined, fn: (where: string, bind: Bind[]) => T, indexed = true): T {

@@ -12,7 +12,7 @@ import { encodeGpkg, gpkgBbox, gpkgSize, writeGpkg } from '../../geo/gpkg.ts'
 import { rtreeBulkInsert, rtreeSize } from '../../geo/rtree.ts'
 import { bindValues, insertMany, type BlobSource, type BulkValue } from '../../store/bulk.ts'
 import type {
-  AttachmentFields, AttachmentFile, AttachmentRow, FeatureInput, FeatureWrite, Field, FieldValue, LayerMeta,
+  AttachmentFields, AttachmentFile, AttachmentRow, FeatureHistoryWrite, FeatureInput, FeatureWrite, Field, FieldValue, LayerMeta,
 } from '../../feature/types.ts'
 import type { TransactionRecord } from '../../feature/history-types.ts'
 import { columnOf, FEATURE_TABLE, RTREE_TABLE } from './schema.ts'
@@ -55,7 +55,7 @@ function sameFields(a: readonly Field[], b: readonly Field[]): boolean {
 
 type Pending = { fid: number; input: FeatureInput }
 
-export class LayerWriter extends LayerReader implements FeatureWrite {
+export class LayerWriter extends LayerReader implements FeatureWrite, FeatureHistoryWrite {
   #stmts = new Map<string, ReturnType<SqlDb['prepare']>>()
   #pending: Pending[] = []
   #nextFid: number | undefined
@@ -68,6 +68,10 @@ export class LayerWriter extends LayerReader implements FeatureWrite {
     super(db, layer, meta)
     this.#tracker = meta.versioning
       ? new VersionTracker(db, (sql, bind) => this.#run(sql, bind), columnsOf(meta.fields), userId, time) : undefined
+  }
+
+  get historyWrite(): FeatureHistoryWrite {
+    return this
   }
 
   get version(): number | undefined {

@@ -117,7 +117,7 @@ export function mountAttachment(routes: Routes<FeatureVariables>): void {
     const row = await layer.read((tx) => {
       const current = tx.attachment(fid, aid)
       if (fileobj === undefined || current?.fileobj === fileobj) return rowOf(tx, layer, fid, aid)
-      const blob = tx.attachmentVersion(fid, aid) && tx.attachmentBlob(aid, fileobj)
+      const blob = tx.history?.attachmentVersion(fid, aid) && tx.history.attachmentBlob(aid, fileobj)
       if (!blob) throw attachmentNotFound(layer.meta.resourceId, fid, aid)
       return { ...(current ?? { id: aid, fid, keyname: null, name: null, mime_type: 'application/octet-stream',
         description: null, file_meta: null }), blob_id: blob, size: -1, fileobj }

@@ -11,19 +11,27 @@ import type { FeatureVariables } from '../env.ts'
 import { writableLayerOf } from '../layer.ts'
 import type { FeatureLayer } from '../types.ts'
 import type { TransactionRecord } from '../history-types.ts'
-import { epochRequired, transactionCommitted, transactionNotCommitted, transactionNotFound, transactionOperationConflict } from '../versioning/errors.ts'
+import {
+  epochRequired, transactionCommitted, transactionNotCommitted, transactionNotFound, transactionOperationConflict, transactionsUnsupported,
+} from '../versioning/errors.ts'
 import { checkEpoch } from '../versioning/params.ts'
 import { parseItems } from './ops.ts'
 import { commitTransaction } from './service.ts'
 
 type Ctx = RequestContext<FeatureVariables>
 
+/** The layer's history, where transactions are kept; 422 for a class that keeps none. */
+function historyOf<H>(history: H | undefined): H {
+  if (!history) throw transactionsUnsupported()
+  return history
+}
+
 const naiveNow = (c: Ctx) => c.get('services').platform.now().toISOString().slice(0, 19)
 
 /** The transaction `{tid}` of the layer, if it is the caller's. */
 async function transactionOf(c: Ctx, layer: FeatureLayer): Promise<TransactionRecord> {
   const tid = Number(c.req.param('tid'))
-  const rec = await layer.read((tx) => tx.transaction(tid))
+  const rec = await layer.read((tx) => historyOf(tx.history).transaction(tid))
   if (!rec || rec.userId !== c.get('user').id) throw transactionNotFound(tid)
   return rec
 }
@@ -35,12 +43,13 @@ export function mountTransaction(routes: Routes<FeatureVariables>): void {
     const epoch = body.epoch === undefined ? undefined : expectKind<number>('int', body.epoch, '$.epoch')
     const user = c.get('user').id
     const rec = await layer.write((tx) => {
-      const state = tx.versioning()
+      const h = historyOf(tx.historyWrite)
+      const state = h.versioning()
       if (state) {
         if (epoch === undefined) throw epochRequired()
         checkEpoch(state, epoch)
       }
-      return tx.startTransaction(user, epoch ?? null, naiveNow(c))
+      return h.startTransaction(user, epoch ?? null, naiveNow(c))
     }, { userId: user })
     return json({ id: rec.id, started: rec.started })
   })
@@ -53,7 +62,7 @@ export function mountTransaction(routes: Routes<FeatureVariables>): void {
       switch (c.req.method) {
         case 'GET': {
           if (!rec.committed) throw transactionNotCommitted()
-          const results = await layer.read((tx) => tx.transactionResults(rec.id))
+          const results = await layer.read((tx) => historyOf(tx.history).transactionResults(rec.id))
           return json(results.map(([seq, value]) => [seq, JSON.parse(value)]))
         }
         case 'PUT': {
@@ -61,7 +70,7 @@ export function mountTransaction(routes: Routes<FeatureVariables>): void {
           const items = parseItems(body, layer.meta)
           await layer.write((tx) => {
             for (const { seqnum, payload } of items) {
-              if (!tx.putTransactionOp(rec.id, seqnum, payload)) throw transactionOperationConflict(seqnum)
+              if (!historyOf(tx.historyWrite).putTransactionOp(rec.id, seqnum, payload)) throw transactionOperationConflict(seqnum)
             }
           })
           return json(null)
@@ -69,7 +78,7 @@ export function mountTransaction(routes: Routes<FeatureVariables>): void {
         case 'POST':
           return json(await commitTransaction(c.get('services'), layer, rec.id, c.get('user').id, naiveNow(c)))
         default:
-          await layer.write((tx) => tx.disposeTransaction(rec.id))
+          await layer.write((tx) => historyOf(tx.historyWrite).disposeTransaction(rec.id))
           return json(null)
       }
     })

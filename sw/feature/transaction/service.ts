@@ -7,7 +7,7 @@
  * most 10 errors are reported; they stay with their operations until replaced.
  */
 import type { HistoryRead } from '../history-types.ts'
-import type { FeatureLayer, FeatureWrite } from '../types.ts'
+import type { FeatureHistoryWrite, FeatureLayer, FeatureWrite } from '../types.ts'
 import { addAttachment, changeAttachment, Staging, type StagedFile } from '../attachment/service.ts'
 import type { WriteServices } from '../write.ts'
 import { epochMismatch } from '../versioning/errors.ts'
@@ -42,28 +42,28 @@ class OperationError extends Error {
 export type CommitResult = { status: 'committed'; committed: string } | { status: 'errors'; errors: [number, unknown][] }
 
 /** The feature an operation addresses; `{sn}` refers to a `feature.create` of this transaction. */
-function featureOf(op: Operation, creates: Set<number>, tx: HistoryRead & { exists(fid: number): boolean }): void {
+function featureOf(op: Operation, creates: Set<number>, tx: FeatureWrite, h: HistoryRead): void {
   if (op.fid === undefined) return
   if (typeof op.fid === 'object') {
     if (!creates.has(op.fid.sn)) throw new OperationError('invalid_seqnum')
     return
   }
   if (!tx.exists(op.fid)) {
-    const record = tx.featureVersion(op.fid)
+    const record = h.featureVersion(op.fid)
     if (op.action !== 'feature.restore' || !record) throw new OperationError('feature.not_found')
   }
 }
 
 /** Checks one operation against the layer as it is now. */
-function prepare(op: Operation, seqnum: number, creates: Set<number>, tx: FeatureWrite): void {
-  const versioned = !!tx.versioning()
-  featureOf(op, creates, tx)
+function prepare(op: Operation, seqnum: number, creates: Set<number>, tx: FeatureWrite, h: FeatureHistoryWrite): void {
+  const versioned = !!h.versioning()
+  featureOf(op, creates, tx, h)
   if (op.action === 'feature.create') { creates.add(seqnum); return }
   const fid = op.fid as number
   if (op.action.startsWith('feature.')) {
     if (op.action === 'feature.restore' && !versioned) throw new OperationError('versioning_required')
     if (op.vid !== undefined && !versioned) throw new OperationError('versioning_required')
-    const record = tx.featureVersion(fid)
+    const record = h.featureVersion(fid)
     if (op.action === 'feature.restore' && !record?.deleted) throw new OperationError('feature.conflict')
     if (op.vid !== undefined && record?.vid !== op.vid) throw new OperationError('feature.conflict')
     return
@@ -72,24 +72,25 @@ function prepare(op: Operation, seqnum: number, creates: Set<number>, tx: Featur
     if (op.aid !== undefined && !tx.attachment(fid, op.aid)) throw new OperationError('attachment.not_found')
     if (op.vid !== undefined) {
       if (!versioned) throw new OperationError('versioning_required')
-      if (tx.attachmentVersion(fid, op.aid!)?.vid !== op.vid) throw new OperationError('attachment.conflict')
+      if (h.attachmentVersion(fid, op.aid!)?.vid !== op.vid) throw new OperationError('attachment.conflict')
     }
     return
   }
   if (op.vid !== undefined) {
     if (!versioned) throw new OperationError('versioning_required')
-    if (tx.descriptionVersion(fid)?.vid !== op.vid) throw new OperationError('description.conflict')
+    if (h.descriptionVersion(fid)?.vid !== op.vid) throw new OperationError('description.conflict')
   }
 }
 
 /** Applies one checked operation; returns its result JSON. */
-function execute(op: Operation, created: Map<number, number>, tx: FeatureWrite, staged: Map<Operation, StagedFile>): unknown {
+function execute(op: Operation, created: Map<number, number>, tx: FeatureWrite, h: FeatureHistoryWrite,
+  staged: Map<Operation, StagedFile>): unknown {
   const fid = typeof op.fid === 'object' ? created.get(op.fid.sn)! : op.fid!
   switch (op.action) {
     case 'feature.create': return { action: op.action, fid: tx.create(op.input!) }
     case 'feature.update': tx.update(fid, op.input!); return { action: op.action }
     case 'feature.delete': tx.delete(fid); return { action: op.action }
-    case 'feature.restore': tx.restore(fid, op.input!); return { action: op.action }
+    case 'feature.restore': h.restore(fid, op.input!); return { action: op.action }
     case 'description.put': tx.update(fid, { fields: [], values: [], description: op.description ?? null }); return { action: op.action }
     case 'attachment.delete': tx.removeAttachment(tx.attachment(fid, op.aid!)!); return { action: op.action }
   }
@@ -112,7 +113,7 @@ function execute(op: Operation, created: Map<number, number>, tx: FeatureWrite, 
  */
 export async function commitTransaction(services: WriteServices, layer: FeatureLayer, tid: number, userId: number,
   now: string): Promise<CommitResult> {
-  const { record, ops } = await layer.read((tx) => ({ record: tx.transaction(tid)!, ops: tx.transactionOps(tid) }))
+  const { record, ops } = await layer.read((tx) => ({ record: tx.history!.transaction(tid)!, ops: tx.history!.transactionOps(tid) }))
   if (record.committed) return { status: 'committed', committed: record.committed }
   const parsed = ops.map((o) => ({ seqnum: o.seqnum, error: o.error, op: parseOperation(JSON.parse(o.payload), layer.meta, '$') }))
   // Uploads become blobs before the write; they are deleted again unless it commits.
@@ -123,9 +124,10 @@ export async function commitTransaction(services: WriteServices, layer: FeatureL
     let orphans: readonly string[] = []
     let applied = false
     const result = await layer.write((tx): CommitResult => {
-      const current = tx.transaction(tid)!
+      const h = tx.historyWrite!
+      const current = h.transaction(tid)!
       if (current.committed) return { status: 'committed', committed: current.committed }
-      const state = tx.versioning()
+      const state = h.versioning()
       if ((state?.epoch ?? null) !== current.epoch && current.epoch !== null) throw epochMismatch(current.epoch)
       const kept = parsed.filter((p) => p.error).map((p) => [p.seqnum, JSON.parse(p.error!)] as [number, unknown])
       if (kept.length) return { status: 'errors', errors: kept.slice(0, ERROR_LIMIT) }
@@ -133,7 +135,7 @@ export async function commitTransaction(services: WriteServices, layer: FeatureL
       const creates = new Set<number>()
       for (const { seqnum, op } of parsed) {
         try {
-          prepare(op, seqnum, creates, tx)
+          prepare(op, seqnum, creates, tx, h)
         } catch (err) {
           if (!(err instanceof OperationError)) throw err
           errors.push([seqnum, err.json()])
@@ -141,17 +143,17 @@ export async function commitTransaction(services: WriteServices, layer: FeatureL
         }
       }
       if (errors.length) {
-        tx.setTransactionErrors(tid, errors)
+        h.setTransactionErrors(tid, errors)
         return { status: 'errors', errors: errors.map(([s, e]) => [s, JSON.parse(e)]) }
       }
       const created = new Map<number, number>()
       const results: [number, string][] = []
       for (const { seqnum, op } of parsed) {
-        const r = execute(op, created, tx, staged) as { fid?: number }
+        const r = execute(op, created, tx, h, staged) as { fid?: number }
         if (op.action === 'feature.create') created.set(seqnum, r.fid!)
         results.push([seqnum, JSON.stringify(r)])
       }
-      tx.commitTransaction(tid, now, results)
+      h.commitTransaction(tid, now, results)
       orphans = tx.orphanBlobs
       applied = true
       return { status: 'committed', committed: now }

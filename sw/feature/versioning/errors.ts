@@ -35,5 +35,8 @@ export const transactionOperationConflict = (seqnum: number) => new ApiError(409
 export const transactionNotCommitted = () => new ApiError(422, 'Transaction not committed', {
   message: 'The transaction has not been committed yet.', exception: `${T}.TransactionNotCommitted` })
 
+export const transactionsUnsupported = () =>
+  validationError('This layer keeps no transactions (its class keeps no history).')
+
 export const transactionCommitted = () =>
   validationError('The transaction is committed: its operations can no longer change.')

@@ -7,11 +7,11 @@ import { queryInt } from '../../core/validate.ts'
 import type { HistoryRead, VersioningState } from '../history-types.ts'
 import { epochMismatch, versioningNotEnabled, versionOutOfRange } from './errors.ts'
 
-/** The layer's versioning state; 422 `FVersioningNotEnabled` when it keeps no versions. */
-export function requireVersioning(tx: HistoryRead): VersioningState {
-  const v = tx.versioning()
-  if (!v) throw versioningNotEnabled()
-  return v
+/** The layer's history and versioning state; 422 `FVersioningNotEnabled` when it keeps no versions. */
+export function requireVersioning<H extends HistoryRead>(history: H | undefined): [H, VersioningState] {
+  const v = history?.versioning()
+  if (!history || !v) throw versioningNotEnabled()
+  return [history, v]
 }
 
 export function checkEpoch(state: VersioningState, epoch: number): void {
@@ -27,10 +27,10 @@ export function checkVersion(state: VersioningState, version: number, allowZero 
  * `?version=` (with an optional `epoch`) of a point-in-time read; `undefined` when not asked.
  * Needs versioning (422 otherwise).
  */
-export function readVersion(tx: HistoryRead, params: URLSearchParams): number | undefined {
+export function readVersion(history: HistoryRead | undefined, params: URLSearchParams): number | undefined {
   const version = queryInt(params, 'version')
   if (version === undefined) return undefined
-  const state = requireVersioning(tx)
+  const [, state] = requireVersioning(history)
   const epoch = queryInt(params, 'epoch')
   if (epoch !== undefined) checkEpoch(state, epoch)
   return checkVersion(state, version)

@@ -69,7 +69,7 @@ export function mountVersioning(routes: Routes<FeatureVariables>): void {
     const epochParam = queryInt(params, 'epoch', { min: 1 })
     const { meta } = layer
     const out = await layer.read((tx) => {
-      const state = requireVersioning(tx)
+      const [h, state] = requireVersioning(tx.history)
       let epoch = state.epoch
       if (epochParam !== undefined) {
         checkEpoch(state, epochParam)
@@ -82,7 +82,7 @@ export function mountVersioning(routes: Routes<FeatureVariables>): void {
       const to = target ? checkVersion(state, target) : state.latest
       if (initial === to) return undefined
       if (initial >= to) throw invalidRange()
-      return { epoch, initial, target: to, tstamp: tx.versionRecord(to)!.tstamp }
+      return { epoch, initial, target: to, tstamp: h.versionRecord(to)!.tstamp }
     })
     if (!out) return new Response(null, { status: 204 })
     const fields = meta.fields.map((f) => ({ id: f.id, keyname: f.keyname, datatype: f.datatype }))
@@ -100,15 +100,15 @@ export function mountVersioning(routes: Routes<FeatureVariables>): void {
     if (rawCursor === undefined) throw parameterRequired('cursor')
     const cursor = decodeCursor(rawCursor)
     return json(await layer.read((tx) => {
-      const state = requireVersioning(tx)
+      const [h, state] = requireVersioning(tx.history)
       checkEpoch(state, epoch)
       checkVersion(state, initial, true)
       checkVersion(state, target)
       if (initial >= target) throw invalidRange()
-      const fids = tx.changedFids(initial, target, cursor.fidLast, PAGE_FIDS)
+      const fids = h.changedFids(initial, target, cursor.fidLast, PAGE_FIDS)
       if (!fids.length) return []
       const fidMax = fids[fids.length - 1]!
-      const ops: unknown[] = tx.changes({ initial, target, fidMin: fids[0]!, fidMax, extensions: cursor.extensions })
+      const ops: unknown[] = h.changes({ initial, target, fidMin: fids[0]!, fidMax, extensions: cursor.extensions })
       ops.push({ action: 'continue', url: fetchUrl(c, epoch, initial, target, { ...cursor, fidLast: fidMax }) })
       return ops
     }))
@@ -128,24 +128,25 @@ export function mountVersioning(routes: Routes<FeatureVariables>): void {
     if (cursorRaw !== undefined && !/^[0-9]+$/.test(cursorRaw)) throw invalidParameter('cursor', 'Invalid cursor.')
     const tstampGe = lastValue(params, 'tstamp_ge'), tstampLt = lastValue(params, 'tstamp_lt')
     return json(await layer.read((tx) => {
-      checkEpoch(requireVersioning(tx), epoch)
+      const [h, state] = requireVersioning(tx.history)
+      checkEpoch(state, epoch)
       const items: ReturnType<typeof versionItem>[] = []
       let cursor = cursorRaw === undefined ? undefined : Number(cursorRaw)
       let head: VersionRecord | undefined, tail: VersionRecord | undefined
       // Versions are read in pages; groups may span pages.
       while (items.length < limit) {
-        const page = tx.versions({ order, cursor, limit: 50, tstampGe, tstampLt })
+        const page = h.versions({ order, cursor, limit: 50, tstampGe, tstampLt })
         for (const v of page) {
           const joins = group && tail && v.userId === tail.userId && Math.abs(Date.parse(`${v.tstamp}Z`) - Date.parse(`${tail.tstamp}Z`)) <= GROUP_GAP_MS
           if (joins) { tail = v; continue }
-          if (head && tail) items.push(versionItem(tx, head, tail, group))
+          if (head && tail) items.push(versionItem(h, head, tail, group))
           head = tail = v
           if (items.length === limit) break
         }
         if (page.length < 50 || items.length === limit) break
         cursor = page[page.length - 1]!.id
       }
-      if (head && tail && items.length < limit) items.push(versionItem(tx, head, tail, group))
+      if (head && tail && items.length < limit) items.push(versionItem(h, head, tail, group))
       const last = items[items.length - 1]
       const next = items.length === limit && last
         ? (Array.isArray(last.id) ? (order === 'asc' ? last.id[1] : last.id[0]) : last.id) : null
@@ -156,7 +157,10 @@ export function mountVersioning(routes: Routes<FeatureVariables>): void {
   routes.add('feature_layer.version.item', '/api/resource/{id}/feature/version/{vid}', 'GET', async (c) => {
     const layer = await layerOf(c)
     const vid = Number(c.req.param('vid'))
-    const v = await layer.read((tx) => tx.versionRecord(checkVersion(requireVersioning(tx), vid)))
+    const v = await layer.read((tx) => {
+      const [h, state] = requireVersioning(tx.history)
+      return h.versionRecord(checkVersion(state, vid))
+    })
     const user = v!.userId === null ? undefined
       : await c.get('services').main.read((db) => getUser(db, v!.userId!))
     return json({ id: v!.id, tstamp: v!.tstamp,
