@@ -4,6 +4,7 @@
  * requests to the backend and serves the built app (dist/) for everything else.
  */
 import { createServer, type Server } from 'node:http'
+import { createServer as createHttpsServer } from 'node:https'
 import { readFile, stat } from 'node:fs/promises'
 import { extname, join, normalize } from 'node:path'
 import { getRequestListener, RequestError } from '@hono/node-server'
@@ -89,7 +90,10 @@ function errorResponse(err: unknown, log: Platform['log']): Response {
 
 export interface ServeOptions {
   port: number
+  /** The address to listen on. @default '127.0.0.1' */
   host?: string
+  /** PEM certificate and key: HTTPS instead of HTTP. */
+  tls?: { cert: Uint8Array; key: Uint8Array }
   staticDir?: string
   /** Where unexpected errors of the host are reported. @default console.error */
   log?: Platform['log']
@@ -115,12 +119,14 @@ export function serve(app: OutpostApp, opts: ServeOptions): Promise<Server> {
       return errorResponse(err, log)
     }
   }
-  const server = createServer(getRequestListener(fetch, {
+  const listener = getRequestListener(fetch, {
     hostname: host,
     // The process's own Request and Response stay as they are (tests and scripts share them).
     overrideGlobalObjects: false,
     errorHandler: (err) => errorResponse(err, log),
-  }))
+  })
+  const server: Server = opts.tls ? createHttpsServer({ cert: Buffer.from(opts.tls.cert), key: Buffer.from(opts.tls.key) }, listener)
+    : createServer(listener)
   // A socket error of one client (a reset mid-request) concerns that client only.
   server.on('clientError', (err, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n')

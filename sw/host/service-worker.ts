@@ -21,6 +21,7 @@ import { bridgeCookies, stripCookieCopy } from './sw-cookies.ts'
 import { installTileCache } from './tile-cache.ts'
 import { swEpsg } from './sw-epsg.ts'
 import { swSecretKey } from './sw-secret.ts'
+import { syncAll } from '../sync/round.ts'
 
 declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: Array<{ url: string; revision: string | null }> }
 
@@ -74,6 +75,17 @@ self.addEventListener('fetch', (event) => {
     headers.set('x-outpost-host', 'service-worker')
     stripCookieCopy(headers)
     return new Response(res.body, { status: res.status, statusText: res.statusText, headers })
+  }))
+})
+
+// Background Sync: the page asks for it when changes wait and the network is gone; the browser
+// wakes the worker when it is back (also with the app closed), and every linked layer syncs.
+self.addEventListener('sync', (event) => {
+  const e = event as ExtendableEvent & { tag?: string }
+  if (e.tag !== 'outpost-sync') return
+  // A round that failed makes the event fail: the browser tries again later.
+  e.waitUntil(app.services().then((s) => syncAll(s.classes, s.platform)).then((reports) => {
+    if (reports.some((r) => r.status === 'error')) throw new Error('A sync round failed; the browser retries.')
   }))
 })
 

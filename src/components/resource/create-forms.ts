@@ -8,8 +8,10 @@
 import type { Component } from 'vue'
 import ResourceCreateLookupTable from './ResourceCreateLookupTable.vue'
 import ResourceCreateVectorLayer from './ResourceCreateVectorLayer.vue'
+import ResourceCreateRemoteConnection from './ResourceCreateRemoteConnection.vue'
 
 export const CREATE_FORMS: Readonly<Record<string, Component>> = {
   vector_layer: ResourceCreateVectorLayer,
   lookup_table: ResourceCreateLookupTable,
+  remote_connection: ResourceCreateRemoteConnection,
 }

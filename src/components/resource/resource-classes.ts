@@ -14,6 +14,7 @@ const CLASS_BADGES: Record<string, string> = {
   raster_layer: 'R',
   file_bucket: 'F',
   webmap: 'M',
+  remote_connection: 'S',
 }
 
 const labels = computed(() => new Map(useBlueprint().classes.value.map((c) => [c.identity, c.label])))
