@@ -54,6 +54,12 @@ async function syncOne(id: number): Promise<SyncReport> {
 const waiting = computed(() => layers.value.reduce((n, l) => n + l.local_changes.features + l.local_changes.attachments, 0))
 const conflicts = computed(() => layers.value.reduce((n, l) => n + l.conflicts, 0))
 
+/** Whether the browser has the Background Sync API (Chromium does; others sync while the app is open). */
+async function backgroundSyncAvailable(): Promise<boolean> {
+  const reg = await navigator.serviceWorker?.ready.catch(() => undefined)
+  return !!reg && 'sync' in reg
+}
+
 /** Asks the browser to sync when it is online again, also with the app closed (where it can). */
 async function registerBackgroundSync(): Promise<boolean> {
   try {
@@ -89,5 +95,6 @@ export function useSync() {
     window.addEventListener('online', () => { syncWaiting().catch(() => undefined) })
     window.addEventListener('offline', () => { if (waiting.value) void registerBackgroundSync() })
   }
-  return { layers, running, storage, waiting, conflicts, refresh, syncOne, syncWaiting, keepStorage, registerBackgroundSync }
+  return { layers, running, storage, waiting, conflicts, refresh, syncOne, syncWaiting, keepStorage, registerBackgroundSync,
+    backgroundSyncAvailable }
 }

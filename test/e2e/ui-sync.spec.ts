@@ -67,6 +67,7 @@ test('the team\'s server: connect, take a layer offline, sync with the button, a
   await expect(page.getByTestId('sync-badge')).toHaveText('1')
   await expect(row.getByTestId('sync-waiting')).toHaveText('1 change waiting')
   await row.getByTestId('sync-layer-button').click()
+  await expect(page.getByTestId('info-notice').filter({ hasText: 'Sent 1, received 0 changes.' })).toBeVisible()
   await expect(row.getByTestId('sync-waiting')).toHaveText('0 changes waiting')
   expect((await team.request('GET', `/api/resource/${layer}/feature/${made[0]}`)).body.fields.depth).toBe(11)
 

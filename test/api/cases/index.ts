@@ -12,6 +12,7 @@ import { uploadCases } from './upload.ts'
 import { attachmentCases } from './attachment.ts'
 import { versioningCases } from './versioning.ts'
 import { nextgisConnectCases } from './nextgis-connect.ts'
+import { remoteCases } from './remote.ts'
 
 export const CASE_GROUPS: Record<string, ApiCase[]> = {
   pyramid: pyramidCases,
@@ -24,4 +25,5 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   attachment: attachmentCases,
   versioning: versioningCases,
   'nextgis-connect': nextgisConnectCases,
+  remote: remoteCases,
 }
