@@ -70,6 +70,13 @@ const MIGRATIONS: string[] = [
      parts TEXT NOT NULL DEFAULT '[]',
      created TEXT NOT NULL);
    CREATE INDEX upload_created ON upload(created);`,
+  // 3: stored files (sw/files/) on their way into or out of a resource: `staged` until a
+  // resource adopts them, `released` until their chunks are deleted.
+  `CREATE TABLE file_pending (
+     key TEXT PRIMARY KEY,
+     size INTEGER NOT NULL,
+     state TEXT NOT NULL CHECK (state IN ('staged', 'released')),
+     created TEXT NOT NULL);`,
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS.length
