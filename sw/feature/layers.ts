@@ -14,6 +14,7 @@ import { decodeGpkg } from '../geo/gpkg.ts'
 import { intersects } from '../geo/measure.ts'
 import type { Geometry } from '../geo/geometry.ts'
 import { fieldsSignature, migrateLayer, registerFunctions, syncColumns, type LayerMeta } from './schema.ts'
+import { isPending } from '../ingest/pending.ts'
 
 export const imageName = (resourceId: number) => `layer-${resourceId}`
 
@@ -130,7 +131,8 @@ export class LayerRegistry {
   /** Deletes layer images whose resource is gone (a drop interrupted by a stopped worker). */
   async #sweep(): Promise<void> {
     const names = await this.services.platform.store.listImages()
-    const ids = names.map((n) => /^layer-(\d+)$/.exec(n)?.[1]).filter((x): x is string => !!x).map(Number)
+    // An image an ingest is still building has no resource yet: it is not an orphan.
+    const ids = names.filter((n) => !isPending(n)).map((n) => /^layer-(\d+)$/.exec(n)?.[1]).filter((x): x is string => !!x).map(Number)
     if (!ids.length) return
     await this.services.main.read(async (db) => {
       for (const id of ids) {

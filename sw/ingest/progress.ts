@@ -46,7 +46,7 @@ export class ProgressBoard {
   constructor(readonly now: () => number) {}
 
   /** Starts reporting under `token`; the returned handle reports and finishes the job. */
-  start(token: string): Progress & { finish(result: { id: number }): void; fail(error: ErrorBody): void } {
+  start(token: string): TrackedProgress {
     this.#sweep()
     const job = { body: { state: 'running' as JobState, stage: 'starting', done: 0, total: null } as ProgressBody, expires: Infinity }
     this.#jobs.set(token, job)
@@ -71,4 +71,23 @@ export class ProgressBoard {
     const t = this.now()
     for (const [k, j] of this.#jobs) if (j.expires < t) this.#jobs.delete(k)
   }
+}
+
+const BOARDS = new WeakMap<object, ProgressBoard>()
+
+/** The progress board of an app (one per `Services`). */
+export function progressBoard(owner: object, now: () => number = Date.now): ProgressBoard {
+  let b = BOARDS.get(owner)
+  if (!b) BOARDS.set(owner, b = new ProgressBoard(now))
+  return b
+}
+
+export type TrackedProgress = Progress & { finish(result: { id: number }): void; fail(error: ErrorBody): void }
+
+const UNTRACKED: TrackedProgress = { ...SILENT, finish() {}, fail() {} }
+
+/** The progress of a request: reported under its `X-Outpost-Progress` token, or nowhere. */
+export function requestProgress(owner: object, request: Request): TrackedProgress {
+  const token = request.headers.get(PROGRESS_HEADER)
+  return token && TOKEN_PATTERN.test(token) ? progressBoard(owner).start(token) : UNTRACKED
 }

@@ -23,16 +23,17 @@ import { explorer, fidColumn, loadFeatures } from './vector-load.ts'
 import { holdPending } from './pending.ts'
 import { reserveIds } from './reserve.ts'
 import type { Progress } from './progress.ts'
+import type { Prepared } from '../classes/types.ts'
 
 /** A layer database built and saved, waiting for its resource row. */
-export interface PreparedLayer {
+export interface PreparedLayer extends Prepared {
   resourceId: number
   srs: number
   geometryType: string
   fields: Field[]
   count: number
-  /** Forget the hold on the image once the resource row is committed (or the image is gone). */
-  release(): void
+  /** Forgets the hold on the image once the resource row is committed (or the image is gone). */
+  settle(): void
   /** Deletes the built database (the resource could not be created after all). */
   discard(): Promise<void>
 }
@@ -93,7 +94,7 @@ export async function prepareVectorLayer(services: Services, member: Record<stri
       } finally {
         await layer.close()
       }
-      return { resourceId, srs, geometryType, fields, count, release, discard }
+      return { resourceId, srs, geometryType, fields, count, settle: release, discard }
     } catch (err) {
       await discard()
       release()

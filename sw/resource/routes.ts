@@ -8,12 +8,13 @@ import type { AppEnv } from '../core/env.ts'
 import { json, readJsonObject } from '../core/http.ts'
 import type { RouteTable } from '../core/routes.ts'
 import { queryBool, queryInt, lastValue } from '../core/validate.ts'
-import { invalidParameter } from '../core/error.ts'
+import { ApiError, internalServerError, invalidParameter } from '../core/error.ts'
 import { requireAdmin } from '../auth/middleware.ts'
-import { listClasses } from '../classes/registry.ts'
-import type { ClassContext } from '../classes/types.ts'
+import { findClass, getClass, listClasses } from '../classes/registry.ts'
+import type { ClassContext, ResourceClass } from '../classes/types.ts'
 import type { SqlDb } from '../store/database.ts'
-import { children, createResource, deleteResource, requireRow, serialize, updateResource } from './service.ts'
+import { requestProgress } from '../ingest/progress.ts'
+import { checkCreate, children, createResource, deleteResource, pickMembers, requireRow, serialize, updateResource } from './service.ts'
 import { searchResources } from './search.ts'
 import { permissionsOf, SCOPES } from './permissions.ts'
 
@@ -28,13 +29,46 @@ const write = <T>(c: Context<AppEnv>, fn: (ctx: ClassContext) => T) =>
 
 const idOf = (c: Context<AppEnv>) => Number(c.req.param('id'))
 
+/**
+ * A create or change in one main write, after the class's `prepare` (an ingest) did its long
+ * work outside it. Progress is reported under the request's `X-Outpost-Progress` token; what
+ * was prepared is discarded when the write fails.
+ */
+async function prepareAndWrite(c: Context<AppEnv>, cls: ResourceClass | undefined, body: Record<string, unknown>,
+  resourceId: number | undefined, fn: (ctx: ClassContext) => { id: number } | void): Promise<{ id: number } | void> {
+  const services = c.get('services')
+  const progress = requestProgress(services, c.req.raw)
+  try {
+    const prep = cls?.prepare
+      ? await cls.prepare({ services, progress, signal: c.req.raw.signal, resourceId }, pickMembers(body, cls.members))
+      : undefined
+    try {
+      if (prep) progress.stage('saving')
+      const out = await write(c, (ctx) => fn({ ...ctx, prepared: prep }))
+      progress.finish({ id: out?.id ?? resourceId! })
+      return out
+    } catch (err) {
+      await prep?.discard()
+      throw err
+    } finally {
+      prep?.settle()
+    }
+  } catch (err) {
+    progress.fail((err instanceof ApiError ? err : internalServerError(err)).toBody(c.get('requestId')))
+    throw err
+  }
+}
+
 export function mountResource(routes: RouteTable): void {
   const collection = async (c: Context<AppEnv>) => {
     if (c.req.method === 'POST') {
       const body = await readJsonObject(c.req.raw)
       const parentId = (body.resource as { parent?: { id?: unknown } } | undefined)?.parent?.id
       requireAdmin(c.get('user'), 'manage_children', 'resource', typeof parentId === 'number' ? parentId : 0)
-      return json(await write(c, (ctx) => createResource(ctx, body)), 201)
+      const cls = findClass(String((body.resource as { cls?: unknown } | undefined)?.cls))
+      // A create that will fail anyway is refused before a long preparation.
+      if (cls?.prepare) await read(c, (ctx) => checkCreate(ctx.db, body))
+      return json(await prepareAndWrite(c, cls, body, undefined, (ctx) => createResource(ctx, body)), 201)
     }
     const params = new URL(c.req.url).searchParams
     const parent = queryInt(params, 'parent')
@@ -52,9 +86,9 @@ export function mountResource(routes: RouteTable): void {
     if (c.req.method === 'GET') return json(await read(c, (ctx) => serialize(ctx, requireRow(ctx.db, id))))
     // Read the body before deciding on permissions: a malformed body is a 400 for anyone.
     const body = c.req.method === 'PUT' ? await readJsonObject(c.req.raw) : undefined
-    await read(c, (ctx) => requireRow(ctx.db, id))
+    const row = await read(c, (ctx) => requireRow(ctx.db, id))
     requireAdmin(c.get('user'), c.req.method === 'PUT' ? 'update' : 'delete', 'resource', id)
-    if (body) await write(c, (ctx) => updateResource(ctx, id, body))
+    if (body) await prepareAndWrite(c, getClass(row.cls), body, id, (ctx) => updateResource(ctx, id, body))
     else await write(c, (ctx) => deleteResource(ctx, id))
     return json({})
   })

@@ -133,9 +133,11 @@ function journal(ctx: ClassContext, resourceId: number, action: string, payload:
     bind: [ctx.now.toISOString(), ctx.user.id, resourceId, action, JSON.stringify(payload)] })
 }
 
-/** Creates a resource from a composite body; returns its id and parent id. */
-export function createResource(ctx: ClassContext, body: Record<string, unknown>): { id: number; parent: { id: number } } {
-  const db = ctx.db
+/**
+ * Checks the `resource` member of a create body against the tree (class, parent, names)
+ * without writing: a create that will fail is refused before any long preparation.
+ */
+export function checkCreate(db: SqlDb, body: Record<string, unknown>) {
   const r = expectObject(body.resource, '$.resource')
   const clsName = expectKind<string>('str', r.cls, '$.resource.cls')
   const cls = findClass(clsName)
@@ -149,10 +151,20 @@ export function createResource(ctx: ClassContext, body: Record<string, unknown>)
   const permissions = r.permissions === undefined ? [] : expectKind<unknown[]>('array', r.permissions, '$.resource.permissions')
   checkParent(db, parentId, cls.identity)
   checkNames(db, -1, parentId, displayName, keyname)
+  return { cls, parentId, displayName, keyname, description, permissions }
+}
 
-  db.exec({ sql: `INSERT INTO resource (cls, parent_id, keyname, display_name, description, owner_user_id, creation_date, permissions)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    bind: [cls.identity, parentId, keyname, displayName, description, ctx.user.id, naiveIso(ctx.now), JSON.stringify(permissions)] })
+/**
+ * Creates a resource from a composite body; returns its id and parent id. The id is the one
+ * `ctx.prepared` reserved, if it did.
+ */
+export function createResource(ctx: ClassContext, body: Record<string, unknown>): { id: number; parent: { id: number } } {
+  const db = ctx.db
+  const { cls, parentId, displayName, keyname, description, permissions } = checkCreate(db, body)
+  db.exec({ sql: `INSERT INTO resource (id, cls, parent_id, keyname, display_name, description, owner_user_id, creation_date, permissions)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    bind: [ctx.prepared?.resourceId ?? null, cls.identity, parentId, keyname, displayName, description, ctx.user.id,
+      naiveIso(ctx.now), JSON.stringify(permissions)] })
   const id = Number(db.selectValue('SELECT last_insert_rowid()'))
   const data = cls.create(ctx, id, pickMembers(body, cls.members))
   db.exec({ sql: `UPDATE resource SET data = ? WHERE id = ?`, bind: [JSON.stringify(data), id] })
@@ -161,7 +173,7 @@ export function createResource(ctx: ClassContext, body: Record<string, unknown>)
   return { id, parent: { id: parentId } }
 }
 
-function pickMembers(body: Record<string, unknown>, names: string[]): Record<string, unknown> {
+export function pickMembers(body: Record<string, unknown>, names: string[]): Record<string, unknown> {
   return Object.fromEntries(names.map((n) => [n, body[n]]))
 }
 

@@ -7,8 +7,9 @@ import { validationError } from '../../core/error.ts'
 import { expectKind, expectObject, expectRef } from '../../core/validate.ts'
 import { findSrs } from '../../geo/srs.ts'
 import type { ClassContext, ClassData, ResourceClass } from '../types.ts'
-import { applyFields, listFields } from './fields.ts'
+import { applyFields, insertFields, listFields } from './fields.ts'
 import { layerRemoved } from '../../feature/layers.ts'
+import { prepareVectorLayer, type PreparedLayer } from '../../ingest/vector-ingest.ts'
 
 export const GEOMETRY_TYPES = ['POINT', 'LINESTRING', 'POLYGON', 'MULTIPOINT', 'MULTILINESTRING', 'MULTIPOLYGON',
   'POINTZ', 'LINESTRINGZ', 'POLYGONZ', 'MULTIPOINTZ', 'MULTILINESTRINGZ', 'MULTIPOLYGONZ'] as const
@@ -43,12 +44,23 @@ export const vectorLayer: ResourceClass = {
   members: ['vector_layer', 'feature_layer'],
   acceptsParent: (p) => p === 'resource_group',
 
+  // A layer from a file (`source`): GDAL reads it and the layer's database is built before the
+  // create's main write (sw/ingest/), which then only records the resource and its fields.
+  async prepare(env, members) {
+    if (env.resourceId !== undefined || members.vector_layer === undefined) return undefined
+    const m = expectObject(members.vector_layer, '$.vector_layer')
+    if (m.source === undefined || m.source === null) return undefined
+    return prepareVectorLayer(env.services, m, env.progress, env.signal)
+  },
+
   create(ctx, id, members) {
     if (members.vector_layer === undefined) throw validationError('Vector layer member is required - at `$.vector_layer`')
     const m = expectObject(members.vector_layer, '$.vector_layer')
-    if (m.source !== undefined) {
-      throw validationError('Creating a vector layer from a file is not available yet; create an empty layer with fields.',
-        { location: ['body', 'vector_layer', 'source'] })
+    if (m.source !== undefined && m.source !== null) {
+      const p = ctx.prepared as PreparedLayer
+      insertFields(ctx.db, id, p.fields)
+      applyFeatureLayer(ctx, id, members.feature_layer)
+      return { srs: p.srs, geometry_type: p.geometryType }
     }
     if (m.srs === undefined) throw validationError('Field `srs` is required - at `$.vector_layer`')
     if (m.geometry_type === undefined) throw validationError('Field `geometry_type` is required - at `$.vector_layer`')
