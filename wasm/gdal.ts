@@ -28,6 +28,7 @@ export interface GdalOutput { local: string; real?: string; all: Array<{ local: 
 export interface GdalFs {
   /** With `canOwn`, the file takes `data` as its contents instead of copying it. */
   writeFile(path: string, data: Uint8Array, opts?: { canOwn?: boolean }): void
+  readFile(path: string): Uint8Array
   unlink(path: string): void
   mkdir(path: string): void
   rmdir(path: string): void
