@@ -10,6 +10,7 @@ import { migrateMain } from './store/schema.ts'
 import { Authenticator, provisionUsers } from './auth/service.ts'
 import { provisionRoot } from './resource/service.ts'
 import { createDemo, createDemoFeatures } from './demo.ts'
+import { sweepFiles } from './files/service.ts'
 
 export interface Services {
   platform: Platform
@@ -27,5 +28,7 @@ export async function openServices(platform: Platform): Promise<Services> {
   const demo = adminCreated && platform.demo ? await createDemo(main, platform.now()) : undefined
   const services: Services = { platform, main, auth: new Authenticator(main), adminCreated }
   if (demo) await createDemoFeatures(services, demo)
+  // Files an interrupted create or delete left behind go now, without delaying the start.
+  void sweepFiles(services).catch((err) => platform.log('Sweeping stored files failed', err))
   return services
 }

@@ -17,6 +17,7 @@ export interface GdalApi {
   gdalinfo(ds: GdalDataset, args?: string[]): Promise<Record<string, unknown>>
   gdalwarp(ds: GdalDataset, args: string[], outName?: string): Promise<GdalOutput>
   gdal_translate(ds: GdalDataset, args: string[], outName?: string): Promise<GdalOutput>
+  gdal_rasterize(ds: GdalDataset, args: string[], outName?: string): Promise<GdalOutput>
   getFileBytes(path: string | { local: string }): Promise<Uint8Array>
   Module: { FS: GdalFs }
 }

@@ -81,13 +81,18 @@ export const waypointsGpx = once(async () => (await withGdal('w.geojson', utf8(f
 
 export const CSV_TEXT = 'name,lon,lat,count\nNorth,30.5,60.5,3\nSouth,30.5,59.5,7\n'
 
-/** A 64×64 GeoTIFF rasterised from a square: `bands` burn values, creation options `co`. */
-async function geotiff(opts: { bands: number[]; type?: string; srs?: string; co?: string[]; extent?: number[] }): Promise<Uint8Array> {
-  const square = featureCollection([{ geometry: { type: 'Polygon', coordinates: [[[30.2, 60.2], [30.8, 60.2], [30.8, 60.8], [30.2, 60.8], [30.2, 60.2]]] }, properties: {} }])
+/**
+ * A 64×64 GeoTIFF rasterised from a square (a CSV with a WKT column, so it has no reference
+ * system of its own): `bands` burn values, then translated with creation options `co`.
+ */
+async function geotiff(opts: { bands: number[]; type?: string; srs?: string; co?: string[]; extent?: number[]; colorinterp?: string }): Promise<Uint8Array> {
+  const square = 'WKT\n"POLYGON((30.2 60.2,30.8 60.2,30.8 60.8,30.2 60.8,30.2 60.2))"\n'
   const args = ['-of', 'GTiff', '-ot', opts.type ?? 'Byte', '-init', '0', '-ts', '64', '64',
-    '-te', ...(opts.extent ?? [30, 60, 31, 61]).map(String), ...opts.bands.flatMap((b) => ['-burn', String(b)]), ...(opts.co ?? []).flatMap((c) => ['-co', c])]
+    '-te', ...(opts.extent ?? [30, 60, 31, 61]).map(String), ...opts.bands.flatMap((b) => ['-burn', String(b)])]
   if (opts.srs) args.push('-a_srs', opts.srs)
-  return (await withGdal('square.geojson', utf8(square), (g, ds, out) => (g as unknown as { gdal_rasterize: GdalApi['ogr2ogr'] }).gdal_rasterize(ds, args, out))).tif!
+  const plain = (await withGdal('square.csv', utf8(square), (g, ds, out) => g.gdal_rasterize(ds, args, out))).tif!
+  const translate = ['-of', 'GTiff', ...(opts.co ?? []).flatMap((c) => ['-co', c]), ...(opts.colorinterp ? ['-colorinterp', opts.colorinterp] : [])]
+  return (await withGdal('plain.tif', plain, (g, ds, out) => g.gdal_translate(ds, translate, out))).tif!
 }
 
 export const TIFFS = {
@@ -97,8 +102,8 @@ export const TIFFS = {
   oneBand: once(() => geotiff({ bands: [7], srs: 'EPSG:4326' })),
   sixteenBit: once(() => geotiff({ bands: [1000, 2000, 3000], type: 'UInt16', srs: 'EPSG:4326', co: ['PHOTOMETRIC=RGB'] })),
   noSrs: once(() => geotiff({ bands: [200, 100, 50], co: ['PHOTOMETRIC=RGB'] })),
-  noColour: once(() => geotiff({ bands: [200, 100, 50], srs: 'EPSG:4326', co: ['PHOTOMETRIC=MINISBLACK'] })),
-  jpeg: once(() => geotiff({ bands: [200, 100, 50], srs: 'EPSG:4326', co: ['PHOTOMETRIC=RGB', 'COMPRESS=JPEG'] })),
+  noColour: once(() => geotiff({ bands: [200, 100, 50], srs: 'EPSG:4326', co: ['PHOTOMETRIC=MINISBLACK'], colorinterp: 'undefined,undefined,undefined' })),
+  packbits: once(() => geotiff({ bands: [200, 100, 50], srs: 'EPSG:4326', co: ['PHOTOMETRIC=RGB', 'COMPRESS=PACKBITS'] })),
 }
 
 export { base64, utf8 }
