@@ -23,6 +23,7 @@ import { mountDiagnostics } from './diagnostics/routes.ts'
 import { mountAttachment } from './feature/attachment-routes.ts'
 import { mountIngest } from './ingest/routes.ts'
 import { mountRasterLayer } from './classes/raster_layer/routes.ts'
+import { mountFileBucket } from './classes/file_bucket/routes.ts'
 
 export interface OutpostApp {
   fetch(request: Request): Promise<Response>
@@ -53,6 +54,7 @@ export function createApp(platform: Platform): OutpostApp {
   mountAttachment(routes)
   mountIngest(routes)
   mountRasterLayer(routes)
+  mountFileBucket(routes)
 
   app.notFound((c) => json(pageNotFound().toBody(c.get('requestId')), 404))
   app.onError((err, c) => {

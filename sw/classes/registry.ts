@@ -8,8 +8,9 @@ import { vectorLayer } from './vector_layer/index.ts'
 import { lookupTable } from './lookup_table/index.ts'
 import { rasterLayer } from './raster_layer/index.ts'
 import { rasterStyle } from './raster_style/index.ts'
+import { fileBucket } from './file_bucket/index.ts'
 
-const CLASSES: ResourceClass[] = [resourceGroup, vectorLayer, lookupTable, rasterLayer, rasterStyle]
+const CLASSES: ResourceClass[] = [resourceGroup, vectorLayer, lookupTable, rasterLayer, rasterStyle, fileBucket]
 
 /** The spec's names for classes the original calls otherwise (accepted on input). */
 const ALIASES: Record<string, string> = {

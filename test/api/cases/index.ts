@@ -12,6 +12,7 @@ import { uploadCases } from './upload.ts'
 import { attachmentCases } from './attachment.ts'
 import { ingestCases } from './ingest.ts'
 import { rasterCases } from './raster.ts'
+import { fileBucketCases } from './file-bucket.ts'
 
 export const CASE_GROUPS: Record<string, ApiCase[]> = {
   pyramid: pyramidCases,
@@ -24,4 +25,5 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   attachment: attachmentCases,
   ingest: ingestCases,
   raster: rasterCases,
+  'file-bucket': fileBucketCases,
 }

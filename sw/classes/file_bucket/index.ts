@@ -1,0 +1,116 @@
+/**
+ * @module classes/file_bucket
+ * A bucket of files (spec §2.2, §4.2; reference §4.1 `file_bucket`). Created from upload
+ * records; a change sends the complete `files` list: items without `id` keep the bucket's
+ * file of that name, items with an upload `id` add (or replace) one, files not listed are
+ * deleted. The uploads' bytes are stored before the main write (`prepare`), and released
+ * files' bytes are deleted after it (sw/files/).
+ */
+import { validationError } from '../../core/error.ts'
+import { expectKind, expectObject } from '../../core/validate.ts'
+import { naiveIso } from '../../resource/service.ts'
+import { readUpload, resolveUploadRef } from '../../upload/service.ts'
+import { adoptFiles, discardFiles, releaseFiles, settleFiles, stageFile, type StoredFile } from '../../files/service.ts'
+import { textProblem } from '../../ingest/encoding.ts'
+import type { ClassContext, ClassData, Prepared, ResourceClass } from '../types.ts'
+
+/** A file of a bucket as its `data` keeps it. */
+export interface BucketFile { name: string; size: number; mime_type: string; key: string }
+
+interface Staged { name: string; size: number; mime_type: string; file: StoredFile }
+interface PreparedFiles extends Prepared { staged: Map<number, Staged> }
+
+const PATH = '$.file_bucket.files'
+
+export const bucketFiles = (data: ClassData) => (data.files as BucketFile[] | undefined) ?? []
+
+function itemsOf(member: unknown): Record<string, unknown>[] {
+  const m = expectObject(member, '$.file_bucket')
+  if (m.files === undefined) return []
+  return expectKind<unknown[]>('array', m.files, PATH).map((f, i) => expectObject(f, `${PATH}[${i}]`))
+}
+
+function nameOf(v: unknown, path: string): string {
+  const name = expectKind<string>('str', v, path)
+  const bad = textProblem(name, true)
+  if (!name || name === '.' || name === '..' || /[/\\]/.test(name) || bad || name.length > 255) {
+    throw validationError(`Invalid file name '${name}': ${bad ?? 'a plain name without slashes is expected'} - at \`${path}\``, { name })
+  }
+  return name
+}
+
+/** The new file list from the sent items; adopts new files and releases dropped ones. */
+function apply(ctx: ClassContext, members: Record<string, unknown>, current: BucketFile[]): ClassData {
+  const staged = (ctx.prepared as PreparedFiles | undefined)?.staged ?? new Map<number, Staged>()
+  const byName = new Map(current.map((f) => [f.name, f]))
+  const next: BucketFile[] = []
+  const seen = new Set<string>()
+  itemsOf(members.file_bucket).forEach((item, i) => {
+    const path = `${PATH}[${i}]`
+    const s = staged.get(i)
+    const name = item.name === undefined && s ? s.name : nameOf(item.name, `${path}.name`)
+    if (seen.has(name)) throw validationError(`File name '${name}' is listed twice - at \`${path}.name\``, { name })
+    seen.add(name)
+    if (s) {
+      next.push({ name, size: s.size, mime_type: s.mime_type, key: s.file.key })
+      return
+    }
+    const kept = byName.get(name)
+    if (!kept) throw validationError(`The bucket has no file '${name}'; a new file needs the \`id\` of its upload - at \`${path}\``, { name })
+    next.push(kept)
+  })
+  const keys = new Set(next.map((f) => f.key))
+  releaseFiles(ctx.db, current.filter((f) => !keys.has(f.key)))
+  adoptFiles(ctx.db, [...staged.values()].map((s) => s.file))
+  return { files: next, tstamp: naiveIso(ctx.now) }
+}
+
+export const fileBucket: ResourceClass = {
+  identity: 'file_bucket',
+  label: 'File bucket',
+  order: 100,
+  scopes: ['data', 'resource'],
+  interfaces: [],
+  members: ['file_bucket'],
+  acceptsParent: (p) => p === 'resource_group',
+
+  // The uploads named in `files` are stored before the main write: reading and copying them
+  // may take long, and a failed write discards them.
+  async prepare(env, members) {
+    if (members.file_bucket === undefined) return undefined
+    const items = itemsOf(members.file_bucket)
+    const staged = new Map<number, Staged>()
+    const prepared: PreparedFiles = {
+      staged,
+      discard: () => discardFiles(env.services, [...staged.values()].map((s) => s.file)),
+      settle: () => settleFiles([...staged.values()].map((s) => s.file)),
+    }
+    try {
+      env.progress.stage('saving', items.length)
+      for (const [i, item] of items.entries()) {
+        if (item.id === undefined) continue
+        const upload = await resolveUploadRef(env.services, item, `${PATH}[${i}]`)
+        const name = item.name === undefined ? (upload.name ?? '') : item.name
+        staged.set(i, { name: nameOf(name, `${PATH}[${i}].name`), size: upload.size, mime_type: upload.mime_type ?? 'application/octet-stream',
+          file: await stageFile(env.services, await readUpload(env.services, upload.id)) })
+        env.progress.done(i + 1)
+      }
+    } catch (err) {
+      await prepared.discard()
+      throw err
+    }
+    return prepared
+  },
+
+  create: (ctx, _id, members) => apply(ctx, members.file_bucket === undefined ? { file_bucket: {} } : members, []),
+
+  update: (ctx, _id, members, data) => (members.file_bucket === undefined ? data : apply(ctx, members, bucketFiles(data))),
+
+  serialize: (_ctx, _id, data) => ({
+    file_bucket: { files: bucketFiles(data).map((f) => ({ name: f.name, size: f.size, mime_type: f.mime_type })), tstamp: data.tstamp ?? null },
+  }),
+
+  remove(ctx, _id, data) {
+    releaseFiles(ctx.db, bucketFiles(data))
+  },
+}
