@@ -53,8 +53,8 @@ const DATE_KEYS = ['year', 'month', 'day']
 const TIME_KEYS = ['hour', 'minute', 'second']
 
 /** Reads the obj form: exactly the given keys, each an integer. */
-function parts(v: Record<string, unknown>, keys: string[]): number[] {
-  const extra = Object.keys(v).filter((k) => !keys.includes(k))
+function parts(v: Record<string, unknown>, keys: string[], ignored: string[] = []): number[] {
+  const extra = Object.keys(v).filter((k) => !keys.includes(k) && !ignored.includes(k))
   if (extra.length) throw new ValueError(`unexpected key '${extra[0]}'`)
   return keys.map((k) => {
     const x = v[k]
@@ -114,7 +114,8 @@ export function toColumn(type: FieldType, v: unknown): SqlValue {
       throw new ValueError(`expected a boolean, got ${JSON.stringify(v)}`)
     case 'DATE':
       if (typeof v === 'string') return isoDate(v)
-      if (typeof v === 'object' && !Array.isArray(v)) return dateText(...(parts(v as Record<string, unknown>, DATE_KEYS) as [number, number, number]))
+      // GDAL's NGW driver sends dates with hour, minute and second: they say nothing of a date.
+      if (typeof v === 'object' && !Array.isArray(v)) return dateText(...(parts(v as Record<string, unknown>, DATE_KEYS, TIME_KEYS) as [number, number, number]))
       throw new ValueError('expected a date')
     case 'TIME':
       if (typeof v === 'string') return isoTime(v)
