@@ -19,7 +19,18 @@ export interface GdalApi {
   gdal_translate(ds: GdalDataset, args: string[], outName?: string): Promise<GdalOutput>
   gdal_rasterize(ds: GdalDataset, args: string[], outName?: string): Promise<GdalOutput>
   getFileBytes(path: string | { local: string }): Promise<Uint8Array>
-  Module: { FS: GdalFs }
+  Module: GdalModule
+}
+
+/** Emscripten's module: the file system and calls into GDAL's exported C functions. */
+export interface GdalModule {
+  FS: GdalFs
+  ccall(name: string, returns: 'number' | 'string' | null, args: Array<'number' | 'string'>, values: Array<number | string>): number | string
+  _malloc(n: number): number
+  _free(p: number): void
+  lengthBytesUTF8(s: string): number
+  stringToUTF8(s: string, p: number, max: number): void
+  HEAPU32: Uint32Array
 }
 
 /** Where a gdal3.js application wrote its result (always under `/output/`). */

@@ -5,10 +5,16 @@
  * one at a time per GDAL instance: gdal3.js has one error state and global config options,
  * and its calls block the thread anyway.
  */
-import type { GdalApi, GdalFs, GdalOutput } from '../../wasm/gdal.ts'
+import type { GdalApi, GdalDataset, GdalFs, GdalModule, GdalOutput } from '../../wasm/gdal.ts'
 
 const QUEUES = new WeakMap<GdalApi, Promise<unknown>>()
 let seq = 0
+
+const GDAL_OF_RASTER = 0x02
+const GDAL_OF_VECTOR = 0x04
+
+/** GDAL could not open a file; `message` is GDAL's. */
+export class GdalOpenError extends Error {}
 
 export class GdalWorkspace {
   readonly dir: string
@@ -44,6 +50,25 @@ export class GdalWorkspace {
     const path = `${this.dir}/${name}`
     this.#fs.writeFile(path, bytes, { canOwn: true })
     return path
+  }
+
+  /**
+   * Opens `path` (`/vsizip/…` included) as a vector or raster dataset with `options` (open
+   * options). gdal3.js's own `open` also runs a full `ogrinfo`, whose extent alone reads every
+   * feature once more; callers ask for the summary they need (`ogrinfo -so -noextent`).
+   */
+  open(path: string, kind: 'vector' | 'raster', options: string[] = []): GdalDataset {
+    const m = this.gdal.Module
+    m.ccall('CPLErrorReset', null, [], [])
+    const list = cStrings(m, options)
+    try {
+      const pointer = m.ccall('GDALOpenEx', 'number', ['string', 'number', 'number', 'number', 'number'],
+        [path, kind === 'vector' ? GDAL_OF_VECTOR : GDAL_OF_RASTER, 0, list.pointer, 0]) as number
+      if (!pointer) throw new GdalOpenError(String(m.ccall('CPLGetLastErrorMsg', 'string', [], [])) || 'GDAL could not open the file.')
+      return { pointer, path, type: kind }
+    } finally {
+      list.free()
+    }
   }
 
   /** A name for an application's output (`/output/<name>.<ext>`), unique to this job. */
@@ -85,6 +110,20 @@ export function removeTree(fs: GdalFs, dir: string): void {
     }
     fs.rmdir(dir)
   } catch { /* already gone */ }
+}
+
+/** A NULL-terminated `char **` of `items` in GDAL's heap (0 when empty). */
+function cStrings(m: GdalModule, items: string[]): { pointer: number; free(): void } {
+  if (!items.length) return { pointer: 0, free() {} }
+  const ptrs = items.map((s) => {
+    const n = m.lengthBytesUTF8(s) + 1
+    const p = m._malloc(n)
+    m.stringToUTF8(s, p, n)
+    return p
+  })
+  const pointer = m._malloc((ptrs.length + 1) * 4)
+  m.HEAPU32.set([...ptrs, 0], pointer / 4)
+  return { pointer, free() { for (const p of ptrs) m._free(p); m._free(pointer) } }
 }
 
 /** gdal3.js rejects with its error list (`[{no, message}]`); the messages, joined. */

@@ -10,8 +10,8 @@ import type { Services } from '../services.ts'
 import { expectObject } from '../core/validate.ts'
 import { readUpload, resolveUploadRef } from '../upload/service.ts'
 import { discardFiles, stageFile, type StoredFile } from '../files/service.ts'
-import type { GdalApi, GdalDataset } from '../../wasm/gdal.ts'
-import { GdalWorkspace, gdalMessages } from './gdal-workspace.ts'
+import type { GdalDataset } from '../../wasm/gdal.ts'
+import { GdalOpenError, GdalWorkspace, gdalMessages } from './gdal-workspace.ts'
 import { gdalOpenFailed, sourceError } from './errors.ts'
 import { memberSrs } from './vector-ingest.ts'
 import type { Progress } from './progress.ts'
@@ -89,7 +89,7 @@ export async function prepareRaster(services: Services, member: Record<string, u
   return GdalWorkspace.run(gdal, async (ws) => {
     progress.stage('reading', null)
     const path = ws.input(/\.tiff?$/i.test(file) ? file.replace(/[/\\\0]/g, '_') : 'source.tif', bytes)
-    const src = await openRaster(gdal, path, file)
+    const src = await openRaster(ws, path, file)
     let stored: StoredFile | undefined
     try {
       const info = src.info as GdalInfo
@@ -106,7 +106,7 @@ export async function prepareRaster(services: Services, member: Record<string, u
       } catch (err) {
         throw sourceError({ file, message: 'GDAL could not reproject the raster to the layer\'s reference system.' }, { detail: gdalMessages(err) })
       }
-      const result = await openRaster(gdal, out.local, file)
+      const result = await openRaster(ws, out.local, file)
       const rinfo = result.info as GdalInfo
       await gdal.close(result).catch(() => undefined)
       progress.stage('saving', null)
@@ -124,18 +124,20 @@ export async function prepareRaster(services: Services, member: Record<string, u
   })
 }
 
-async function openRaster(gdal: GdalApi, path: string, file: string): Promise<GdalDataset> {
-  let opened: Awaited<ReturnType<GdalApi['open']>>
+/** Opens a raster with its `gdalinfo` summary; a vector file or unreadable bytes are 422s naming the file. */
+async function openRaster(ws: GdalWorkspace, path: string, file: string): Promise<GdalDataset> {
+  let ds: GdalDataset
   try {
-    opened = await gdal.open(path)
+    ds = ws.open(path, 'raster')
   } catch (err) {
-    throw gdalOpenFailed(file, gdalMessages(err))
+    if (!(err instanceof GdalOpenError)) throw err
+    throw gdalOpenFailed(file, err.message)
   }
-  const ds = opened.datasets[0]
-  if (!ds) throw gdalOpenFailed(file, gdalMessages(opened.errors))
-  if (ds.type !== 'raster') {
-    await gdal.close(ds).catch(() => undefined)
-    throw sourceError({ file, message: 'the file holds vector data, not a raster; create a vector layer from it instead.' })
+  try {
+    ds.info = await ws.gdal.gdalinfo(ds)
+  } catch (err) {
+    await ws.gdal.close(ds).catch(() => undefined)
+    throw gdalOpenFailed(file, gdalMessages(err))
   }
   return ds
 }

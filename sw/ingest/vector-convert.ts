@@ -24,10 +24,18 @@ export interface ConvertedSource {
   summary: SourceSummary
   layer: SourceLayer
   encoding?: SourceEncoding
-  /** The features as GDAL wrote them: `outpost_fid` (1-based reading order), `outpost_geom`, the fields. */
+  /**
+   * The features as GDAL wrote them (`outpost_fid`: 1-based reading order, `outpost_geom`, the
+   * fields), opened read-only for planning. Its bytes are `image`, which this connection does
+   * not own: `attachImage` hands them to the layer's connection, `freeImage` drops them.
+   */
   db: SqlDb
+  image: SourceImage
   count: number
 }
+
+/** A GeoPackage image in SQLite's heap, owned by whoever frees it. */
+export interface SourceImage { pointer: number; size: number; owned: boolean }
 
 export type Stage = 'reading' | 'converting'
 
@@ -49,7 +57,9 @@ export function convertSource(gdal: GdalApi, sqlite: Sqlite3Static, src: SourceF
       stage('converting')
       const args = ['-f', 'GPKG', '-t_srs', `EPSG:${srs}`, '-nln', SRC_TABLE, '-lco', `FID=${FID_COLUMN}`,
         '-lco', `GEOMETRY_NAME=${GEOM_COLUMN}`, '-lco', 'SPATIAL_INDEX=NO', '-dsco', 'ADD_GPKG_OGR_CONTENTS=NO',
-        '-nlt', 'CONVERT_TO_LINEAR', '-gt', '65536']
+        '-nlt', 'CONVERT_TO_LINEAR', '-gt', 'unlimited',
+        // The GeoPackage is a file in memory, read at once: SQLite's syncs are only cost there (half the time).
+        '--config', 'OGR_SQLITE_SYNCHRONOUS', 'OFF', '--config', 'OGR_SQLITE_JOURNAL', 'OFF']
       if (!layer.hasSrs) args.push('-s_srs', `EPSG:${source.assumedSrs}`)
       args.push(layer.name)
       let out
@@ -58,10 +68,18 @@ export function convertSource(gdal: GdalApi, sqlite: Sqlite3Static, src: SourceF
       } catch (err) {
         throw conversionError(source.file, gdalMessages(err))
       }
-      const db = openCopy(sqlite, ws.view(out.local))
+      const image = copyImage(sqlite, ws.view(out.local))
       ws.remove(out.local)
+      const db = new sqlite.oo1.DB(':memory:')
+      try {
+        deserialize(sqlite, db, 'main', image, false)
+      } catch (err) {
+        db.close()
+        freeImage(sqlite, image)
+        throw err
+      }
       const count = Number(db.selectValue(`SELECT count(*) FROM ${SRC_TABLE}`))
-      return { file: source.file, summary: summaryOf(source), layer, encoding: source.encoding, db, count }
+      return { file: source.file, summary: summaryOf(source), layer, encoding: source.encoding, db, image, count }
     } finally {
       await gdal.close(source.dataset).catch(() => undefined)
     }
@@ -90,16 +108,37 @@ function conversionError(file: string, detail: string | undefined) {
   return gdalOpenFailed(file, detail)
 }
 
-/** A copy of `image` (an SQLite file) as a database of `sqlite`, owned by SQLite. */
-function openCopy(sqlite: Sqlite3Static, image: Uint8Array): SqlDb {
-  const { oo1, capi, wasm } = sqlite
-  const db = new oo1.DB(':memory:')
-  const n = image.length
-  const p = capi.sqlite3_malloc(Math.max(n, 1))
-  if (!p) { db.close(); throw new Error('Out of WASM memory for the converted layer.') }
-  wasm.heap8u().set(image, Number(p))
-  const rc = capi.sqlite3_deserialize(db.pointer!, 'main', p, n, n,
-    capi.SQLITE_DESERIALIZE_FREEONCLOSE | capi.SQLITE_DESERIALIZE_RESIZEABLE)
-  if (rc) { db.close(); throw new Error(`The converted layer could not be opened (SQLite code ${rc}).`) }
-  return db
+/** A copy of `bytes` (an SQLite file) in SQLite's heap. */
+function copyImage(sqlite: Sqlite3Static, bytes: Uint8Array): SourceImage {
+  const pointer = Number(sqlite.capi.sqlite3_malloc(Math.max(bytes.length, 1)))
+  if (!pointer) throw new Error('Out of WASM memory for the converted layer.')
+  sqlite.wasm.heap8u().set(bytes, pointer)
+  return { pointer, size: bytes.length, owned: false }
+}
+
+/**
+ * Opens `image` as schema `schema` of `db`. With `own`, SQLite takes the image and frees it
+ * when the schema is detached or `db` closed; without, it only reads it.
+ */
+function deserialize(sqlite: Sqlite3Static, db: SqlDb, schema: string, image: SourceImage, own: boolean): void {
+  const { capi } = sqlite
+  const flags = own ? capi.SQLITE_DESERIALIZE_FREEONCLOSE | capi.SQLITE_DESERIALIZE_RESIZEABLE : capi.SQLITE_DESERIALIZE_READONLY
+  const rc = capi.sqlite3_deserialize(db.pointer!, schema, image.pointer, image.size, image.size, flags)
+  if (rc) throw new Error(`The converted layer could not be opened (SQLite code ${rc}).`)
+  if (own) image.owned = true
+}
+
+/**
+ * Attaches the converted features to `db` (the new layer's connection, outside any
+ * transaction) as schema `src`, which now owns them: detaching `src` frees them.
+ */
+export function attachImage(sqlite: Sqlite3Static, db: SqlDb, image: SourceImage): void {
+  db.exec(`ATTACH ':memory:' AS src`)
+  deserialize(sqlite, db, 'src', image, true)
+}
+
+/** Frees the converted features when no connection took them. */
+export function freeImage(sqlite: Sqlite3Static, image: SourceImage): void {
+  if (!image.owned) sqlite.capi.sqlite3_free(image.pointer)
+  image.owned = true
 }

@@ -14,10 +14,9 @@ import { findSrs } from '../geo/srs.ts'
 import type { Services } from '../services.ts'
 import { Database } from '../store/database.ts'
 import type { Field } from '../classes/vector_layer/fields.ts'
-import { migrateLayer } from '../feature/schema.ts'
 import { imageName } from '../feature/layers.ts'
 import { readUpload, resolveUploadRef } from '../upload/service.ts'
-import { convertSource } from './vector-convert.ts'
+import { convertSource, freeImage } from './vector-convert.ts'
 import { decideGeometryType, loaderOptions, planFields } from './vector-plan.ts'
 import { explorer, fidColumn, loadFeatures } from './vector-load.ts'
 import { holdPending } from './pending.ts'
@@ -68,15 +67,22 @@ export async function prepareVectorLayer(services: Services, member: Record<stri
   const conv = await convertSource(gdal, sqlite, { name: upload.name ?? '', bytes, encoding }, srs, opts,
     (s) => progress.stage(s, null))
   try {
-    const ex = explorer(conv.db)
     let geometryType: string
+    let fid: string | undefined
+    let planned: ReturnType<typeof planFields>
     try {
-      geometryType = decideGeometryType(conv.layer.geometryType, opts, ex.next, conv.file)
+      const ex = explorer(conv.db)
+      try {
+        geometryType = decideGeometryType(conv.layer.geometryType, opts, ex.next, conv.file)
+      } finally {
+        ex.close()
+      }
+      fid = fidColumn(conv, opts)
+      planned = planFields(conv.layer, conv.file, fid)
     } finally {
-      ex.close()
+      // The layer's connection takes the converted features from here on.
+      conv.db.close()
     }
-    const fid = fidColumn(conv, opts)
-    const planned = planFields(conv.layer, conv.file, fid)
     const { resourceId, firstField } = await main.write((db) => ({
       resourceId: reserveIds(db, 'resource', 1), firstField: reserveIds(db, 'layer_field', planned.length) }))
     const fields = planned.map((f, i) => newField(firstField + i, f.keyname, f.datatype))
@@ -84,13 +90,12 @@ export async function prepareVectorLayer(services: Services, member: Record<stri
     const release = holdPending(name)
     const discard = async () => { await platform.store.deleteImage(name).catch(() => undefined) }
     try {
-      progress.stage('loading', conv.count)
       const meta = { resourceId, srs, geometryType, fields }
-      const layer = await Database.open(sqlite, platform.store, name, (db) => migrateLayer(db, meta))
+      // The schema is made by the one write that fills it: a refused file writes nothing.
+      const layer = await Database.open(sqlite, platform.store, name, () => {})
       let count: number
       try {
-        ({ count } = await loadFeatures(conv.db, layer, { file: conv.file, srs, geometryType, fields: planned,
-          fieldIds: fields.map((f) => f.id), fid, opts }, (n) => progress.done(n), signal))
+        ({ count } = await loadFeatures(sqlite, layer, conv, { file: conv.file, srs, meta, fields: planned, fid, opts }, progress, signal))
       } finally {
         await layer.close()
       }
@@ -101,6 +106,6 @@ export async function prepareVectorLayer(services: Services, member: Record<stri
       throw err
     }
   } finally {
-    conv.db.close()
+    freeImage(sqlite, conv.image)
   }
 }

@@ -1,36 +1,41 @@
 /**
  * @module ingest/vector-load
- * The SQLite half of a vector ingest: reads the features GDAL converted, checks every one as
- * the spec and the original's loader do (geometry present and whole, values printable and in
- * a supported encoding), brings the few that do not fit the layer's type to it, and writes
- * them in batches into the layer's own database with the fast batch path (`insertMany`, then
- * the packed R*Tree). Between batches it reports progress and lets other requests run.
+ * The SQLite half of a vector ingest. The GeoPackage GDAL wrote is attached to the new layer's
+ * connection as `src`; every feature is checked as the spec and the original's loader say
+ * (geometry present and whole, values printable and in a supported encoding) — geometries by
+ * scanning their bytes where SQLite holds them, values by SQL — and the few geometries that do
+ * not fit the layer's type are rebuilt. Only when the file passes are the features copied, in
+ * one layer write, by one `INSERT … SELECT` inside SQLite, and the spatial index is packed in
+ * one go (`rtreeBulkInsert`).
  */
-import type { Database as SqlDb } from '@sqlite.org/sqlite-wasm'
+import type { Database as SqlDb, Sqlite3Static } from '@sqlite.org/sqlite-wasm'
 import type { Database } from '../store/database.ts'
-import { insertMany, type BlobSource, type BulkValue } from '../store/bulk.ts'
+import { bindValues } from '../store/bulk.ts'
 import { rtreeBulkInsert } from '../geo/rtree.ts'
-import { bboxOf, type Geometry } from '../geo/geometry.ts'
-import { gpkgSize, writeGpkg } from '../geo/gpkg.ts'
-import type { SqlValue } from '../feature/values.ts'
-import { columnOf, FEATURE_TABLE, RTREE_TABLE } from '../feature/schema.ts'
+import { bboxOf } from '../geo/geometry.ts'
+import { encodeGpkg } from '../geo/gpkg.ts'
+import { columnOf, FEATURE_TABLE, migrateLayer, RTREE_TABLE, type LayerMeta } from '../feature/schema.ts'
 import type { FieldType } from '../classes/vector_layer/fields.ts'
 import { ERROR_LIMIT, featureErrors, type Problem } from './errors.ts'
 import { FixError, fixGeometry, type FixErrors, type TargetType } from './geom-fix.ts'
 import { FLAW_TEXT, Flaw, Kind, Scan, scanGpkg } from './wkb-scan.ts'
 import { textProblem } from './encoding.ts'
-import { SRC_TABLE, type ConvertedSource } from './vector-convert.ts'
+import { attachImage, SRC_TABLE, type ConvertedSource } from './vector-convert.ts'
 import { targetOf, type LoaderOptions, type PlannedField, type Seen } from './vector-plan.ts'
+import type { Progress } from './progress.ts'
 
-/** Rows per batch: one layer write each, and a progress report. */
-const BATCH = 20000
+/** Features scanned per read of the layer connection (between them, progress and other requests). */
+const PAGE = 50000
+const SQLITE_ROW = 100
 
-/** A rebuilt geometry, written into the heap by `insertMany`. */
-class Rebuilt implements BlobSource {
-  readonly byteLength: number
-  constructor(readonly g: Geometry, readonly srs: number) { this.byteLength = gpkgSize(g) }
-  writeTo(view: DataView, at: number): void { writeGpkg(view, at, this.g, this.srs) }
+interface RawExports {
+  sqlite3_step(st: number): number
+  sqlite3_column_double(st: number, i: number): number
+  sqlite3_column_blob(st: number, i: number): number
+  sqlite3_column_bytes(st: number, i: number): number
 }
+
+const quote = (name: string) => `"${name.replace(/"/g, '""')}"`
 
 /** Yields what exploring needs of each feature's geometry, in reading order. */
 export function explorer(src: SqlDb): { next(): Seen | undefined; close(): void } {
@@ -51,12 +56,10 @@ export function explorer(src: SqlDb): { next(): Seen | undefined; close(): void 
 /** The fid column a layer takes its feature ids from (`fid_source` AUTO or FIELD), checked. */
 export function fidColumn(conv: ConvertedSource, opts: LoaderOptions): string | undefined {
   if (opts.fidSource === 'SEQUENCE') return undefined
-  const fields = conv.layer.fields
   for (const name of opts.fidField) {
-    const f = fields.find((x) => x.name.toLowerCase() === name.toLowerCase())
-    if (!f) continue
-    if (f.type !== 'Integer' && f.type !== 'Integer64') continue
-    const q = `"${f.name.replace(/"/g, '""')}"`
+    const f = conv.layer.fields.find((x) => x.name.toLowerCase() === name.toLowerCase())
+    if (!f || (f.type !== 'Integer' && f.type !== 'Integer64')) continue
+    const q = quote(f.name)
     const bad = conv.db.selectValue(`SELECT count(*) - count(DISTINCT ${q}) + sum(${q} IS NULL) + sum(${q} < 1 OR ${q} > 2147483647) FROM ${SRC_TABLE}`)
     if (!Number(bad ?? 0)) return f.name
     if (opts.fidSource === 'FIELD' && opts.fixErrors === 'NONE') {
@@ -71,25 +74,43 @@ export function fidColumn(conv: ConvertedSource, opts: LoaderOptions): string | 
   return undefined
 }
 
-/** A source value as the layer's column stores it (see `feature/values.ts`); `undefined` when it is unusable. */
-function columnValue(type: FieldType, v: unknown): SqlValue {
-  if (v === null || v === undefined) return null
+/** A source column as the layer's column stores it (see `feature/values.ts`), in SQL. */
+function columnExpr(type: FieldType, col: string): string {
   switch (type) {
-    case 'DATE': return String(v).slice(0, 10)
-    case 'TIME': return String(v).slice(0, 8)
-    case 'DATETIME': return String(v).replace(' ', 'T').slice(0, 19)
-    case 'BOOLEAN': return v ? 1 : 0
-    default: return v as SqlValue
+    case 'DATE': return `substr(${col}, 1, 10)`
+    case 'TIME': return `substr(${col}, 1, 8)`
+    case 'DATETIME': return `substr(replace(${col}, ' ', 'T'), 1, 19)`
+    case 'BOOLEAN': return `CASE WHEN ${col} IS NULL THEN NULL WHEN ${col} THEN 1 ELSE 0 END`
+    default: return col
   }
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true })
+
+/**
+ * Why the text bytes at `heap[at, at + n)` cannot be a value (see `textProblem`), read in
+ * place: printable ASCII, the common case, never leaves the loop.
+ */
+function textBytesProblem(heap: Uint8Array, at: number, n: number): string | undefined {
+  for (let i = at, end = at + n; i < end; i++) {
+    const b = heap[i]!
+    if ((b >= 0x20 && b < 0x7f) || b === 0x09 || b === 0x0a || b === 0x0d) continue
+    let text: string
+    try {
+      text = UTF8.decode(heap.subarray(at, end))
+    } catch {
+      return textProblem('\uFFFD', false)
+    }
+    return textProblem(text, false)
+  }
+  return undefined
 }
 
 export interface LoadPlan {
   file: string
   srs: number
-  geometryType: string
+  meta: LayerMeta
   fields: PlannedField[]
-  /** Column ids of the fields in the layer, in the same order. */
-  fieldIds: number[]
   fid?: string
   opts: LoaderOptions
 }
@@ -97,113 +118,162 @@ export interface LoadPlan {
 export interface LoadResult { count: number; extent: [number, number, number, number] | null }
 
 /**
- * Copies the checked features of `src` into `layer` (an empty layer database). Throws the
- * original's 422 listing up to ten problems when any feature is refused (and not skipped);
- * what was written by then is the caller's to discard.
+ * Copies the checked features of `conv` into `layer` (a new, empty layer database that
+ * `plan.meta` describes). Throws the original's 422 listing up to ten problems when a feature
+ * is refused (and not skipped); then nothing has been written.
  */
-export async function loadFeatures(src: SqlDb, layer: Database, plan: LoadPlan,
-  progress: (done: number) => void, signal?: AbortSignal): Promise<LoadResult> {
-  const target: TargetType = targetOf(plan.geometryType)
+export async function loadFeatures(sqlite: Sqlite3Static, layer: Database, conv: ConvertedSource, plan: LoadPlan,
+  progress: Progress, signal?: AbortSignal): Promise<LoadResult> {
+  const target: TargetType = targetOf(plan.meta.geometryType)
   const fix: FixErrors = plan.opts.fixErrors
-  const cols = ['outpost_fid', 'outpost_geom', ...plan.fields.map((f) => `"${f.keyname.replace(/"/g, '""')}"`)]
-  const fidIdx = plan.fid === undefined ? -1 : cols.length
-  if (plan.fid !== undefined) cols.push(`"${plan.fid.replace(/"/g, '""')}"`)
-  const st = src.prepare(`SELECT ${cols.join(', ')} FROM ${SRC_TABLE} ORDER BY outpost_fid`)
-  const head = `INSERT INTO ${FEATURE_TABLE} (fid, geom${plan.fieldIds.map((id) => `, ${columnOf(id)}`).join('')})`
   const problems: Problem[] = []
-  const scan = new Scan()
-  let ids = new Float64Array(1024)
-  let boxes = new Float64Array(4096)
-  let count = 0
-  let seq = 0
-  let read = 0
-  const extent: [number, number, number, number] = [Infinity, Infinity, -Infinity, -Infinity]
-  const refuse = (p: Problem, typeError: boolean): void => {
-    if (plan.opts.skipErrors || (typeError && plan.opts.skipOtherGeometryTypes)) return
-    if (problems.length < ERROR_LIMIT) problems.push(p)
+  const skipped = new Set<number>()
+  const refuse = (p: Problem & { feature: number }, typeError: boolean): void => {
+    if (plan.opts.skipErrors || (typeError && plan.opts.skipOtherGeometryTypes)) skipped.add(p.feature)
+    else problems.push(p)
   }
-  try {
-    for (;;) {
-      signal?.throwIfAborted()
-      const rows: BulkValue[][] = []
-      while (rows.length < BATCH && problems.length < ERROR_LIMIT && st.step()) {
-        read++
-        const feature = Number(st.get(0))
-        const row = rowOf(st, feature)
-        if (row) rows.push(row)
+  const fixes: Array<[number, Uint8Array]> = []
+  let srcIds = new Float64Array(Math.max(conv.count, 1))
+  let boxes = new Float64Array(Math.max(conv.count, 1) * 4)
+  let count = 0
+  const extent: [number, number, number, number] = [Infinity, Infinity, -Infinity, -Infinity]
+  const x = sqlite.wasm.exports as unknown as RawExports
+  const scan = new Scan()
+
+  const texts = plan.fields.filter((f) => f.datatype === 'STRING')
+  const textCols = texts.map((f) => `, ${quote(f.keyname)}`).join('')
+
+  /**
+   * Scans the features after `after` where SQLite holds them (geometry bytes, text bytes);
+   * returns the last fid seen.
+   */
+  const scanPage = (db: SqlDb, after: number): number => {
+    const st = db.prepare(`SELECT outpost_fid, outpost_geom${textCols} FROM src.${SRC_TABLE} WHERE outpost_fid > ? ORDER BY outpost_fid LIMIT ${PAGE}`)
+    let last = -1
+    try {
+      st.bind(1, after)
+      const p = st.pointer as number
+      rows: while (x.sqlite3_step(p) === SQLITE_ROW) {
+        const feature = x.sqlite3_column_double(p, 0)
+        last = feature
+        for (let k = 0; k < texts.length; k++) {
+          const tp = x.sqlite3_column_blob(p, 2 + k)
+          if (!tp) continue
+          const bad = textBytesProblem(sqlite.wasm.heap8u(), tp, x.sqlite3_column_bytes(p, 2 + k))
+          if (bad) { refuse({ file: plan.file, feature, field: texts[k]!.keyname, message: `the value ${bad}` }, false); continue rows }
+        }
+        const ptr = x.sqlite3_column_blob(p, 1)
+        const blob = ptr ? sqlite.wasm.heap8u().subarray(ptr, ptr + x.sqlite3_column_bytes(p, 1)) : null
+        const s = scanGpkg(blob, scan)
+        if (s.empty && s.flaw === Flaw.None) { refuse({ file: plan.file, feature, message: 'has no geometry' }, false); continue }
+        if (s.flaw === Flaw.Malformed || s.flaw === Flaw.Unsupported) {
+          refuse({ file: plan.file, feature, message: FLAW_TEXT[s.flaw]! }, s.flaw === Flaw.Unsupported)
+          continue
+        }
+        let b: ArrayLike<number> = s.bbox
+        const fits = s.kind === target.family + (target.multi ? 3 : 0) && s.z === target.z && !s.m && s.flaw === Flaw.None
+        if (!fits) {
+          try {
+            const g = fixGeometry(blob!.slice(), target, fix)
+            fixes.push([feature, encodeGpkg(g, plan.srs)])
+            b = bboxOf(g)
+          } catch (err) {
+            if (!(err instanceof FixError) && !(err instanceof RangeError)) throw err
+            const fe = err instanceof FixError ? err : new FixError(FLAW_TEXT[Flaw.Malformed]!)
+            refuse({ file: plan.file, feature, message: fe.message }, fe.typeError)
+            continue
+          }
+        }
+        if (count === srcIds.length) { srcIds = grow(srcIds, count * 2); boxes = grow(boxes, count * 8) }
+        srcIds[count] = feature
+        boxes[4 * count] = b[0]!; boxes[4 * count + 1] = b[1]!; boxes[4 * count + 2] = b[2]!; boxes[4 * count + 3] = b[3]!
+        if (b[0]! < extent[0]) extent[0] = b[0]!
+        if (b[1]! < extent[1]) extent[1] = b[1]!
+        if (b[2]! > extent[2]) extent[2] = b[2]!
+        if (b[3]! > extent[3]) extent[3] = b[3]!
+        count++
       }
-      if (!problems.length && rows.length) await layer.write((db) => insertMany(layer.sqlite, db, head, rows))
-      progress(read)
-      if (rows.length < BATCH || problems.length >= ERROR_LIMIT) break
+    } finally {
+      st.finalize()
     }
-    if (problems.length) throw featureErrors(problems)
-    await layer.write((db) => finish(db))
-    return { count, extent: count ? extent : null }
-  } finally {
-    st.finalize()
+    return last
   }
 
-  /** The layer row of the current source row, or `undefined` when it is refused or skipped. */
-  function rowOf(stmt: ReturnType<SqlDb['prepare']>, feature: number): BulkValue[] | undefined {
-    const blob = stmt.get(1) as Uint8Array | null
-    const s = scanGpkg(blob, scan)
-    let geom: Uint8Array | Rebuilt
-    if (s.empty && s.flaw === Flaw.None) {
-      refuse({ file: plan.file, feature, message: 'has no geometry' }, false)
-      return undefined
+  await layer.read((db) => attachImage(sqlite, db, conv.image))
+  try {
+    progress.stage('checking', conv.count)
+    for (let after = 0, done = 0; ;) {
+      signal?.throwIfAborted()
+      const last = await layer.read((db) => scanPage(db, after))
+      if (last < 0) break
+      done = Math.min(conv.count, done + PAGE)
+      progress.done(done)
+      if (!plan.opts.skipErrors && problems.length >= ERROR_LIMIT) break
+      after = last
     }
-    const fits = s.kind === target.family + (target.multi ? 3 : 0) && s.z === target.z && !s.m && s.flaw === Flaw.None
-    if (fits) {
-      geom = blob!
-      new DataView(geom.buffer, geom.byteOffset).setInt32(4, plan.srs, (geom[3]! & 1) === 1)
-    } else if (s.flaw === Flaw.Malformed || s.flaw === Flaw.Unsupported) {
-      refuse({ file: plan.file, feature, message: FLAW_TEXT[s.flaw]! }, s.flaw === Flaw.Unsupported)
-      return undefined
-    } else {
-      try {
-        const g = fixGeometry(blob!, target, fix)
-        geom = new Rebuilt(g, plan.srs)
-        const b = bboxOf(g)
-        s.bbox[0] = b[0]; s.bbox[1] = b[1]; s.bbox[2] = b[2]; s.bbox[3] = b[3]
-      } catch (err) {
-        if (!(err instanceof FixError) && !(err instanceof RangeError)) throw err
-        const fe = err instanceof FixError ? err : new FixError(FLAW_TEXT[Flaw.Malformed]!)
-        refuse({ file: plan.file, feature, message: fe.message }, fe.typeError)
-        return undefined
-      }
-    }
-    const row: BulkValue[] = [0, geom]
-    for (let i = 0; i < plan.fields.length; i++) {
-      const f = plan.fields[i]!
-      const v = columnValue(f.datatype, stmt.get(i + 2))
-      if (typeof v === 'string') {
-        const bad = textProblem(v, false)
-        if (bad) {
-          refuse({ file: plan.file, feature, field: f.keyname, message: `the value ${bad}` }, false)
-          return undefined
+    if (problems.length) throw featureErrors(problems.sort((a, b) => a.feature! - b.feature!).slice(0, ERROR_LIMIT))
+    const keep = skipped.size ? srcIds.subarray(0, count).filter((id) => !skipped.has(id)) : srcIds.subarray(0, count)
+    const ids = await finalIds(layer, plan, keep)
+    progress.stage('writing', count)
+    await layer.write((db) => {
+      migrateLayer(db, plan.meta)
+      if (fixes.length) {
+        const st = db.prepare(`UPDATE src.${SRC_TABLE} SET outpost_geom = ? WHERE outpost_fid = ?`)
+        try {
+          for (const [feature, blob] of fixes) { bindValues(sqlite, st, [blob, feature]); st.stepReset() }
+        } finally {
+          st.finalize()
         }
       }
-      row.push(v)
-    }
-    const fid = fidIdx < 0 ? ++seq : Number(stmt.get(fidIdx))
-    row[0] = fid
-    if (count === ids.length) { ids = grow(ids, count * 2); boxes = grow(boxes, count * 8) }
-    ids[count] = fid
-    boxes.set(s.bbox, count * 4)
-    if (s.bbox[0]! < extent[0]) extent[0] = s.bbox[0]!
-    if (s.bbox[1]! < extent[1]) extent[1] = s.bbox[1]!
-    if (s.bbox[2]! > extent[2]) extent[2] = s.bbox[2]!
-    if (s.bbox[3]! > extent[3]) extent[3] = s.bbox[3]!
-    count++
-    return row
+      copyRows(db, plan, skipped)
+      if (keep.length) rtreeBulkInsert(sqlite, db, RTREE_TABLE, ids, skipped.size ? pickBoxes(srcIds, boxes, count, skipped) : boxes.subarray(0, count * 4))
+      db.exec({ sql: `UPDATE gpkg_contents SET min_x = ?, min_y = ?, max_x = ?, max_y = ? WHERE table_name = ?`,
+        bind: [...(keep.length ? extent : [null, null, null, null]), FEATURE_TABLE] })
+    })
+    return { count: keep.length, extent: keep.length ? extent : null }
+  } finally {
+    await layer.read((db) => db.exec('DETACH src'))
   }
+}
 
-  /** The spatial index packed in one go, the contents' extent, and the fid sequence. */
-  function finish(db: SqlDb): void {
-    if (count) rtreeBulkInsert(layer.sqlite, db, RTREE_TABLE, ids.subarray(0, count), boxes.subarray(0, count * 4))
-    db.exec({ sql: `UPDATE gpkg_contents SET min_x = ?, min_y = ?, max_x = ?, max_y = ?, last_change = strftime('%Y-%m-%dT%H:%M:%fZ','now')
-        WHERE table_name = ?`, bind: [...(count ? extent : [null, null, null, null]), FEATURE_TABLE] })
+/** The layer's fids of the kept source features: their reading order (renumbered past skipped ones) or the fid field. */
+async function finalIds(layer: Database, plan: LoadPlan, keep: Float64Array): Promise<Float64Array> {
+  if (plan.fid === undefined) return keep.length === 0 || keep[keep.length - 1] === keep.length ? keep : keep.map((_, i) => i + 1)
+  const byFeature = new Map(await layer.read((db) => db.selectArrays(`SELECT outpost_fid, ${quote(plan.fid!)} FROM src.${SRC_TABLE}`)
+    .map(([a, b]) => [Number(a), Number(b)] as const)))
+  return keep.map((f) => byFeature.get(f)!)
+}
+
+/** The one `INSERT … SELECT` that copies the kept features, their values in the layer's forms. */
+function copyRows(db: SqlDb, plan: LoadPlan, skipped: Set<number>): void {
+  const srcSrs = Number(db.selectValue(`SELECT srs_id FROM src.gpkg_geometry_columns`) ?? plan.srs)
+  let geom = 'outpost_geom'
+  if (srcSrs !== plan.srs) {
+    // GDAL named the reference system by another id: the blobs' headers get the layer's.
+    db.createFunction('outpost_gpkg_srs', (_ctx: number, blob: unknown) => {
+      if (!(blob instanceof Uint8Array)) return null
+      new DataView(blob.buffer, blob.byteOffset).setInt32(4, plan.srs, (blob[3]! & 1) === 1)
+      return blob
+    }, { arity: 1, deterministic: true })
+    geom = 'outpost_gpkg_srs(outpost_geom)'
   }
+  const fid = plan.fid !== undefined ? quote(plan.fid) : skipped.size ? 'row_number() OVER (ORDER BY outpost_fid)' : 'outpost_fid'
+  const cols = plan.meta.fields.map((f) => `, ${columnOf(f.id)}`).join('')
+  const values = plan.fields.map((f) => `, ${columnExpr(f.datatype, quote(f.keyname))}`).join('')
+  const where = skipped.size ? 'WHERE outpost_fid NOT IN (SELECT value FROM json_each(?))' : ''
+  db.exec({ sql: `INSERT INTO ${FEATURE_TABLE} (fid, geom${cols}) SELECT ${fid}, ${geom}${values} FROM src.${SRC_TABLE} ${where} ORDER BY outpost_fid`,
+    bind: skipped.size ? [JSON.stringify([...skipped])] : undefined })
+}
+
+function pickBoxes(ids: Float64Array, boxes: Float64Array, count: number, skipped: Set<number>): Float64Array {
+  let kept = 0
+  for (let i = 0; i < count; i++) if (!skipped.has(ids[i]!)) kept++
+  const out = new Float64Array(kept * 4)
+  for (let i = 0, k = 0; i < count; i++) {
+    if (skipped.has(ids[i]!)) continue
+    out.set(boxes.subarray(4 * i, 4 * i + 4), 4 * k++)
+  }
+  return out
 }
 
 function grow(a: Float64Array<ArrayBuffer>, size: number): Float64Array<ArrayBuffer> {

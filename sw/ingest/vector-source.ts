@@ -8,8 +8,8 @@
  * for text formats.
  */
 import { unzipSync } from 'fflate'
-import type { GdalApi, GdalDataset } from '../../wasm/gdal.ts'
-import { gdalMessages, type GdalWorkspace } from './gdal-workspace.ts'
+import type { GdalDataset } from '../../wasm/gdal.ts'
+import { GdalOpenError, gdalMessages, type GdalWorkspace } from './gdal-workspace.ts'
 import { gdalOpenFailed, sourceError } from './errors.ts'
 import { cp1251ToUtf8, invalidUtf8At, supportedEncoding, type SourceEncoding } from './encoding.ts'
 
@@ -132,23 +132,36 @@ export async function openSource(ws: GdalWorkspace, src: SourceFile): Promise<Op
   const options = inner === 'csv' ? [...CSV_OPTIONS] : []
   if (inner === 'shp' && declared) options.push(`ENCODING=${declared}`)
   const gdal = ws.gdal
-  let opened: Awaited<ReturnType<GdalApi['open']>>
+  let ds: GdalDataset
   try {
-    opened = ext === 'zip' ? await gdal.open(`${path}${target ? `/${target}` : ''}`, options, ['vsizip']) : await gdal.open(path, options)
+    ds = ws.open(ext === 'zip' ? `/vsizip/${path}${target ? `/${target}` : ''}` : path, 'vector', options)
   } catch (err) {
+    if (!(err instanceof GdalOpenError)) throw err
+    if (isRaster(ws, ext === 'zip' ? `/vsizip/${path}` : path)) {
+      throw sourceError({ file, message: 'the file holds a raster, not vector data; create a raster layer from it instead.' })
+    }
+    throw gdalOpenFailed(file, err.message)
+  }
+  let info: OgrInfo
+  try {
+    info = await gdal.ogrinfo(ds, ['-so', '-noextent']) as OgrInfo
+  } catch (err) {
+    await gdal.close(ds).catch(() => undefined)
     throw gdalOpenFailed(file, gdalMessages(err))
   }
-  const ds = opened.datasets[0]
-  if (!ds) throw gdalOpenFailed(file, gdalMessages(opened.errors))
-  if (ds.type !== 'vector') {
-    await gdal.close(ds).catch(() => undefined)
-    throw sourceError({ file, message: 'the file holds a raster, not vector data; create a raster layer from it instead.' })
-  }
-  const info = (ds.info ?? await gdal.ogrinfo(ds, ['-so'])) as OgrInfo
   const layers = (info.layers ?? []).map(sourceLayer)
   if (inner === 'shp') encoding = shapeEncoding(info, file, declared)
   return { file, driver: info.driverShortName ?? '', dataset: ds, layers, encoding,
     assumedSrs: inner === 'csv' ? 4326 : undefined }
+}
+
+function isRaster(ws: GdalWorkspace, path: string): boolean {
+  try {
+    void ws.gdal.close(ws.open(path, 'raster'))
+    return true
+  } catch {
+    return false
+  }
 }
 
 /** The encoding GDAL reads a shapefile in: the upload's, the `.cpg`'s or the DBF's; UTF-8 by default. */
