@@ -61,6 +61,12 @@ export async function zippedShapefile(omit: string[] = [], replace: Record<strin
   return zipSync(files)
 }
 
+/** `n` points (see `pointsGeojson`) as a zipped UTF-8 shapefile `name`. */
+export async function pointsShapefileZip(n: number, name: string): Promise<Uint8Array> {
+  const parts = await withGdal('pts.geojson', utf8(pointsGeojson(n)), (g, ds, out) => g.ogr2ogr(ds, ['-f', 'ESRI Shapefile', '-lco', 'ENCODING=UTF-8'], out))
+  return zipSync(Object.fromEntries(Object.entries(parts).map(([ext, b]) => [`${name}.${ext}`, b])))
+}
+
 /** Two polygons in EPSG:3857 as a GeoPackage. */
 export const polygonsGpkg = once(async () => (await withGdal('p.geojson', utf8(featureCollection([
   { geometry: { type: 'Polygon', coordinates: [[[3339584, 8399737], [3350716, 8399737], [3350716, 8410869], [3339584, 8399737]]] }, properties: { kind: 'forest', area: 1.5 } },
