@@ -70,7 +70,7 @@ export function scanGpkg(blob: Uint8Array | null, out: Scan): Scan {
   try {
     geometry(out, true)
   } catch {
-    out.flaw = Flaw.Malformed
+    flaw(out, Flaw.Malformed)
   }
   return out
 }
