@@ -61,11 +61,11 @@ export async function prepareVectorLayer(services: Services, member: Record<stri
   const ref = expectObject(member.source, '$.vector_layer.source')
   const upload = await resolveUploadRef(services, ref, '$.vector_layer.source')
   const encoding = typeof ref.encoding === 'string' ? ref.encoding : undefined
-  const bytes = await readUpload(services, upload.id)
   const [gdal, sqlite] = await Promise.all([platform.gdal(), platform.sqlite()])
   signal?.throwIfAborted()
-  const conv = await convertSource(gdal, sqlite, { name: upload.name ?? '', bytes, encoding }, srs, opts,
-    (s) => progress.stage(s, null))
+  // The file's bytes are referenced by GDAL's job only: gone once it has converted them.
+  const conv = await convertSource(gdal, sqlite, { name: upload.name ?? '', bytes: await readUpload(services, upload.id), encoding },
+    srs, opts, (s) => progress.stage(s, null))
   try {
     let geometryType: string
     let fid: string | undefined
