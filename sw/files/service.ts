@@ -8,39 +8,42 @@
  * ever lost track of: a file is `staged` (row first, then its chunks) until the main write
  * that makes a resource refer to it `adopt`s it (deletes the row); a resource that stops
  * referring to a file `release`s it in its write (row `released`), and its chunks are deleted
- * after that write. Rows left by a stopped worker are swept at the next start: staged files
- * nobody adopted and released ones are deleted.
+ * after that write commits (the action `release` returns). Rows left by a stopped worker are
+ * swept at the next start: staged files nobody adopted and released ones are deleted.
  */
-import type { Services } from '../services.ts'
-import type { SqlDb } from '../store/database.ts'
+import type { Database, SqlDb } from '../store/database.ts'
 import type { Store } from '../store/store.ts'
+import type { Platform } from '../platform/platform.ts'
+import type { StoredFile } from './types.ts'
+
+/** What stored files need of the app. */
+export interface FileServices {
+  platform: Pick<Platform, 'store' | 'now' | 'log'>
+  main: Database
+}
 
 /** Bytes per stored chunk: a GeoTIFF tile range touches one or two. */
 export const FILE_CHUNK = 256 * 1024
 
-/** What a resource keeps of a stored file. */
-export interface StoredFile { key: string; size: number }
+export type { StoredFile } from './types.ts'
 
 const chunkId = (key: string, n: number) => `file-${key}.${n}`
 const chunkCount = (size: number) => Math.max(1, Math.ceil(size / FILE_CHUNK))
 
 /** Keys staged by this process and not yet adopted or discarded: the sweep leaves them alone. */
 const STAGING = new Set<string>()
-/** Main databases' handles → their services, so a write's hook can schedule work after it. */
-const BY_MAIN = new WeakMap<SqlDb, Services>()
 
 function newKey(): string {
   return Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, '0')).join('')
 }
 
 /** Stores `bytes` as a new file: its intent row (durable) first, then its chunks. */
-export async function stageFile(services: Services, bytes: Uint8Array): Promise<StoredFile> {
+export async function stageFile(services: FileServices, bytes: Uint8Array): Promise<StoredFile> {
   const { main, platform } = services
   const file = { key: newKey(), size: bytes.length }
   STAGING.add(file.key)
   try {
     await main.write((db) => {
-      BY_MAIN.set(db, services)
       db.exec({ sql: `INSERT INTO file_pending (key, size, state, created) VALUES (?, ?, 'staged', ?)`,
         bind: [file.key, file.size, platform.now().toISOString()] })
     })
@@ -66,19 +69,31 @@ export function settleFiles(files: StoredFile[]): void {
 
 /**
  * Inside a main write that stops referring to `files` (a resource deleted, a bucket's file
- * dropped): their chunks are deleted once the write has committed.
+ * dropped): returns what deletes their chunks once the write has committed. Until it has
+ * run, the rows say what is to be deleted, so a worker stopped in between loses nothing.
  */
-export function releaseFiles(db: SqlDb, files: StoredFile[]): void {
+export function releaseFiles(services: FileServices, db: SqlDb, files: StoredFile[]): () => Promise<void> {
   for (const f of files) {
     db.exec({ sql: `INSERT OR REPLACE INTO file_pending (key, size, state, created) VALUES (?, ?, 'released', datetime('now'))`,
       bind: [f.key, f.size] })
   }
-  const services = BY_MAIN.get(db)
-  if (services && files.length) void deleteReleased(services)
+  return () => dropRows(services, files)
+}
+
+/**
+ * After a write that may have released `files` (a bucket's change): deletes the chunks of
+ * those it did release and committed; a rolled-back write left no rows, so nothing goes.
+ */
+export async function flushReleased(services: FileServices, files: StoredFile[]): Promise<void> {
+  if (!files.length) return
+  const keys = files.map((f) => f.key)
+  const rows = await services.main.read((db) => db.selectObjects(
+    `SELECT key, size FROM file_pending WHERE state = 'released' AND key IN (SELECT value FROM json_each(?))`, [JSON.stringify(keys)]) as unknown as StoredFile[])
+  await dropRows(services, rows)
 }
 
 /** Deletes staged files that will not be adopted (the create failed), rows and chunks. */
-export async function discardFiles(services: Services, files: StoredFile[]): Promise<void> {
+export async function discardFiles(services: FileServices, files: StoredFile[]): Promise<void> {
   for (const f of files) {
     await deleteChunks(services.platform.store, f).catch((err) => services.platform.log(`Deleting file ${f.key} failed`, err))
     await services.main.write((db) => db.exec({ sql: `DELETE FROM file_pending WHERE key = ?`, bind: [f.key] }))
@@ -91,17 +106,7 @@ async function deleteChunks(store: Store, f: StoredFile): Promise<void> {
   for (let n = 0; n < chunkCount(f.size); n++) await store.deleteBlob(chunkId(f.key, n))
 }
 
-/** Deletes the chunks of released files (queued behind the write that released them), then their rows. */
-async function deleteReleased(services: Services): Promise<void> {
-  try {
-    const rows = await services.main.read((db) => db.selectObjects(`SELECT key, size FROM file_pending WHERE state = 'released'`) as unknown as StoredFile[])
-    await dropRows(services, rows)
-  } catch (err) {
-    services.platform.log('Deleting released files failed', err)
-  }
-}
-
-async function dropRows(services: Services, rows: StoredFile[]): Promise<void> {
+async function dropRows(services: FileServices, rows: StoredFile[]): Promise<void> {
   for (const f of rows) await deleteChunks(services.platform.store, f)
   if (rows.length) {
     await services.main.write((db) => {
@@ -112,13 +117,10 @@ async function dropRows(services: Services, rows: StoredFile[]): Promise<void> {
 
 /**
  * Run at start: deletes released files and staged ones nobody in this process is writing
- * (left by a stopped worker). Also lets later writes schedule deletions.
+ * (left by a stopped worker).
  */
-export async function sweepFiles(services: Services): Promise<void> {
-  const rows = await services.main.read((db) => {
-    BY_MAIN.set(db, services)
-    return db.selectObjects(`SELECT key, size FROM file_pending`) as unknown as StoredFile[]
-  })
+export async function sweepFiles(services: FileServices): Promise<void> {
+  const rows = await services.main.read((db) => db.selectObjects(`SELECT key, size FROM file_pending`) as unknown as StoredFile[])
   await dropRows(services, rows.filter((r) => !STAGING.has(r.key)))
 }
 

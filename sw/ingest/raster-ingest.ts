@@ -6,14 +6,12 @@
  * tiles, DEFLATE, overviews down to one tile), so tiles are later cut from a few ranges of it.
  * The result is stored as a staged file (`files/service`) that the resource adopts.
  */
-import type { Services } from '../services.ts'
-import { expectObject } from '../core/validate.ts'
-import { readUpload, resolveUploadRef } from '../upload/service.ts'
-import { discardFiles, stageFile, type StoredFile } from '../files/service.ts'
+import type { UploadServices } from '../upload/types.ts'
+import { discardFiles, stageFile, type FileServices, type StoredFile } from '../files/service.ts'
 import type { GdalDataset } from '../../wasm/gdal.ts'
 import { GdalOpenError, GdalWorkspace, gdalMessages } from './gdal-workspace.ts'
 import { gdalOpenFailed, sourceError } from './errors.ts'
-import { memberSrs } from './vector-ingest.ts'
+import { memberSource, memberSrs } from './member.ts'
 import type { Progress } from './progress.ts'
 
 /** What the `raster_layer` member shows (reference §4.1). */
@@ -77,15 +75,14 @@ const sameSrs = (wkt: string, srs: number) => new RegExp(`ID\\["EPSG",${srs}\\]\
  * Checks the GeoTIFF of `member.source` and stores it, reprojected, as a COG. Throws 422s
  * naming the file; leaves nothing behind when it throws.
  */
-export async function prepareRaster(services: Services, member: Record<string, unknown>, progress: Progress,
+export async function prepareRaster(services: UploadServices & FileServices, member: Record<string, unknown>, progress: Progress,
   signal?: AbortSignal): Promise<PreparedRaster> {
   const srs = memberSrs(member, '$.raster_layer')
-  const ref = expectObject(member.source, '$.raster_layer.source')
-  const upload = await resolveUploadRef(services, ref, '$.raster_layer.source')
-  const bytes = await readUpload(services, upload.id)
+  const source = await memberSource(services, member, '$.raster_layer')
   const gdal = await services.platform.gdal()
   signal?.throwIfAborted()
-  const file = upload.name || 'upload.tif'
+  const file = source.name || 'upload.tif'
+  const { bytes } = await source.read()
   return GdalWorkspace.run(gdal, async (ws) => {
     progress.stage('reading', null)
     const path = ws.input(/\.tiff?$/i.test(file) ? file.replace(/[/\\\0]/g, '_') : 'source.tif', bytes)

@@ -9,26 +9,29 @@
  */
 import { ApiError, forbidden } from '../core/error.ts'
 import { json, readJsonObject } from '../core/http.ts'
-import type { RouteTable } from '../core/routes.ts'
-import { expectObject } from '../core/validate.ts'
-import { readUpload, resolveUploadRef } from '../upload/service.ts'
+import type { Routes } from '../core/routes.ts'
+import type { Principal } from '../auth/types.ts'
+import type { UploadServices } from '../upload/types.ts'
 import { inspectSource } from './vector-convert.ts'
+import { memberSource } from './member.ts'
 import { progressBoard, TOKEN_PATTERN } from './progress.ts'
+
+/** The ingest routes' context. */
+export interface IngestVariables {
+  services: UploadServices
+  user: Principal
+}
 
 const progressUnknown = () => new ApiError(404, 'Progress not found', {
   message: 'No request is reported under this token (it may have ended more than five minutes ago).',
   exception: 'nextgisweb.pyramid.exception.PyramidHTTPError' })
 
-export function mountIngest(routes: RouteTable): void {
+export function mountIngest(routes: Routes<IngestVariables>): void {
   routes.add('outpost.ingest.inspect', '/api/component/outpost/ingest/inspect', 'POST', async (c) => {
     if (!c.get('user').isAdmin) throw forbidden('Only administrators may create layers from files.')
-    const body = await readJsonObject(c.req.raw)
     const services = c.get('services')
-    const ref = expectObject(body.source, '$.source')
-    const upload = await resolveUploadRef(services, ref, '$.source')
-    const bytes = await readUpload(services, upload.id)
-    const encoding = typeof ref.encoding === 'string' ? ref.encoding : undefined
-    return json(await inspectSource(await c.get('platform').gdal(), { name: upload.name ?? '', bytes, encoding }))
+    const source = await memberSource(services, await readJsonObject(c.req.raw), '$')
+    return json(await inspectSource(await services.platform.gdal(), await source.read()))
   })
 
   routes.add('outpost.progress', '/api/component/outpost/progress/{token}', 'GET', (c) => {

@@ -11,7 +11,6 @@ import type { GdalApi } from '../../wasm/gdal.ts'
 import { GdalWorkspace, gdalMessages } from './gdal-workspace.ts'
 import { gdalOpenFailed, sourceError } from './errors.ts'
 import { chooseLayer, openSource, summaryOf, type SourceFile, type SourceLayer, type SourceSummary } from './vector-source.ts'
-import type { LoaderOptions } from './vector-plan.ts'
 import type { SourceEncoding } from './encoding.ts'
 
 /** GDAL's names for the fid and geometry columns: nothing a source field is likely called. */
@@ -44,13 +43,13 @@ export type Stage = 'reading' | 'converting'
  * it in `sqlite`. The caller closes `db`. Throws 422s naming the file for what GDAL cannot
  * read or the spec does not allow (no reference system, several layers and none chosen).
  */
-export function convertSource(gdal: GdalApi, sqlite: Sqlite3Static, src: SourceFile, srs: number, opts: LoaderOptions,
+export function convertSource(gdal: GdalApi, sqlite: Sqlite3Static, src: SourceFile, srs: number, sourceLayer: string | undefined,
   stage: (s: Stage) => void): Promise<ConvertedSource> {
   return GdalWorkspace.run(gdal, async (ws) => {
     stage('reading')
     const source = await openSource(ws, src)
     try {
-      const layer = chooseLayer(source, opts.sourceLayer)
+      const layer = chooseLayer(source, sourceLayer)
       if (!layer.hasSrs && !source.assumedSrs) {
         throw sourceError({ file: source.file, message: "the layer doesn't contain coordinate system information (for a shapefile: include its .prj in the ZIP)." })
       }

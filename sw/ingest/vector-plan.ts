@@ -7,11 +7,17 @@
  */
 import { validationError } from '../core/error.ts'
 import { expectKind } from '../core/validate.ts'
-import type { FieldType } from '../classes/vector_layer/fields.ts'
+import type { Database as SqlDb } from '@sqlite.org/sqlite-wasm'
+import type { FieldType } from '../feature/types.ts'
 import type { FixErrors, TargetType } from './geom-fix.ts'
-import { sourceError } from './errors.ts'
+import { featureErrors, sourceError } from './errors.ts'
 import { textProblem } from './encoding.ts'
+import { Kind, Scan, scanGpkg } from './wkb-scan.ts'
+import { SRC_TABLE, type ConvertedSource } from './vector-convert.ts'
 import type { SourceField, SourceLayer } from './vector-source.ts'
+
+/** A name as an SQL identifier. */
+export const quote = (name: string) => `"${name.replace(/"/g, '""')}"`
 
 /** The original's `LoaderParams` (`vector_layer/ogrloader.py`) plus `source_layer`. */
 export interface LoaderOptions {
@@ -140,4 +146,41 @@ export function planFields(layer: SourceLayer, file: string, fidField: string | 
     out.push({ keyname: f.name, datatype, column: i + 2 })
   })
   return out
+}
+
+/** Yields what exploring needs of each feature's geometry, in reading order. */
+export function explorer(src: SqlDb): { next(): Seen | undefined; close(): void } {
+  const st = src.prepare(`SELECT outpost_geom FROM ${SRC_TABLE} ORDER BY outpost_fid`)
+  const scan = new Scan()
+  return {
+    next() {
+      while (st.step()) {
+        const s = scanGpkg(st.get(0) as Uint8Array | null, scan)
+        if (s.kind !== Kind.None && !s.empty) return { kind: s.kind, z: s.z, parts: s.parts }
+      }
+      return undefined
+    },
+    close() { st.finalize() },
+  }
+}
+
+/** The fid column a layer takes its feature ids from (`fid_source` AUTO or FIELD), checked. */
+export function fidColumn(conv: ConvertedSource, opts: LoaderOptions): string | undefined {
+  if (opts.fidSource === 'SEQUENCE') return undefined
+  for (const name of opts.fidField) {
+    const f = conv.layer.fields.find((x) => x.name.toLowerCase() === name.toLowerCase())
+    if (!f || (f.type !== 'Integer' && f.type !== 'Integer64')) continue
+    const q = quote(f.name)
+    const bad = conv.db.selectValue(`SELECT count(*) - count(DISTINCT ${q}) + sum(${q} IS NULL) + sum(${q} < 1 OR ${q} > 2147483647) FROM ${SRC_TABLE}`)
+    if (!Number(bad ?? 0)) return f.name
+    if (opts.fidSource === 'FIELD' && opts.fixErrors === 'NONE') {
+      throw featureErrors([{ file: conv.file, field: f.name, message: `field '${f.name}' contains non-unique, empty or out of range values, so it cannot be the feature id.` }])
+    }
+    return undefined
+  }
+  if (opts.fidSource === 'FIELD' && opts.fixErrors === 'NONE') {
+    throw featureErrors([{ file: conv.file, message: opts.fidField.length
+      ? `none of the fields ${opts.fidField.join(', ')} is an integer field present in the file.` : "parameter 'fid_field' is missing." }])
+  }
+  return undefined
 }

@@ -3,49 +3,54 @@
  * `resource.item`, `resource.collection`, `resource.search`, `resource.permission` and
  * `resource.blueprint` (spec §4.1, §4.2; reference §4).
  */
-import type { Context } from 'hono'
-import type { AppEnv } from '../core/env.ts'
 import { json, readJsonObject } from '../core/http.ts'
-import type { RouteTable } from '../core/routes.ts'
+import type { RequestContext, Routes } from '../core/routes.ts'
 import { queryBool, queryInt, lastValue } from '../core/validate.ts'
 import { ApiError, internalServerError, invalidParameter } from '../core/error.ts'
 import { requireAdmin } from '../auth/middleware.ts'
-import { findClass, getClass, listClasses } from '../classes/registry.ts'
-import type { ClassContext, ResourceClass } from '../classes/types.ts'
 import type { SqlDb } from '../store/database.ts'
 import { requestProgress } from '../ingest/progress.ts'
-import { checkCreate, children, createResource, deleteResource, pickMembers, requireRow, serialize, updateResource } from './service.ts'
+import type { ResourceVariables } from './env.ts'
+import type { ResourceKind } from './class.ts'
+import {
+  checkCreate, children, createResource, deleteResource, getRow, pickMembers, runAfterCommit, serialize, updateResource,
+  type ResourceContext,
+} from './service.ts'
 import { searchResources } from './search.ts'
 import { permissionsOf, SCOPES } from './permissions.ts'
+import { resourceNotFound } from './errors.ts'
+import type { ResourceRow } from './types.ts'
 
-function ctxOf(c: Context<AppEnv>, db: SqlDb): ClassContext {
-  return { db, user: c.get('user'), now: c.get('platform').now() }
+type Ctx = RequestContext<ResourceVariables>
+
+function ctxOf(c: Ctx, db: SqlDb): ResourceContext {
+  const { classes, platform } = c.get('services')
+  return { db, user: c.get('user'), now: platform.now(), classes }
 }
 
-const read = <T>(c: Context<AppEnv>, fn: (ctx: ClassContext) => T) =>
+const read = <T>(c: Ctx, fn: (ctx: ResourceContext) => T) =>
   c.get('services').main.read((db) => fn(ctxOf(c, db)))
-const write = <T>(c: Context<AppEnv>, fn: (ctx: ClassContext) => T) =>
+const write = <T>(c: Ctx, fn: (ctx: ResourceContext) => T) =>
   c.get('services').main.write((db) => fn(ctxOf(c, db)))
 
-const idOf = (c: Context<AppEnv>) => Number(c.req.param('id'))
+const idOf = (c: Ctx) => Number(c.req.param('id'))
 
 /**
  * A create or change in one main write, after the class's `prepare` (an ingest) did its long
  * work outside it. Progress is reported under the request's `X-Outpost-Progress` token; what
  * was prepared is discarded when the write fails.
  */
-async function prepareAndWrite(c: Context<AppEnv>, cls: ResourceClass | undefined, body: Record<string, unknown>,
-  resourceId: number | undefined, fn: (ctx: ClassContext) => { id: number } | void): Promise<{ id: number } | void> {
-  const services = c.get('services')
-  const progress = requestProgress(services, c.req.raw)
+async function prepareAndWrite<T>(c: Ctx, cls: ResourceKind | undefined, body: Record<string, unknown>,
+  resourceId: number | undefined, fn: (ctx: ResourceContext) => T, idOfResult: (r: T) => number): Promise<T> {
+  const progress = requestProgress(c.get('services'), c.req.raw)
   try {
     const prep = cls?.prepare
-      ? await cls.prepare({ services, progress, signal: c.req.raw.signal, resourceId }, pickMembers(body, cls.members))
+      ? await cls.prepare({ progress, signal: c.req.raw.signal, resourceId }, pickMembers(body, cls.members))
       : undefined
     try {
       if (prep) progress.stage('saving')
       const out = await write(c, (ctx) => fn({ ...ctx, prepared: prep }))
-      progress.finish({ id: out?.id ?? resourceId! })
+      progress.finish({ id: idOfResult(out) })
       return out
     } catch (err) {
       await prep?.discard()
@@ -54,27 +59,34 @@ async function prepareAndWrite(c: Context<AppEnv>, cls: ResourceClass | undefine
       prep?.settle()
     }
   } catch (err) {
-    progress.fail((err instanceof ApiError ? err : internalServerError(err)).toBody(c.get('requestId')))
+    progress.fail((err instanceof ApiError ? err : internalServerError(err)).toBody())
     throw err
   }
 }
 
-export function mountResource(routes: RouteTable): void {
-  const collection = async (c: Context<AppEnv>) => {
+/** Resource `id`'s row or the original's 404. */
+function rowOf(ctx: ResourceContext, id: number): ResourceRow {
+  const row = getRow(ctx.db, id)
+  if (!row) throw resourceNotFound(id)
+  return row
+}
+
+export function mountResource(routes: Routes<ResourceVariables>): void {
+  const collection = async (c: Ctx) => {
     if (c.req.method === 'POST') {
       const body = await readJsonObject(c.req.raw)
       const parentId = (body.resource as { parent?: { id?: unknown } } | undefined)?.parent?.id
       requireAdmin(c.get('user'), 'manage_children', 'resource', typeof parentId === 'number' ? parentId : 0)
-      const cls = findClass(String((body.resource as { cls?: unknown } | undefined)?.cls))
+      const cls = c.get('services').classes.find(String((body.resource as { cls?: unknown } | undefined)?.cls))
       // A create that will fail anyway is refused before a long preparation.
-      if (cls?.prepare) await read(c, (ctx) => checkCreate(ctx.db, body))
-      return json(await prepareAndWrite(c, cls, body, undefined, (ctx) => createResource(ctx, body)), 201)
+      if (cls?.prepare) await read(c, (ctx) => checkCreate(ctx, body))
+      return json(await prepareAndWrite(c, cls, body, undefined, (ctx) => createResource(ctx, body), (r) => r.id), 201)
     }
     const params = new URL(c.req.url).searchParams
     const parent = queryInt(params, 'parent')
     return json(await read(c, (ctx) => {
       // Without `parent`: the resources with no parent, i.e. the root (reference §4.3).
-      const rows = parent === undefined ? [requireRow(ctx.db, 0)] : children(ctx.db, parent)
+      const rows = parent === undefined ? [rowOf(ctx, 0)] : children(ctx, parent)
       return rows.map((r) => serialize(ctx, r))
     }))
   }
@@ -83,13 +95,19 @@ export function mountResource(routes: RouteTable): void {
 
   routes.add('resource.item', '/api/resource/{id}', ['GET', 'PUT', 'DELETE'], async (c) => {
     const id = idOf(c)
-    if (c.req.method === 'GET') return json(await read(c, (ctx) => serialize(ctx, requireRow(ctx.db, id))))
+    if (c.req.method === 'GET') return json(await read(c, (ctx) => serialize(ctx, rowOf(ctx, id))))
     // Read the body before deciding on permissions: a malformed body is a 400 for anyone.
     const body = c.req.method === 'PUT' ? await readJsonObject(c.req.raw) : undefined
-    const row = await read(c, (ctx) => requireRow(ctx.db, id))
+    const row = await read(c, (ctx) => rowOf(ctx, id))
     requireAdmin(c.get('user'), c.req.method === 'PUT' ? 'update' : 'delete', 'resource', id)
-    if (body) await prepareAndWrite(c, getClass(row.cls), body, id, (ctx) => updateResource(ctx, id, body))
-    else await write(c, (ctx) => deleteResource(ctx, id))
+    if (body) {
+      const cls = c.get('services').classes.get(row.cls)
+      if (!await prepareAndWrite(c, cls, body, id, (ctx) => updateResource(ctx, id, body), () => id)) throw resourceNotFound(id)
+    } else {
+      const after = await write(c, (ctx) => deleteResource(ctx, id))
+      if (!after) throw resourceNotFound(id)
+      await runAfterCommit(after, c.get('services').platform.log)
+    }
     return json({})
   })
 
@@ -99,7 +117,7 @@ export function mountResource(routes: RouteTable): void {
     if (ser !== 'resource' && ser !== 'full') throw invalidParameter('serialization', `Invalid value '${ser}'; expected resource or full.`)
     const breadcrumb = queryBool(params, 'breadcrumb', false)
     return json(await read(c, (ctx) => {
-      const res = searchResources(ctx.db, params)
+      const res = searchResources(ctx.db, ctx.classes, params)
       const items = res.rows.map((r) => serialize(ctx, r, ser === 'full'))
       if (!res.paged) return items
       const out: Record<string, unknown> = { items, total_count: res.total, limit: res.limit, offset: res.offset, order: res.order }
@@ -110,14 +128,14 @@ export function mountResource(routes: RouteTable): void {
 
   routes.add('resource.permission', '/api/resource/{id}/permission', 'GET', async (c) => {
     const id = idOf(c)
-    const row = await read(c, (ctx) => requireRow(ctx.db, id))
-    return json(permissionsOf(c.get('user'), row.cls))
+    const row = await read(c, (ctx) => rowOf(ctx, id))
+    return json(permissionsOf(c.get('user'), c.get('services').classes.get(row.cls).scopes))
   })
 
-  routes.add('resource.blueprint', '/api/component/resource/blueprint', 'GET', () => {
-    const resources = Object.fromEntries(listClasses().map((k) => [k.identity, {
+  routes.add('resource.blueprint', '/api/component/resource/blueprint', 'GET', (c) => {
+    const resources = Object.fromEntries(c.get('services').classes.list().map((k) => [k.identity, {
       identity: k.identity, label: k.label, base_classes: ['resource'], interfaces: k.interfaces,
-      scopes: k.scopes, category: k.identity === 'resource_group' ? 'resource_group' : 'layer', order: k.order }]))
+      scopes: k.scopes, category: k.category, order: k.order }]))
     return json({ resources, scopes: SCOPES, categories: {} })
   })
 }

@@ -3,7 +3,7 @@ import { nodePlatform } from '../../sw/host/node.ts'
 import { openServices } from '../../sw/services.ts'
 import { createApp } from '../../sw/app.ts'
 import { storeUploads } from '../../sw/upload/service.ts'
-import { prepareVectorLayer } from '../../sw/ingest/vector-ingest.ts'
+import { prepareVectorLayer } from '../../sw/classes/vector_layer/ingest.ts'
 import { SILENT } from '../../sw/ingest/progress.ts'
 import { featureCollection, pointsGeojson, utf8 } from '../api/ingest-files.ts'
 
@@ -37,7 +37,7 @@ describe('ingest atomicity', () => {
     const [source] = await storeUploads(services, [{ bytes: utf8(featureCollection([{ geometry: { type: 'Point', coordinates: [30, 60] }, properties: {} }])),
       name: 'one.geojson' }])
     // The ingest's database is saved; then the process "stops" before the resource's write.
-    const prepared = await prepareVectorLayer(services, { srs: { id: 3857 }, source }, SILENT)
+    const prepared = await prepareVectorLayer(services, { srs: { id: 3857 }, source }, { progress: SILENT })
     const image = `layer-${prepared.resourceId}`
     expect(await p.store.listImages()).toContain(image)
     // While the ingest holds it, a sweep leaves it alone.

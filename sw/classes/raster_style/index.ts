@@ -3,12 +3,13 @@
  * The style of a raster layer (spec §2.2: no member). It lives under its raster layer; how it
  * is drawn belongs to rendering.
  */
-import type { ResourceClass } from '../types.ts'
+import type { ClassFactory } from '../types.ts'
 
-export const rasterStyle: ResourceClass = {
+export const rasterStyle: ClassFactory = () => ({
   identity: 'raster_style',
   label: 'Raster style',
   order: 100,
+  category: 'style',
   scopes: ['data', 'resource'],
   interfaces: ['IRenderableStyle'],
   members: [],
@@ -16,4 +17,5 @@ export const rasterStyle: ResourceClass = {
   create: () => ({}),
   update: (_ctx, _id, _members, data) => data,
   serialize: () => ({}),
-}
+  capabilities: {},
+})

@@ -1,5 +1,5 @@
 /**
- * @module ingest/vector-load
+ * @module classes/vector_layer/ingest-load
  * The SQLite half of a vector ingest. The GeoPackage GDAL wrote is attached to the new layer's
  * connection as `src`; every feature is checked as the spec and the original's loader say
  * (geometry present and whole, values printable and in a supported encoding) — geometries by
@@ -9,20 +9,20 @@
  * one go (`rtreeBulkInsert`).
  */
 import type { Database as SqlDb, Sqlite3Static } from '@sqlite.org/sqlite-wasm'
-import type { Database } from '../store/database.ts'
-import { bindValues } from '../store/bulk.ts'
-import { rtreeBulkInsert } from '../geo/rtree.ts'
-import { bboxOf } from '../geo/geometry.ts'
-import { encodeGpkg } from '../geo/gpkg.ts'
-import { columnOf, FEATURE_TABLE, migrateLayer, RTREE_TABLE, type LayerMeta } from '../feature/schema.ts'
-import type { FieldType } from '../classes/vector_layer/fields.ts'
-import { ERROR_LIMIT, featureErrors, type Problem } from './errors.ts'
-import { FixError, fixGeometry, type FixErrors, type TargetType } from './geom-fix.ts'
-import { FLAW_TEXT, Flaw, Kind, Scan, scanGpkg } from './wkb-scan.ts'
-import { textProblem } from './encoding.ts'
-import { attachImage, SRC_TABLE, type ConvertedSource } from './vector-convert.ts'
-import { targetOf, type LoaderOptions, type PlannedField, type Seen } from './vector-plan.ts'
-import type { Progress } from './progress.ts'
+import type { Database } from '../../store/database.ts'
+import { bindValues } from '../../store/bulk.ts'
+import { rtreeBulkInsert } from '../../geo/rtree.ts'
+import { bboxOf } from '../../geo/geometry.ts'
+import { encodeGpkg } from '../../geo/gpkg.ts'
+import type { FieldType, LayerMeta } from '../../feature/types.ts'
+import { ERROR_LIMIT, featureErrors, type Problem } from '../../ingest/errors.ts'
+import { FixError, fixGeometry, type FixErrors, type TargetType } from '../../ingest/geom-fix.ts'
+import { FLAW_TEXT, Flaw, Scan, scanGpkg } from '../../ingest/wkb-scan.ts'
+import { textProblem } from '../../ingest/encoding.ts'
+import { attachImage, SRC_TABLE, type ConvertedSource } from '../../ingest/vector-convert.ts'
+import { quote, targetOf, type LoaderOptions, type PlannedField } from '../../ingest/vector-plan.ts'
+import type { Progress } from '../../ingest/progress.ts'
+import { columnOf, FEATURE_TABLE, migrateLayer, RTREE_TABLE } from './schema.ts'
 
 /** Features scanned per read of the layer connection (between them, progress and other requests). */
 const PAGE = 50000
@@ -33,45 +33,6 @@ interface RawExports {
   sqlite3_column_double(st: number, i: number): number
   sqlite3_column_blob(st: number, i: number): number
   sqlite3_column_bytes(st: number, i: number): number
-}
-
-const quote = (name: string) => `"${name.replace(/"/g, '""')}"`
-
-/** Yields what exploring needs of each feature's geometry, in reading order. */
-export function explorer(src: SqlDb): { next(): Seen | undefined; close(): void } {
-  const st = src.prepare(`SELECT outpost_geom FROM ${SRC_TABLE} ORDER BY outpost_fid`)
-  const scan = new Scan()
-  return {
-    next() {
-      while (st.step()) {
-        const s = scanGpkg(st.get(0) as Uint8Array | null, scan)
-        if (s.kind !== Kind.None && !s.empty) return { kind: s.kind, z: s.z, parts: s.parts }
-      }
-      return undefined
-    },
-    close() { st.finalize() },
-  }
-}
-
-/** The fid column a layer takes its feature ids from (`fid_source` AUTO or FIELD), checked. */
-export function fidColumn(conv: ConvertedSource, opts: LoaderOptions): string | undefined {
-  if (opts.fidSource === 'SEQUENCE') return undefined
-  for (const name of opts.fidField) {
-    const f = conv.layer.fields.find((x) => x.name.toLowerCase() === name.toLowerCase())
-    if (!f || (f.type !== 'Integer' && f.type !== 'Integer64')) continue
-    const q = quote(f.name)
-    const bad = conv.db.selectValue(`SELECT count(*) - count(DISTINCT ${q}) + sum(${q} IS NULL) + sum(${q} < 1 OR ${q} > 2147483647) FROM ${SRC_TABLE}`)
-    if (!Number(bad ?? 0)) return f.name
-    if (opts.fidSource === 'FIELD' && opts.fixErrors === 'NONE') {
-      throw featureErrors([{ file: conv.file, field: f.name, message: `field '${f.name}' contains non-unique, empty or out of range values, so it cannot be the feature id.` }])
-    }
-    return undefined
-  }
-  if (opts.fidSource === 'FIELD' && opts.fixErrors === 'NONE') {
-    throw featureErrors([{ file: conv.file, message: opts.fidField.length
-      ? `none of the fields ${opts.fidField.join(', ')} is an integer field present in the file.` : "parameter 'fid_field' is missing." }])
-  }
-  return undefined
 }
 
 /** A source column as the layer's column stores it (see `feature/values.ts`), in SQL. */
