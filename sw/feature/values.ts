@@ -48,8 +48,9 @@ const DATE_KEYS = ['year', 'month', 'day']
 const TIME_KEYS = ['hour', 'minute', 'second']
 
 /** Reads the obj form: exactly the given keys, each an integer. */
-function parts(v: Record<string, unknown>, keys: string[], ignored: string[] = []): number[] {
-  const extra = Object.keys(v).filter((k) => !keys.includes(k) && !ignored.includes(k))
+function parts(v: Record<string, unknown>, keys: string[], zeros: string[] = []): number[] {
+  // `zeros` may be there when they are 0 (midnight on a date): they say nothing more.
+  const extra = Object.keys(v).filter((k) => !keys.includes(k) && !(zeros.includes(k) && v[k] === 0))
   if (extra.length) throw new ValueError(`unexpected key '${extra[0]}'`)
   return keys.map((k) => {
     const x = v[k]
@@ -109,7 +110,7 @@ export function toColumn(type: FieldType, v: unknown): SqlValue {
       throw new ValueError(`expected a boolean, got ${JSON.stringify(v)}`)
     case 'DATE':
       if (typeof v === 'string') return isoDate(v)
-      // GDAL's NGW driver sends dates with hour, minute and second: they say nothing of a date.
+      // GDAL's NGW driver sends a date with hour, minute and second 0.
       if (typeof v === 'object' && !Array.isArray(v)) return dateText(...(parts(v as Record<string, unknown>, DATE_KEYS, TIME_KEYS) as [number, number, number]))
       throw new ValueError('expected a date')
     case 'TIME':
