@@ -46,6 +46,15 @@ export function featureErrors(problems: Problem[]): ApiError {
   detail: problems.map((p) => `* ${describe(p)}`).join('\n'), data: err.opts.data, exception: VALIDATION })
 }
 
+/**
+ * A shapefile that names an encoding other than UTF-8 or CP1251 and has text outside ASCII
+ * (in a field name, or in feature `place.feature`'s field `place.field`); pure ASCII reads the
+ * same in every encoding, so such a file is refused only where it matters.
+ */
+export const foreignEncoding = (place: ProblemPlace, named: string) =>
+  sourceError({ ...place, message: `the shapefile's encoding is ${named} (from its .cpg or DBF header) and it has text outside ASCII; only UTF-8 and CP1251 are supported. Convert it, or upload it with encoding CP1251 or UTF-8 if the .cpg is wrong.` },
+  { encoding: named })
+
 /** The original's message when no GDAL driver reads the bytes. */
 export const gdalOpenFailed = (file: string, detail?: string) =>
   new ApiError(422, 'Validation error', { message: 'GDAL library failed to open file.', detail,

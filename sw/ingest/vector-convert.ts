@@ -23,6 +23,8 @@ export interface ConvertedSource {
   summary: SourceSummary
   layer: SourceLayer
   encoding?: SourceEncoding
+  /** A shapefile's encoding that is neither UTF-8 nor CP1251 (see `vector-source`). */
+  foreignEncoding?: string
   /**
    * The features as GDAL wrote them (`outpost_fid`: 1-based reading order, `outpost_geom`, the
    * fields), opened read-only for planning. Its bytes are `image`, which this connection does
@@ -78,7 +80,8 @@ export function convertSource(gdal: GdalApi, sqlite: Sqlite3Static, src: SourceF
         throw err
       }
       const count = Number(db.selectValue(`SELECT count(*) FROM ${SRC_TABLE}`))
-      return { file: source.file, summary: summaryOf(source), layer, encoding: source.encoding, db, image, count }
+      return { file: source.file, summary: summaryOf(source), layer, encoding: source.encoding, foreignEncoding: source.foreignEncoding,
+        db, image, count }
     } finally {
       await gdal.close(source.dataset).catch(() => undefined)
     }

@@ -10,7 +10,7 @@ import { expectKind } from '../core/validate.ts'
 import type { Database as SqlDb } from '@sqlite.org/sqlite-wasm'
 import type { FieldType } from '../feature/types.ts'
 import type { FixErrors, TargetType } from './geom-fix.ts'
-import { featureErrors, sourceError } from './errors.ts'
+import { featureErrors, foreignEncoding, sourceError } from './errors.ts'
 import { textProblem } from './encoding.ts'
 import { Kind, Scan, scanGpkg } from './wkb-scan.ts'
 import { SRC_TABLE, type ConvertedSource } from './vector-convert.ts'
@@ -131,10 +131,11 @@ const TYPES: Record<string, FieldType> = {
  * them after its fid and geometry columns. A field named `id`, a name with a non-printable
  * character and a field type the layer cannot hold (binary) are 422s naming the field.
  */
-export function planFields(layer: SourceLayer, file: string, fidField: string | undefined): PlannedField[] {
+export function planFields(layer: SourceLayer, file: string, fidField: string | undefined, foreign?: string): PlannedField[] {
   const out: PlannedField[] = []
   layer.fields.forEach((f: SourceField, i) => {
     if (fidField !== undefined && f.name === fidField) return
+    if (foreign && /[^\x00-\x7f]/.test(f.name)) throw foreignEncoding({ file, field: f.name }, foreign)
     const bad = textProblem(f.name, true)
     if (bad) throw sourceError({ file, field: f.name, message: `the field name ${bad}.` })
     if (!f.name.trim()) throw sourceError({ file, field: f.name, message: 'a field has an empty name.' })

@@ -24,7 +24,7 @@ export interface LayerSummary {
   srs: string | null
 }
 /** What the inspect endpoint answers (wire shape). */
-export interface SourceSummary { driver: string; layers: LayerSummary[]; encoding?: SourceEncoding }
+export interface SourceSummary { driver: string; layers: LayerSummary[]; encoding?: string }
 
 /** A field as GDAL reports it, with the subtype that tells booleans and JSON apart. */
 export interface SourceField { name: string; type: string; subType?: string }
@@ -39,6 +39,8 @@ export interface OpenedSource {
   layers: SourceLayer[]
   /** The encoding the values are read in (shapefiles and text formats). */
   encoding?: SourceEncoding
+  /** A shapefile's encoding that is neither UTF-8 nor CP1251: only ASCII text is accepted from it. */
+  foreignEncoding?: string
   /** A CSV carries no reference system: its coordinates are read as EPSG:4326. */
   assumedSrs?: number
 }
@@ -150,8 +152,9 @@ export async function openSource(ws: GdalWorkspace, src: SourceFile): Promise<Op
     throw gdalOpenFailed(file, gdalMessages(err))
   }
   const layers = (info.layers ?? []).map(sourceLayer)
-  if (inner === 'shp') encoding = shapeEncoding(info, file, declared)
-  return { file, driver: info.driverShortName ?? '', dataset: ds, layers, encoding,
+  let foreignEncoding: string | undefined
+  if (inner === 'shp') ({ encoding, foreign: foreignEncoding } = shapeEncoding(info, declared))
+  return { file, driver: info.driverShortName ?? '', dataset: ds, layers, encoding, foreignEncoding,
     assumedSrs: inner === 'csv' ? 4326 : undefined }
 }
 
@@ -164,20 +167,19 @@ function isRaster(ws: GdalWorkspace, path: string): boolean {
   }
 }
 
-/** The encoding GDAL reads a shapefile in: the upload's, the `.cpg`'s or the DBF's; UTF-8 by default. */
-function shapeEncoding(info: OgrInfo, file: string, declared: SourceEncoding | undefined): SourceEncoding {
-  if (declared) return declared
+/**
+ * The encoding GDAL reads a shapefile in: the upload's, the `.cpg`'s or the DBF's; UTF-8 by
+ * default. One that is neither UTF-8 nor CP1251 is `foreign`: the load refuses non-ASCII text.
+ */
+function shapeEncoding(info: OgrInfo, declared: SourceEncoding | undefined): { encoding?: SourceEncoding; foreign?: string } {
+  if (declared) return { encoding: declared }
   for (const l of info.layers ?? []) {
     const named = (l.metadata?.SHAPEFILE as Record<string, string> | undefined)?.SOURCE_ENCODING
     if (!named) continue
     const enc = supportedEncoding(named)
-    if (!enc) {
-      throw sourceError({ file, message: `the shapefile's encoding is ${named} (from its .cpg or DBF header); only UTF-8 and CP1251 are supported. Convert it, or upload it with encoding CP1251 or UTF-8 if the .cpg is wrong.` },
-        { encoding: named })
-    }
-    return enc
+    return enc ? { encoding: enc } : { foreign: named }
   }
-  return 'UTF-8'
+  return { encoding: 'UTF-8' }
 }
 
 interface OgrInfo {
@@ -218,7 +220,8 @@ export function summaryOf(src: OpenedSource): SourceSummary {
   const out: SourceSummary = { driver: src.driver, layers: src.layers.map((l) => ({ name: l.name, feature_count: l.featureCount,
     geometry_type: l.geometryType, fields: l.fields.map((f) => ({ name: f.name, type: f.subType ? f.subType : f.type })),
     srs: l.srs ?? (src.assumedSrs ? `EPSG:${src.assumedSrs}` : null) })) }
-  if (src.encoding) out.encoding = src.encoding
+  const encoding = src.encoding ?? src.foreignEncoding
+  if (encoding) out.encoding = encoding
   return out
 }
 

@@ -61,9 +61,13 @@ export async function zippedShapefile(omit: string[] = [], replace: Record<strin
   return zipSync(files)
 }
 
-/** `n` points (see `pointsGeojson`) as a zipped UTF-8 shapefile `name`. */
-export async function pointsShapefileZip(n: number, name: string): Promise<Uint8Array> {
-  const parts = await withGdal('pts.geojson', utf8(pointsGeojson(n)), (g, ds, out) => g.ogr2ogr(ds, ['-f', 'ESRI Shapefile', '-lco', 'ENCODING=UTF-8'], out))
+/**
+ * `n` points (see `pointsGeojson`) as a zipped shapefile `name`, UTF-8 with its .cpg; with
+ * `encoding` null, as GDAL writes one by default (no .cpg, the DBF's language byte ISO-8859-1).
+ */
+export async function pointsShapefileZip(n: number, name: string, encoding: string | null = 'UTF-8'): Promise<Uint8Array> {
+  const parts = await withGdal('pts.geojson', utf8(pointsGeojson(n)), (g, ds, out) =>
+    g.ogr2ogr(ds, ['-f', 'ESRI Shapefile', ...(encoding ? ['-lco', `ENCODING=${encoding}`] : [])], out))
   return zipSync(Object.fromEntries(Object.entries(parts).map(([ext, b]) => [`${name}.${ext}`, b])))
 }
 

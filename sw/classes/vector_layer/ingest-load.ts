@@ -15,7 +15,7 @@ import { rtreeBulkInsert } from '../../geo/rtree.ts'
 import { bboxOf } from '../../geo/geometry.ts'
 import { encodeGpkg } from '../../geo/gpkg.ts'
 import type { FieldType, LayerMeta } from '../../feature/types.ts'
-import { ERROR_LIMIT, featureErrors, type Problem } from '../../ingest/errors.ts'
+import { ERROR_LIMIT, featureErrors, foreignEncoding, type Problem } from '../../ingest/errors.ts'
 import { FixError, fixGeometry, type FixErrors, type TargetType } from '../../ingest/geom-fix.ts'
 import { FLAW_TEXT, Flaw, Scan, scanGpkg } from '../../ingest/wkb-scan.ts'
 import { textProblem } from '../../ingest/encoding.ts'
@@ -47,6 +47,11 @@ function columnExpr(type: FieldType, col: string): string {
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true })
+
+function ascii(heap: Uint8Array, at: number, n: number): boolean {
+  for (let i = at, end = at + n; i < end; i++) if (heap[i]! >= 0x80) return false
+  return true
+}
 
 /**
  * Why the text bytes at `heap[at, at + n)` cannot be a value (see `textProblem`), read in
@@ -120,7 +125,11 @@ export async function loadFeatures(sqlite: Sqlite3Static, layer: Database, conv:
         for (let k = 0; k < texts.length; k++) {
           const tp = x.sqlite3_column_blob(p, 2 + k)
           if (!tp) continue
-          const bad = textBytesProblem(sqlite.wasm.heap8u(), tp, x.sqlite3_column_bytes(p, 2 + k))
+          const n = x.sqlite3_column_bytes(p, 2 + k)
+          if (conv.foreignEncoding && !ascii(sqlite.wasm.heap8u(), tp, n)) {
+            throw foreignEncoding({ file: plan.file, feature, field: texts[k]!.keyname }, conv.foreignEncoding)
+          }
+          const bad = textBytesProblem(sqlite.wasm.heap8u(), tp, n)
           if (bad) { refuse({ file: plan.file, feature, field: texts[k]!.keyname, message: `the value ${bad}` }, false); continue rows }
         }
         const ptr = x.sqlite3_column_blob(p, 1)

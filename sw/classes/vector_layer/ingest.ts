@@ -58,7 +58,7 @@ export async function prepareVectorLayer(env: ClassEnv, member: Record<string, u
         ex.close()
       }
       fid = fidColumn(conv, opts)
-      planned = planFields(conv.layer, conv.file, fid)
+      planned = planFields(conv.layer, conv.file, fid, conv.foreignEncoding)
     } finally {
       // The layer's connection takes the converted features from here on.
       conv.db.close()

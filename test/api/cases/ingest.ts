@@ -5,7 +5,8 @@
 import type { Api, ApiCase, ApiResponse, Expect } from '../harness.ts'
 import { expectError, uniq } from '../harness.ts'
 import {
-  base64, CSV_TEXT, CYRILLIC, featureCollection, placemarksKml, pointsGeojson, polygonsGpkg, utf8, waypointsGpx, zippedShapefile,
+  base64, CSV_TEXT, CYRILLIC, featureCollection, placemarksKml, pointsGeojson, pointsShapefileZip, polygonsGpkg, utf8, waypointsGpx,
+  zippedShapefile,
 } from '../ingest-files.ts'
 
 const VALIDATION = 'nextgisweb.core.exception.ValidationError'
@@ -99,13 +100,17 @@ export const ingestCases: ApiCase[] = [
     },
   },
   {
-    name: 'a shapefile whose .cpg names an encoding other than UTF-8 or CP1251 is refused',
+    name: 'a shapefile whose .cpg names an encoding other than UTF-8 or CP1251 is refused when its text is not ASCII',
     async run(api, expect) {
       const parent = await newGroup(api, expect)
       const res = await layerFromFile(api, expect, parent, 'latin.zip', await zippedShapefile([], { cpg: utf8('ISO-8859-5') }))
       await expectRefused(api, expect, parent, res, { file: 'latin.zip', encoding: 'ISO-8859-5' })
       const declared = await layerFromFile(api, expect, parent, 'wells.zip', await zippedShapefile(), {}, { encoding: 'KOI8-R' })
       await expectRefused(api, expect, parent, declared, { file: 'wells.zip', encoding: 'KOI8-R' })
+      // Text in ASCII reads the same in any encoding: GDAL's default shapefile (ISO-8859-1 in its DBF) is taken.
+      const ascii = await layerFromFile(api, expect, parent, 'ascii.zip', await pointsShapefileZip(5, 'ascii', null))
+      expect(ascii.status).toBe(201)
+      expect((await features(api, ascii.body.id)).map((f) => f.fields.name)).toEqual(['Well 1', 'Well 2', 'Well 3', 'Well 4', 'Well 5'])
     },
   },
   {
