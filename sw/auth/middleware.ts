@@ -18,10 +18,16 @@ export const SET_COOKIE_COPY = 'x-outpost-set-cookie'
 /** Header that carries Cookie from a host that cannot put Cookie on a Request (the worker). */
 export const COOKIE_COPY = 'x-outpost-cookie'
 
+/** A cookie's value; `undefined` when absent or not valid percent-encoding (a forged value names no session). */
 export function readCookie(header: string | null, name: string): string | undefined {
   for (const part of (header ?? '').split(';')) {
     const [k, ...v] = part.trim().split('=')
-    if (k === name) return decodeURIComponent(v.join('='))
+    if (k !== name) continue
+    try {
+      return decodeURIComponent(v.join('='))
+    } catch {
+      return undefined
+    }
   }
   return undefined
 }

@@ -6,6 +6,8 @@
  */
 import type { Context, Hono } from 'hono'
 import type { AppEnv } from './env.ts'
+import { pageNotFound } from './error.ts'
+import { isSafeIdText } from './limits.ts'
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS'
 export type Handler = (c: Context<AppEnv>) => Response | Promise<Response>
@@ -34,7 +36,10 @@ export class RouteTable {
       `:${p}{${patterns[p] ?? PARAM_PATTERNS[p] ?? '[^/]+'}}`)
     // Credentials are judged only once a route matched: an unknown URL is a 404 even with a
     // wrong password (reference §1.3).
+    const numeric = params.filter((p) => !patterns[p] && PARAM_PATTERNS[p])
     const guarded: Handler = (c) => {
+      // An id past 2^53 names no row: SQLite would wrap it onto another one (2^64 is 0, the root).
+      for (const p of numeric) if (!isSafeIdText(c.req.param(p) ?? '')) throw pageNotFound()
       const authError = c.get('authError')
       if (authError) throw authError
       return handler(c)

@@ -12,6 +12,7 @@ import type { Database, SqlDb } from '../store/database.ts'
 import { displayNameNotUnique, hierarchyError, keynameNotUnique, resourceNotFound, rootDeleteError, unknownClass } from './errors.ts'
 import type { ResourceRow } from './types.ts'
 import { applyResmeta, readResmeta } from './resmeta.ts'
+import { guardTree } from './tree-guard.ts'
 
 export const ROOT_ID = 0
 const ROW_COLUMNS = 'id, cls, parent_id, keyname, display_name, description, owner_user_id, creation_date, permissions, data'
@@ -39,7 +40,7 @@ export function requireRow(db: SqlDb, id: number): ResourceRow {
 }
 
 export function selectRows(db: SqlDb, where: string, bind: (string | number | null)[]): ResourceRow[] {
-  return db.selectObjects(`SELECT ${ROW_COLUMNS} FROM resource WHERE ${where}`, bind) as unknown as ResourceRow[]
+  return db.selectObjects(`SELECT ${ROW_COLUMNS} FROM resource WHERE ${where}`, bind.length ? bind : undefined) as unknown as ResourceRow[]
 }
 
 /** The `resource` member of the composite object (reference §4.1), keys in the original's order. */
@@ -150,9 +151,9 @@ export function createResource(ctx: ClassContext, body: Record<string, unknown>)
   checkParent(db, parentId, cls.identity)
   checkNames(db, -1, parentId, displayName, keyname)
 
-  db.exec({ sql: `INSERT INTO resource (cls, parent_id, keyname, display_name, description, owner_user_id, creation_date, permissions)
+  guardTree(() => db.exec({ sql: `INSERT INTO resource (cls, parent_id, keyname, display_name, description, owner_user_id, creation_date, permissions)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    bind: [cls.identity, parentId, keyname, displayName, description, ctx.user.id, naiveIso(ctx.now), JSON.stringify(permissions)] })
+    bind: [cls.identity, parentId, keyname, displayName, description, ctx.user.id, naiveIso(ctx.now), JSON.stringify(permissions)] }))
   const id = Number(db.selectValue('SELECT last_insert_rowid()'))
   const data = cls.create(ctx, id, pickMembers(body, cls.members))
   db.exec({ sql: `UPDATE resource SET data = ? WHERE id = ?`, bind: [JSON.stringify(data), id] })
@@ -199,9 +200,9 @@ export function updateResource(ctx: ClassContext, id: number, body: Record<strin
   }
   checkNames(db, id, parentId, displayName, keyname)
   const data = cls.update(ctx, id, pickMembers(body, cls.members), JSON.parse(row.data) as ClassData)
-  db.exec({ sql: `UPDATE resource SET parent_id = ?, display_name = ?, keyname = ?, description = ?, owner_user_id = ?,
+  guardTree(() => db.exec({ sql: `UPDATE resource SET parent_id = ?, display_name = ?, keyname = ?, description = ?, owner_user_id = ?,
       permissions = ?, data = ? WHERE id = ?`,
-    bind: [parentId, displayName, keyname, description, owner, permissions, JSON.stringify(data), id] })
+    bind: [parentId, displayName, keyname, description, owner, permissions, JSON.stringify(data), id] }))
   if (body.resmeta !== undefined) applyResmeta(db, id, body.resmeta)
   journal(ctx, id, parentId !== row.parent_id ? 'resource.move' : 'resource.update',
     { parent: parentId, display_name: displayName })
@@ -220,7 +221,7 @@ export function deleteResource(ctx: ClassContext, id: number): ResourceRow[] {
   const ids = subtreeIds(ctx.db, id)
   const rows = ids.map((i) => requireRow(ctx.db, i))
   for (const r of rows) getClass(r.cls).remove?.(ctx, r.id, JSON.parse(r.data) as ClassData)
-  ctx.db.exec({ sql: `DELETE FROM resource WHERE id IN (${ids.map(() => '?').join(',')})`, bind: ids })
+  guardTree(() => ctx.db.exec({ sql: `DELETE FROM resource WHERE id IN (${ids.map(() => '?').join(',')})`, bind: ids }))
   journal(ctx, id, 'resource.delete', { ids })
   return rows
 }

@@ -8,7 +8,8 @@ import type { AppEnv } from '../core/env.ts'
 import { pageNotFound, validationError } from '../core/error.ts'
 import { json } from '../core/http.ts'
 import type { RouteTable } from '../core/routes.ts'
-import { dispositionName, readBytes, sanitizeName } from './body.ts'
+import { readBytes } from '../core/limits.ts'
+import { dispositionName, sanitizeName } from './body.ts'
 import { badRequest, fileUploadNotCompleted, fileUploadNotFound, offsetConflict, unsupportedMediaType, uploadTooLarge } from './errors.ts'
 import { deleteUpload, findUpload, storeUploads, toRecord, tusAppend, tusCreate, uploadMaxSize, type NewUpload } from './service.ts'
 import { intHeader, isTusRequest, parseUploadMetadata, TUS_CONTENT_TYPE, TUS_EXTENSIONS, TUS_VERSION, tusResponse } from './tus.ts'
@@ -74,7 +75,8 @@ async function formPost(c: Ctx): Promise<Response> {
 
 /** PUT (or a non-form POST): the body is the file. 201 with one record, no wrapper. */
 async function rawPut(c: Ctx): Promise<Response> {
-  const bytes = await readBytes(c.req.raw, uploadMaxSize(c.get('platform')))
+  const max = uploadMaxSize(c.get('platform'))
+  const bytes = await readBytes(c.req.raw, max, () => uploadTooLarge(max))
   const type = c.req.header('content-type')
   // As the original, a form content type (curl's default) says nothing about the file.
   const mimeType = type && mediaType(type) !== 'application/x-www-form-urlencoded' ? type : undefined
