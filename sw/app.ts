@@ -22,8 +22,14 @@ import { mountUpload } from './upload/routes.ts'
 import { mountDiagnostics } from './diagnostics/routes.ts'
 import { mountAttachment } from './feature/attachment-routes.ts'
 
+/** What a host knows of a request beyond the Request itself. */
+export interface RequestInfo {
+  /** The client's network address (the Node host's socket peer), for per-address limits. */
+  peer?: string
+}
+
 export interface OutpostApp {
-  fetch(request: Request): Promise<Response>
+  fetch(request: Request, info?: RequestInfo): Promise<Response>
   /** Opens the databases now instead of on the first request (the Node host does). */
   services(): Promise<Services>
 }
@@ -54,13 +60,13 @@ export function createApp(platform: Platform): OutpostApp {
   app.onError((err, c) => {
     const apiErr = err instanceof ApiError ? err : internalServerError(err)
     if (apiErr.status >= 500) platform.log(`${c.req.method} ${c.req.path} failed`, err)
-    return json(apiErr.toBody(c.get('requestId') ?? requestId()), apiErr.status)
+    return json(apiErr.toBody(c.get('requestId') ?? requestId()), apiErr.status, apiErr.opts.headers)
   })
 
   return {
-    fetch: async (request) => {
+    fetch: async (request, info) => {
       try {
-        return await app.fetch(mergeLeadingSlashes(request))
+        return await app.fetch(mergeLeadingSlashes(request), { peer: info?.peer })
       } catch (err) {
         // Errors thrown before routing (opening the database) still get the JSON body.
         const apiErr = err instanceof ApiError ? err : internalServerError(err)

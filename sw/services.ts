@@ -25,7 +25,7 @@ export async function openServices(platform: Platform): Promise<Services> {
   const adminCreated = await provisionUsers(main, platform.admin)
   await provisionRoot(main, platform.now())
   const demo = adminCreated && platform.demo ? await createDemo(main, platform.now()) : undefined
-  const services: Services = { platform, main, auth: new Authenticator(main), adminCreated }
+  const services: Services = { platform, main, auth: new Authenticator(main, () => platform.now().getTime()), adminCreated }
   if (demo) await createDemoFeatures(services, demo)
   return services
 }

@@ -8,8 +8,8 @@ import { base64ToUtf8 } from '../core/bytes.ts'
 import type { Context } from 'hono'
 import type { AppEnv } from '../core/env.ts'
 import { insufficientPermissions } from '../core/error.ts'
-import { sessionUser } from './service.ts'
-import { invalidAuthorizationHeader, invalidCredentials, userDisabled } from './errors.ts'
+import { sessionKey, sessionUser } from './service.ts'
+import { crossOriginRefused, invalidAuthorizationHeader, invalidCredentials, userDisabled } from './errors.ts'
 import type { Principal } from './types.ts'
 
 export const SESSION_COOKIE = 'ngw_sid'
@@ -52,14 +52,40 @@ export function sessionIdOf(c: Context<AppEnv>): string | undefined {
   return readCookie(c.req.header('cookie') ?? c.req.header(COOKIE_COPY) ?? null, SESSION_COOKIE)
 }
 
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+/**
+ * Whether a request comes from this server's own pages, by its Origin, else its Referer.
+ * Browsers send Origin with every cross-origin write; a request with neither header nor a
+ * cross-site `Sec-Fetch-Site` comes from a non-browser client (NextGIS Mobile logs in and
+ * keeps the cookie), which a forged page cannot be.
+ */
+export function sameOrigin(c: Context<AppEnv>): boolean {
+  const own = new URL(c.req.url).origin
+  const origin = c.req.header('origin')
+  if (origin !== undefined) return origin === own
+  const referer = c.req.header('referer')
+  if (referer !== undefined) return URL.canParse(referer) && new URL(referer).origin === own
+  const site = c.req.header('sec-fetch-site')
+  return site === undefined || site === 'same-origin' || site === 'none'
+}
+
 export async function authenticate(c: Context<AppEnv>): Promise<void> {
   const { main, auth, platform } = c.get('services')
   c.set('authMedium', null)
   c.set('authError', undefined)
   const sid = sessionIdOf(c)
-  if (sid) {
-    const user = await main.read((db) => sessionUser(db, sid, platform.now()))
+  const key = sid ? await sessionKey(sid) : undefined
+  c.set('sessionKey', key)
+  if (key) {
+    const user = await main.read((db) => sessionUser(db, key, platform.now()))
     if (user) {
+      // The cookie rides along with requests other sites make: their writes are refused.
+      if (!SAFE_METHODS.has(c.req.method) && !sameOrigin(c)) {
+        c.set('user', await auth.guest())
+        c.set('authError', crossOriginRefused())
+        return
+      }
       c.set('user', user)
       c.set('authMedium', 'session')
       return
@@ -71,7 +97,7 @@ export async function authenticate(c: Context<AppEnv>): Promise<void> {
   try {
     const creds = parseBasic(header)
     if (!creds) throw invalidAuthorizationHeader()
-    const user = await auth.check(creds.login, creds.password)
+    const user = await auth.check(creds.login, creds.password, c.env?.peer)
     if (!user) throw invalidCredentials()
     if (user.disabled) throw userDisabled()
     c.set('user', user)

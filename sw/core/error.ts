@@ -26,6 +26,8 @@ export interface ApiErrorOptions {
   exception?: string
   contact?: ErrorContact
   data?: Record<string, unknown>
+  /** Response headers that go with the body (`Retry-After` of a 429). */
+  headers?: Record<string, string>
   cause?: unknown
 }
 

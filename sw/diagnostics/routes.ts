@@ -8,6 +8,9 @@ import { forbidden, invalidParameter, parameterRequired } from '../core/error.ts
 import { json } from '../core/http.ts'
 import type { RouteTable } from '../core/routes.ts'
 import { lastValue } from '../core/validate.ts'
+import { readBytes } from '../core/limits.ts'
+import { uploadMaxSize } from '../upload/service.ts'
+import { uploadTooLarge } from '../upload/errors.ts'
 import { inspect } from './service.ts'
 
 export function mountDiagnostics(routes: RouteTable): void {
@@ -16,7 +19,8 @@ export function mountDiagnostics(routes: RouteTable): void {
     const name = lastValue(new URL(c.req.url).searchParams, 'name')
     if (!name) throw parameterRequired('name')
     if (!/^[^/\\\0]+$/.test(name) || name === '.' || name === '..') throw invalidParameter('name', 'A plain file name is expected.')
-    const bytes = new Uint8Array(await c.req.arrayBuffer())
+    const max = uploadMaxSize(c.get('platform'))
+    const bytes = await readBytes(c.req.raw, max, () => uploadTooLarge(max))
     const gdal = await c.get('platform').gdal()
     return json(await inspect(gdal, name, bytes))
   })

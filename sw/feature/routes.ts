@@ -32,7 +32,7 @@ async function open(c: Context<AppEnv>, meta?: LayerMeta) {
   return { meta: m, layer: await reg.open(m) }
 }
 
-/** Checks the layer and the right to write it; returns the layer's metadata. */
+/** Checks the layer and the right to write it (before any body is read); returns the layer's metadata. */
 async function writable(c: Context<AppEnv>): Promise<LayerMeta> {
   const meta = await layersOf(c.get('services')).meta(idOf(c))
   requireAdmin(c.get('user'), 'write', 'data', meta.resourceId)
@@ -77,15 +77,15 @@ export function mountFeature(routes: RouteTable): void {
         return json(await layer.db.read((db) => listFeatures(db, layer, meta, opts, { sel, order, limit, offset })))
       }
       case 'POST': {
-        const body = await readJson(c.req.raw)
         const meta = await writable(c)
+        const body = await readJson(c.req.raw)
         const input = parseInput(body, meta, writeOptions(c), '$')
         const id = await write(c, meta, (w) => w.create(input), [input])
         return json({ id })
       }
       case 'PATCH': {
-        const body = await readJson(c.req.raw)
         const meta = await writable(c)
+        const body = await readJson(c.req.raw)
         const items = expectKind<unknown[]>('array', body, '$')
         const opts = writeOptions(c)
         // Everything is parsed before anything is written: one bad item fails the batch.
@@ -109,8 +109,8 @@ export function mountFeature(routes: RouteTable): void {
         return json(out)
       }
       case 'DELETE': {
-        const body = await readJson(c.req.raw)
         const meta = await writable(c)
+        const body = await readJson(c.req.raw)
         if (body === undefined) {
           await write(c, meta, (w) => w.deleteAll())
           return json(true)
@@ -138,8 +138,8 @@ export function mountFeature(routes: RouteTable): void {
       return json(feature)
     }
     if (c.req.method === 'PUT') {
-      const body = await readJson(c.req.raw)
       const meta = await writable(c)
+      const body = await readJson(c.req.raw)
       const input = parseInput(body ?? {}, meta, writeOptions(c), '$')
       await write(c, meta, (w) => w.update(fid, input), [input])
       return json({ id: fid })

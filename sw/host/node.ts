@@ -114,7 +114,7 @@ export function serve(app: OutpostApp, opts: ServeOptions): Promise<Server> {
     const pathname = requestUrl(req, origin).pathname
     try {
       if (isApiPath(pathname) || !opts.staticDir) {
-        await writeResponse(res, await app.fetch(toRequest(req, origin)))
+        await writeResponse(res, await app.fetch(toRequest(req, origin), { peer: req.socket.remoteAddress }))
       } else {
         await serveStatic(opts.staticDir, pathname, res)
       }

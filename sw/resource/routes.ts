@@ -13,7 +13,7 @@ import { requireAdmin } from '../auth/middleware.ts'
 import { listClasses } from '../classes/registry.ts'
 import type { ClassContext } from '../classes/types.ts'
 import type { SqlDb } from '../store/database.ts'
-import { children, createResource, deleteResource, requireRow, serialize, updateResource } from './service.ts'
+import { children, createResource, deleteResource, requireRow, ROOT_ID, serialize, updateResource } from './service.ts'
 import { searchResources } from './search.ts'
 import { permissionsOf, SCOPES } from './permissions.ts'
 
@@ -31,9 +31,10 @@ const idOf = (c: Context<AppEnv>) => Number(c.req.param('id'))
 export function mountResource(routes: RouteTable): void {
   const collection = async (c: Context<AppEnv>) => {
     if (c.req.method === 'POST') {
+      // Permissions first, the body after: nobody can make the server buffer a body it refuses.
+      // Without per-resource rules a non-administrator may create nowhere; the root stands for the parent.
+      requireAdmin(c.get('user'), 'manage_children', 'resource', ROOT_ID)
       const body = await readJsonObject(c.req.raw)
-      const parentId = (body.resource as { parent?: { id?: unknown } } | undefined)?.parent?.id
-      requireAdmin(c.get('user'), 'manage_children', 'resource', typeof parentId === 'number' ? parentId : 0)
       return json(await write(c, (ctx) => createResource(ctx, body)), 201)
     }
     const params = new URL(c.req.url).searchParams
@@ -50,10 +51,10 @@ export function mountResource(routes: RouteTable): void {
   routes.add('resource.item', '/api/resource/{id}', ['GET', 'PUT', 'DELETE'], async (c) => {
     const id = idOf(c)
     if (c.req.method === 'GET') return json(await read(c, (ctx) => serialize(ctx, requireRow(ctx.db, id))))
-    // Read the body before deciding on permissions: a malformed body is a 400 for anyone.
-    const body = c.req.method === 'PUT' ? await readJsonObject(c.req.raw) : undefined
     await read(c, (ctx) => requireRow(ctx.db, id))
     requireAdmin(c.get('user'), c.req.method === 'PUT' ? 'update' : 'delete', 'resource', id)
+    // The body only once the user may change the resource.
+    const body = c.req.method === 'PUT' ? await readJsonObject(c.req.raw) : undefined
     if (body) await write(c, (ctx) => updateResource(ctx, id, body))
     else await write(c, (ctx) => deleteResource(ctx, id))
     return json({})

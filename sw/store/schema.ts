@@ -93,6 +93,9 @@ const MIGRATIONS: string[] = [
          UNION SELECT r.parent_id FROM resource r JOIN up ON r.id = up.id WHERE r.parent_id IS NOT NULL)
        SELECT id FROM up)
      BEGIN SELECT RAISE(ABORT, 'outpost:tree:cycle'); END;`,
+  // 4: sessions are stored by the SHA-256 of their id (auth/service.ts); sessions stored by
+  // the plain id are dropped (their users log in again).
+  `DELETE FROM session;`,
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS.length

@@ -4,6 +4,7 @@
  */
 import type { Api, ApiCase, Expect } from '../harness.ts'
 import { expectError, uniq } from '../harness.ts'
+import { createLayer } from './feature.ts'
 
 const RES = 'nextgisweb.resource.exception'
 const VALIDATION = 'nextgisweb.core.exception.ValidationError'
@@ -116,6 +117,35 @@ export const hardeningCases: ApiCase[] = [
       const got = await api.request('GET', `/api/resource/${a}`)
       expect(got.body.resource.permissions).toEqual([])
       expect(got.body.resmeta.items).toEqual({})
+    },
+  },
+  {
+    name: 'writes are judged before their body is read: a guest gets 403 whatever the body, a big login body 413',
+    async run(api, expect) {
+      const group = await createGroup(api, expect)
+      const layer = await createLayer(api, expect)
+      const fid = (await api.request('POST', `/api/resource/${layer}/feature/`, { body: { geom: 'POINT(1 2)' } })).body.id
+      // A malformed body used to be read (400) before the permission was looked at.
+      const writes: Array<[string, string]> = [
+        ['POST', '/api/resource/'], ['PUT', `/api/resource/${group}`], ['DELETE', `/api/resource/${group}`],
+        ['POST', `/api/resource/${layer}/feature/`], ['PATCH', `/api/resource/${layer}/feature/`],
+        ['DELETE', `/api/resource/${layer}/feature/`], ['PUT', `/api/resource/${layer}/feature/${fid}`],
+        ['POST', `/api/resource/${layer}/feature/${fid}/attachment/`], ['PUT', `/api/resource/${layer}/feature/${fid}/attachment/1`],
+        ['POST', '/api/component/outpost/catalogue/import'], ['POST', '/api/component/outpost/gdal/inspect?name=x.tif'],
+      ]
+      for (const [method, path] of writes) {
+        const res = await api.request(method, path, { auth: 'guest', raw: '{"not json' })
+        expect([method, path, res.status]).toEqual([method, path, 403])
+        expect(res.body.status_code).toBe(403)
+      }
+      expect((await api.request('GET', `/api/resource/${layer}/feature/${fid}`)).status).toBe(200)
+      const big = await api.request('POST', '/api/component/auth/login', { auth: 'guest',
+        body: { login: 'x'.repeat(70_000), password: 'y' } })
+      expectError(expect, big, 413, NOT_FOUND)
+      expect(big.body.data.limit).toBe(65536)
+      const form = await api.request('POST', '/api/component/auth/login', { auth: 'guest',
+        raw: `login=${'x'.repeat(70_000)}&password=y`, headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+      expectError(expect, form, 413, NOT_FOUND)
     },
   },
 ]
