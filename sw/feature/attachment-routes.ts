@@ -10,6 +10,7 @@ import { internalServerError } from '../core/error.ts'
 import { json, readJsonObject } from '../core/http.ts'
 import type { RouteTable } from '../core/routes.ts'
 import { lastValue, queryBool } from '../core/validate.ts'
+import { fileHeaders } from '../core/media-type.ts'
 import { requireAdmin } from '../auth/middleware.ts'
 import { layersOf, type Layer } from './layers.ts'
 import { FEATURE_TABLE, type LayerMeta } from './schema.ts'
@@ -141,11 +142,7 @@ export function mountAttachment(routes: RouteTable): void {
     const row = await layer.db.read((db) => rowOf(db, meta, fid, aid))
     const bytes = await bytesOf(c, row)
     const name = row.name || `unnamed${row.id}${EXTENSIONS[row.mime_type] ?? ''}`
-    return new Response(body(bytes), { headers: {
-      'content-type': row.mime_type,
-      'content-disposition': `filename*=utf-8''${quotePlus(name)}`,
-      'content-security-policy': 'sandbox',
-    } })
+    return new Response(body(bytes), { headers: fileHeaders(row.mime_type, `filename*=utf-8''${quotePlus(name)}`) })
   })
 
   routes.add('feature_attachment.image', `${ITEM}/image`, 'GET', async (c) => {
@@ -171,6 +168,6 @@ export function mountAttachment(routes: RouteTable): void {
         throw err
       }
     }
-    return new Response(body(bytes), { headers: { 'content-type': row.mime_type } })
+    return new Response(body(bytes), { headers: { 'content-type': row.mime_type, 'x-content-type-options': 'nosniff' } })
   })
 }

@@ -6,6 +6,8 @@
  * that fails are deleted, and blobs of replaced or deleted attachments only after the commit.
  */
 import { expectKind } from '../core/validate.ts'
+import { validationError } from '../core/error.ts'
+import { isMediaType } from '../core/media-type.ts'
 import type { Services } from '../services.ts'
 import type { SqlDb } from '../store/database.ts'
 import { readUpload, resolveUploadRef } from '../upload/service.ts'
@@ -47,7 +49,13 @@ export function parseFields(body: Record<string, unknown>, path: string): Attach
   for (const key of ['name', 'keyname', 'description'] as const) {
     if (body[key] !== undefined) f[key] = expectKind<string | null>('str', body[key], `${path}.${key}`, true)
   }
-  if (body.mime_type !== undefined) f.mime_type = expectKind<string>('str', body.mime_type, `${path}.mime_type`)
+  if (body.mime_type !== undefined) {
+    f.mime_type = expectKind<string>('str', body.mime_type, `${path}.mime_type`)
+    if (!isMediaType(f.mime_type)) {
+      throw validationError(`Not a media type: ${JSON.stringify(f.mime_type.slice(0, 80))} - at \`${path}.mime_type\``,
+        { location: ['body', ...`${path}.mime_type`.replace(/^\$\.?/, '').split('.')] })
+    }
+  }
   return f
 }
 

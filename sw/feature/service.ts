@@ -9,7 +9,7 @@ import { expectKind, expectObject } from '../core/validate.ts'
 import { isObject } from '../core/http.ts'
 import type { SqlDb } from '../store/database.ts'
 import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
-import { bboxOf, invalidReason, layerTypeOf, type Bbox, type Geometry } from '../geo/geometry.ts'
+import { bboxOf, bboxProblem, invalidReason, layerTypeOf, type Bbox, type Geometry } from '../geo/geometry.ts'
 import { decodeGpkg, encodeGpkg, gpkgBbox, gpkgSize, writeGpkg } from '../geo/gpkg.ts'
 import { parseWkt, toWkt } from '../geo/wkt.ts'
 import { rtreeBulkInsert, rtreeSize } from '../geo/rtree.ts'
@@ -124,6 +124,8 @@ export function parseInput(raw: unknown, meta: LayerMeta, opts: WriteOptions, pa
       const g = parseGeom(body.geom, meta, opts, path)
       input.geom = g
       input.bbox = bboxOf(g)
+      const far = bboxProblem(input.bbox)
+      if (far) throw geometryNotValid(far, `${path}.geom`)
     }
   }
   if (body.fields !== undefined && body.fields !== null) {
@@ -464,8 +466,16 @@ export function extentOf(db: SqlDb, layer: Layer, sel?: Selection): Bbox | null 
 /** A box as the original's lon/lat extent object, in EPSG:4326. */
 export function lonLatExtent(b: Bbox | null, srs: number): Record<string, number | null> {
   if (!b) return { minLon: null, minLat: null, maxLon: null, maxLat: null }
-  const [minLon, minLat, maxLon, maxLat] = reprojectBbox(b, srs, 4326)
-  return { minLon, minLat, maxLon, maxLat }
+  let box: Bbox
+  try {
+    box = reprojectBbox(b, srs, 4326)
+  } catch (err) {
+    // Only data stored before coordinates were bounded gets here (proj4 throws on overflow).
+    throw validationError(`The extent of the layer cannot be expressed in EPSG:4326: ${(err as Error).message}`)
+  }
+  // A projection's edge may map to infinity, which JSON has no number for.
+  const [minLon, minLat, maxLon, maxLat] = box.map((v) => (Number.isFinite(v) ? v : null))
+  return { minLon: minLon!, minLat: minLat!, maxLon: maxLon!, maxLat: maxLat! }
 }
 
 /** The geometry blob of feature `fid`; 404 when there is no such feature. */

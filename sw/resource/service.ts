@@ -13,6 +13,7 @@ import { displayNameNotUnique, hierarchyError, keynameNotUnique, resourceNotFoun
 import type { ResourceRow } from './types.ts'
 import { applyResmeta, readResmeta } from './resmeta.ts'
 import { guardTree } from './tree-guard.ts'
+import { permissionsInput } from './acl-input.ts'
 
 export const ROOT_ID = 0
 const ROW_COLUMNS = 'id, cls, parent_id, keyname, display_name, description, owner_user_id, creation_date, permissions, data'
@@ -147,13 +148,13 @@ export function createResource(ctx: ClassContext, body: Record<string, unknown>)
   const displayName = displayNameOf(r.display_name)
   const keyname = r.keyname === undefined ? null : keynameOf(r.keyname)
   const description = r.description === undefined ? null : nullableStr(r.description, '$.resource.description')
-  const permissions = r.permissions === undefined ? [] : expectKind<unknown[]>('array', r.permissions, '$.resource.permissions')
+  const permissions = r.permissions === undefined ? '[]' : permissionsInput(r.permissions)
   checkParent(db, parentId, cls.identity)
   checkNames(db, -1, parentId, displayName, keyname)
 
   guardTree(() => db.exec({ sql: `INSERT INTO resource (cls, parent_id, keyname, display_name, description, owner_user_id, creation_date, permissions)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    bind: [cls.identity, parentId, keyname, displayName, description, ctx.user.id, naiveIso(ctx.now), JSON.stringify(permissions)] }))
+    bind: [cls.identity, parentId, keyname, displayName, description, ctx.user.id, naiveIso(ctx.now), permissions] }))
   const id = Number(db.selectValue('SELECT last_insert_rowid()'))
   const data = cls.create(ctx, id, pickMembers(body, cls.members))
   db.exec({ sql: `UPDATE resource SET data = ? WHERE id = ?`, bind: [JSON.stringify(data), id] })
@@ -190,7 +191,7 @@ export function updateResource(ctx: ClassContext, id: number, body: Record<strin
     if (r.display_name !== undefined) displayName = displayNameOf(r.display_name)
     if (r.keyname !== undefined) keyname = keynameOf(r.keyname)
     if (r.description !== undefined) description = nullableStr(r.description, '$.resource.description')
-    if (r.permissions !== undefined) permissions = JSON.stringify(expectKind<unknown[]>('array', r.permissions, '$.resource.permissions'))
+    if (r.permissions !== undefined) permissions = permissionsInput(r.permissions, permissions)
     if (r.owner_user !== undefined) {
       owner = expectRef(r.owner_user, '$.resource.owner_user')
       if (!db.selectValue(`SELECT 1 FROM principal WHERE id = ? AND cls = 'U'`, [owner])) {

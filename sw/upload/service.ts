@@ -22,6 +22,7 @@
 import { concatBytes } from '../core/bytes.ts'
 import { internalServerError } from '../core/error.ts'
 import { expectKind } from '../core/validate.ts'
+import { isMediaType } from '../core/media-type.ts'
 import type { Platform } from '../platform/platform.ts'
 import { FILE_UPLOAD } from '../pyramid/routes.ts'
 import type { Services } from '../services.ts'
@@ -137,6 +138,12 @@ export async function readUpload(services: Services, id: string): Promise<Uint8A
   throw internalServerError(new Error(`The bytes of upload ${info.id} are missing from the store.`))
 }
 
+/**
+ * The media type a client sent, if it is one: it will be a Content-Type header when the file
+ * is served, so anything else (control characters from TUS metadata) is dropped and sniffed.
+ */
+const givenType = (t: string | undefined) => (t && isMediaType(t) ? t : undefined)
+
 export interface NewUpload {
   bytes: Uint8Array
   /** File name without a path; omitted from the record when empty. */
@@ -156,7 +163,7 @@ export async function storeUploads(services: Services, files: NewUpload[]): Prom
     const info: UploadInfo = { id: newUploadId(now), size: f.bytes.length, received: f.bytes.length,
       incomplete: false, parts: [] }
     if (f.name) info.name = f.name
-    const mime = f.mimeType || (f.bytes.length > 0 ? sniffMime(f.bytes) : undefined)
+    const mime = givenType(f.mimeType) || (f.bytes.length > 0 ? sniffMime(f.bytes) : undefined)
     if (mime) info.mimeType = mime
     return info
   })
@@ -193,7 +200,7 @@ export async function tusCreate(services: Services, size: number, name?: string,
   const now = platform.now()
   const info: UploadInfo = { id: newUploadId(now), size, received: 0, incomplete: size > 0, parts: [] }
   if (name) info.name = name
-  if (mimeType) info.mimeType = mimeType
+  if (givenType(mimeType)) info.mimeType = mimeType
   else if (size === 0) info.mimeType = 'application/octet-stream'
   if (size === 0) await platform.store.putBlob(dataBlob(info.id), new Uint8Array(0))
   const expired = await main.write((db) => {

@@ -12,6 +12,7 @@ import { uploadCases } from './upload.ts'
 import { attachmentCases } from './attachment.ts'
 import { hardeningCases } from './hardening.ts'
 import { hardeningAuthCases } from './hardening-auth.ts'
+import { hardeningValueCases } from './hardening-values.ts'
 
 export const CASE_GROUPS: Record<string, ApiCase[]> = {
   pyramid: pyramidCases,
@@ -24,4 +25,5 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   attachment: attachmentCases,
   hardening: hardeningCases,
   'hardening-auth': hardeningAuthCases,
+  'hardening-values': hardeningValueCases,
 }
