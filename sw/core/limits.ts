@@ -21,18 +21,19 @@ export function isSafeIdText(raw: string): boolean {
 }
 
 /**
- * Feeds the body of `request` to `sink` chunk by chunk, at most `limit` bytes: a larger
- * declared Content-Length, or more bytes than `limit` arriving, throws `tooLarge()` as soon as
- * it is known. `sink` may be async; the next chunk is read only after it settled, so a slow
- * consumer slows the client down instead of filling memory. Returns the byte count.
+ * The body of `request` chunk by chunk, at most `limit` bytes: a larger declared
+ * Content-Length, or more bytes than `limit` arriving, throws `tooLarge()` as soon as it is
+ * known. The next chunk is read only when the consumer asks for it, so a slow consumer (a
+ * store write) slows the client down instead of filling memory; a consumer that stops early
+ * cancels the body.
  */
-export async function streamBody(request: Request, limit: number, tooLarge: () => ApiError,
-  sink: (chunk: Uint8Array) => void | Promise<void>): Promise<number> {
+export async function* bodyChunks(request: Request, limit: number, tooLarge: () => ApiError): AsyncGenerator<Uint8Array> {
   const declared = request.headers.get('content-length')
   if (declared !== null && Number(declared) > limit) throw tooLarge()
-  if (!request.body) return 0
+  if (!request.body) return
   const reader = request.body.getReader()
   let total = 0
+  let done = false
   try {
     for (;;) {
       let step: ReadableStreamReadResult<Uint8Array>
@@ -41,21 +42,20 @@ export async function streamBody(request: Request, limit: number, tooLarge: () =
       } catch (err) {
         throw bodyUnreadable(err)
       }
-      if (step.done) return total
+      if (step.done) { done = true; return }
       total += step.value.length
       if (total > limit) throw tooLarge()
-      await sink(step.value)
+      yield step.value
     }
-  } catch (err) {
-    await reader.cancel().catch(() => undefined)
-    throw err
+  } finally {
+    if (!done) await reader.cancel().catch(() => undefined)
   }
 }
 
-/** The whole body of `request`, at most `limit` bytes (see `streamBody`). */
+/** The whole body of `request`, at most `limit` bytes (see `bodyChunks`). */
 export async function readBytes(request: Request, limit: number, tooLarge: () => ApiError): Promise<Uint8Array> {
   const chunks: Uint8Array[] = []
-  await streamBody(request, limit, tooLarge, (c) => { chunks.push(c) })
+  for await (const c of bodyChunks(request, limit, tooLarge)) chunks.push(c)
   return concatBytes(chunks)
 }
 

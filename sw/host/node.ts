@@ -28,6 +28,8 @@ export interface NodePlatformOptions {
   log?: (message: string, err?: unknown) => void
   /** Largest accepted upload in bytes. @default FILE_UPLOAD.maxSize */
   uploadMaxSize?: number
+  /** Pending upload bytes anonymous users may add to. @default DEFAULT_UPLOAD_QUOTA (1 GiB) */
+  uploadQuota?: number
 }
 
 export function nodePlatform(opts: NodePlatformOptions): Platform {
@@ -40,6 +42,7 @@ export function nodePlatform(opts: NodePlatformOptions): Platform {
     admin: opts.admin,
     demo: opts.demo ?? false,
     uploadMaxSize: opts.uploadMaxSize,
+    uploadQuota: opts.uploadQuota,
     now: () => new Date(),
     log: opts.log ?? ((message, err) => console.error(message, err ?? '')),
   }

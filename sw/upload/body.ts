@@ -22,3 +22,16 @@ export function dispositionName(header: string | null): string | undefined {
   const bare = /filename\s*=\s*([^;]+)/i.exec(header)
   return sanitizeName(bare?.[1])
 }
+
+/**
+ * The `name` and `filename` of a form part's Content-Disposition. Browsers write non-ASCII
+ * file names as raw UTF-8 inside the quotes, which multipasta's own parser gives up on.
+ */
+export function partNames(header: string | undefined): { name: string; filename?: string } {
+  const quoted = (key: string) => new RegExp(`(?:^|;)\\s*${key}\\s*=\\s*(?:"((?:[^"\\\\]|\\\\.)*)"|([^;\\s]*))`, 'i').exec(header ?? '')
+  const value = (m: RegExpExecArray | null) => (m ? (m[1] ?? m[2] ?? '').replace(/\\(.)/g, '$1') : undefined)
+  const out: { name: string; filename?: string } = { name: value(quoted('name')) ?? '' }
+  const filename = /filename\*\s*=/i.test(header ?? '') ? dispositionName(header!) ?? '' : value(quoted('filename'))
+  if (filename !== undefined) out.filename = filename
+  return out
+}

@@ -32,6 +32,38 @@ export async function expectTreeWhole(api: Api, expect: Expect, ids: number[] = 
   }
 }
 
+const QUOTA = 'nextgisweb.file_upload.exception.UploadQuotaExceeded'
+
+/** Anonymous uploads: allowed as in the original, within the host's quota of pending uploads. */
+export const uploadQuotaCase: ApiCase = {
+  name: 'anonymous uploads are accepted up to the host\'s quota of pending uploads, then 402; logged-in users are not held to it',
+  async run(api, expect) {
+    const max = (await api.request('GET', '/api/component/pyramid/settings?component=file_upload')).body.maxSize as number
+    const tus = (auth: 'guest' | 'admin', length: number) => api.request('POST', '/api/component/file_upload/', { auth,
+      headers: { 'tus-resumable': '1.0.0', 'upload-length': String(length) } })
+    const small = await api.request('PUT', '/api/component/file_upload/', { auth: 'guest', raw: 'anonymous bytes' })
+    expect(small.status).toBe(201)
+    // TUS uploads reserve their declared length: two of the largest size fill the default 1 GiB.
+    const reserved: string[] = []
+    for (let i = 0; i < 2; i++) {
+      const res = await tus('guest', max - 1000)
+      expect(res.status).toBe(201)
+      reserved.push(res.headers.location!.split('/').pop()!)
+    }
+    const refused = [await tus('guest', max - 1000), await api.request('PUT', '/api/component/file_upload/', { auth: 'guest', raw: 'x'.repeat(2000) }),
+      await api.request('POST', '/api/component/file_upload/', { auth: 'guest', form: [{ name: 'file', filename: 'a.txt', base64: btoa('x'.repeat(2000)) }] })]
+    for (const res of refused) {
+      expectError(expect, res, 402, QUOTA)
+      expect(res.body.data.quota).toBeGreaterThan(0)
+    }
+    const admin = await tus('admin', max)
+    expect(admin.status).toBe(201)
+    reserved.push(admin.headers.location!.split('/').pop()!)
+    for (const id of reserved) expect((await api.request('DELETE', `/api/component/file_upload/${id}`, { auth: 'guest', headers: { 'tus-resumable': '1.0.0' } })).status).toBe(204)
+    expect((await tus('guest', 1000)).status).toBe(201)
+  },
+}
+
 export const hardeningCases: ApiCase[] = [
   {
     name: 'ids of 2^53 and beyond are 404s: they neither delete nor move the root',
@@ -148,4 +180,5 @@ export const hardeningCases: ApiCase[] = [
       expectError(expect, form, 413, NOT_FOUND)
     },
   },
+  uploadQuotaCase,
 ]
