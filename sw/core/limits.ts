@@ -8,7 +8,7 @@
 import { concatBytes } from './bytes.ts'
 import { ApiError } from './error.ts'
 
-/** Largest JSON request body, in bytes (docs/features.md#limits). */
+/** Largest JSON request body, in bytes (docs/security.md). */
 export const JSON_BODY_LIMIT = 32 * 1024 * 1024
 /** Largest body of a login request (JSON or form), in bytes. */
 export const LOGIN_BODY_LIMIT = 64 * 1024
