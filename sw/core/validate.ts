@@ -8,7 +8,8 @@ import { isObject, jsonType } from './http.ts'
 
 type Kind = 'str' | 'int' | 'bool' | 'object' | 'array' | 'float'
 
-const locationOf = (path: string) => ['body', ...path.replace(/^\$\.?/, '').split('.').filter(Boolean)]
+/** The `location` of an error body for JSON path `path` (`$.a.b` → `['body', 'a', 'b']`). */
+export const locationOf = (path: string) => ['body', ...path.replace(/^\$\.?/, '').split('.').filter(Boolean)]
 
 function fail(expected: string, value: unknown, path: string): never {
   throw validationError(`Expected \`${expected}\`, got \`${jsonType(value)}\` - at \`${path}\``, { location: locationOf(path) })

@@ -5,7 +5,7 @@
  * blobs ("staging"), then changes the rows in one layer transaction; blobs staged for a write
  * that fails are deleted, and blobs of replaced or deleted attachments only after the commit.
  */
-import { expectKind } from '../core/validate.ts'
+import { expectKind, locationOf } from '../core/validate.ts'
 import { validationError } from '../core/error.ts'
 import { isMediaType } from '../core/media-type.ts'
 import type { Services } from '../services.ts'
@@ -53,7 +53,7 @@ export function parseFields(body: Record<string, unknown>, path: string): Attach
     f.mime_type = expectKind<string>('str', body.mime_type, `${path}.mime_type`)
     if (!isMediaType(f.mime_type)) {
       throw validationError(`Not a media type: ${JSON.stringify(f.mime_type.slice(0, 80))} - at \`${path}.mime_type\``,
-        { location: ['body', ...`${path}.mime_type`.replace(/^\$\.?/, '').split('.')] })
+        { location: locationOf(`${path}.mime_type`) })
     }
   }
   return f

@@ -28,75 +28,20 @@ import type { Platform } from '../platform/platform.ts'
 import { FILE_UPLOAD } from '../pyramid/routes.ts'
 import type { Services } from '../services.ts'
 import type { SqlDb } from '../store/database.ts'
-import { fileUploadNotCompleted, fileUploadNotFound, offsetConflict, uploadQuotaExceeded } from './errors.ts'
+import { fileUploadNotCompleted, fileUploadNotFound, offsetConflict } from './errors.ts'
 import { streamToBlob, type StreamedBlob } from './stream.ts'
+import {
+  checkQuota, cutoff, dataBlob, dropBlobs, insertRow, partBlob, selectRow, sweepExpired, toInfo, toRecord,
+} from './rows.ts'
 import { SNIFF_WINDOW, sniffMime } from './sniff.ts'
-import type { UploadInfo, UploadRecord, UploadRow } from './types.ts'
+import type { UploadInfo, UploadRecord } from './types.ts'
 import { newUploadId, normalizeUploadId } from './upload-id.ts'
 
-/** How long an upload lives: the original sweeps date folders older than yesterday. */
-export const UPLOAD_TTL_MS = 2 * 24 * 3600 * 1000
-
-/** At most this many expired uploads are swept per write, so a sweep never stalls a request. */
-const SWEEP_BATCH = 100
+export { toRecord, UPLOAD_TTL_MS, uploadCutoff } from './rows.ts'
 
 /** Largest accepted upload in bytes: the host's override or `FILE_UPLOAD.maxSize`. */
 export function uploadMaxSize(platform: Platform): number {
   return platform.uploadMaxSize ?? FILE_UPLOAD.maxSize
-}
-
-const dataBlob = (id: string) => `upload-${id}`
-
-function partBlob(id: string, offset: number): string {
-  const r = crypto.getRandomValues(new Uint8Array(4))
-  return `upload-${id}.${offset}-${Array.from(r, (b) => b.toString(16).padStart(2, '0')).join('')}`
-}
-
-function toInfo(r: UploadRow): UploadInfo {
-  const info: UploadInfo = { id: r.id, size: r.size, received: r.received, incomplete: r.received < r.size,
-    parts: JSON.parse(r.parts) as string[] }
-  if (r.name) info.name = r.name
-  if (r.mime_type) info.mimeType = r.mime_type
-  return info
-}
-
-/** The wire record, keys in the original's order. */
-export function toRecord(info: UploadInfo): UploadRecord {
-  const rec: UploadRecord = { id: info.id, size: info.size }
-  if (info.name) rec.name = info.name
-  if (info.mimeType) rec.mime_type = info.mimeType
-  return rec
-}
-
-/** Uploads created before this ISO time have expired. */
-export const uploadCutoff = (platform: Platform) => new Date(platform.now().getTime() - UPLOAD_TTL_MS).toISOString()
-const cutoff = uploadCutoff
-
-function selectRow(db: SqlDb, id: string, since: string): UploadRow | undefined {
-  return db.selectObject('SELECT * FROM upload WHERE id = ? AND created >= ?', [id, since]) as UploadRow | undefined
-}
-
-/** Deletes a batch of expired records; returns their blobs, to delete once the write is saved. */
-function sweepExpired(db: SqlDb, since: string): string[] {
-  const rows = db.selectObjects('SELECT id, parts FROM upload WHERE created < ? ORDER BY created LIMIT ?',
-    [since, SWEEP_BATCH]) as Array<Pick<UploadRow, 'id' | 'parts'>>
-  const blobs: string[] = []
-  for (const r of rows) {
-    db.exec({ sql: 'DELETE FROM upload WHERE id = ?', bind: [r.id] })
-    blobs.push(dataBlob(r.id), ...(JSON.parse(r.parts) as string[]))
-  }
-  return blobs
-}
-
-/** Removes blobs nobody references any more; a failure only leaves garbage behind. */
-async function dropBlobs(platform: Platform, blobs: string[]): Promise<void> {
-  for (const b of blobs) {
-    try {
-      await platform.store.deleteBlob(b)
-    } catch (err) {
-      platform.log(`Deleting upload blob ${b} failed`, err)
-    }
-  }
 }
 
 /** The details of upload `id`, complete or not; `undefined` when unknown, malformed or expired. */
@@ -185,12 +130,6 @@ export async function stageUpload(services: Services, f: NewUpload): Promise<Sta
 export const discardStaged = (services: Services, staged: StagedUpload[]) =>
   dropBlobs(services.platform, staged.map((s) => dataBlob(s.id)))
 
-/** 402 when `adding` more pending bytes would take the host past `quota` (checked inside the write). */
-function checkQuota(db: SqlDb, since: string, adding: number, quota: number | undefined): void {
-  if (quota === undefined) return
-  const pending = Number(db.selectValue('SELECT coalesce(sum(size), 0) FROM upload WHERE created >= ?', [since]))
-  if (pending + adding > quota) throw uploadQuotaExceeded(quota)
-}
 
 /**
  * Records staged uploads in one write, which also sweeps expired uploads, and returns their
@@ -235,10 +174,6 @@ export async function storeUploads(services: Services, files: NewUpload[], quota
   return recordUploads(services, staged, quota)
 }
 
-function insertRow(db: SqlDb, i: UploadInfo, now: Date): void {
-  db.exec({ sql: 'INSERT INTO upload (id, size, name, mime_type, received, created) VALUES (?, ?, ?, ?, ?, ?)',
-    bind: [i.id, i.size, i.name ?? null, i.mimeType ?? null, i.received, now.toISOString()] })
-}
 
 /**
  * Starts a TUS upload of `size` bytes and returns its id. A zero-length upload is complete

@@ -8,6 +8,7 @@
 import { concatBytes } from '../core/bytes.ts'
 import type { Platform } from '../platform/platform.ts'
 import type { Services } from '../services.ts'
+import type { SqlDb } from '../store/database.ts'
 import { SNIFF_WINDOW } from './sniff.ts'
 
 /** Pending upload bytes a host accepts from anonymous users: 1 GiB unless the host says. */
@@ -39,7 +40,11 @@ export async function streamToBlob(platform: Platform, blobId: string, chunks: A
   return { size, head: concatBytes(head) }
 }
 
-/** Bytes that unexpired uploads take or, while incomplete, have declared. */
+/** Bytes that uploads created since `since` take or, while incomplete, have declared. */
+export function pendingIn(db: SqlDb, since: string): number {
+  return Number(db.selectValue('SELECT coalesce(sum(size), 0) FROM upload WHERE created >= ?', [since]))
+}
+
 export function pendingBytes(services: Services, since: string): Promise<number> {
-  return services.main.read((db) => Number(db.selectValue('SELECT coalesce(sum(size), 0) FROM upload WHERE created >= ?', [since])))
+  return services.main.read((db) => pendingIn(db, since))
 }
