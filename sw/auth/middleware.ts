@@ -48,7 +48,7 @@ function parseBasic(header: string): { login: string; password: string } | undef
 }
 
 /** The session id the request carries, from its Cookie header or the worker's copy of it. */
-export function sessionIdOf(c: Context<AppEnv>): string | undefined {
+function sessionIdOf(c: Context<AppEnv>): string | undefined {
   return readCookie(c.req.header('cookie') ?? c.req.header(COOKIE_COPY) ?? null, SESSION_COOKIE)
 }
 
