@@ -60,7 +60,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
  * cross-site `Sec-Fetch-Site` comes from a non-browser client (NextGIS Mobile logs in and
  * keeps the cookie), which a forged page cannot be.
  */
-export function sameOrigin(c: Context<AppEnv>): boolean {
+function sameOrigin(c: Context<AppEnv>): boolean {
   const own = new URL(c.req.url).origin
   const origin = c.req.header('origin')
   if (origin !== undefined) return origin === own
@@ -79,15 +79,17 @@ export async function authenticate(c: Context<AppEnv>): Promise<void> {
   c.set('sessionKey', key)
   if (key) {
     const user = await main.read((db) => sessionUser(db, key, platform.now()))
-    if (user) {
-      // The cookie rides along with requests other sites make: their writes are refused.
-      if (!SAFE_METHODS.has(c.req.method) && !sameOrigin(c)) {
-        c.set('user', await auth.guest())
-        c.set('authError', crossOriginRefused())
-        return
-      }
+    // The cookie rides along with requests other sites make: their writes do not get it
+    // (refused, unless they carry Basic credentials of their own).
+    const forged = !!user && !SAFE_METHODS.has(c.req.method) && !sameOrigin(c)
+    if (user && !forged) {
       c.set('user', user)
       c.set('authMedium', 'session')
+      return
+    }
+    if (forged && !c.req.header('authorization')) {
+      c.set('user', await auth.guest())
+      c.set('authError', crossOriginRefused())
       return
     }
   }

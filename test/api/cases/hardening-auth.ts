@@ -66,6 +66,10 @@ export const hardeningAuthCases: ApiCase[] = [
       expect(read.body.keyname).toBe('administrator')
       const byBasic = await api.request('POST', '/api/resource/', { headers: { ...plain, origin: 'http://evil.example' }, raw: body(uniq('Basic')) })
       expect(byBasic.status).toBe(201)
+      // Basic credentials sent beside the session cookie are judged on their own.
+      const both = await api.request('POST', '/api/resource/', { credentials: 'include', headers: { ...plain, origin: 'http://evil.example' },
+        raw: body(uniq('Both')) })
+      expect(both.status).toBe(201)
     },
   },
   {
