@@ -5,8 +5,8 @@
  * unmatched URL still answers 404 (reference §1.3).
  */
 import { base64ToUtf8 } from '../core/bytes.ts'
-import type { Context } from 'hono'
-import type { AppEnv } from '../core/env.ts'
+import type { MiddlewareContext, RequestContext } from '../core/routes.ts'
+import type { AuthVariables } from './env.ts'
 import { insufficientPermissions } from '../core/error.ts'
 import { sessionKey, sessionUser } from './service.ts'
 import { crossOriginRefused, invalidAuthorizationHeader, invalidCredentials, userDisabled } from './errors.ts'
@@ -48,7 +48,7 @@ function parseBasic(header: string): { login: string; password: string } | undef
 }
 
 /** The session id the request carries, from its Cookie header or the worker's copy of it. */
-function sessionIdOf(c: Context<AppEnv>): string | undefined {
+function sessionIdOf(c: RequestContext<AuthVariables>): string | undefined {
   return readCookie(c.req.header('cookie') ?? c.req.header(COOKIE_COPY) ?? null, SESSION_COOKIE)
 }
 
@@ -60,7 +60,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
  * cross-site `Sec-Fetch-Site` comes from a non-browser client (NextGIS Mobile logs in and
  * keeps the cookie), which a forged page cannot be.
  */
-function sameOrigin(c: Context<AppEnv>): boolean {
+function sameOrigin(c: RequestContext<AuthVariables>): boolean {
   const own = new URL(c.req.url).origin
   const origin = c.req.header('origin')
   if (origin !== undefined) return origin === own
@@ -70,7 +70,7 @@ function sameOrigin(c: Context<AppEnv>): boolean {
   return site === undefined || site === 'same-origin' || site === 'none'
 }
 
-export async function authenticate(c: Context<AppEnv>): Promise<void> {
+export async function authenticate(c: MiddlewareContext<AuthVariables>): Promise<void> {
   const { main, auth, platform } = c.get('services')
   c.set('authMedium', null)
   c.set('authError', undefined)
@@ -99,7 +99,7 @@ export async function authenticate(c: Context<AppEnv>): Promise<void> {
   try {
     const creds = parseBasic(header)
     if (!creds) throw invalidAuthorizationHeader()
-    const user = await auth.check(creds.login, creds.password, c.env?.peer)
+    const user = await auth.check(creds.login, creds.password, c.get('peer'))
     if (!user) throw invalidCredentials()
     if (user.disabled) throw userDisabled()
     c.set('user', user)

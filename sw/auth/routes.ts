@@ -3,12 +3,11 @@
  * `auth.login_cookies`, `auth.logout_cookies`, `auth.current_user`, `auth.profile` and the
  * password part of `auth.user.item` (reference §3.2).
  */
-import type { Context } from 'hono'
-import type { AppEnv } from '../core/env.ts'
+import type { AuthVariables } from './env.ts'
 import { forbidden, payloadTooLarge, validationError } from '../core/error.ts'
 import { LOGIN_BODY_LIMIT, readBytes } from '../core/limits.ts'
 import { json, readJsonObject } from '../core/http.ts'
-import type { RouteTable } from '../core/routes.ts'
+import type { RequestContext, Routes } from '../core/routes.ts'
 import { expectKind, queryBool } from '../core/validate.ts'
 import { authenticationRequired, invalidCredentials, oldPasswordWrong, userDisabled, userNotFound } from './errors.ts'
 import { SESSION_COOKIE, SET_COOKIE_COPY } from './middleware.ts'
@@ -23,7 +22,7 @@ function userBrief(u: Principal) {
 }
 
 /** Login accepts JSON or a form-encoded body (reference §3.2), of at most `LOGIN_BODY_LIMIT` bytes. */
-async function readCredentials(c: Context<AppEnv>): Promise<{ login: string; password: string }> {
+async function readCredentials(c: RequestContext<AuthVariables>): Promise<{ login: string; password: string }> {
   const type = c.req.header('content-type') ?? ''
   let body: Record<string, unknown>
   if (type.startsWith('application/x-www-form-urlencoded') || type.startsWith('multipart/form-data')) {
@@ -56,18 +55,18 @@ function cookie(value: string, maxAge: number): Record<string, string> {
  * (and limited like one), so a session left open does not hand the account over. Only the
  * browser host's first-run password, which everyone knows, is replaced without it.
  */
-async function checkOldPassword(c: Context<AppEnv>, me: Principal, old: unknown): Promise<void> {
+async function checkOldPassword(c: RequestContext<AuthVariables>, me: Principal, old: unknown): Promise<void> {
   if (me.mustChangePassword) return
   if (old === undefined) throw validationError('Object missing required field `old_password` - at `$`', { location: ['body', 'old_password'] })
   const given = expectKind<string>('str', old, '$.old_password')
-  if ((await c.get('services').auth.check(me.keyname, given, c.env?.peer))?.id !== me.id) throw oldPasswordWrong()
+  if ((await c.get('services').auth.check(me.keyname, given, c.get('peer')))?.id !== me.id) throw oldPasswordWrong()
 }
 
-export function mountAuth(routes: RouteTable): void {
+export function mountAuth(routes: Routes<AuthVariables>): void {
   routes.add('auth.login_cookies', '/api/component/auth/login', 'POST', async (c) => {
     const { login, password } = await readCredentials(c)
     const { auth, main, platform } = c.get('services')
-    const user = await auth.check(login, password, c.env?.peer)
+    const user = await auth.check(login, password, c.get('peer'))
     if (!user) throw invalidCredentials()
     if (user.disabled) throw userDisabled()
     const sid = await createSession(main, user.id, platform.now())

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path'
 import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { readCatalogueFolder } from '../catalogue/folder.ts'
-import { importCatalogue } from '../catalogue/service.ts'
+import { seedDemo } from '../demo.ts'
 import { createApp, nodePlatform, randomPassword, serve } from './node.ts'
 
 const USAGE = `Usage: npm run serve -- [--port 8080] [--data <dir> | --memory] [--static <dir>]
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   if (uploadQuota !== undefined && !(Number.isSafeInteger(uploadQuota) && uploadQuota >= 0)) {
     throw new Error(`Invalid --upload-quota '${values['upload-quota']}': a number of bytes.\n${USAGE}`)
   }
-  const app = createApp(nodePlatform({ dataDir, admin, demo: values.demo, uploadQuota }))
+  const app = createApp(nodePlatform({ dataDir, admin, uploadQuota }), { setup: values.demo ? seedDemo : undefined })
   const services = await app.services()
   if (services.adminCreated && !envPassword) console.log(`administrator password: ${admin.password}`)
   else if (!envPassword) console.log('administrator password: unchanged (set OUTPOST_ADMIN_PASSWORD to reset it)')
@@ -51,7 +51,7 @@ async function main(): Promise<void> {
     const dir = resolve(values.catalogue)
     if (!existsSync(join(dir, 'geoservices.json'))) throw new Error(`--catalogue: no geoservices.json in ${dir}`)
     const body = await readCatalogueFolder((name) => readFile(join(dir, name)).then((b) => new Uint8Array(b), () => undefined))
-    await importCatalogue(services, body)
+    await (await services.catalogue()).import(body)
     console.log(`catalogue loaded from ${dir}`)
   }
   const staticDir = values.static ?? (existsSync('dist/index.html') ? 'dist' : undefined)

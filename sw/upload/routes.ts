@@ -3,25 +3,30 @@
  * `file_upload.collection`, `file_upload.item` and the legacy `file_upload.upload`
  * (spec §4.10, reference §7): multipart POST, raw PUT, and TUS 1.0.0 (creation, termination).
  */
-import type { Context } from 'hono'
-import type { AppEnv } from '../core/env.ts'
 import { pageNotFound, validationError } from '../core/error.ts'
 import { json } from '../core/http.ts'
-import type { RouteTable } from '../core/routes.ts'
+import type { RequestContext, Routes } from '../core/routes.ts'
 import { bodyChunks } from '../core/limits.ts'
 import { dispositionName, sanitizeName } from './body.ts'
 import { fileUploadNotCompleted, fileUploadNotFound, offsetConflict, unsupportedMediaType, uploadQuotaExceeded, uploadTooLarge } from './errors.ts'
 import {
   deleteUpload, discardStaged, findUpload, recordUploads, stageUpload, storeUploads, toRecord, tusAppend, tusCreate, uploadCutoff,
-  uploadMaxSize,
 } from './service.ts'
+import { uploadMaxSize } from './limits.ts'
+import type { Principal } from '../auth/types.ts'
 import { readForm } from './multipart.ts'
 import { pendingBytes, uploadQuota } from './stream.ts'
 import { intHeader, isTusRequest, parseUploadMetadata, TUS_CONTENT_TYPE, TUS_EXTENSIONS, TUS_VERSION, tusResponse } from './tus.ts'
-import type { UploadInfo } from './types.ts'
+import type { UploadInfo, UploadServices } from './types.ts'
 import { normalizeUploadId } from './upload-id.ts'
 
-type Ctx = Context<AppEnv>
+/** The upload component's context: anonymous uploads have a quota of their own. */
+export interface UploadVariables {
+  services: UploadServices
+  user: Principal
+}
+
+type Ctx = RequestContext<UploadVariables>
 
 const COLLECTION = '/api/component/file_upload/'
 
@@ -31,7 +36,7 @@ const mediaType = (v: string | undefined) => (v ?? '').split(';')[0]!.trim().toL
 /** OPTIONS: what TUS this server speaks. */
 function collectionOptions(c: Ctx): Response {
   return new Response(null, { status: 204, headers: { 'Tus-Resumable': TUS_VERSION, 'Tus-Version': TUS_VERSION,
-    'Tus-Extension': TUS_EXTENSIONS, 'Tus-Max-Size': String(uploadMaxSize(c.get('platform'))) } })
+    'Tus-Extension': TUS_EXTENSIONS, 'Tus-Max-Size': String(uploadMaxSize(c.get('services').platform)) } })
 }
 
 /** POST: a TUS creation when `Tus-Resumable` is sent, a multipart form, or else a raw body. */
@@ -159,7 +164,7 @@ async function itemDelete(c: Ctx): Promise<Response> {
   return tusResponse(204)
 }
 
-export function mountUpload(routes: RouteTable): void {
+export function mountUpload(routes: Routes<UploadVariables>): void {
   // Before the item route, whose `{id}` would otherwise also see "upload".
   routes.add('file_upload.upload', '/api/component/file_upload/upload', ['POST', 'PUT'], (c) =>
     c.req.method === 'PUT' ? rawPut(c) : collectionPost(c))

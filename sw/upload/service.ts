@@ -25,8 +25,6 @@ import { internalServerError } from '../core/error.ts'
 import { expectKind } from '../core/validate.ts'
 import { isMediaType } from '../core/media-type.ts'
 import type { Platform } from '../platform/platform.ts'
-import { FILE_UPLOAD } from '../pyramid/routes.ts'
-import type { Services } from '../services.ts'
 import type { SqlDb } from '../store/database.ts'
 import { fileUploadNotCompleted, fileUploadNotFound, offsetConflict } from './errors.ts'
 import { streamToBlob, type StreamedBlob } from './stream.ts'
@@ -34,15 +32,10 @@ import {
   checkQuota, cutoff, dataBlob, dropBlobs, insertRow, partBlob, selectRow, sweepExpired, toInfo, toRecord,
 } from './rows.ts'
 import { SNIFF_WINDOW, sniffMime } from './sniff.ts'
-import type { UploadInfo, UploadRecord } from './types.ts'
+import type { UploadInfo, UploadRecord, UploadServices as Services } from './types.ts'
 import { newUploadId, normalizeUploadId } from './upload-id.ts'
 
 export { toRecord, UPLOAD_TTL_MS, uploadCutoff } from './rows.ts'
-
-/** Largest accepted upload in bytes: the host's override or `FILE_UPLOAD.maxSize`. */
-export function uploadMaxSize(platform: Platform): number {
-  return platform.uploadMaxSize ?? FILE_UPLOAD.maxSize
-}
 
 /** The details of upload `id`, complete or not; `undefined` when unknown, malformed or expired. */
 export async function findUpload(services: Services, id: string): Promise<UploadInfo | undefined> {

@@ -7,7 +7,7 @@
  */
 import { concatBytes } from '../core/bytes.ts'
 import type { Platform } from '../platform/platform.ts'
-import type { Services } from '../services.ts'
+import type { UploadServices as Services } from './types.ts'
 import type { SqlDb } from '../store/database.ts'
 import { SNIFF_WINDOW } from './sniff.ts'
 
