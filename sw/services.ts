@@ -36,7 +36,7 @@ export async function openServices(platform: Platform): Promise<Services> {
   void sweepFiles({ platform, main }).catch((err) => platform.log('Sweeping stored files failed', err))
   return {
     platform, main, adminCreated,
-    auth: new Authenticator(main),
+    auth: new Authenticator(main, () => platform.now().getTime()),
     classes: new ClassRegistry({ platform, main }),
     catalogue: sharedStart(() => Catalogue.open(platform)),
   }

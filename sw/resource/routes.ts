@@ -13,8 +13,8 @@ import { requestProgress } from '../ingest/progress.ts'
 import type { ResourceVariables } from './env.ts'
 import type { ResourceKind } from './class.ts'
 import {
-  checkCreate, children, createResource, deleteResource, getRow, pickMembers, runAfterCommit, serialize, updateResource,
-  type ResourceContext,
+  checkCreate, children, createResource, deleteResource, getRow, pickMembers, ROOT_ID, runAfterCommit, serialize,
+  updateResource, type ResourceContext,
 } from './service.ts'
 import { searchResources } from './search.ts'
 import { permissionsOf, SCOPES } from './permissions.ts'
@@ -74,9 +74,10 @@ function rowOf(ctx: ResourceContext, id: number): ResourceRow {
 export function mountResource(routes: Routes<ResourceVariables>): void {
   const collection = async (c: Ctx) => {
     if (c.req.method === 'POST') {
+      // Permissions first, the body after: nobody can make the server buffer a body it refuses.
+      // Without per-resource rules a non-administrator may create nowhere; the root stands for the parent.
+      requireAdmin(c.get('user'), 'manage_children', 'resource', ROOT_ID)
       const body = await readJsonObject(c.req.raw)
-      const parentId = (body.resource as { parent?: { id?: unknown } } | undefined)?.parent?.id
-      requireAdmin(c.get('user'), 'manage_children', 'resource', typeof parentId === 'number' ? parentId : 0)
       const cls = c.get('services').classes.find(String((body.resource as { cls?: unknown } | undefined)?.cls))
       // A create that will fail anyway is refused before a long preparation.
       if (cls?.prepare) await read(c, (ctx) => checkCreate(ctx, body))
@@ -96,10 +97,10 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
   routes.add('resource.item', '/api/resource/{id}', ['GET', 'PUT', 'DELETE'], async (c) => {
     const id = idOf(c)
     if (c.req.method === 'GET') return json(await read(c, (ctx) => serialize(ctx, rowOf(ctx, id))))
-    // Read the body before deciding on permissions: a malformed body is a 400 for anyone.
-    const body = c.req.method === 'PUT' ? await readJsonObject(c.req.raw) : undefined
     const row = await read(c, (ctx) => rowOf(ctx, id))
     requireAdmin(c.get('user'), c.req.method === 'PUT' ? 'update' : 'delete', 'resource', id)
+    // The body only once the user may change the resource: nobody can make the server buffer a body it refuses.
+    const body = c.req.method === 'PUT' ? await readJsonObject(c.req.raw) : undefined
     if (body) {
       const cls = c.get('services').classes.get(row.cls)
       if (!await prepareAndWrite(c, cls, body, id, (ctx) => updateResource(ctx, id, body), () => id)) throw resourceNotFound(id)

@@ -13,6 +13,9 @@ import { attachmentCases } from './attachment.ts'
 import { ingestCases } from './ingest.ts'
 import { rasterCases } from './raster.ts'
 import { fileBucketCases } from './file-bucket.ts'
+import { hardeningCases } from './hardening.ts'
+import { hardeningAuthCases } from './hardening-auth.ts'
+import { hardeningValueCases } from './hardening-values.ts'
 
 export const CASE_GROUPS: Record<string, ApiCase[]> = {
   pyramid: pyramidCases,
@@ -26,4 +29,7 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   ingest: ingestCases,
   raster: rasterCases,
   'file-bucket': fileBucketCases,
+  hardening: hardeningCases,
+  'hardening-auth': hardeningAuthCases,
+  'hardening-values': hardeningValueCases,
 }
