@@ -5,18 +5,26 @@
  * capabilities through it (`find`, `featureLayerOf`), never by naming a class.
  */
 import type { ClassLookup } from '../resource/class.ts'
+import type { Bbox } from '../geo/geometry.ts'
 import type { FeatureLayer, FeatureLayerProvider, FeatureLayers } from '../feature/types.ts'
 import type { Credentials, Replica, SyncLookup } from '../sync/types.ts'
-import type { ClassEnv, ClassFactory, ResourceClass } from './types.ts'
+import type { BucketFile, StoredFile, StoredFiles } from '../files/types.ts'
+import type { Capabilities, ClassEnv, ClassFactory, ResourceClass } from './types.ts'
 import { resourceGroup } from './resource_group/index.ts'
 import { vectorLayer } from './vector_layer/index.ts'
 import { lookupTable } from './lookup_table/index.ts'
+import { rasterLayer } from './raster_layer/index.ts'
+import { rasterStyle } from './raster_style/index.ts'
+import { fileBucket } from './file_bucket/index.ts'
 import { remoteConnection } from './remote_connection/index.ts'
 
 const CLASSES: ClassFactory[] = [
   resourceGroup,
   vectorLayer,
   lookupTable,
+  rasterLayer,
+  rasterStyle,
+  fileBucket,
   remoteConnection,
 ]
 
@@ -27,7 +35,7 @@ const ALIASES: Record<string, string> = {
   mapserver_style: 'engine_style',
 }
 
-export class ClassRegistry implements ClassLookup, FeatureLayers, SyncLookup {
+export class ClassRegistry implements ClassLookup, FeatureLayers, StoredFiles, SyncLookup {
   readonly #classes: ResourceClass[]
   readonly #byId: Map<string, ResourceClass>
   /** Resource id → class, per version of the main database. */
@@ -64,19 +72,35 @@ export class ClassRegistry implements ClassLookup, FeatureLayers, SyncLookup {
   }
 
   async remoteConnection(id: number): Promise<Credentials | undefined> {
-    const cls = await this.#classOf(id)
-    return cls === undefined ? undefined : this.find(cls)?.capabilities.remoteConnection?.credentials(id)
+    return (await this.#capability(id, 'remoteConnection'))?.credentials(id)
   }
 
   async replica(id: number): Promise<Replica | undefined> {
-    const cls = await this.#classOf(id)
-    return cls === undefined ? undefined : this.find(cls)?.capabilities.replica?.open(id)
+    return (await this.#capability(id, 'replica'))?.open(id)
   }
 
   async linkedLayers(): Promise<number[]> {
     const ids: number[] = []
     for (const c of this.#classes) if (c.capabilities.replica) ids.push(...await c.capabilities.replica.linked())
     return ids
+  }
+
+  async layerExtent(id: number): Promise<{ bbox: Bbox | null; srs: number } | undefined> {
+    return (await this.#capability(id, 'bboxLayer'))?.extent(id)
+  }
+
+  async rasterFile(id: number): Promise<StoredFile | undefined> {
+    return (await this.#capability(id, 'rasterFile'))?.rasterFile(id)
+  }
+
+  async bucketFiles(id: number): Promise<BucketFile[] | undefined> {
+    return (await this.#capability(id, 'fileBucket'))?.bucketFiles(id)
+  }
+
+  /** Capability `key` of the class of resource `id`, if it provides one. */
+  async #capability<K extends keyof Capabilities>(id: number, key: K): Promise<Capabilities[K] | undefined> {
+    const cls = await this.#classOf(id)
+    return cls === undefined ? undefined : this.find(cls)?.capabilities[key]
   }
 
   /** The class of resource `id`; read once per version of the main database. */

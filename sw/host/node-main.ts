@@ -21,6 +21,7 @@ const USAGE = `Usage: npm run serve -- [--port 8080] [--host 127.0.0.1] [--data 
   --static   folder of the built app to serve (default ./dist when it exists)
   --demo     create the demo data set when the data folder is new
   --catalogue  folder in the QMS data layout that replaces the geoservice catalogue at start
+  --upload-quota  bytes of pending uploads anonymous users may add to (default 1 GiB)
 The administrator's password comes from OUTPOST_ADMIN_PASSWORD; without it a random one is
 generated on the first start and printed.`
 
@@ -31,7 +32,7 @@ async function main(): Promise<void> {
     options: {
       port: { type: 'string', default: '8080' }, data: { type: 'string' }, memory: { type: 'boolean', default: false },
       static: { type: 'string' }, demo: { type: 'boolean', default: false }, help: { type: 'boolean', default: false },
-      catalogue: { type: 'string' }, host: { type: 'string', default: '127.0.0.1' },
+      catalogue: { type: 'string' }, 'upload-quota': { type: 'string' }, host: { type: 'string', default: '127.0.0.1' },
       'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' }, cors: { type: 'string', multiple: true },
     },
   })
@@ -45,7 +46,11 @@ async function main(): Promise<void> {
   if (!values['tls-cert'] !== !values['tls-key']) throw new Error(`--tls-cert and --tls-key go together.\n${USAGE}`)
   const tls = values['tls-cert'] ? { cert: await readFile(values['tls-cert']), key: await readFile(values['tls-key']!) } : undefined
   const corsOrigins = [...values.cors ?? [], ...(process.env.OUTPOST_CORS ?? '').split(',').map((o) => o.trim()).filter(Boolean)]
-  const app = createApp(nodePlatform({ dataDir, admin, corsOrigins }), { setup: values.demo ? seedDemo : undefined })
+  const uploadQuota = values['upload-quota'] === undefined ? undefined : Number(values['upload-quota'])
+  if (uploadQuota !== undefined && !(Number.isSafeInteger(uploadQuota) && uploadQuota >= 0)) {
+    throw new Error(`Invalid --upload-quota '${values['upload-quota']}': a number of bytes.\n${USAGE}`)
+  }
+  const app = createApp(nodePlatform({ dataDir, admin, corsOrigins, uploadQuota }), { setup: values.demo ? seedDemo : undefined })
   const services = await app.services()
   if (services.adminCreated && !envPassword) console.log(`administrator password: ${admin.password}`)
   else if (!envPassword) console.log('administrator password: unchanged (set OUTPOST_ADMIN_PASSWORD to reset it)')

@@ -42,6 +42,8 @@ export interface Platform {
   readonly origin?: string
   /** Browser origins allowed to call the API across origins (CORS, reference §1.5). */
   readonly corsOrigins?: readonly string[]
+  /** Pending upload bytes anonymous users may add to; `DEFAULT_UPLOAD_QUOTA` when absent. */
+  readonly uploadQuota?: number
   /** Current time; injected so tests can fix it. */
   now(): Date
   /** Where unexpected errors are reported. */

@@ -7,6 +7,7 @@
  */
 import type { SqlDb } from '../store/database.ts'
 import type { Principal } from '../auth/types.ts'
+import type { Progress } from '../ingest/progress.ts'
 
 /** What a class hook gets: the main database inside the caller's read or write. */
 export interface ClassContext {
@@ -17,23 +18,30 @@ export interface ClassContext {
   prepared?: Prepared
 }
 
-/** What `prepare` is told: who asks, and the resource being changed (absent on create). */
-export interface PrepareEnv {
-  user: Principal
-  resourceId?: number
-  signal?: AbortSignal
-}
-
 /**
- * Work a class did before the main write of a create or change, outside its transaction
- * (reading a remote server, encrypting a secret); `create` and `update` read what it made
- * from `ctx.prepared`. Classes extend it with their own members.
+ * Work a class does before the main write of a create or change, outside its transaction:
+ * reading uploads and building storage (an ingest). The write then only records it.
  */
 export interface Prepared {
-  /** Runs once the create's main write committed; when it fails, the new resource is deleted again. */
+  /** The id reserved for the new resource, when its storage is named after it. */
+  resourceId?: number
+  /** Undoes the preparation: the write did not happen. */
+  discard(): Promise<void>
+  /** The write committed (or was discarded): what was prepared needs no protection any more. */
+  settle(): void
+  /**
+   * Optional: runs once the create's main write committed (a linked layer's first download);
+   * when it fails, the new resource is deleted again.
+   */
   afterCommit?(id: number): Promise<void>
-  /** The main write failed: undoes what was prepared. */
-  discard?(): Promise<void>
+}
+
+export interface PrepareEnv {
+  /** Reports the progress of long work (see ingest/progress). */
+  progress: Progress
+  signal?: AbortSignal
+  /** The resource being changed; absent on create. */
+  resourceId?: number
 }
 
 /** Class-owned state kept in the resource row's `data` column (JSON). */
@@ -65,8 +73,9 @@ export interface ResourceKind {
   /** The class's members of the composite object, by member name. */
   serialize(ctx: ClassContext, id: number, data: ClassData): Record<string, unknown>
   /**
-   * Optional: asynchronous work before the main write of a create or change (members as
-   * sent); `undefined` when these members need none. Throws `ApiError` on bad input.
+   * Optional: work before the main write of a create or change (members as sent), such as
+   * an ingest. Returns `undefined` when there is none for these members. Throws `ApiError`
+   * (422) on bad input, leaving nothing behind.
    */
   prepare?(env: PrepareEnv, members: Record<string, unknown>): Promise<Prepared | undefined>
   /** Optional: makes ready what `serialize` reads outside the main database, for resources `ids`. */

@@ -66,7 +66,8 @@ const errorOf = (err: unknown) => (err instanceof ApiError ? err : internalServe
  * that cannot be reached is a report, not a failure of this server). `rethrow`: fail instead
  * (a first download, whose failure undoes the layer's creation).
  */
-export async function syncRound(lookup: SyncLookup, host: SyncHost, id: number, opts: { rethrow?: boolean } = {}): Promise<SyncReport> {
+export async function syncRound(lookup: SyncLookup, host: SyncHost, id: number,
+  opts: { rethrow?: boolean; onProgress?: (p: Progress) => void } = {}): Promise<SyncReport> {
   const running = runningOf(lookup)
   if (running.has(id)) throw syncRunning(id)
   const replica = await lookup.replica(id)
@@ -76,7 +77,10 @@ export async function syncRound(lookup: SyncLookup, host: SyncHost, id: number, 
   const report: SyncReport = { status: 'ok', pushed: zeroCounts(), pulled: zeroCounts(), conflicts: 0, started: nowIso(), finished: '' }
   let ctx: SyncContext | undefined
   try {
-    ctx = await connect(lookup, host, replica, (p) => running.set(id, p))
+    ctx = await connect(lookup, host, replica, (p) => {
+      running.set(id, p)
+      if (p) opts.onProgress?.(p)
+    })
     await resumePush(ctx)
     await pull(ctx)
     for (let pass = 0; pass < 4; pass++) {

@@ -68,7 +68,7 @@ export const remoteConnection: ClassFactory = (env) => ({
     const raw = (m as Record<string, unknown>).password
     const password = raw === null ? null
       : await encryptSecret(await env.platform.secretKey(), expectKind<string>('str', raw, '$.remote_connection.password'))
-    return { password }
+    return { password, discard: async () => {}, settle: () => {} }
   },
 
   create(ctx, _id, members) {

@@ -5,23 +5,17 @@
  * feature component through the feature-layer capability.
  */
 import { validationError } from '../../core/error.ts'
-import { expectKind, expectObject, expectRef } from '../../core/validate.ts'
-import { findSrs } from '../../geo/srs.ts'
+import { expectKind, expectObject } from '../../core/validate.ts'
+import { memberSrs } from '../../ingest/member.ts'
 import type { ClassContext, ClassData, ClassFactory } from '../types.ts'
-import { applyFields, listFields } from './fields.ts'
+import { applyFields, insertFields, listFields } from './fields.ts'
 import { CLASS, LayerStore, type LayerData } from './layers.ts'
+import { prepareVectorLayer, type PreparedLayer } from './ingest.ts'
 import { versioningOf } from './versioning-member.ts'
 import { prepareLink, type PreparedLink } from './remote-link.ts'
-import { isObject } from '../../core/http.ts'
 
 export const GEOMETRY_TYPES = ['POINT', 'LINESTRING', 'POLYGON', 'MULTIPOINT', 'MULTILINESTRING', 'MULTIPOLYGON',
   'POINTZ', 'LINESTRINGZ', 'POLYGONZ', 'MULTIPOINTZ', 'MULTILINESTRINGZ', 'MULTIPOLYGONZ'] as const
-
-function srsOf(v: unknown, path: string): number {
-  const id = expectRef(v, path)
-  if (!findSrs(id)) throw validationError(`Spatial reference system id = ${id} is not known - at \`${path}.id\``, { srs_id: id })
-  return id
-}
 
 function geometryTypeOf(v: unknown, path: string): string {
   const s = expectKind<string>('str', v, path)
@@ -54,11 +48,21 @@ export const vectorLayer: ClassFactory = (env) => {
     members: ['vector_layer', 'feature_layer'],
     acceptsParent: (p) => p === 'resource_group',
 
-    // A layer linked to a remote layer: its schema is read from there before the create.
+    // A layer from a file (`source`): GDAL reads it and the layer's database is built before the
+    // create's main write (ingest.ts), which then only records the resource and its fields.
+    // A layer linked to a remote layer (`remote`): its schema is read from there before the
+    // create, its features are pulled once the create has committed (remote-link.ts).
     async prepare(penv, members) {
-      const m = members.vector_layer
-      if (penv.resourceId !== undefined || !isObject(m) || m.remote === undefined) return undefined
-      return prepareLink(env, m.remote, GEOMETRY_TYPES)
+      if (penv.resourceId !== undefined || members.vector_layer === undefined) return undefined
+      const m = expectObject(members.vector_layer, '$.vector_layer')
+      if (m.remote !== undefined) {
+        if (m.source !== undefined && m.source !== null) {
+          throw validationError('A layer is either linked to a remote layer or made from a file - at `$.vector_layer`')
+        }
+        return prepareLink(env, m.remote, GEOMETRY_TYPES, penv)
+      }
+      if (m.source === undefined || m.source === null) return undefined
+      return prepareVectorLayer(env, m, penv)
     },
 
     create(ctx, id, members) {
@@ -70,13 +74,15 @@ export const vectorLayer: ClassFactory = (env) => {
         return applyFeatureLayer(ctx, id, members.feature_layer,
           { srs: p.srs, geometry_type: p.geometryType, remote: p.link }, true) as unknown as ClassData
       }
-      if (m.source !== undefined) {
-        throw validationError('Creating a vector layer from a file is not available yet; create an empty layer with fields.',
-          { location: ['body', 'vector_layer', 'source'] })
+      if (m.source !== undefined && m.source !== null) {
+        const p = ctx.prepared as PreparedLayer
+        insertFields(ctx.db, id, p.fields)
+        return applyFeatureLayer(ctx, id, members.feature_layer,
+          { srs: p.srs, geometry_type: p.geometryType }, true) as unknown as ClassData
       }
-      if (m.srs === undefined) throw validationError('Field `srs` is required - at `$.vector_layer`')
+      const srs = memberSrs(m, '$.vector_layer')
       if (m.geometry_type === undefined) throw validationError('Field `geometry_type` is required - at `$.vector_layer`')
-      const data: LayerData = { srs: srsOf(m.srs, '$.vector_layer.srs'),
+      const data: LayerData = { srs,
         geometry_type: geometryTypeOf(m.geometry_type, '$.vector_layer.geometry_type') }
       applyFields(ctx.db, id, m.fields ?? [], '$.vector_layer.fields', true)
       return applyFeatureLayer(ctx, id, members.feature_layer, data, true) as unknown as ClassData
@@ -85,7 +91,7 @@ export const vectorLayer: ClassFactory = (env) => {
     update(ctx, id, members, data) {
       if (members.vector_layer !== undefined) {
         const m = expectObject(members.vector_layer, '$.vector_layer')
-        if (m.srs !== undefined && srsOf(m.srs, '$.vector_layer.srs') !== data.srs) {
+        if (m.srs !== undefined && memberSrs(m, '$.vector_layer') !== data.srs) {
           throw validationError('The reference system of an existing layer cannot be changed - at `$.vector_layer.srs`')
         }
         if (m.geometry_type !== undefined && geometryTypeOf(m.geometry_type, '$.vector_layer.geometry_type') !== data.geometry_type) {

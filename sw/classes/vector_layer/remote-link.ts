@@ -14,7 +14,7 @@ import { RemoteClient } from '../../sync/client.ts'
 import { connectionNotFound } from '../../sync/errors.ts'
 import { syncRound } from '../../sync/round.ts'
 import type { Link } from '../../sync/types.ts'
-import type { ClassEnv, Prepared } from '../types.ts'
+import type { ClassEnv, Prepared, PrepareEnv } from '../types.ts'
 
 export interface PreparedLink extends Prepared {
   link: Link
@@ -28,7 +28,8 @@ type RemoteField = { keyname: string; display_name?: string; datatype: string; l
   grid_visibility?: boolean; text_search?: boolean }
 
 /** Reads the remote layer `member` names; 422 when it cannot be linked, 502 when the remote fails. */
-export async function prepareLink(env: ClassEnv, member: unknown, geometryTypes: readonly string[]): Promise<PreparedLink> {
+export async function prepareLink(env: ClassEnv, member: unknown, geometryTypes: readonly string[],
+  penv: PrepareEnv): Promise<PreparedLink> {
   const m = expectObject(member, '$.vector_layer.remote')
   const connection = expectRef(m.connection, '$.vector_layer.remote.connection')
   const resource = expectRef(m.resource, '$.vector_layer.remote.resource')
@@ -51,7 +52,13 @@ export async function prepareLink(env: ClassEnv, member: unknown, geometryTypes:
   })
   return {
     link: { connection, resource }, srs, geometryType, fields,
-    // The first download; its failure undoes the create.
-    afterCommit: async (id) => { await syncRound(env.lookup(), env.platform, id, { rethrow: true }) },
+    // Nothing is made before the create's write: nothing to undo or release.
+    discard: async () => {},
+    settle: () => {},
+    // The first download, its progress reported as `pulling` (ingest/progress); its failure undoes the create.
+    afterCommit: async (id) => {
+      penv.progress.stage('pulling')
+      await syncRound(env.lookup(), env.platform, id, { rethrow: true, onProgress: (p) => penv.progress.done(p.done) })
+    },
   }
 }

@@ -13,6 +13,12 @@ import { attachmentCases } from './attachment.ts'
 import { versioningCases } from './versioning.ts'
 import { nextgisConnectCases } from './nextgis-connect.ts'
 import { remoteCases } from './remote.ts'
+import { ingestCases } from './ingest.ts'
+import { rasterCases } from './raster.ts'
+import { fileBucketCases } from './file-bucket.ts'
+import { hardeningCases } from './hardening.ts'
+import { hardeningAuthCases } from './hardening-auth.ts'
+import { hardeningValueCases } from './hardening-values.ts'
 
 export const CASE_GROUPS: Record<string, ApiCase[]> = {
   pyramid: pyramidCases,
@@ -26,4 +32,10 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   versioning: versioningCases,
   'nextgis-connect': nextgisConnectCases,
   remote: remoteCases,
+  ingest: ingestCases,
+  raster: rasterCases,
+  'file-bucket': fileBucketCases,
+  hardening: hardeningCases,
+  'hardening-auth': hardeningAuthCases,
+  'hardening-values': hardeningValueCases,
 }
