@@ -51,7 +51,14 @@ export function applyFeatures(tx: FeatureWrite, r: ReplicaWrite, ctx: SyncContex
   const current = localStates(tx, meta, mapped.map((l) => l.mapping.fid))
   const bases = new Map<number, FeatureState>()
   const byBase = new Map<number, number[]>()
-  for (const l of mapped) if (l.mapping.base) byBase.set(l.mapping.base, [...byBase.get(l.mapping.base) ?? [], l.mapping.fid])
+  for (const l of mapped) {
+    const { fid, base, dbase } = l.mapping
+    if (!base) continue
+    // Unchanged here since the last exchange (our own push coming back, most often): the state then is the state now.
+    if (l.vid === base && l.dvid === dbase && current.has(fid)) bases.set(fid, current.get(fid)!)
+    else if (byBase.has(base)) byBase.get(base)!.push(fid)
+    else byBase.set(base, [fid])
+  }
   for (const [version, fids] of byBase) for (const [fid, st] of localStates(tx, meta, fids, version)) bases.set(fid, st)
   const created: [number, RemoteFeatureChange][] = []
   for (const ch of changes) {

@@ -78,14 +78,30 @@ export class LayerWriter extends LayerReader implements FeatureWrite, FeatureHis
     return this.#tracker?.version
   }
 
-  #run(sql: string, bind: FieldValue[]): void {
+  #stmt(sql: string): ReturnType<SqlDb['prepare']> {
     let st = this.#stmts.get(sql)
     if (!st) {
       st = this.db.prepare(sql)
       this.#stmts.set(sql, st)
     }
+    return st
+  }
+
+  #run(sql: string, bind: FieldValue[]): void {
+    const st = this.#stmt(sql)
     bindValues(this.sqlite, st, bind)
     st.stepReset()
+  }
+
+  /** The first column of the first row (through the statement cache). */
+  #stmtValue(sql: string, bind: FieldValue[]): unknown {
+    const st = this.#stmt(sql)
+    try {
+      bindValues(this.sqlite, st, bind)
+      return st.step() ? st.get(0) : undefined
+    } finally {
+      st.reset()
+    }
   }
 
   #rtree(fid: number, bbox: Bbox | null): void {
@@ -135,7 +151,7 @@ export class LayerWriter extends LayerReader implements FeatureWrite, FeatureHis
     }
     this.#indexCreated(pending)
     this.#tracker?.created(JSON.stringify(pending.map((p) => p.fid)))
-    for (const { fid, input } of pending) this.#description(fid, input)
+    for (const { fid, input } of pending) if (input.description) this.#description(fid, input)
   }
 
   /**
@@ -170,7 +186,8 @@ export class LayerWriter extends LayerReader implements FeatureWrite, FeatureHis
 
   override exists(fid: number): boolean {
     this.#flush()
-    return super.exists(fid)
+    // Through the statement cache: batch updates and transaction commits ask once per feature.
+    return this.#stmtValue(`SELECT 1 FROM ${FEATURE_TABLE} WHERE fid = ?`, [fid]) !== undefined
   }
 
   update(fid: number, input: FeatureInput): boolean {
@@ -225,6 +242,9 @@ export class LayerWriter extends LayerReader implements FeatureWrite, FeatureHis
 
   #description(fid: number, input: FeatureInput): void {
     if (input.description === undefined) return
+    // The same value again changes nothing, and makes no version of the description.
+    const now = this.#stmtValue(`SELECT value FROM feature_description WHERE fid = ?`, [fid]) ?? null
+    if (now === (input.description || null)) return
     this.#tracker?.beforeDescription(fid)
     if (input.description === null || input.description === '') this.#run(`DELETE FROM feature_description WHERE fid = ?`, [fid])
     else this.#run(`INSERT OR REPLACE INTO feature_description (fid, value) VALUES (?, ?)`, [fid, input.description])

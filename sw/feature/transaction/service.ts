@@ -55,8 +55,8 @@ function featureOf(op: Operation, creates: Set<number>, tx: FeatureWrite, h: His
 }
 
 /** Checks one operation against the layer as it is now. */
-function prepare(op: Operation, seqnum: number, creates: Set<number>, tx: FeatureWrite, h: FeatureHistoryWrite): void {
-  const versioned = !!h.versioning()
+function prepare(op: Operation, seqnum: number, creates: Set<number>, tx: FeatureWrite, h: FeatureHistoryWrite,
+  versioned: boolean): void {
   featureOf(op, creates, tx, h)
   if (op.action === 'feature.create') { creates.add(seqnum); return }
   const fid = op.fid as number
@@ -135,7 +135,7 @@ export async function commitTransaction(services: WriteServices, layer: FeatureL
       const creates = new Set<number>()
       for (const { seqnum, op } of parsed) {
         try {
-          prepare(op, seqnum, creates, tx, h)
+          prepare(op, seqnum, creates, tx, h, !!state)
         } catch (err) {
           if (!(err instanceof OperationError)) throw err
           errors.push([seqnum, err.json()])

@@ -79,6 +79,10 @@ export const versioningCases: ApiCase[] = [
       // A PUT that changes nothing of the feature itself (only its description) keeps its vid.
       await api.request('PUT', `/api/resource/${layer}/feature/${created.body.id}`, { body: { extensions: { description: 'd' } } })
       expect((await api.request('GET', `/api/resource/${layer}/feature/${created.body.id}`)).body.vid).toBe(4)
+      // The same description again changes nothing: no new version (a pull writes every description it receives).
+      const latest = (await api.request('GET', `/api/resource/${layer}`)).body.feature_layer.versioning.latest
+      await api.request('PUT', `/api/resource/${layer}/feature/${created.body.id}`, { body: { extensions: { description: 'd' } } })
+      expect((await api.request('GET', `/api/resource/${layer}`)).body.feature_layer.versioning.latest).toBe(latest)
     },
   },
   {
