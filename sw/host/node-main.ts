@@ -89,7 +89,7 @@ function howTo(urls: string[], newPassword: boolean, tls: boolean): string {
     `The app: open ${urls.join(' or ')} in a browser${urls.length > 1 && !tls ? ' (a phone needs HTTPS: see README)' : ''}.`,
     '  It keeps its own offline copy of its data in that browser (log in there as administrator / admin',
     '  the first time; it asks for a new password).',
-    'This server is the team\'s server: in the app, open "Team server" and connect it with',
+    'This server is the team\'s server: in the app, press "Sync" and connect it under "Team server" with',
     `  URL       ${urls[urls.length - 1]}`,
     '  login     administrator',
     `  password  ${newPassword ? 'the administrator password printed above' : 'this server\'s administrator password'}`,
