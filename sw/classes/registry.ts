@@ -6,8 +6,9 @@ import type { ResourceClass } from './types.ts'
 import { resourceGroup } from './resource_group/index.ts'
 import { vectorLayer } from './vector_layer/index.ts'
 import { lookupTable } from './lookup_table/index.ts'
+import { engineStyle } from './engine_style/index.ts'
 
-const CLASSES: ResourceClass[] = [resourceGroup, vectorLayer, lookupTable]
+const CLASSES: ResourceClass[] = [resourceGroup, vectorLayer, lookupTable, engineStyle]
 
 /** The spec's names for classes the original calls otherwise (accepted on input). */
 const ALIASES: Record<string, string> = {

@@ -5,6 +5,8 @@
  */
 import type { SqlDb } from '../store/database.ts'
 import type { Principal } from '../auth/types.ts'
+import type { Services } from '../services.ts'
+import type { RasterLayerCapability, RenderableStyle } from '../render/types.ts'
 
 export interface ClassContext {
   db: SqlDb
@@ -37,4 +39,13 @@ export interface ResourceClass {
   serialize(ctx: ClassContext, id: number, data: ClassData): Record<string, unknown>
   /** Removes what the class stored outside the resource row (rows cascade by themselves). */
   remove?(ctx: ClassContext, id: number, data: ClassData): void
+  /**
+   * Resolves what `create`/`update` cannot read inside the transaction (an upload's bytes),
+   * before it starts; returns the members to pass on. Throws `ApiError` on bad input.
+   */
+  prepare?(services: Services, members: Record<string, unknown>): Promise<Record<string, unknown>>
+  /** How the class draws, when it is a style (IRenderableStyle). */
+  renderable?: RenderableStyle
+  /** The stored raster, when the class is a raster layer that raster styles draw. */
+  rasterLayer?: RasterLayerCapability
 }

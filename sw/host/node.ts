@@ -16,6 +16,7 @@ import { createGdalLoader } from '../../wasm/gdal.ts'
 import { initGdalNode } from '../../wasm/gdal-node.ts'
 import { randomPassword } from '../auth/password.ts'
 import { FileStore } from './node-store.ts'
+import { nodeCanvas } from './node-canvas.ts'
 import { SET_COOKIE_COPY } from '../auth/middleware.ts'
 import { isApiPath } from '../core/http.ts'
 
@@ -37,6 +38,7 @@ export function nodePlatform(opts: NodePlatformOptions): Platform {
     store,
     sqlite: createSqliteLoader(),
     gdal: createGdalLoader(initGdalNode),
+    canvas: nodeCanvas,
     admin: opts.admin,
     demo: opts.demo ?? false,
     uploadMaxSize: opts.uploadMaxSize,

@@ -17,6 +17,7 @@ import { createGdalLoader } from '../../wasm/gdal.ts'
 import { initGdalBrowser } from '../../wasm/gdal-browser.ts'
 import { bridgeCookies, stripCookieCopy } from './sw-cookies.ts'
 import { installTileCache } from './tile-cache.ts'
+import { offscreenCanvas } from './offscreen-canvas.ts'
 
 declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: Array<{ url: string; revision: string | null }> }
 
@@ -45,6 +46,7 @@ const platform: Platform = {
   store: new IdbStore(),
   sqlite: createSqliteLoader(),
   gdal: createGdalLoader(initGdalBrowser),
+  canvas: offscreenCanvas,
   admin: { password: 'admin', mustChange: true },
   demo: true,
   now: () => new Date(),

@@ -6,6 +6,7 @@
 import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
 import type { Store } from '../store/store.ts'
 import type { GdalApi } from '../../wasm/gdal.ts'
+import type { CanvasFactory } from '../render/canvas.ts'
 
 export interface AdminProvision {
   /** The administrator's password on a fresh database. */
@@ -24,6 +25,8 @@ export interface Platform {
   sqlite(): Promise<Sqlite3Static>
   /** Starts GDAL-WASM on first call; later calls share it. */
   gdal(): Promise<GdalApi>
+  /** A new transparent drawing surface (OffscreenCanvas in the worker, Skia in Node). */
+  canvas: CanvasFactory
   readonly admin: AdminProvision
   /** Create the demo data set on a fresh database. */
   readonly demo: boolean

@@ -10,7 +10,7 @@ import type { RouteTable } from '../core/routes.ts'
 import { queryBool, queryInt, lastValue } from '../core/validate.ts'
 import { invalidParameter } from '../core/error.ts'
 import { requireAdmin } from '../auth/middleware.ts'
-import { listClasses } from '../classes/registry.ts'
+import { findClass, listClasses } from '../classes/registry.ts'
 import type { ClassContext } from '../classes/types.ts'
 import type { SqlDb } from '../store/database.ts'
 import { children, createResource, deleteResource, requireRow, serialize, updateResource } from './service.ts'
@@ -34,6 +34,8 @@ export function mountResource(routes: RouteTable): void {
       const body = await readJsonObject(c.req.raw)
       const parentId = (body.resource as { parent?: { id?: unknown } } | undefined)?.parent?.id
       requireAdmin(c.get('user'), 'manage_children', 'resource', typeof parentId === 'number' ? parentId : 0)
+      const cls = (body.resource as { cls?: unknown } | undefined)?.cls
+      await prepareMembers(c, typeof cls === 'string' ? cls : undefined, body)
       return json(await write(c, (ctx) => createResource(ctx, body)), 201)
     }
     const params = new URL(c.req.url).searchParams
@@ -52,8 +54,9 @@ export function mountResource(routes: RouteTable): void {
     if (c.req.method === 'GET') return json(await read(c, (ctx) => serialize(ctx, requireRow(ctx.db, id))))
     // Read the body before deciding on permissions: a malformed body is a 400 for anyone.
     const body = c.req.method === 'PUT' ? await readJsonObject(c.req.raw) : undefined
-    await read(c, (ctx) => requireRow(ctx.db, id))
+    const row = await read(c, (ctx) => requireRow(ctx.db, id))
     requireAdmin(c.get('user'), c.req.method === 'PUT' ? 'update' : 'delete', 'resource', id)
+    if (body) await prepareMembers(c, row.cls, body)
     if (body) await write(c, (ctx) => updateResource(ctx, id, body))
     else await write(c, (ctx) => deleteResource(ctx, id))
     return json({})
@@ -86,6 +89,14 @@ export function mountResource(routes: RouteTable): void {
       scopes: k.scopes, category: k.identity === 'resource_group' ? 'resource_group' : 'layer', order: k.order }]))
     return json({ resources, scopes: SCOPES, categories: {} })
   })
+}
+
+/** Lets the class resolve what its members refer to (uploads) before the write starts. */
+async function prepareMembers(c: Context<AppEnv>, cls: string | undefined, body: Record<string, unknown>): Promise<void> {
+  const k = cls === undefined ? undefined : findClass(cls)
+  if (!k?.prepare) return
+  const members = Object.fromEntries(k.members.filter((m) => body[m] !== undefined).map((m) => [m, body[m]]))
+  Object.assign(body, await k.prepare(c.get('services'), members))
 }
 
 /** For each id, the path from the root to its parent as `{id, display_name}` items. */

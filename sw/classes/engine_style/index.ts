@@ -1,0 +1,74 @@
+/**
+ * @module classes/engine_style
+ * The XML map style (spec §2.2 `engine_style`, the original's `mapserver_style`): its XML
+ * with the map/layer/class/style structure, validated on write, drawn by render/. Lives
+ * under a feature layer; without `xml` it gets a default style for the layer's geometry.
+ */
+import { validationError } from '../../core/error.ts'
+import { expectKind, expectObject } from '../../core/validate.ts'
+import { isFeatureLayerClass, styledLayerOf } from '../../render/parent.ts'
+import { StyleError, type GeometryKind } from '../../render/style.ts'
+import type { ClassContext, ClassData, ResourceClass } from '../types.ts'
+import { parseMapserverXml } from './mapserver-xml.ts'
+import { defaultStyleXml } from './default-style.ts'
+
+/** The member as sent: the spec's `engine_style` or the original's `mapserver_style`. */
+function memberOf(members: Record<string, unknown>): { m: Record<string, unknown>; name: string } | undefined {
+  for (const name of ['engine_style', 'mapserver_style']) {
+    if (members[name] !== undefined) return { m: expectObject(members[name], `$.${name}`), name }
+  }
+  return undefined
+}
+
+function checkedXml(xml: unknown, geom: GeometryKind, member: string): string {
+  const path = `$.${member}.xml`
+  const s = expectKind<string>('str', xml, path)
+  try {
+    parseMapserverXml(s, geom)
+  } catch (err) {
+    if (err instanceof StyleError) {
+      throw validationError(`Invalid style: ${err.message.replace(/ - at (.*)$/, '')} - at \`${path}\` (${err.where})`,
+        { location: ['body', member, 'xml'], where: err.where })
+    }
+    throw err
+  }
+  return s
+}
+
+function geometryOf(ctx: ClassContext, id: number): GeometryKind {
+  const layer = styledLayerOf(ctx.db, id)
+  if (!layer.geometry) throw validationError('An engine style must be created under a vector layer.')
+  return layer.geometry
+}
+
+export const engineStyle: ResourceClass = {
+  identity: 'engine_style',
+  label: 'MapServer style',
+  order: 100,
+  scopes: ['data', 'resource'],
+  interfaces: ['IRenderableStyle', 'ILegendableStyle', 'ILegendSymbols'],
+  members: ['engine_style', 'mapserver_style'],
+  acceptsParent: isFeatureLayerClass,
+
+  create(ctx, id, members) {
+    const geom = geometryOf(ctx, id)
+    const sent = memberOf(members)
+    const xml = sent?.m.xml === undefined ? defaultStyleXml(geom, id) : checkedXml(sent.m.xml, geom, sent.name)
+    return { xml }
+  },
+
+  update(ctx, id, members, data) {
+    const sent = memberOf(members)
+    if (!sent || sent.m.xml === undefined) return data
+    return { ...data, xml: checkedXml(sent.m.xml, geometryOf(ctx, id), sent.name) }
+  },
+
+  serialize(_ctx, _id, data) {
+    return { engine_style: { xml: data.xml } }
+  },
+
+  renderable: {
+    kind: 'vector',
+    vectorStyle: (data: ClassData, geom) => parseMapserverXml(String(data.xml), geom),
+  },
+}

@@ -1,0 +1,35 @@
+/**
+ * @module render/parent
+ * The layer a style draws: its parent resource, found through the class registry by the
+ * capability it offers (a feature layer or a raster layer), never by class name.
+ */
+import type { SqlDb } from '../store/database.ts'
+import { findClass } from '../classes/registry.ts'
+import { validationError } from '../core/error.ts'
+import { geometryKindOf } from './types.ts'
+import type { GeometryKind } from './style.ts'
+
+export interface StyledLayer {
+  id: number
+  cls: string
+  srs: number
+  /** Feature layers: the kind of geometry the style draws; raster layers: undefined. */
+  geometry?: GeometryKind
+  geometryType?: string
+  /** The layer's class data. */
+  data: Record<string, unknown>
+}
+
+/** Whether a resource of class `cls` can carry a vector style (it is a feature layer). */
+export const isFeatureLayerClass = (cls: string) => !!findClass(cls)?.interfaces.includes('IFeatureLayer')
+
+/** The parent layer of resource `id` (inside a transaction that may have just created it). */
+export function styledLayerOf(db: SqlDb, id: number): StyledLayer {
+  const row = db.selectObject(`SELECT p.id, p.cls, p.data FROM resource r JOIN resource p ON p.id = r.parent_id WHERE r.id = ?`, [id]) as
+    { id: number; cls: string; data: string } | undefined
+  if (!row) throw validationError('A style must be created under a layer.')
+  const data = JSON.parse(row.data) as { srs?: number; geometry_type?: string }
+  const geometryType = isFeatureLayerClass(row.cls) ? data.geometry_type : undefined
+  return { id: row.id, cls: row.cls, srs: data.srs ?? 3857, geometryType, data,
+    geometry: geometryType ? geometryKindOf(geometryType) : undefined }
+}

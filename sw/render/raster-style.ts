@@ -1,0 +1,56 @@
+/**
+ * @module render/raster-style
+ * Raster styles: the parent raster layer's stored GeoTIFF drawn into the image, found
+ * through the layer class's `rasterLayer` capability. Opened files are kept (a few) so a
+ * map's tiles do not reopen them.
+ */
+import { fromArrayBuffer } from 'geotiff'
+import type { Services } from '../services.ts'
+import { findClass } from '../classes/registry.ts'
+import { transformer } from '../geo/reproject.ts'
+import type { Surface } from './canvas.ts'
+import type { StyledLayer } from './parent.ts'
+import { rasterLevels, readRasterView, type RasterLevels } from './raster.ts'
+import type { RasterSource } from './types.ts'
+import { notRenderable } from './errors.ts'
+import type { View } from './service.ts'
+
+const OPEN = new Map<string, Promise<RasterLevels>>()
+const KEEP = 4
+
+async function sourceOf(services: Services, layer: StyledLayer): Promise<RasterSource> {
+  const cap = findClass(layer.cls)?.rasterLayer
+  if (!cap) throw notRenderable(layer.id)
+  return cap.source(services, layer.id, layer.data)
+}
+
+export async function openRaster(source: RasterSource): Promise<RasterLevels> {
+  let p = OPEN.get(source.key)
+  if (!p) {
+    p = source.bytes().then(async (b) => rasterLevels(await fromArrayBuffer(
+      b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? b.buffer as ArrayBuffer : b.slice().buffer as ArrayBuffer)))
+    OPEN.set(source.key, p)
+    p.catch(() => OPEN.delete(source.key))
+    for (const k of OPEN.keys()) if (OPEN.size > KEEP) OPEN.delete(k)
+  }
+  return p
+}
+
+export async function rasterVersion(services: Services, layer: StyledLayer): Promise<string> {
+  return (await sourceOf(services, layer)).key
+}
+
+/** Draws the layer's raster over `surface`; returns whether the raster reached the view. */
+export async function drawRaster(services: Services, surface: Surface, layer: StyledLayer, view: View,
+  signal?: AbortSignal): Promise<boolean> {
+  const source = await sourceOf(services, layer)
+  const levels = await openRaster(source)
+  const t = source.srs === view.srs ? undefined : transformer(view.srs, source.srs)
+  const rgba = await readRasterView(levels, { extent: view.extent, width: view.width, height: view.height,
+    toRaster: t && ((x, y) => t([x, y]) as [number, number]) }, signal)
+  if (!rgba) return false
+  const tmp = services.platform.canvas(view.width, view.height)
+  tmp.putRgba(rgba)
+  surface.drawSurface(tmp)
+  return true
+}

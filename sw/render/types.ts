@@ -1,0 +1,39 @@
+/**
+ * @module render/types
+ * The capabilities a resource class offers the render component. A style class says how
+ * it draws (`IRenderableStyle`); render/ serves any class that has one and never names a class.
+ */
+import type { ClassData } from '../classes/types.ts'
+import type { Services } from '../services.ts'
+import type { GeometryKind, VectorStyle } from './style.ts'
+
+export interface RenderableStyle {
+  /**
+   * `vector`: draws its parent feature layer with `vectorStyle`; `raster`: draws its parent
+   * raster layer's pixels.
+   */
+  kind: 'vector' | 'raster'
+  /** The style model of a resource with class data `data`, for a layer of geometry `geom`. */
+  vectorStyle?(data: ClassData, geom: GeometryKind): VectorStyle
+  /** The style as a file, by the route's suffix (`qml` → `GET /api/resource/{id}/qml`). */
+  files?: Record<string, { contentType: string; body(data: ClassData): string }>
+}
+
+/** A layer geometry type (`MULTIPOLYGONZ`) as the kind a style draws. */
+export function geometryKindOf(geometryType: string): GeometryKind {
+  const t = geometryType.replace(/^MULTI/, '').replace(/Z$/, '')
+  return t === 'POINT' ? 'point' : t === 'LINESTRING' ? 'line' : 'polygon'
+}
+
+/** A raster layer's stored GeoTIFF (tiled, with overviews). */
+export interface RasterSource {
+  srs: number
+  /** Identifies the stored file: changes whenever the raster does. */
+  key: string
+  bytes(): Promise<Uint8Array>
+}
+
+/** What a raster layer class offers a raster style drawn from it. */
+export interface RasterLayerCapability {
+  source(services: Services, id: number, data: ClassData): Promise<RasterSource>
+}
