@@ -7,8 +7,9 @@ import { resourceGroup } from './resource_group/index.ts'
 import { vectorLayer } from './vector_layer/index.ts'
 import { lookupTable } from './lookup_table/index.ts'
 import { engineStyle } from './engine_style/index.ts'
+import { qgisVectorStyle } from './qgis_vector_style/index.ts'
 
-const CLASSES: ResourceClass[] = [resourceGroup, vectorLayer, lookupTable, engineStyle]
+const CLASSES: ResourceClass[] = [resourceGroup, vectorLayer, lookupTable, engineStyle, qgisVectorStyle]
 
 /** The spec's names for classes the original calls otherwise (accepted on input). */
 const ALIASES: Record<string, string> = {

@@ -1,17 +1,12 @@
 /**
  * @module classes/engine_style/default-style
- * The XML style a new style gets when none is sent: one class in a colour picked from
- * ColorBrewer's 12-colour palette by the resource id (as the original picks one at random).
+ * The XML style a new style gets when none is sent: one class in a palette colour.
  */
 import type { GeometryKind } from '../../render/style.ts'
-
-export const PALETTE: [number, number, number][] = [
-  [141, 211, 199], [255, 255, 179], [190, 186, 218], [251, 128, 114], [128, 177, 211], [253, 180, 98],
-  [179, 222, 105], [252, 205, 229], [217, 217, 217], [188, 128, 189], [204, 235, 197], [255, 237, 111],
-]
+import { paletteColor } from '../../render/palette.ts'
 
 export function defaultStyleXml(geom: GeometryKind, seed: number): string {
-  const [r, g, b] = PALETTE[Math.abs(seed) % PALETTE.length]!
+  const [r, g, b] = paletteColor(seed)
   const color = `<color red="${r}" green="${g}" blue="${b}"/>`
   const outline = '<outlinecolor red="64" green="64" blue="64"/>'
   const style = geom === 'point'

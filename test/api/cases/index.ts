@@ -11,6 +11,7 @@ import { featureBulkCases } from './feature-bulk.ts'
 import { uploadCases } from './upload.ts'
 import { attachmentCases } from './attachment.ts'
 import { renderCases } from './render.ts'
+import { renderQmlCases } from './render-qml.ts'
 
 export const CASE_GROUPS: Record<string, ApiCase[]> = {
   pyramid: pyramidCases,
@@ -22,4 +23,5 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   upload: uploadCases,
   attachment: attachmentCases,
   render: renderCases,
+  'render-qml': renderQmlCases,
 }

@@ -1,0 +1,86 @@
+/**
+ * @module classes/qgis_vector_style
+ * The QGIS style of a vector layer (the original's `qgis_vector_style`): created from an
+ * uploaded `.qml` (`{"qgis_vector_style": {"file_upload": {"id": …}}}`) or, without a file,
+ * as a default single-symbol style; drawn by render/ and served back by
+ * `GET /api/resource/{id}/qml`.
+ */
+import { validationError } from '../../core/error.ts'
+import { expectObject } from '../../core/validate.ts'
+import { isFeatureLayerClass, styledLayerOf } from '../../render/parent.ts'
+import { StyleError, type GeometryKind } from '../../render/style.ts'
+import { readUpload, resolveUploadRef } from '../../upload/service.ts'
+import type { ClassContext, ResourceClass } from '../types.ts'
+import { parseQml } from './qml.ts'
+import { defaultQml } from './default-qml.ts'
+
+const MEMBER = 'qgis_vector_style'
+/** Where `prepare` puts the uploaded file's text for `create`/`update` (never read from a request). */
+const QML_TEXT = Symbol('qml')
+
+type Member = Record<string | symbol, unknown>
+
+function geometryOf(ctx: ClassContext, id: number): GeometryKind {
+  const layer = styledLayerOf(ctx.db, id)
+  if (!layer.geometry) throw validationError('A QGIS vector style must be created under a vector layer.')
+  return layer.geometry
+}
+
+function checkedQml(qml: string, geom: GeometryKind): string {
+  try {
+    parseQml(qml, geom)
+  } catch (err) {
+    if (err instanceof StyleError) {
+      throw validationError(`Invalid QML: ${err.message.replace(/ - at (.*)$/, '')} - at \`$.${MEMBER}.file_upload\` (${err.where})`,
+        { location: ['body', MEMBER, 'file_upload'], where: err.where })
+    }
+    throw err
+  }
+  return qml
+}
+
+export const qgisVectorStyle: ResourceClass = {
+  identity: 'qgis_vector_style',
+  label: 'QGIS vector style',
+  order: 100,
+  scopes: ['data', 'resource'],
+  interfaces: ['IRenderableStyle', 'ILegendableStyle', 'ILegendSymbols'],
+  members: [MEMBER],
+  acceptsParent: isFeatureLayerClass,
+
+  async prepare(services, members) {
+    if (members[MEMBER] === undefined) return members
+    const m = expectObject(members[MEMBER], `$.${MEMBER}`) as Member
+    if (m.file_upload === undefined || m.file_upload === null) return members
+    const ref = await resolveUploadRef(services, m.file_upload, `$.${MEMBER}.file_upload`)
+    const bytes = await readUpload(services, ref.id)
+    let text: string
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    } catch {
+      throw validationError(`The QML file is not UTF-8 text - at \`$.${MEMBER}.file_upload\``)
+    }
+    return { [MEMBER]: { ...m, [QML_TEXT]: text } }
+  },
+
+  create(ctx, id, members) {
+    const geom = geometryOf(ctx, id)
+    const text = (members[MEMBER] as Member | undefined)?.[QML_TEXT]
+    return { qml: typeof text === 'string' ? checkedQml(text, geom) : defaultQml(geom, id) }
+  },
+
+  update(ctx, id, members, data) {
+    const text = (members[MEMBER] as Member | undefined)?.[QML_TEXT]
+    return typeof text === 'string' ? { ...data, qml: checkedQml(text, geometryOf(ctx, id)) } : data
+  },
+
+  serialize() {
+    return { [MEMBER]: { svg_marker_library: null } }
+  },
+
+  renderable: {
+    kind: 'vector',
+    vectorStyle: (data, geom) => parseQml(String(data.qml), geom),
+    files: { qml: { contentType: 'application/xml', body: (data) => String(data.qml) } },
+  },
+}
