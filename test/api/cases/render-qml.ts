@@ -5,7 +5,7 @@ import { at, isColor, makeLayer, pixel, square, T, tile } from '../render-helper
 
 const VALIDATION = 'nextgisweb.core.exception.ValidationError'
 const FIELDS = [{ keyname: 'kind', datatype: 'STRING' }, { keyname: 'num', datatype: 'INTEGER' }, { keyname: 'name', datatype: 'STRING' }]
-const RED = [230, 20, 20], BLUE = [20, 20, 230]
+const RED = [230, 20, 20], BLUE = [20, 20, 230], GREEN = [20, 200, 20]
 
 export const fixture = (name: string) => readFileSync(new URL(`../../fixtures/styles/${name}`, import.meta.url), 'utf8')
 
