@@ -32,8 +32,10 @@ class NodeSurface implements Surface {
     this.#ctx.putImageData(new ImageData(rgba, this.width, this.height), 0, 0)
   }
 
-  drawSurface(other: Surface): void {
+  drawSurface(other: Surface, alpha = 1): void {
+    this.#ctx.globalAlpha = alpha
     this.#ctx.drawImage((other as NodeSurface).canvas, 0, 0)
+    this.#ctx.globalAlpha = 1
   }
 
   rgba(): Uint8ClampedArray {

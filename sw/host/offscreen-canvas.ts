@@ -21,8 +21,10 @@ class OffscreenSurface implements Surface {
     this.#ctx.putImageData(new ImageData(rgba as Uint8ClampedArray<ArrayBuffer>, this.width, this.height), 0, 0)
   }
 
-  drawSurface(other: Surface): void {
+  drawSurface(other: Surface, alpha = 1): void {
+    this.#ctx.globalAlpha = alpha
     this.#ctx.drawImage((other as OffscreenSurface).canvas, 0, 0)
+    this.#ctx.globalAlpha = 1
   }
 
   rgba(): Uint8ClampedArray {

@@ -47,8 +47,8 @@ export interface Surface {
   readonly ctx: Ctx2D
   /** Replaces the pixels with `rgba` (premultiplication is the canvas's business). */
   putRgba(rgba: Uint8ClampedArray): void
-  /** Draws `other` over this surface at (0, 0). */
-  drawSurface(other: Surface): void
+  /** Draws `other` over this surface at (0, 0), with opacity `alpha`. */
+  drawSurface(other: Surface, alpha?: number): void
   /** The pixels as unpremultiplied RGBA. */
   rgba(): Uint8ClampedArray
   png(): Promise<Uint8Array>

@@ -140,8 +140,9 @@ function activeRules(style: VectorStyle, o: DrawOptions): { rule: StyleRule; ind
 }
 
 /**
- * Draws `features` on `surface` with `style`; returns whether anything was drawn
- * (an empty tile is answered by `nd`). Throws `signal.reason` when aborted.
+ * Draws `features` on `surface` with `style` (its layer opacity is the caller's: the layer is
+ * composited as a whole); returns whether anything was drawn (an empty tile is answered by
+ * `nd`). Throws `signal.reason` when aborted.
  */
 export function drawVector(surface: Surface, style: VectorStyle, features: Iterable<FeatureRow>, o: DrawOptions): boolean {
   const ctx = surface.ctx
@@ -155,7 +156,6 @@ export function drawVector(surface: Surface, style: VectorStyle, features: Itera
   let drawn = false
   let n = 0
   ctx.save()
-  ctx.globalAlpha = style.opacity
   const matched: StyleRule[] = []
   for (const f of features) {
     if ((++n & 1023) === 0) o.signal?.throwIfAborted()

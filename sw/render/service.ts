@@ -129,7 +129,9 @@ async function drawVectorStyle(services: Services, surface: Surface, h: StyleHan
   const t = source.srs === view.srs ? undefined : transformer(source.srs, view.srs)
   // Scales are in metres per pixel; a geographic view counts a degree as 111,320 m at the equator.
   const metres = view.srs === 4326 ? res * 111320 : res
-  return drawVector(surface, style, rows, {
+  // A translucent layer is drawn apart and laid on as a whole, so its own overlaps do not show.
+  const target = style.opacity < 1 ? services.platform.canvas(view.width, view.height) : surface
+  const drawn = drawVector(target, style, rows, {
     transform: { minX: view.extent[0], maxY: view.extent[3], k: 1 / res,
       project: t && ((x, y) => t([x, y]) as [number, number]) },
     scale: scaleDenominator(metres, style.dpi),
@@ -138,4 +140,6 @@ async function drawVectorStyle(services: Services, surface: Surface, h: StyleHan
     filter,
     signal: opts.signal,
   })
+  if (drawn && target !== surface) surface.drawSurface(target, style.opacity)
+  return drawn
 }

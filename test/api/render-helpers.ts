@@ -3,7 +3,7 @@
  * golden images compared within a stated tolerance (`UPDATE_GOLDEN=1` rewrites them).
  */
 import { decode, encode } from 'fast-png'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import type { Api, ApiResponse, Expect } from './harness.ts'
 import { uniq } from './harness.ts'
@@ -79,8 +79,8 @@ export interface Tolerance {
   share: number
 }
 
-/** Chromium's and Skia-in-Node's antialiasing and glyph rasterising differ slightly at edges. */
-export const GOLDEN_TOLERANCE: Tolerance = { channel: 40, share: 0.015 }
+/** Chromium and Skia-in-Node differ slightly in glyph rasterising: up to 1.3% of a labelled tile (docs/rendering.md). */
+export const GOLDEN_TOLERANCE: Tolerance = { channel: 40, share: 0.025 }
 
 export function compareImages(a: Image, b: Image, tol: Tolerance): { share: number; meanAbs: number } {
   if (a.width !== b.width || a.height !== b.height) return { share: 1, meanAbs: 255 }
@@ -111,6 +111,8 @@ export function expectGolden(expect: Expect, api: Api, img: Image, name: string,
   const png = decode(readFileSync(file))
   const golden = { width: png.width, height: png.height, data: png.data as Uint8Array }
   const diff = compareImages(img, golden, tol)
+  // GOLDEN_REPORT=<file> collects the measured agreement (docs/rendering.md quotes it).
+  if (process.env.GOLDEN_REPORT) appendFileSync(process.env.GOLDEN_REPORT, JSON.stringify({ host: api.host, name, ...diff }) + '\n')
   expect(diff.share, `${name}: ${(diff.share * 100).toFixed(2)}% of pixels differ by more than ${tol.channel} (mean ${diff.meanAbs.toFixed(2)}) on ${api.host}`)
     .toBeLessThanOrEqual(tol.share)
 }

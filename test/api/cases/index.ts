@@ -12,6 +12,7 @@ import { uploadCases } from './upload.ts'
 import { attachmentCases } from './attachment.ts'
 import { renderCases } from './render.ts'
 import { renderQmlCases } from './render-qml.ts'
+import { renderGoldenCases } from './render-golden.ts'
 
 export const CASE_GROUPS: Record<string, ApiCase[]> = {
   pyramid: pyramidCases,
@@ -24,4 +25,5 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   attachment: attachmentCases,
   render: renderCases,
   'render-qml': renderQmlCases,
+  'render-golden': renderGoldenCases,
 }
