@@ -23,13 +23,21 @@ export interface StyledLayer {
 /** Whether a resource of class `cls` can carry a vector style (it is a feature layer). */
 export const isFeatureLayerClass = (cls: string) => !!findClass(cls)?.interfaces.includes('IFeatureLayer')
 
-/** The parent layer of resource `id` (inside a transaction that may have just created it). */
-export function styledLayerOf(db: SqlDb, id: number): StyledLayer {
-  const row = db.selectObject(`SELECT p.id, p.cls, p.data FROM resource r JOIN resource p ON p.id = r.parent_id WHERE r.id = ?`, [id]) as
+/** Layer `id`, or `undefined` when there is no such resource. */
+export function layerById(db: SqlDb, id: number): StyledLayer | undefined {
+  const row = db.selectObject(`SELECT id, cls, data FROM resource WHERE id = ?`, [id]) as
     { id: number; cls: string; data: string } | undefined
-  if (!row) throw validationError('A style must be created under a layer.')
+  if (!row) return undefined
   const data = JSON.parse(row.data) as { srs?: number; geometry_type?: string }
   const geometryType = isFeatureLayerClass(row.cls) ? data.geometry_type : undefined
   return { id: row.id, cls: row.cls, srs: data.srs ?? 3857, geometryType, data,
     geometry: geometryType ? geometryKindOf(geometryType) : undefined }
+}
+
+/** The parent layer of style `id` (inside a transaction that may have just created it). */
+export function styledLayerOf(db: SqlDb, id: number): StyledLayer {
+  const parent = db.selectValue(`SELECT parent_id FROM resource WHERE id = ?`, [id]) as number | null | undefined
+  const layer = parent === null || parent === undefined ? undefined : layerById(db, parent)
+  if (!layer) throw validationError('A style must be created under a layer.')
+  return layer
 }

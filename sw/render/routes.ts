@@ -16,6 +16,7 @@ import type { Services } from '../services.ts'
 import type { Expr } from './expression.ts'
 import { FilterError, parseNgwFilter } from './ngw-filter.ts'
 import { legendImage, legendSymbols } from './legend.ts'
+import { mountPreview } from './preview.ts'
 import { loadStyles, renderStyles, tileCacheOf, vectorStyleOf, versionOf, type RenderOptions, type StyleHandle, type View } from './service.ts'
 
 const ORIGIN = 20037508.342789244
@@ -111,6 +112,7 @@ async function draw(services: Services, styles: StyleHandle[], view: View, opts:
 }
 
 export function mountRender(routes: RouteTable): void {
+  mountPreview(routes)
   routes.add('render.tile', '/api/component/render/tile', 'GET', async (c) => {
     const params = paramsOf(c)
     const services = c.get('services')

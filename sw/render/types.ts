@@ -15,6 +15,11 @@ export interface RenderableStyle {
   kind: 'vector' | 'raster'
   /** The style model of a resource with class data `data`, for a layer of geometry `geom`. */
   vectorStyle?(data: ClassData, geom: GeometryKind): VectorStyle
+  /**
+   * The class data of an unsaved style from its member as a create body would send it
+   * (`{"xml": …}`), for a preview; throws a 422 naming what is wrong.
+   */
+  previewData?(member: unknown, geom: GeometryKind): ClassData
   /** The style as a file, by the route's suffix (`qml` → `GET /api/resource/{id}/qml`). */
   files?: Record<string, { contentType: string; body(data: ClassData): string }>
 }

@@ -70,5 +70,6 @@ export const engineStyle: ResourceClass = {
   renderable: {
     kind: 'vector',
     vectorStyle: (data: ClassData, geom) => parseMapserverXml(String(data.xml), geom),
+    previewData: (member, geom) => ({ xml: checkedXml(expectObject(member, '$.engine_style').xml, geom, 'engine_style') }),
   },
 }

@@ -206,4 +206,26 @@ export const renderCases: ApiCase[] = [
       void base64
     },
   },
+  {
+    name: 'previews an unsaved style over its layer, and answers a broken one with a 422 that says where',
+    async run(api, expect) {
+      const layer = await seed(api, expect)
+      const [x0, y1] = at(0, 0), [x1, y0] = at(255, 255)
+      const half = 0.5 * T.px
+      const body = (xml: string, id = layer) => ({ layer: { id }, extent: [x0 - half, y0 - half, x1 + half, y1 + half], size: [256, 256],
+        engine_style: { xml } })
+      const res = await api.request('POST', '/api/component/outpost/render/preview', { body: body(TWO_CLASSES) })
+      expect(res.status).toBe(200)
+      expect(res.headers['content-type']).toBe('image/png')
+      const img = decodePng(res)
+      expect(isColor(pixel(img, 50, 50), RED)).toBe(true)
+      expect(isColor(pixel(img, 150, 150), BLUE)).toBe(true)
+      const bad = await api.request('POST', '/api/component/outpost/render/preview', { body: body('<map><layer><class><style><color red="1"/></style></class></layer></map>') })
+      expectError(expect, bad, 422, VALIDATION)
+      expect(bad.body.message).toContain('/map/layer/class[1]/style[1]')
+      expectError(expect, await api.request('POST', '/api/component/outpost/render/preview', { body: body(TWO_CLASSES, 987654) }), 404, RES_NOT_FOUND)
+      // Nothing was saved: the layer has no style.
+      expect((await api.request('GET', `/api/resource/?parent=${layer}`)).body).toEqual([])
+    },
+  },
 ]
