@@ -9,6 +9,9 @@ export const CLASS_LABELS: Record<string, string> = {
   raster_layer: 'Raster layer',
   file_bucket: 'File bucket',
   webmap: 'Web map',
+  engine_style: 'MapServer style',
+  qgis_vector_style: 'QGIS style',
+  raster_style: 'Raster style',
 }
 
 /** One- or two-letter badges shown in the tree. */
@@ -19,6 +22,9 @@ export const CLASS_BADGES: Record<string, string> = {
   raster_layer: 'R',
   file_bucket: 'F',
   webmap: 'M',
+  engine_style: 'S',
+  qgis_vector_style: 'S',
+  raster_style: 'S',
 }
 
 export const CREATABLE = ['resource_group', 'vector_layer', 'lookup_table'] as const
