@@ -41,12 +41,33 @@ class Row implements FeatureRef {
   }
 }
 
-function applyStroke(ctx: Ctx2D, s: Stroke, width = s.width, color = s.color): void {
-  ctx.strokeStyle = color
-  ctx.lineWidth = width
-  ctx.lineCap = s.cap
-  ctx.lineJoin = s.join
-  ctx.setLineDash(s.dash ?? [])
+/**
+ * Sets the context's fill and stroke state only when it changes: in Node every property
+ * write crosses into Skia (N-API) and parses the colour again, and consecutive features
+ * mostly share their style.
+ */
+class Pen {
+  #fill = ''
+  #stroke = ''
+  #width = -1
+  #cap = ''
+  #join = ''
+  #dash = ''
+  constructor(readonly ctx: Ctx2D) {}
+
+  fill(color: string): void {
+    if (color !== this.#fill) { this.ctx.fillStyle = color; this.#fill = color }
+  }
+
+  stroke(s: Stroke, width = s.width, color = s.color): void {
+    const ctx = this.ctx
+    if (color !== this.#stroke) { ctx.strokeStyle = color; this.#stroke = color }
+    if (width !== this.#width) { ctx.lineWidth = width; this.#width = width }
+    if (s.cap !== this.#cap) { ctx.lineCap = s.cap; this.#cap = s.cap }
+    if (s.join !== this.#join) { ctx.lineJoin = s.join; this.#join = s.join }
+    const dash = s.dash ? s.dash.join(',') : ''
+    if (dash !== this.#dash) { ctx.setLineDash(s.dash ?? []); this.#dash = dash }
+  }
 }
 
 function tracePolygons(ctx: Ctx2D, g: PixelGeometry): void {
@@ -59,8 +80,9 @@ function tracePolygons(ctx: Ctx2D, g: PixelGeometry): void {
   }
 }
 
-function drawFill(ctx: Ctx2D, g: PixelGeometry, s: FillSymbolizer): void {
+function drawFill(pen: Pen, g: PixelGeometry, s: FillSymbolizer): void {
   if (g.kind !== 'polygon') return
+  const ctx = pen.ctx
   tracePolygons(ctx, g)
   if (s.hatch) {
     ctx.save()
@@ -69,11 +91,11 @@ function drawFill(ctx: Ctx2D, g: PixelGeometry, s: FillSymbolizer): void {
     ctx.restore()
     if (s.outline) tracePolygons(ctx, g)
   } else if (s.color) {
-    ctx.fillStyle = s.color
+    pen.fill(s.color)
     ctx.fill('evenodd')
   }
   if (s.outline && s.outline.width > 0) {
-    applyStroke(ctx, s.outline)
+    pen.stroke(s.outline)
     ctx.stroke()
   }
 }
@@ -105,29 +127,30 @@ function hatch(ctx: Ctx2D, g: PixelGeometry, h: NonNullable<FillSymbolizer['hatc
   }
 }
 
-function drawLine(ctx: Ctx2D, g: PixelGeometry, s: LineSymbolizer): void {
+function drawLine(pen: Pen, g: PixelGeometry, s: LineSymbolizer): void {
   if (g.kind === 'point') return
-  tracePolygons(ctx, g)
+  tracePolygons(pen.ctx, g)
   if (s.casing) {
-    applyStroke(ctx, s.stroke, s.casing.width, s.casing.color)
-    ctx.stroke()
+    pen.stroke(s.stroke, s.casing.width, s.casing.color)
+    pen.ctx.stroke()
   }
-  applyStroke(ctx, s.stroke)
-  ctx.stroke()
+  pen.stroke(s.stroke)
+  pen.ctx.stroke()
 }
 
-function drawMarkers(ctx: Ctx2D, g: PixelGeometry, s: MarkerSymbolizer): void {
+function drawMarkers(pen: Pen, g: PixelGeometry, s: MarkerSymbolizer): void {
+  const ctx = pen.ctx
   const at = g.kind === 'point' ? g.parts.map((p) => [p[0]!, p[1]!] as const) : [anchorOf(g)].filter((a) => !!a) as [number, number][]
   const linear = isLinear(s.shape)
   for (const [x, y] of at) {
     traceMarker(ctx, s.shape, x, y, s.size, s.angle)
     if (s.fill && !linear) {
-      ctx.fillStyle = s.fill
+      pen.fill(s.fill)
       ctx.fill()
     }
     const stroke = s.stroke ?? (linear && s.fill ? { color: s.fill, width: 1, cap: 'butt', join: 'miter' } as Stroke : undefined)
     if (stroke && stroke.width > 0) {
-      applyStroke(ctx, stroke)
+      pen.stroke(stroke)
       ctx.stroke()
     }
   }
@@ -156,6 +179,7 @@ export function drawVector(surface: Surface, style: VectorStyle, features: Itera
   let drawn = false
   let n = 0
   ctx.save()
+  const pen = new Pen(ctx)
   const matched: StyleRule[] = []
   for (const f of features) {
     if ((++n & 1023) === 0) o.signal?.throwIfAborted()
@@ -175,9 +199,9 @@ export function drawVector(surface: Surface, style: VectorStyle, features: Itera
     for (const rule of matched) {
       for (const s of rule.symbolizers) {
         if (!inScale(s, o.scale)) continue
-        if (s.kind === 'fill') drawFill(ctx, g, s)
-        else if (s.kind === 'line') drawLine(ctx, g, s)
-        else drawMarkers(ctx, g, s)
+        if (s.kind === 'fill') drawFill(pen, g, s)
+        else if (s.kind === 'line') drawLine(pen, g, s)
+        else drawMarkers(pen, g, s)
         drawn = true
       }
       if (rule.label && inScale(rule.label, o.scale)) addLabel(labels, rule.label, g, row)

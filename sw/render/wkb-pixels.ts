@@ -1,7 +1,7 @@
 /**
  * @module render/wkb-pixels
  * Reads a GeoPackage geometry blob straight into pixel coordinates of the image being
- * drawn: one pass over the WKB, no GeoJSON objects, and vertices closer than a quarter
+ * drawn: one pass over the WKB, no GeoJSON objects, and vertices closer than half a
  * pixel to the previous one dropped (a 20,000-polygon layer at a small scale is mostly such
  * vertices).
  */
@@ -25,7 +25,8 @@ export interface PixelGeometry {
   rings?: number[]
 }
 
-const MIN_STEP2 = 0.25 * 0.25
+/** Vertices nearer than half a pixel to the last one kept add nothing visible. */
+const MIN_STEP2 = 0.5 * 0.5
 
 class Reader {
   view: DataView

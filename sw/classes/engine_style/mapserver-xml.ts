@@ -101,7 +101,8 @@ function label(n: XmlNode, labelitem: string | undefined, where: string): LabelS
   const offset = child(n, 'offset')
   return {
     text: labelText(n, labelitem, where),
-    size: num(n, 'size', where) ?? 10,
+    // MapServer gives TrueType sizes in points and rasterises glyphs at 96 dpi.
+    size: ((num(n, 'size', where) ?? 10) * 96) / 72,
     color: color(child(n, 'color'), where) ?? rgba(0, 0, 0),
     bold: /bold/i.test(textOf(n, 'font') ?? ''),
     italic: /italic/i.test(textOf(n, 'font') ?? ''),
