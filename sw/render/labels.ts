@@ -9,6 +9,8 @@ import type { PixelGeometry } from './wkb-pixels.ts'
 import type { LabelStyle } from './style.ts'
 
 const CELL = 32
+/** No glyph of the label fonts is narrower than this share of the font size. */
+const MIN_GLYPH = 0.25
 
 interface Candidate { text: string; style: LabelStyle; x: number; y: number }
 type Box = [number, number, number, number]
@@ -96,33 +98,37 @@ export class LabelLayer {
     let drawn = false
     ctx.save()
     ctx.textBaseline = 'middle'
+    ctx.textAlign = 'left'
     ctx.lineJoin = 'round'
     let font = ''
     for (const c of this.#candidates) {
       const s = c.style
       const f = fontOf(s)
       if (f !== font) { ctx.font = f; font = f }
-      const w = this.#measure(c.text, f)
       const h = s.size
       const pad = s.halo ? s.halo.width : 0
       const v = s.position[0], hz = s.position[1]
-      let x = c.x + s.offset[0], y = c.y + s.offset[1]
-      const left = hz === 'l' ? x - w : hz === 'c' ? x - w / 2 : x
+      const x = c.x + s.offset[0], y = c.y + s.offset[1]
       const cy = v === 'u' ? y - h / 2 : v === 'l' ? y + h / 2 : y
-      const box: Box = [left - pad, cy - h / 2 - pad, left + w + pad, cy + h / 2 + pad]
+      const boxOf = (w: number): Box => {
+        const left = hz === 'l' ? x - w : hz === 'c' ? x - w / 2 : x
+        return [left - pad, cy - h / 2 - pad, left + w + pad, cy + h / 2 + pad]
+      }
+      // Most candidates of a crowded tile collide: test a box narrower than any text of this
+      // length could be before asking the canvas to measure it (a call into Skia in Node).
+      if (this.#collides(boxOf(c.text.length * s.size * MIN_GLYPH))) continue
+      const w = this.#measure(c.text, f)
+      const box = boxOf(w)
       if (box[2] < 0 || box[0] > this.width || box[3] < 0 || box[1] > this.height) continue
       if (this.#collides(box)) continue
       this.#insert(box)
-      x = left
-      y = cy
-      ctx.textAlign = 'left'
       if (s.halo && s.halo.width > 0) {
         ctx.strokeStyle = s.halo.color
         ctx.lineWidth = s.halo.width * 2
-        ctx.strokeText(c.text, x, y)
+        ctx.strokeText(c.text, box[0] + pad, cy)
       }
       ctx.fillStyle = s.color
-      ctx.fillText(c.text, x, y)
+      ctx.fillText(c.text, box[0] + pad, cy)
       drawn = true
     }
     ctx.restore()

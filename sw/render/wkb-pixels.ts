@@ -16,7 +16,11 @@ export interface PixelTransform {
   project?: (x: number, y: number) => [number, number]
 }
 
-/** A geometry in pixels: flat `[x0, y0, x1, y1, …]` parts; polygons group their rings. */
+/**
+ * A geometry in pixels: flat `[x0, y0, x1, y1, …]` parts; polygons group their rings. The
+ * parts are views of a buffer the next `toPixels` call reuses: use them before reading the
+ * next feature.
+ */
 export interface PixelGeometry {
   kind: 'point' | 'line' | 'polygon'
   /** Points: one part per point; lines: one per linestring; polygons: one per ring. */
@@ -27,6 +31,10 @@ export interface PixelGeometry {
 
 /** Vertices nearer than half a pixel to the last one kept add nothing visible. */
 const MIN_STEP2 = 0.5 * 0.5
+
+/** Coordinates of the feature being read; grows as needed and is reused (no allocation per ring). */
+let arena = new Float64Array(1 << 14)
+let used = 0
 
 class Reader {
   view: DataView
@@ -59,8 +67,14 @@ class Reader {
   points(n: number, dim: number): Float64Array {
     const { view, le } = this
     const { minX, maxY, k, project } = this.t
-    const out = new Float64Array(n * 2)
-    let m = 0
+    if (used + n * 2 > arena.length) {
+      // Views handed out for this feature keep the old buffer alive.
+      arena = new Float64Array(Math.max(arena.length * 2, n * 2))
+      used = 0
+    }
+    const out = arena
+    const start = used
+    let m = start
     let px = NaN, py = NaN
     const stride = dim * 8
     for (let i = 0; i < n; i++) {
@@ -75,7 +89,8 @@ class Reader {
         px = x; py = y
       }
     }
-    return m === out.length ? out : out.subarray(0, m)
+    used = m
+    return out.subarray(start, m)
   }
 }
 
@@ -103,6 +118,7 @@ function readInto(r: Reader, g: PixelGeometry): void {
 export function toPixels(blob: Uint8Array, t: PixelTransform): PixelGeometry | undefined {
   const o = gpkgWkbOffset(blob)
   if (o === undefined) return undefined
+  used = 0
   const r = new Reader(blob, o, t)
   // Peek the type to know the kind before reading.
   const code = r.view.getUint32(o + 1, r.view.getUint8(o) === 1)
