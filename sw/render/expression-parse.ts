@@ -98,7 +98,8 @@ function msString(s: string): Expr {
     last = m.index! + m[0].length
   }
   if (last < s.length) parts.push({ k: 'lit', v: s.slice(last) })
-  return parts.length === 1 && parts[0]!.k === 'field' ? parts[0]! : { k: 'concat', parts }
+  // Always text, as MapServer substitutes it: a NULL attribute reads as "".
+  return { k: 'concat', parts }
 }
 
 class Parser {

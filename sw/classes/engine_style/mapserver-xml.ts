@@ -74,7 +74,8 @@ function expression(src: string, classitem: string | undefined, where: string): 
   }
   // A mapfile string: quotes are the mapfile's, not part of the value.
   const m = /^(["'])(.*)\1(i?)$/s.exec(s)
-  const value = m ? m[2]! : s
+  // Backslash escapes as the mapfile lexer reads them (`"say \"hi\""`).
+  const value = m ? m[2]!.replace(/\\(.)/g, '$1') : s
   return { k: 'cmp', op: '=', a: item, b: { k: 'lit', v: value }, ci: m?.[3] === 'i' }
 }
 
