@@ -8,17 +8,14 @@
 /** The part of `CanvasRenderingContext2D` the renderer uses. */
 export interface Ctx2D {
   globalAlpha: number
-  globalCompositeOperation: string
   fillStyle: string | object
   strokeStyle: string | object
   lineWidth: number
   lineCap: string
   lineJoin: string
-  miterLimit: number
   font: string
   textAlign: string
   textBaseline: string
-  imageSmoothingEnabled: boolean
   save(): void
   restore(): void
   setLineDash(segments: number[]): void
@@ -31,10 +28,7 @@ export interface Ctx2D {
   fill(rule?: 'nonzero' | 'evenodd'): void
   clip(rule?: 'nonzero' | 'evenodd'): void
   stroke(): void
-  fillRect(x: number, y: number, w: number, h: number): void
-  clearRect(x: number, y: number, w: number, h: number): void
   translate(x: number, y: number): void
-  rotate(a: number): void
   fillText(text: string, x: number, y: number): void
   strokeText(text: string, x: number, y: number): void
   measureText(text: string): { width: number }

@@ -4,7 +4,7 @@
  * through the layer class's `rasterLayer` capability. Opened files are kept (a few) so a
  * map's tiles do not reopen them.
  */
-import { fromArrayBuffer } from 'geotiff'
+import { fromCustomClient, type BaseClient, type BaseResponse } from 'geotiff'
 import type { Services } from '../services.ts'
 import { findClass } from '../classes/registry.ts'
 import { transformer } from '../geo/reproject.ts'
@@ -24,11 +24,32 @@ async function sourceOf(services: Services, layer: StyledLayer): Promise<RasterS
   return cap.source(services, layer.id, layer.data)
 }
 
+/**
+ * geotiff reads through an HTTP-like client asking for byte ranges: this one answers them from
+ * the stored file, so a tile reads the file's header, directories and the tiles it needs,
+ * never the whole raster.
+ */
+function storeClient(source: RasterSource): BaseClient {
+  return {
+    url: source.key,
+    async request(init?: RequestInit): Promise<BaseResponse> {
+      const range = /bytes=(\d+)-(\d+)/.exec(String((init?.headers as Record<string, string> | undefined)?.Range ?? ''))
+      const start = range ? Number(range[1]) : 0
+      const end = Math.min(source.size, range ? Number(range[2]) + 1 : source.size)
+      const bytes = await source.read(start, end)
+      return {
+        ok: true, status: 206,
+        getHeader: (name: string) => (name.toLowerCase() === 'content-range' ? `bytes ${start}-${end - 1}/${source.size}` : undefined),
+        getData: async () => bytes.slice().buffer as ArrayBuffer,
+      } as unknown as BaseResponse
+    },
+  } as BaseClient
+}
+
 export async function openRaster(source: RasterSource): Promise<RasterLevels> {
   let p = OPEN.get(source.key)
   if (!p) {
-    p = source.bytes().then(async (b) => rasterLevels(await fromArrayBuffer(
-      b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? b.buffer as ArrayBuffer : b.slice().buffer as ArrayBuffer)))
+    p = fromCustomClient(storeClient(source), { blockSize: 256 * 1024, cacheSize: 64 }).then(rasterLevels)
     OPEN.set(source.key, p)
     p.catch(() => OPEN.delete(source.key))
     for (const k of OPEN.keys()) if (OPEN.size > KEEP) OPEN.delete(k)

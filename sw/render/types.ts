@@ -35,7 +35,10 @@ export interface RasterSource {
   srs: number
   /** Identifies the stored file: changes whenever the raster does. */
   key: string
-  bytes(): Promise<Uint8Array>
+  /** Byte length of the file. */
+  size: number
+  /** Bytes `start` (inclusive) to `end` (exclusive) of the file. */
+  read(start: number, end: number): Promise<Uint8Array>
 }
 
 /** What a raster layer class offers a raster style drawn from it. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { fromArrayBuffer } from 'geotiff'
 import { rasterLevels, readRasterView } from '../../sw/render/raster.ts'
+import { openRaster } from '../../sw/render/raster-style.ts'
 import { transformer } from '../../sw/geo/reproject.ts'
 import { makeCog } from './cog.ts'
 
@@ -85,5 +86,19 @@ describe('render/raster', () => {
     expect(px(south!, 256, 100, 100)).toEqual([240, 220, 0, 255])
     // South of 80° the raster ends (row 198.5 of the tile): transparent.
     expect(px(south!, 256, 100, 254)[3]).toBe(0)
+  })
+
+  it('reads a stored raster by byte ranges: a tile reads its window, not the file', async () => {
+    // Noise does not compress: the file is megabytes, of which a quarter-tile needs a few blocks.
+    const noise = (x: number, y: number) => { const h = Math.imul(x * 73856093 ^ y * 19349663, 2654435761) >>> 0; return [h & 255, (h >> 8) & 255, (h >> 16) & 255] }
+    const bytes = await makeCog({ width: size, height: size, bands: 3, originX: x0, originY: y1, res, srs: 3857,
+      pixel: (x, y) => (x < 512 && y < 512 ? [230, 20, 20] : noise(x, y)) })
+    expect(bytes.length).toBeGreaterThan(1_000_000)
+    let read = 0
+    const lv = await openRaster({ srs: 3857, key: `range-test-${Math.random()}`, size: bytes.length,
+      read: async (start, end) => { read += end - start; return bytes.slice(start, end) } })
+    const red = await readRasterView(lv, { extent: tileExtent(4, 8, 4), width: 256, height: 256 })
+    expect(px(red!, 256, 10, 10)).toEqual([230, 20, 20, 255])
+    expect(read).toBeLessThan(bytes.length / 2)
   })
 })
