@@ -82,13 +82,16 @@ export interface Tolerance {
 /** Chromium and Skia-in-Node differ slightly in glyph rasterising: up to 1.3% of a labelled tile (docs/rendering.md). */
 export const GOLDEN_TOLERANCE: Tolerance = { channel: 40, share: 0.025 }
 
+/** Pixel differences on premultiplied colour: a transparent pixel is the same whatever RGB it stores. */
 export function compareImages(a: Image, b: Image, tol: Tolerance): { share: number; meanAbs: number } {
   if (a.width !== b.width || a.height !== b.height) return { share: 1, meanAbs: 255 }
   let over = 0, sum = 0
   for (let i = 0; i < a.data.length; i += 4) {
-    let worst = 0
-    for (let k = 0; k < 4; k++) {
-      const d = Math.abs(a.data[i + k]! - b.data[i + k]!)
+    const aa = a.data[i + 3]!, ba = b.data[i + 3]!
+    let worst = Math.abs(aa - ba)
+    sum += worst
+    for (let k = 0; k < 3; k++) {
+      const d = Math.abs((a.data[i + k]! * aa - b.data[i + k]! * ba) / 255)
       sum += d
       if (d > worst) worst = d
     }
