@@ -11,7 +11,12 @@ import { uniq } from './harness.ts'
 export interface Image { width: number; height: number; data: Uint8Array }
 
 export function decodePng(res: ApiResponse): Image {
-  const png = decode(Buffer.from(res.bodyBase64!, 'base64'))
+  return pngToImage(Buffer.from(res.bodyBase64!, 'base64'))
+}
+
+/** A PNG's pixels as RGBA whatever its channels. */
+export function pngToImage(bytes: Uint8Array): Image {
+  const png = decode(bytes)
   const data = png.data as Uint8Array
   if (png.channels === 4) return { width: png.width, height: png.height, data }
   // Keep RGBA everywhere so comparisons index alike.

@@ -11,10 +11,9 @@ import { execSync, spawn, spawnSync, type ChildProcess } from 'node:child_proces
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { decode } from 'fast-png'
 import { chromium, type Page } from 'playwright-core'
 import { createApp, nodePlatform, serve } from '../../sw/host/node.ts'
-import { compareImages } from '../api/render-helpers.ts'
+import { compareImages, pngToImage } from '../api/render-helpers.ts'
 import { machine, median, writeSection } from './report.ts'
 import { toMapfile } from './mapfile.ts'
 // @ts-expect-error plain JS helper shared with the scripts
@@ -195,17 +194,6 @@ function mapserverSide(dir: string): { uncached: number[]; pngs: Uint8Array[]; v
   return out
 }
 
-function toImage(png: Uint8Array) {
-  const d = decode(png)
-  const data = d.data as Uint8Array
-  if (d.channels === 4) return { width: d.width, height: d.height, data }
-  const out = new Uint8Array(d.width * d.height * 4)
-  for (let i = 0, j = 0; i < out.length; i += 4, j += d.channels) {
-    out[i] = data[j]!; out[i + 1] = data[j + 1]!; out[i + 2] = data[j + 2]!; out[i + 3] = d.channels === 4 ? data[j + 3]! : 255
-  }
-  return { width: d.width, height: d.height, data: out }
-}
-
 const fmt = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2))
 
 async function main(): Promise<void> {
@@ -215,8 +203,8 @@ async function main(): Promise<void> {
     const node = await nodeSide()
     const sw = await swSide()
     const m = median(ms.uncached)
-    const diffs = ms.pngs.map((p, i) => compareImages(toImage(node.pngs[i]!), toImage(p), { channel: 40, share: 0 }))
-    const hostDiffs = node.pngs.map((p, i) => compareImages(toImage(p), toImage(sw.pngs[i]!), { channel: 40, share: 0 }))
+    const diffs = ms.pngs.map((p, i) => compareImages(pngToImage(node.pngs[i]!), pngToImage(p), { channel: 40, share: 0 }))
+    const hostDiffs = node.pngs.map((p, i) => compareImages(pngToImage(p), pngToImage(sw.pngs[i]!), { channel: 40, share: 0 }))
     const pct = (xs: number[]) => `${(median(xs) * 100).toFixed(1)}% (max ${(Math.max(...xs) * 100).toFixed(1)}%)`
     const byZoom = [6, 8, 10, 12].map((z) => {
       const idx = tileSet().map((t, i) => (t[0] === z ? i : -1)).filter((i) => i >= 0)
