@@ -16,6 +16,11 @@ import { createApp, nodePlatform, serve } from '../../sw/host/node.ts'
 import { compareImages, pngToImage } from '../api/render-helpers.ts'
 import { machine, median, writeSection } from './report.ts'
 import { toMapfile } from './mapfile.ts'
+import { writeArrayBuffer } from 'geotiff'
+import { openSync, readSync, closeSync } from 'node:fs'
+import { nodeCanvas } from '../../sw/host/node-canvas.ts'
+import { openRaster } from '../../sw/render/raster-style.ts'
+import { readRasterView } from '../../sw/render/raster.ts'
 // @ts-expect-error plain JS helper shared with the scripts
 import { CHROMIUM_ARGS, findChromium } from '../../scripts/chromium.mjs'
 
@@ -194,12 +199,82 @@ function mapserverSide(dir: string): { uncached: number[]; pngs: Uint8Array[]; v
   return out
 }
 
+// ---- raster: an RGB GeoTIFF (COG) over the same area ----
+
+const RW = 4096, RH = 2048
+
+/** Writes the raster with geotiff.js and makes it a COG with Debian's gdal_translate (tiled, DEFLATE, averaged overviews). */
+function makeRaster(dir: string): string {
+  const px = new Uint8Array(RW * RH * 3)
+  for (let y = 0; y < RH; y++) {
+    for (let x = 0; x < RW; x++) {
+      const o = (y * RW + x) * 3
+      const n = (Math.imul(x * 73856093 ^ y * 19349663, 2654435761) >>> 24) & 31
+      px[o] = (x * 255) / RW + n; px[o + 1] = (y * 255) / RH + n; px[o + 2] = 128 + 64 * Math.sin(x / 40) * Math.cos(y / 40)
+    }
+  }
+  const res = (COLS * CELL) / RW
+  const tif = writeArrayBuffer(Object.assign(px, { width: RW, height: RH }) as never, { width: RW, height: RH, SamplesPerPixel: 3,
+    BitsPerSample: [8, 8, 8], PhotometricInterpretation: 2, PlanarConfiguration: 1, ModelPixelScale: [res, res, 0],
+    ModelTiepoint: [0, 0, 0, X0, Y0 + RH * res, 0], GTModelTypeGeoKey: 1, GTRasterTypeGeoKey: 1, ProjectedCSTypeGeoKey: 3857 })
+  writeFileSync(join(dir, 'raw.tif'), new Uint8Array(tif))
+  const cog = join(dir, 'raster.tif')
+  execSync(`gdal_translate -q -of COG -co BLOCKSIZE=256 -co COMPRESS=DEFLATE -co OVERVIEW_RESAMPLING=AVERAGE ${join(dir, 'raw.tif')} ${cog}`)
+  return cog
+}
+
+const RASTER_STYLE = '<map><layer></layer></map>'
+
+/** MapServer and our raster path (the code `raster_style` draws with) on the Node host, per tile. */
+async function rasterSides(dir: string): Promise<{ mapserver: number[]; node: number[]; diffs: { share: number; meanAbs: number }[] }> {
+  const cog = makeRaster(dir)
+  const mapfile = join(dir, 'raster.map')
+  writeFileSync(mapfile, toMapfile(RASTER_STYLE, { data: cog, type: 'raster', fontset: join(dir, 'fonts.txt') }))
+  const size = readFileSync(cog).length
+  const fd = openSync(cog, 'r')
+  const levels = await openRaster({ srs: 3857, key: cog, size, read: async (start, end) => {
+    const b = new Uint8Array(end - start)
+    readSync(fd, b, 0, end - start, start)
+    return b
+  } })
+  const out = { mapserver: [] as number[], node: [] as number[], diffs: [] as { share: number; meanAbs: number }[] }
+  for (const t of tileSet()) {
+    const png = join(dir, 'rtile.png')
+    const ms: number[] = []
+    for (let i = 0; i < 3; i++) {
+      const t0 = performance.now()
+      spawnSync('map2img', ['-m', mapfile, '-o', png, '-e', ...extentOf(t).map(String), '-s', '256', '256', '-c', String(CYCLES + 1)])
+      const t1 = performance.now()
+      const r = spawnSync('map2img', ['-m', mapfile, '-o', png, '-e', ...extentOf(t).map(String), '-s', '256', '256', '-c', '1'])
+      if (r.status !== 0) throw new Error(`map2img raster failed: ${r.stderr}`)
+      ms.push((t1 - t0 - (performance.now() - t1)) / CYCLES)
+    }
+    out.mapserver.push(median(ms))
+    const ours: number[] = []
+    let last: Uint8Array | undefined
+    for (let i = 0; i < 3; i++) {
+      const t0 = performance.now()
+      const surface = nodeCanvas(256, 256)
+      const rgba = await readRasterView(levels, { extent: extentOf(t) as [number, number, number, number], width: 256, height: 256 })
+      if (rgba) surface.putRgba(rgba)
+      last = await surface.png()
+      ours.push(performance.now() - t0)
+    }
+    out.node.push(median(ours))
+    out.diffs.push(compareImages(pngToImage(last!), pngToImage(new Uint8Array(readFileSync(png))), { channel: 40, share: 0 }))
+  }
+  closeSync(fd)
+  console.log(`raster: mapserver ${median(out.mapserver).toFixed(1)} ms, node ${median(out.node).toFixed(1)} ms`)
+  return out
+}
+
 const fmt = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2))
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'outpost-render-bench-'))
   try {
     const ms = mapserverSide(dir)
+    const raster = await rasterSides(dir)
     const node = await nodeSide()
     const sw = await swSide()
     const m = median(ms.uncached)
@@ -234,6 +309,16 @@ async function main(): Promise<void> {
       `mean absolute difference per channel ${median(diffs.map((d) => d.meanAbs)).toFixed(2)} (0–255). Node host vs service worker:`,
       `${pct(hostDiffs.map((d) => d.share))}, mean ${median(hostDiffs.map((d) => d.meanAbs)).toFixed(2)}. The differences with MapServer are`,
       'antialiasing at polygon edges and the labels (font rasterising, placement rules); docs/rendering.md shows examples.',
+      '',
+      `**Raster** (RGB, ${RW} × ${RH} px over the same area, a COG with DEFLATE and averaged overviews made by gdal_translate;`,
+      'the same tile set; MapServer reads it through GDAL with `RESAMPLE=BILINEAR`). Ours: the raster style\'s drawing path',
+      '(windowed `geotiff` reads from the stored file, bilinear resampling, PNG) on the Node host, in-process.',
+      '',
+      '| median per tile | MapServer | Node host |',
+      '|---|---|---|',
+      `| raster, uncached | ${fmt(median(raster.mapserver))} ms | ${fmt(median(raster.node))} ms (${(median(raster.node) / median(raster.mapserver)).toFixed(1)}×) |`,
+      '',
+      `Raster pixels, MapServer vs Outpost: ${pct(raster.diffs.map((d) => d.share))} over 40, mean ${median(raster.diffs.map((d) => d.meanAbs)).toFixed(2)}.`,
     ].join('\n')
     writeSection('Rendering', body)
     console.log(body)
