@@ -7,6 +7,7 @@ import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
 import type { Store } from '../store/store.ts'
 import type { GdalApi } from '../../wasm/gdal.ts'
 import type { CanvasFactory } from '../render/canvas.ts'
+import type { EpsgSource } from '../geo/srs.ts'
 
 export interface AdminProvision {
   /** The administrator's password on a fresh database. */
@@ -27,9 +28,9 @@ export interface Platform {
   gdal(): Promise<GdalApi>
   /** A new transparent drawing surface (OffscreenCanvas in the worker, Skia in Node). */
   canvas: CanvasFactory
+  /** Looks EPSG codes up in the host's EPSG index (reprojection of any code). */
+  readonly epsg: EpsgSource
   readonly admin: AdminProvision
-  /** Create the demo data set on a fresh database. */
-  readonly demo: boolean
   /** Largest accepted upload in bytes; `FILE_UPLOAD.maxSize` when absent (tests set a small one). */
   readonly uploadMaxSize?: number
   /** Current time; injected so tests can fix it. */

@@ -4,7 +4,7 @@
  * capability it offers (a feature layer or a raster layer), never by class name.
  */
 import type { SqlDb } from '../store/database.ts'
-import { findClass } from '../classes/registry.ts'
+import type { ClassLookup } from '../resource/class.ts'
 import { validationError } from '../core/error.ts'
 import { geometryKindOf } from './types.ts'
 import type { GeometryKind } from './style.ts'
@@ -21,23 +21,23 @@ export interface StyledLayer {
 }
 
 /** Whether a resource of class `cls` can carry a vector style (it is a feature layer). */
-export const isFeatureLayerClass = (cls: string) => !!findClass(cls)?.interfaces.includes('IFeatureLayer')
+export const isFeatureLayerClass = (classes: ClassLookup, cls: string) => !!classes.find(cls)?.interfaces.includes('IFeatureLayer')
 
 /** Layer `id`, or `undefined` when there is no such resource. */
-export function layerById(db: SqlDb, id: number): StyledLayer | undefined {
+export function layerById(db: SqlDb, classes: ClassLookup, id: number): StyledLayer | undefined {
   const row = db.selectObject(`SELECT id, cls, data FROM resource WHERE id = ?`, [id]) as
     { id: number; cls: string; data: string } | undefined
   if (!row) return undefined
   const data = JSON.parse(row.data) as { srs?: number; geometry_type?: string }
-  const geometryType = isFeatureLayerClass(row.cls) ? data.geometry_type : undefined
+  const geometryType = isFeatureLayerClass(classes, row.cls) ? data.geometry_type : undefined
   return { id: row.id, cls: row.cls, srs: data.srs ?? 3857, geometryType, data,
     geometry: geometryType ? geometryKindOf(geometryType) : undefined }
 }
 
 /** The parent layer of style `id` (inside a transaction that may have just created it). */
-export function styledLayerOf(db: SqlDb, id: number): StyledLayer {
+export function styledLayerOf(db: SqlDb, classes: ClassLookup, id: number): StyledLayer {
   const parent = db.selectValue(`SELECT parent_id FROM resource WHERE id = ?`, [id]) as number | null | undefined
-  const layer = parent === null || parent === undefined ? undefined : layerById(db, parent)
+  const layer = parent === null || parent === undefined ? undefined : layerById(db, classes, parent)
   if (!layer) throw validationError('A style must be created under a layer.')
   return layer
 }

@@ -7,9 +7,9 @@
  */
 import { invalidParameter, validationError } from '../core/error.ts'
 import { readJsonObject } from '../core/http.ts'
-import type { RouteTable } from '../core/routes.ts'
+import type { Routes } from '../core/routes.ts'
 import { expectKind, expectRef } from '../core/validate.ts'
-import { listClasses } from '../classes/registry.ts'
+import type { RenderVariables } from './env.ts'
 import { resourceNotFound } from '../resource/errors.ts'
 import { projectionOf } from '../geo/srs.ts'
 import type { Bbox } from '../geo/geometry.ts'
@@ -18,7 +18,7 @@ import { renderStyles, type StyleHandle } from './service.ts'
 
 const MAX_PREVIEW = 2048
 
-export function mountPreview(routes: RouteTable): void {
+export function mountPreview(routes: Routes<RenderVariables>): void {
   routes.add('outpost.render_preview', '/api/component/outpost/render/preview', 'POST', async (c) => {
     const body = await readJsonObject(c.req.raw)
     const layerId = expectRef(body.layer, '$.layer')
@@ -33,14 +33,15 @@ export function mountPreview(routes: RouteTable): void {
     }
     const srs = body.srs === undefined ? 3857 : expectKind<number>('int', body.srs, '$.srs')
     if (!projectionOf(srs)) throw invalidParameter('srs', `Spatial reference system id = ${srs} is not known.`)
-    const cls = listClasses().find((k) => k.renderable?.previewData && body[k.identity] !== undefined)
-    if (!cls) throw validationError('The body carries no style member to preview.')
     const services = c.get('services')
-    const layer = await services.main.read((db) => layerById(db, layerId))
+    const cls = services.classes.list().find((k) => k.capabilities.renderable?.previewData && body[k.identity] !== undefined)
+    if (!cls) throw validationError('The body carries no style member to preview.')
+    const layer = await services.main.read((db) => layerById(db, services.classes, layerId))
     if (!layer) throw resourceNotFound(layerId)
     if (!layer.geometry || !cls.acceptsParent(layer.cls)) throw validationError(`Resource ${layerId} cannot carry this style - at \`$.layer\``)
-    const data = cls.renderable!.previewData!(body[cls.identity], layer.geometry)
-    const handle: StyleHandle = { id: -1, renderable: cls.renderable!, data, dataText: JSON.stringify(data), layer }
+    const renderable = cls.capabilities.renderable!
+    const data = renderable.previewData!(body[cls.identity], layer.geometry)
+    const handle: StyleHandle = { id: -1, renderable, data, dataText: JSON.stringify(data), layer }
     const [w, h] = size as [number, number]
     const surface = services.platform.canvas(w, h)
     await renderStyles(services, surface, [handle], { extent: extent as Bbox, srs, width: w, height: h }, { signal: c.req.raw.signal })

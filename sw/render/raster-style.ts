@@ -5,8 +5,7 @@
  * map's tiles do not reopen them.
  */
 import { fromCustomClient, type BaseClient, type BaseResponse } from 'geotiff'
-import type { Services } from '../services.ts'
-import { findClass } from '../classes/registry.ts'
+import type { RenderServices } from './env.ts'
 import { transformer } from '../geo/reproject.ts'
 import type { Surface } from './canvas.ts'
 import type { StyledLayer } from './parent.ts'
@@ -18,8 +17,8 @@ import type { View } from './service.ts'
 const OPEN = new Map<string, Promise<RasterLevels>>()
 const KEEP = 4
 
-async function sourceOf(services: Services, layer: StyledLayer): Promise<RasterSource> {
-  const cap = findClass(layer.cls)?.rasterLayer
+async function sourceOf(services: RenderServices, layer: StyledLayer): Promise<RasterSource> {
+  const cap = services.classes.find(layer.cls)?.capabilities.rasterLayer
   if (!cap) throw notRenderable(layer.id)
   return cap.source(services, layer.id, layer.data)
 }
@@ -57,12 +56,12 @@ export async function openRaster(source: RasterSource): Promise<RasterLevels> {
   return p
 }
 
-export async function rasterVersion(services: Services, layer: StyledLayer): Promise<string> {
+export async function rasterVersion(services: RenderServices, layer: StyledLayer): Promise<string> {
   return (await sourceOf(services, layer)).key
 }
 
 /** Draws the layer's raster over `surface`; returns whether the raster reached the view. */
-export async function drawRaster(services: Services, surface: Surface, layer: StyledLayer, view: View,
+export async function drawRaster(services: RenderServices, surface: Surface, layer: StyledLayer, view: View,
   signal?: AbortSignal): Promise<boolean> {
   const source = await sourceOf(services, layer)
   const levels = await openRaster(source)

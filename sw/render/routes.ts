@@ -4,15 +4,13 @@
  * `render.legend` and style files such as `/api/resource/{id}/qml` (spec §4.8, §4.9;
  * reference §9). Reads are open to everyone, as every read of this server is.
  */
-import type { Context } from 'hono'
-import type { AppEnv } from '../core/env.ts'
 import { invalidParameter, pageNotFound, parameterRequired } from '../core/error.ts'
 import { json } from '../core/http.ts'
-import type { RouteTable } from '../core/routes.ts'
+import type { RequestContext, Routes } from '../core/routes.ts'
 import { lastValue, queryBool, queryInt } from '../core/validate.ts'
 import { projectionOf } from '../geo/srs.ts'
 import type { Bbox } from '../geo/geometry.ts'
-import type { Services } from '../services.ts'
+import type { RenderServices, RenderVariables } from './env.ts'
 import type { Expr } from './expression.ts'
 import { FilterError, parseNgwFilter } from './ngw-filter.ts'
 import { legendImage, legendSymbols } from './legend.ts'
@@ -26,7 +24,7 @@ const MAX_SIZE = 8192
  * The query with GDAL 3.6's quirk undone: its NGW driver joins parameters with a literal
  * `&amp;`, so they arrive as `amp;x=…` (clients.md).
  */
-function paramsOf(c: Context<AppEnv>): URLSearchParams {
+function paramsOf(c: RequestContext<RenderVariables>): URLSearchParams {
   const raw = new URL(c.req.url).searchParams
   const out = new URLSearchParams()
   for (const [k, v] of raw) out.append(k.replace(/^(amp;)+/, ''), v)
@@ -87,7 +85,7 @@ function nd(params: URLSearchParams): 200 | 204 | 404 {
 const PNG_HEADERS = { 'content-type': 'image/png', 'cache-control': 'max-age=0' }
 const EMPTY = new Map<string, Promise<Uint8Array>>()
 
-function emptyPng(services: Services, w: number, h: number): Promise<Uint8Array> {
+function emptyPng(services: RenderServices, w: number, h: number): Promise<Uint8Array> {
   const key = `${w}x${h}`
   let p = EMPTY.get(key)
   if (!p) {
@@ -99,19 +97,19 @@ function emptyPng(services: Services, w: number, h: number): Promise<Uint8Array>
 }
 
 /** The answer for an image: the PNG, or what `nd` asks for when nothing was drawn. */
-async function answer(services: Services, png: Uint8Array | undefined, status: 200 | 204 | 404, w: number, h: number): Promise<Response> {
+async function answer(services: RenderServices, png: Uint8Array | undefined, status: 200 | 204 | 404, w: number, h: number): Promise<Response> {
   if (png) return new Response(png as Uint8Array<ArrayBuffer>, { headers: PNG_HEADERS })
   if (status === 204) return new Response(null, { status: 204 })
   if (status === 404) return new Response(new Uint8Array(0), { status: 404, headers: { 'content-type': 'application/octet-stream' } })
   return new Response(await emptyPng(services, w, h) as Uint8Array<ArrayBuffer>, { headers: PNG_HEADERS })
 }
 
-async function draw(services: Services, styles: StyleHandle[], view: View, opts: RenderOptions): Promise<Uint8Array | undefined> {
+async function draw(services: RenderServices, styles: StyleHandle[], view: View, opts: RenderOptions): Promise<Uint8Array | undefined> {
   const surface = services.platform.canvas(view.width, view.height)
   return (await renderStyles(services, surface, styles, view, opts)) ? surface.png() : undefined
 }
 
-export function mountRender(routes: RouteTable): void {
+export function mountRender(routes: Routes<RenderVariables>): void {
   mountPreview(routes)
   routes.add('render.tile', '/api/component/render/tile', 'GET', async (c) => {
     const params = paramsOf(c)
@@ -167,7 +165,7 @@ export function mountRender(routes: RouteTable): void {
     return answer(services, await draw(services, styles, view, opts), status, view.width, view.height)
   })
 
-  const symbolsOf = async (services: Services, id: number, iconSize: number) => {
+  const symbolsOf = async (services: RenderServices, id: number, iconSize: number) => {
     const [style] = await loadStyles(services, [id])
     return style!.renderable.kind === 'vector' ? legendSymbols(vectorStyleOf(style!), services.platform.canvas, iconSize) : []
   }

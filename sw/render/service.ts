@@ -4,8 +4,7 @@
  * the logic behind `render/tile` and `render/image`. Each style is drawn by its class's
  * `renderable` capability; tiles are cached until a layer or a style changes.
  */
-import type { Services } from '../services.ts'
-import { findClass } from '../classes/registry.ts'
+import type { RenderServices } from './env.ts'
 import type { ClassData } from '../classes/types.ts'
 import { resourceNotFound } from '../resource/errors.ts'
 import { reprojectBbox, transformer } from '../geo/reproject.ts'
@@ -51,22 +50,22 @@ export interface RenderOptions {
 const MARGIN_PX = 64
 
 const PARSED = new Map<string, VectorStyle>()
-const CACHES = new WeakMap<Services, TileCache>()
+const CACHES = new WeakMap<RenderServices, TileCache>()
 
-export function tileCacheOf(services: Services): TileCache {
+export function tileCacheOf(services: RenderServices): TileCache {
   let c = CACHES.get(services)
   if (!c) CACHES.set(services, (c = new TileCache()))
   return c
 }
 
 /** The styles `ids` in order; 404 for a missing one, 422 for one that cannot be rendered. */
-export async function loadStyles(services: Services, ids: number[]): Promise<StyleHandle[]> {
+export async function loadStyles(services: RenderServices, ids: number[]): Promise<StyleHandle[]> {
   return services.main.read((db) => ids.map((id) => {
     const row = db.selectObject(`SELECT cls, data FROM resource WHERE id = ?`, [id]) as { cls: string; data: string } | undefined
     if (!row) throw resourceNotFound(id)
-    const renderable = findClass(row.cls)?.renderable
+    const renderable = services.classes.find(row.cls)?.capabilities.renderable
     if (!renderable) throw notRenderable(id)
-    return { id, renderable, data: JSON.parse(row.data) as ClassData, dataText: row.data, layer: styledLayerOf(db, id) }
+    return { id, renderable, data: JSON.parse(row.data) as ClassData, dataText: row.data, layer: styledLayerOf(db, services.classes, id) }
   }))
 }
 
@@ -82,11 +81,11 @@ export function vectorStyleOf(h: StyleHandle): VectorStyle {
 }
 
 /** A token that changes whenever any of the styles or the data they draw changes. */
-export async function versionOf(services: Services, styles: StyleHandle[]): Promise<string> {
+export async function versionOf(services: RenderServices, styles: StyleHandle[]): Promise<string> {
   const parts: string[] = []
   for (const h of styles) {
     const v = h.renderable.kind === 'vector'
-      ? (await featureSource(services, h.layer.id)).version
+      ? (await featureSource(services, h.layer.id, h.id)).version
       : await rasterVersion(services, h.layer)
     parts.push(`${h.id}:${h.dataText.length}:${hashText(h.dataText)}:${v}`)
   }
@@ -100,7 +99,7 @@ function hashText(s: string): string {
 }
 
 /** Draws `styles` on `surface`; returns whether anything was drawn. */
-export async function renderStyles(services: Services, surface: Surface, styles: StyleHandle[], view: View,
+export async function renderStyles(services: RenderServices, surface: Surface, styles: StyleHandle[], view: View,
   opts: RenderOptions = {}): Promise<boolean> {
   let drawn = false
   for (const h of styles) {
@@ -111,9 +110,9 @@ export async function renderStyles(services: Services, surface: Surface, styles:
   return drawn
 }
 
-async function drawVectorStyle(services: Services, surface: Surface, h: StyleHandle, view: View, opts: RenderOptions): Promise<boolean> {
+async function drawVectorStyle(services: RenderServices, surface: Surface, h: StyleHandle, view: View, opts: RenderOptions): Promise<boolean> {
   const style = vectorStyleOf(h)
-  const source = await featureSource(services, h.layer.id)
+  const source = await featureSource(services, h.layer.id, h.id)
   const res = (view.extent[2] - view.extent[0]) / view.width
   const m = MARGIN_PX * res
   const padded: Bbox = [view.extent[0] - m, view.extent[1] - m, view.extent[2] + m, view.extent[3] + m]

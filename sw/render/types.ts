@@ -4,7 +4,7 @@
  * it draws (`IRenderableStyle`); render/ serves any class that has one and never names a class.
  */
 import type { ClassData } from '../classes/types.ts'
-import type { Services } from '../services.ts'
+import type { RenderServices } from './env.ts'
 import type { GeometryKind, VectorStyle } from './style.ts'
 
 export interface RenderableStyle {
@@ -43,5 +43,5 @@ export interface RasterSource {
 
 /** What a raster layer class offers a raster style drawn from it. */
 export interface RasterLayerCapability {
-  source(services: Services, id: number, data: ClassData): Promise<RasterSource>
+  source(services: RenderServices, id: number, data: ClassData): Promise<RasterSource>
 }

@@ -8,7 +8,7 @@ import { validationError } from '../../core/error.ts'
 import { expectKind, expectObject } from '../../core/validate.ts'
 import { isFeatureLayerClass, styledLayerOf } from '../../render/parent.ts'
 import { StyleError, type GeometryKind } from '../../render/style.ts'
-import type { ClassContext, ClassData, ResourceClass } from '../types.ts'
+import type { ClassContext, ClassData, ClassEnv, ClassFactory } from '../types.ts'
 import { parseMapserverXml } from './mapserver-xml.ts'
 import { defaultStyleXml } from './default-style.ts'
 
@@ -35,23 +35,24 @@ function checkedXml(xml: unknown, geom: GeometryKind, member: string): string {
   return s
 }
 
-function geometryOf(ctx: ClassContext, id: number): GeometryKind {
-  const layer = styledLayerOf(ctx.db, id)
+function geometryOf(env: ClassEnv, ctx: ClassContext, id: number): GeometryKind {
+  const layer = styledLayerOf(ctx.db, env.classes, id)
   if (!layer.geometry) throw validationError('An engine style must be created under a vector layer.')
   return layer.geometry
 }
 
-export const engineStyle: ResourceClass = {
+export const engineStyle: ClassFactory = (env) => ({
   identity: 'engine_style',
   label: 'MapServer style',
   order: 100,
+  category: 'style',
   scopes: ['data', 'resource'],
   interfaces: ['IRenderableStyle', 'ILegendableStyle', 'ILegendSymbols'],
   members: ['engine_style', 'mapserver_style'],
-  acceptsParent: isFeatureLayerClass,
+  acceptsParent: (p) => isFeatureLayerClass(env.classes, p),
 
   create(ctx, id, members) {
-    const geom = geometryOf(ctx, id)
+    const geom = geometryOf(env, ctx, id)
     const sent = memberOf(members)
     const xml = sent?.m.xml === undefined ? defaultStyleXml(geom, id) : checkedXml(sent.m.xml, geom, sent.name)
     return { xml }
@@ -60,16 +61,18 @@ export const engineStyle: ResourceClass = {
   update(ctx, id, members, data) {
     const sent = memberOf(members)
     if (!sent || sent.m.xml === undefined) return data
-    return { ...data, xml: checkedXml(sent.m.xml, geometryOf(ctx, id), sent.name) }
+    return { ...data, xml: checkedXml(sent.m.xml, geometryOf(env, ctx, id), sent.name) }
   },
 
   serialize(_ctx, _id, data) {
     return { engine_style: { xml: data.xml } }
   },
 
-  renderable: {
-    kind: 'vector',
-    vectorStyle: (data: ClassData, geom) => parseMapserverXml(String(data.xml), geom),
-    previewData: (member, geom) => ({ xml: checkedXml(expectObject(member, '$.engine_style').xml, geom, 'engine_style') }),
+  capabilities: {
+    renderable: {
+      kind: 'vector',
+      vectorStyle: (data: ClassData, geom) => parseMapserverXml(String(data.xml), geom),
+      previewData: (member, geom) => ({ xml: checkedXml(expectObject(member, '$.engine_style').xml, geom, 'engine_style') }),
+    },
   },
-}
+})

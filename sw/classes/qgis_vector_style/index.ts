@@ -10,7 +10,7 @@ import { expectObject } from '../../core/validate.ts'
 import { isFeatureLayerClass, styledLayerOf } from '../../render/parent.ts'
 import { StyleError, type GeometryKind } from '../../render/style.ts'
 import { readUpload, resolveUploadRef } from '../../upload/service.ts'
-import type { ClassContext, ResourceClass } from '../types.ts'
+import type { ClassContext, ClassEnv, ClassFactory } from '../types.ts'
 import { parseQml } from './qml.ts'
 import { defaultQml } from './default-qml.ts'
 
@@ -20,8 +20,8 @@ const QML_TEXT = Symbol('qml')
 
 type Member = Record<string | symbol, unknown>
 
-function geometryOf(ctx: ClassContext, id: number): GeometryKind {
-  const layer = styledLayerOf(ctx.db, id)
+function geometryOf(env: ClassEnv, ctx: ClassContext, id: number): GeometryKind {
+  const layer = styledLayerOf(ctx.db, env.classes, id)
   if (!layer.geometry) throw validationError('A QGIS vector style must be created under a vector layer.')
   return layer.geometry
 }
@@ -39,21 +39,22 @@ function checkedQml(qml: string, geom: GeometryKind): string {
   return qml
 }
 
-export const qgisVectorStyle: ResourceClass = {
+export const qgisVectorStyle: ClassFactory = (env) => ({
   identity: 'qgis_vector_style',
   label: 'QGIS vector style',
   order: 100,
+  category: 'style',
   scopes: ['data', 'resource'],
   interfaces: ['IRenderableStyle', 'ILegendableStyle', 'ILegendSymbols'],
   members: [MEMBER],
-  acceptsParent: isFeatureLayerClass,
+  acceptsParent: (p) => isFeatureLayerClass(env.classes, p),
 
-  async prepare(services, members) {
+  async prepare(members) {
     if (members[MEMBER] === undefined) return members
     const m = expectObject(members[MEMBER], `$.${MEMBER}`) as Member
     if (m.file_upload === undefined || m.file_upload === null) return members
-    const ref = await resolveUploadRef(services, m.file_upload, `$.${MEMBER}.file_upload`)
-    const bytes = await readUpload(services, ref.id)
+    const ref = await resolveUploadRef(env, m.file_upload, `$.${MEMBER}.file_upload`)
+    const bytes = await readUpload(env, ref.id)
     let text: string
     try {
       text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
@@ -64,23 +65,25 @@ export const qgisVectorStyle: ResourceClass = {
   },
 
   create(ctx, id, members) {
-    const geom = geometryOf(ctx, id)
+    const geom = geometryOf(env, ctx, id)
     const text = (members[MEMBER] as Member | undefined)?.[QML_TEXT]
     return { qml: typeof text === 'string' ? checkedQml(text, geom) : defaultQml(geom, id) }
   },
 
   update(ctx, id, members, data) {
     const text = (members[MEMBER] as Member | undefined)?.[QML_TEXT]
-    return typeof text === 'string' ? { ...data, qml: checkedQml(text, geometryOf(ctx, id)) } : data
+    return typeof text === 'string' ? { ...data, qml: checkedQml(text, geometryOf(env, ctx, id)) } : data
   },
 
   serialize() {
     return { [MEMBER]: { svg_marker_library: null } }
   },
 
-  renderable: {
-    kind: 'vector',
-    vectorStyle: (data, geom) => parseQml(String(data.qml), geom),
-    files: { qml: { contentType: 'application/xml', body: (data) => String(data.qml) } },
+  capabilities: {
+    renderable: {
+      kind: 'vector',
+      vectorStyle: (data, geom) => parseQml(String(data.qml), geom),
+      files: { qml: { contentType: 'application/xml', body: (data) => String(data.qml) } },
+    },
   },
-}
+})
