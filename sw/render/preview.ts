@@ -41,7 +41,8 @@ export function mountPreview(routes: Routes<RenderVariables>): void {
     if (!layer.geometry || !cls.acceptsParent(layer.cls)) throw validationError(`Resource ${layerId} cannot carry this style - at \`$.layer\``)
     const renderable = cls.capabilities.renderable!
     const data = renderable.previewData!(body[cls.identity], layer.geometry)
-    const handle: StyleHandle = { id: -1, renderable, data, dataText: JSON.stringify(data), layer }
+    const dataText = JSON.stringify(data)
+    const handle: StyleHandle = { id: -1, renderable, data, dataText, dataHash: '', layer }
     const [w, h] = size as [number, number]
     const surface = services.platform.canvas(w, h)
     await renderStyles(services, surface, [handle], { extent: extent as Bbox, srs, width: w, height: h }, { signal: c.req.raw.signal })

@@ -27,6 +27,8 @@ export interface StyleHandle {
   data: ClassData
   /** The class data as stored: it identifies the style's version. */
   dataText: string
+  /** A short digest of `dataText`, for cache tokens. */
+  dataHash: string
   layer: StyledLayer
 }
 
@@ -51,6 +53,8 @@ const MARGIN_PX = 64
 
 const PARSED = new Map<string, VectorStyle>()
 const CACHES = new WeakMap<RenderServices, TileCache>()
+/** Styles as read at a version of the main database: a cached tile costs no read or JSON parse of the style. */
+const HANDLES = new WeakMap<RenderServices, { version: number; byId: Map<number, StyleHandle> }>()
 
 export function tileCacheOf(services: RenderServices): TileCache {
   let c = CACHES.get(services)
@@ -60,13 +64,23 @@ export function tileCacheOf(services: RenderServices): TileCache {
 
 /** The styles `ids` in order; 404 for a missing one, 422 for one that cannot be rendered. */
 export async function loadStyles(services: RenderServices, ids: number[]): Promise<StyleHandle[]> {
-  return services.main.read((db) => ids.map((id) => {
+  const { main } = services
+  let known = HANDLES.get(services)
+  if (!known || known.version !== main.version) HANDLES.set(services, known = { version: main.version, byId: new Map() })
+  const cache = known
+  if (ids.every((id) => cache.byId.has(id))) return ids.map((id) => cache.byId.get(id)!)
+  const version = main.version
+  const handles = await main.read((db) => ids.map((id): StyleHandle => {
     const row = db.selectObject(`SELECT cls, data FROM resource WHERE id = ?`, [id]) as { cls: string; data: string } | undefined
     if (!row) throw resourceNotFound(id)
     const renderable = services.classes.find(row.cls)?.capabilities.renderable
     if (!renderable) throw notRenderable(id)
-    return { id, renderable, data: JSON.parse(row.data) as ClassData, dataText: row.data, layer: styledLayerOf(db, services.classes, id) }
+    return { id, renderable, data: JSON.parse(row.data) as ClassData, dataText: row.data, dataHash: hashText(row.data),
+      layer: styledLayerOf(db, services.classes, id) }
   }))
+  // Kept only if no write landed in between.
+  if (main.version === version && cache.byId.size < 1000) for (const h of handles) cache.byId.set(h.id, h)
+  return handles
 }
 
 export function vectorStyleOf(h: StyleHandle): VectorStyle {
@@ -87,7 +101,7 @@ export async function versionOf(services: RenderServices, styles: StyleHandle[])
     const v = h.renderable.kind === 'vector'
       ? (await featureSource(services, h.layer.id, h.id)).version
       : await rasterVersion(services, h.layer)
-    parts.push(`${h.id}:${h.dataText.length}:${hashText(h.dataText)}:${v}`)
+    parts.push(`${h.id}:${h.dataText.length}:${h.dataHash}:${v}`)
   }
   return parts.join('|')
 }
