@@ -9,7 +9,7 @@
  */
 import { execSync, spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type Page } from 'playwright-core'
 import { createApp, nodePlatform, serve } from '../../sw/host/node.ts'
@@ -271,6 +271,7 @@ async function rasterSides(dir: string): Promise<{ mapserver: number[]; node: nu
 const fmt = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2))
 
 async function main(): Promise<void> {
+  const loadStart = loadavg()[0]!
   const dir = mkdtempSync(join(tmpdir(), 'outpost-render-bench-'))
   try {
     const ms = mapserverSide(dir)
@@ -288,6 +289,7 @@ async function main(): Promise<void> {
     })
     const body = [
       `Machine: ${machine()}; reference: ${ms.version} (\`map2img\`, AGG renderer, data from a GeoPackage through OGR).`,
+      `Load average (1 min) at the start ${loadStart.toFixed(1)}, at the end ${loadavg()[0]!.toFixed(1)} on 2 cores: the machine is shared, compare within the run.`,
       '',
       `Data: ${N.toLocaleString('en')} octagons on a grid, a 5-class XML style (class by an integer field, grey outline) with a`,
       'label per feature (haloed); the same style translated into a mapfile for MapServer. Tile set: 5 tiles at each of',
