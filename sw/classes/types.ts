@@ -18,9 +18,8 @@
 import type { Platform } from '../platform/platform.ts'
 import type { Database } from '../store/database.ts'
 import type { FeatureLayerProvider } from '../feature/types.ts'
-import type { ResourceKind } from '../resource/class.ts'
+import type { ClassLookup, ResourceKind } from '../resource/class.ts'
 import type { RasterLayerCapability, RenderableStyle } from '../render/types.ts'
-import type { ClassRegistry } from './registry.ts'
 
 export type { AfterCommit, ClassContext, ClassData } from '../resource/class.ts'
 
@@ -30,7 +29,7 @@ export interface ClassEnv {
   /** The main database (the resource tree). */
   main: Database
   /** The app's registry, for a class whose rules depend on other classes' capabilities (a style's parent). */
-  classes: ClassRegistry
+  classes: ClassLookup
 }
 
 /** The capabilities of a class; each is optional. */

@@ -6,7 +6,7 @@
  */
 import { createCanvas, GlobalFonts, ImageData, type Canvas, type SKRSContext2D } from '@napi-rs/canvas'
 import { existsSync } from 'node:fs'
-import type { CanvasFactory, Ctx2D, Surface } from '../render/canvas.ts'
+import type { CanvasFactory, Ctx2D, Surface } from '../image/canvas.ts'
 
 const FONTS = ['/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf', '/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf']
 let fontsLoaded = false

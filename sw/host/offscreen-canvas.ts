@@ -4,7 +4,7 @@
  * browser itself.
  */
 /// <reference lib="webworker" />
-import type { CanvasFactory, Ctx2D, Surface } from '../render/canvas.ts'
+import type { CanvasFactory, Ctx2D, Surface } from '../image/canvas.ts'
 
 class OffscreenSurface implements Surface {
   readonly canvas: OffscreenCanvas

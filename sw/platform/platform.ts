@@ -6,7 +6,7 @@
 import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
 import type { Store } from '../store/store.ts'
 import type { GdalApi } from '../../wasm/gdal.ts'
-import type { CanvasFactory } from '../render/canvas.ts'
+import type { CanvasFactory } from '../image/canvas.ts'
 import type { EpsgSource } from '../geo/srs.ts'
 
 export interface AdminProvision {

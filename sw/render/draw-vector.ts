@@ -4,7 +4,7 @@
  * symbolizers are drawn in order (fills, lines, markers), labels are collected and placed
  * once the features are down. Works on any `Surface`, so both hosts run this same code.
  */
-import type { Ctx2D, Surface } from './canvas.ts'
+import type { Ctx2D, Surface } from '../image/canvas.ts'
 import { evaluate, truthy, valueToText, type Expr, type FeatureRef, type Value } from './expression.ts'
 import { LabelLayer, anchorOf } from './labels.ts'
 import { isLinear, traceMarker } from './markers.ts'

@@ -6,12 +6,12 @@
 import type { Principal } from '../auth/types.ts'
 import type { Platform } from '../platform/platform.ts'
 import type { Database } from '../store/database.ts'
-import type { ClassRegistry } from '../classes/registry.ts'
+import type { RenderClasses } from './types.ts'
 
 export interface RenderServices {
   platform: Platform
   main: Database
-  classes: ClassRegistry
+  classes: RenderClasses
 }
 
 export interface RenderVariables {

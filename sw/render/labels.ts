@@ -4,7 +4,7 @@
  * order on a coarse grid that rejects a label overlapping one already placed, and drawn
  * with their halo on top of the features (as MapServer's label cache does).
  */
-import { LABEL_FONT_FAMILY, type Ctx2D } from './canvas.ts'
+import { LABEL_FONT_FAMILY, type Ctx2D } from '../image/canvas.ts'
 import type { PixelGeometry } from './wkb-pixels.ts'
 import type { LabelStyle } from './style.ts'
 

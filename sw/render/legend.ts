@@ -3,7 +3,7 @@
  * Legends of vector styles: one icon per rule (`legend_symbols`, reference §9) drawn with
  * the rule's own symbolizers, and the legend as one PNG (icons with their titles).
  */
-import type { CanvasFactory, Surface } from './canvas.ts'
+import type { CanvasFactory, Surface } from '../image/canvas.ts'
 import { fontOf } from './labels.ts'
 import { isLinear, traceMarker } from './markers.ts'
 import type { StyleRule, Symbolizer, VectorStyle } from './style.ts'

@@ -3,7 +3,7 @@
  * Point symbols: the well-known shapes of both dialects and MapServer's vector symbols,
  * traced as a path of the given diameter around (x, y).
  */
-import type { Ctx2D } from './canvas.ts'
+import type { Ctx2D } from '../image/canvas.ts'
 import type { MarkerShape } from './style.ts'
 
 /** Unit outlines (radius 1, y down) of the regular shapes. */

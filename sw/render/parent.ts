@@ -4,7 +4,6 @@
  * capability it offers (a feature layer or a raster layer), never by class name.
  */
 import type { SqlDb } from '../store/database.ts'
-import type { ClassLookup } from '../resource/class.ts'
 import { validationError } from '../core/error.ts'
 import { geometryKindOf } from './types.ts'
 import type { GeometryKind } from './style.ts'
@@ -20,11 +19,16 @@ export interface StyledLayer {
   data: Record<string, unknown>
 }
 
+/** What the layer lookups need of the registry: a class's interfaces. */
+export interface InterfaceLookup {
+  find(cls: string): { interfaces: readonly string[] } | undefined
+}
+
 /** Whether a resource of class `cls` can carry a vector style (it is a feature layer). */
-export const isFeatureLayerClass = (classes: ClassLookup, cls: string) => !!classes.find(cls)?.interfaces.includes('IFeatureLayer')
+export const isFeatureLayerClass = (classes: InterfaceLookup, cls: string) => !!classes.find(cls)?.interfaces.includes('IFeatureLayer')
 
 /** Layer `id`, or `undefined` when there is no such resource. */
-export function layerById(db: SqlDb, classes: ClassLookup, id: number): StyledLayer | undefined {
+export function layerById(db: SqlDb, classes: InterfaceLookup, id: number): StyledLayer | undefined {
   const row = db.selectObject(`SELECT id, cls, data FROM resource WHERE id = ?`, [id]) as
     { id: number; cls: string; data: string } | undefined
   if (!row) return undefined
@@ -35,7 +39,7 @@ export function layerById(db: SqlDb, classes: ClassLookup, id: number): StyledLa
 }
 
 /** The parent layer of style `id` (inside a transaction that may have just created it). */
-export function styledLayerOf(db: SqlDb, classes: ClassLookup, id: number): StyledLayer {
+export function styledLayerOf(db: SqlDb, classes: InterfaceLookup, id: number): StyledLayer {
   const parent = db.selectValue(`SELECT parent_id FROM resource WHERE id = ?`, [id]) as number | null | undefined
   const layer = parent === null || parent === undefined ? undefined : layerById(db, classes, parent)
   if (!layer) throw validationError('A style must be created under a layer.')

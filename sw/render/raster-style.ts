@@ -7,12 +7,11 @@
 import { fromCustomClient, type BaseClient, type BaseResponse } from 'geotiff'
 import type { RenderServices } from './env.ts'
 import { transformer } from '../geo/reproject.ts'
-import type { Surface } from './canvas.ts'
+import type { Surface } from '../image/canvas.ts'
 import type { StyledLayer } from './parent.ts'
 import { rasterLevels, readRasterView, type RasterLevels } from './raster.ts'
-import type { RasterSource } from './types.ts'
+import type { RasterSource, View } from './types.ts'
 import { notRenderable } from './errors.ts'
-import type { View } from './service.ts'
 
 const OPEN = new Map<string, Promise<RasterLevels>>()
 const KEEP = 4
@@ -20,7 +19,7 @@ const KEEP = 4
 async function sourceOf(services: RenderServices, layer: StyledLayer): Promise<RasterSource> {
   const cap = services.classes.find(layer.cls)?.capabilities.rasterLayer
   if (!cap) throw notRenderable(layer.id)
-  return cap.source(services, layer.id, layer.data)
+  return cap.source(layer.id, layer.data)
 }
 
 /**

@@ -5,16 +5,16 @@
  * `renderable` capability; tiles are cached until a layer or a style changes.
  */
 import type { RenderServices } from './env.ts'
-import type { ClassData } from '../classes/types.ts'
+import type { ClassData } from '../resource/class.ts'
 import { resourceNotFound } from '../resource/errors.ts'
 import { reprojectBbox, transformer } from '../geo/reproject.ts'
 import type { Bbox } from '../geo/geometry.ts'
-import type { Surface } from './canvas.ts'
+import type { Surface } from '../image/canvas.ts'
 import { drawVector } from './draw-vector.ts'
 import { fieldsOf, type Expr } from './expression.ts'
 import { styledLayerOf, type StyledLayer } from './parent.ts'
 import { scaleDenominator, type VectorStyle } from './style.ts'
-import type { RenderableStyle } from './types.ts'
+import type { RenderableStyle, View } from './types.ts'
 import { featureSource } from './features.ts'
 import { drawRaster, rasterVersion } from './raster-style.ts'
 import { TileCache } from './tile-cache.ts'
@@ -32,13 +32,7 @@ export interface StyleHandle {
   layer: StyledLayer
 }
 
-export interface View {
-  /** `[minX, minY, maxX, maxY]` in `srs`. */
-  extent: Bbox
-  srs: number
-  width: number
-  height: number
-}
+export type { View }
 
 export interface RenderOptions {
   /** `symbols[ID]`: legend indexes to draw, by style id. */

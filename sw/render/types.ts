@@ -3,8 +3,9 @@
  * The capabilities a resource class offers the render component. A style class says how
  * it draws (`IRenderableStyle`); render/ serves any class that has one and never names a class.
  */
-import type { ClassData } from '../classes/types.ts'
-import type { RenderServices } from './env.ts'
+import type { ClassData } from '../resource/class.ts'
+import type { FeatureLayers } from '../feature/types.ts'
+import type { Bbox } from '../geo/geometry.ts'
 import type { GeometryKind, VectorStyle } from './style.ts'
 
 export interface RenderableStyle {
@@ -43,5 +44,27 @@ export interface RasterSource {
 
 /** What a raster layer class offers a raster style drawn from it. */
 export interface RasterLayerCapability {
-  source(services: RenderServices, id: number, data: ClassData): Promise<RasterSource>
+  source(id: number, data: ClassData): Promise<RasterSource>
+}
+
+/** A resource class as the render component sees it: its capabilities, found through the registry. */
+export interface RenderClass {
+  identity: string
+  interfaces: string[]
+  acceptsParent(parentCls: string): boolean
+  capabilities: { renderable?: RenderableStyle; rasterLayer?: RasterLayerCapability }
+}
+
+/** The registry's side render uses: classes by name, and feature layers by resource id. */
+export interface RenderClasses extends FeatureLayers {
+  find(cls: string): RenderClass | undefined
+  list(): readonly RenderClass[]
+}
+
+export interface View {
+  /** `[minX, minY, maxX, maxY]` in `srs`. */
+  extent: Bbox
+  srs: number
+  width: number
+  height: number
 }

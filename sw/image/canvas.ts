@@ -1,5 +1,5 @@
 /**
- * @module render/canvas
+ * @module image/canvas
  * The small drawing interface the style engine draws through. The service worker fills it
  * with `OffscreenCanvas`, the Node host with `@napi-rs/canvas`: both are Skia behind the
  * standard 2D-context API, so one drawing code runs on both and their pixels agree.
