@@ -37,10 +37,12 @@ describe.skipIf(!existsSync(GDAL))('GDAL NGW driver', () => {
     expect(style.status).toBe(201)
     const out = join(dir, 'style.png')
     const url = `NGW:${base}/resource/${style.body.id}`
-    const { stdout } = await promisify(execFile)('gdalinfo', [url])
+    // GDAL keeps fetched tiles in ./gdalwmscache unless told where.
+    const env = { ...process.env, GDAL_DEFAULT_WMS_CACHE_PATH: join(dir, 'cache') }
+    const { stdout } = await promisify(execFile)('gdalinfo', [url], { env })
     expect(stdout).toContain('Driver: NGW/NextGIS Web')
     // The polygon fills the left half of the window; the right half is empty.
-    await promisify(execFile)(GDAL, ['-q', '-of', 'PNG', '-outsize', '128', '64', '-projwin', '0', '1000000', '2000000', '0', url, out])
+    await promisify(execFile)(GDAL, ['-q', '-of', 'PNG', '-outsize', '128', '64', '-projwin', '0', '1000000', '2000000', '0', url, out], { env })
     const png = decode(readFileSync(out))
     const at = (x: number, y: number) => Array.from(png.data.subarray((y * png.width + x) * png.channels, (y * png.width + x + 1) * png.channels))
     expect(png.channels).toBe(4)
