@@ -33,6 +33,8 @@ export interface Platform {
   readonly admin: AdminProvision
   /** Largest accepted upload in bytes; `FILE_UPLOAD.maxSize` when absent (tests set a small one). */
   readonly uploadMaxSize?: number
+  /** Pending upload bytes anonymous users may add to; `DEFAULT_UPLOAD_QUOTA` when absent. */
+  readonly uploadQuota?: number
   /** Current time; injected so tests can fix it. */
   now(): Date
   /** Where unexpected errors are reported. */

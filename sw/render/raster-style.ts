@@ -12,14 +12,17 @@ import type { StyledLayer } from './parent.ts'
 import { rasterLevels, readRasterView, type RasterLevels } from './raster.ts'
 import type { RasterSource, View } from './types.ts'
 import { notRenderable } from './errors.ts'
+import { readRange } from '../files/service.ts'
 
 const OPEN = new Map<string, Promise<RasterLevels>>()
 const KEEP = 4
 
+/** The parent's stored GeoTIFF, through the registry's `rasterFile` capability. */
 async function sourceOf(services: RenderServices, layer: StyledLayer): Promise<RasterSource> {
-  const cap = services.classes.find(layer.cls)?.capabilities.rasterLayer
-  if (!cap) throw notRenderable(layer.id)
-  return cap.source(layer.id, layer.data)
+  const file = await services.classes.rasterFile(layer.id)
+  if (!file) throw notRenderable(layer.id)
+  const { store } = services.platform
+  return { srs: layer.srs, key: file.key, size: file.size, read: (start, end) => readRange(store, file, start, end) }
 }
 
 /**

@@ -42,21 +42,19 @@ export interface RasterSource {
   read(start: number, end: number): Promise<Uint8Array>
 }
 
-/** What a raster layer class offers a raster style drawn from it. */
-export interface RasterLayerCapability {
-  source(id: number, data: ClassData): Promise<RasterSource>
-}
 
 /** A resource class as the render component sees it: its capabilities, found through the registry. */
 export interface RenderClass {
   identity: string
   interfaces: string[]
   acceptsParent(parentCls: string): boolean
-  capabilities: { renderable?: RenderableStyle; rasterLayer?: RasterLayerCapability }
+  capabilities: { renderable?: RenderableStyle }
 }
 
 /** The registry's side render uses: classes by name, and feature layers by resource id. */
 export interface RenderClasses extends FeatureLayers {
+  /** A raster layer's stored file (its class's `rasterFile` capability); `undefined` for others. */
+  rasterFile(id: number): Promise<{ key: string; size: number } | undefined>
   find(cls: string): RenderClass | undefined
   list(): readonly RenderClass[]
 }

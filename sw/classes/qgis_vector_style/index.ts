@@ -10,15 +10,13 @@ import { expectObject } from '../../core/validate.ts'
 import { isFeatureLayerClass, styledLayerOf } from '../../render/parent.ts'
 import { StyleError, type GeometryKind } from '../../render/style.ts'
 import { readUpload, resolveUploadRef } from '../../upload/service.ts'
-import type { ClassContext, ClassEnv, ClassFactory } from '../types.ts'
+import type { ClassContext, ClassEnv, ClassFactory, Prepared } from '../types.ts'
 import { parseQml } from './qml.ts'
 import { defaultQml } from './default-qml.ts'
 
 const MEMBER = 'qgis_vector_style'
-/** Where `prepare` puts the uploaded file's text for `create`/`update` (never read from a request). */
-const QML_TEXT = Symbol('qml')
-
-type Member = Record<string | symbol, unknown>
+/** What `prepare` read of the uploaded file, for `create`/`update`. */
+type PreparedQml = Prepared & { qml: string }
 
 function geometryOf(env: ClassEnv, ctx: ClassContext, id: number): GeometryKind {
   const layer = styledLayerOf(ctx.db, env.classes, id)
@@ -49,30 +47,31 @@ export const qgisVectorStyle: ClassFactory = (env) => ({
   members: [MEMBER],
   acceptsParent: (p) => isFeatureLayerClass(env.classes, p),
 
-  async prepare(members) {
-    if (members[MEMBER] === undefined) return members
-    const m = expectObject(members[MEMBER], `$.${MEMBER}`) as Member
-    if (m.file_upload === undefined || m.file_upload === null) return members
+  async prepare(_penv, members) {
+    if (members[MEMBER] === undefined) return undefined
+    const m = expectObject(members[MEMBER], `$.${MEMBER}`)
+    if (m.file_upload === undefined || m.file_upload === null) return undefined
     const ref = await resolveUploadRef(env, m.file_upload, `$.${MEMBER}.file_upload`)
     const bytes = await readUpload(env, ref.id)
-    let text: string
+    let qml: string
     try {
-      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+      qml = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
     } catch {
       throw validationError(`The QML file is not UTF-8 text - at \`$.${MEMBER}.file_upload\``)
     }
-    return { [MEMBER]: { ...m, [QML_TEXT]: text } }
+    const prepared: PreparedQml = { qml, discard: async () => {}, settle: () => {} }
+    return prepared
   },
 
-  create(ctx, id, members) {
+  create(ctx, id) {
     const geom = geometryOf(env, ctx, id)
-    const text = (members[MEMBER] as Member | undefined)?.[QML_TEXT]
-    return { qml: typeof text === 'string' ? checkedQml(text, geom) : defaultQml(geom, id) }
+    const text = (ctx.prepared as PreparedQml | undefined)?.qml
+    return { qml: text !== undefined ? checkedQml(text, geom) : defaultQml(geom, id) }
   },
 
-  update(ctx, id, members, data) {
-    const text = (members[MEMBER] as Member | undefined)?.[QML_TEXT]
-    return typeof text === 'string' ? { ...data, qml: checkedQml(text, geometryOf(env, ctx, id)) } : data
+  update(ctx, id, _members, data) {
+    const text = (ctx.prepared as PreparedQml | undefined)?.qml
+    return text !== undefined ? { ...data, qml: checkedQml(text, geometryOf(env, ctx, id)) } : data
   },
 
   serialize() {

@@ -13,6 +13,12 @@ import { attachmentCases } from './attachment.ts'
 import { renderCases } from './render.ts'
 import { renderQmlCases } from './render-qml.ts'
 import { renderGoldenCases } from './render-golden.ts'
+import { ingestCases } from './ingest.ts'
+import { rasterCases } from './raster.ts'
+import { fileBucketCases } from './file-bucket.ts'
+import { hardeningCases } from './hardening.ts'
+import { hardeningAuthCases } from './hardening-auth.ts'
+import { hardeningValueCases } from './hardening-values.ts'
 
 export const CASE_GROUPS: Record<string, ApiCase[]> = {
   pyramid: pyramidCases,
@@ -26,4 +32,10 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   render: renderCases,
   'render-qml': renderQmlCases,
   'render-golden': renderGoldenCases,
+  ingest: ingestCases,
+  raster: rasterCases,
+  'file-bucket': fileBucketCases,
+  hardening: hardeningCases,
+  'hardening-auth': hardeningAuthCases,
+  'hardening-values': hardeningValueCases,
 }
