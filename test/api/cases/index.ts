@@ -13,6 +13,7 @@ import { attachmentCases } from './attachment.ts'
 import { renderCases } from './render.ts'
 import { renderQmlCases } from './render-qml.ts'
 import { renderGoldenCases } from './render-golden.ts'
+import { renderRasterCases } from './render-raster.ts'
 import { ingestCases } from './ingest.ts'
 import { rasterCases } from './raster.ts'
 import { fileBucketCases } from './file-bucket.ts'
@@ -32,6 +33,7 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   render: renderCases,
   'render-qml': renderQmlCases,
   'render-golden': renderGoldenCases,
+  'render-raster': renderRasterCases,
   ingest: ingestCases,
   raster: rasterCases,
   'file-bucket': fileBucketCases,
