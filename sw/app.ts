@@ -23,6 +23,7 @@ import { mountAttachment } from './feature/attachment/routes.ts'
 import { mountUpload } from './upload/routes.ts'
 import { mountDiagnostics } from './diagnostics/routes.ts'
 import { mountSync } from './sync/routes.ts'
+import { mountRender } from './render/routes.ts'
 import { mountIngest } from './ingest/routes.ts'
 import { mountFiles } from './files/routes.ts'
 
@@ -85,6 +86,7 @@ export function createApp(platform: Platform, opts: AppOptions = {}): OutpostApp
   mountDiagnostics(routes)
   mountAttachment(routes)
   mountSync(routes)
+  mountRender(routes)
   mountIngest(routes)
   mountFiles(routes)
 

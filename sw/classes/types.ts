@@ -18,9 +18,10 @@
 import type { Platform } from '../platform/platform.ts'
 import type { Database } from '../store/database.ts'
 import type { RemoteConnectionProvider, ReplicaProvider, SyncLookup } from '../sync/types.ts'
+import type { ClassLookup, ResourceKind } from '../resource/class.ts'
+import type { RenderableStyle } from '../render/types.ts'
 import type { BboxLayerProvider, FeatureLayerProvider } from '../feature/types.ts'
 import type { FileBucketProvider, RasterFileProvider } from '../files/types.ts'
-import type { ResourceKind } from '../resource/class.ts'
 
 export type { AfterCommit, ClassContext, ClassData, Prepared, PrepareEnv } from '../resource/class.ts'
 
@@ -29,8 +30,9 @@ export interface ClassEnv {
   platform: Platform
   /** The main database (the resource tree). */
   main: Database
-  /** The app's registry, for capabilities other classes provide (a connection's credentials). */
-  lookup(): SyncLookup
+  /** The app's registry, for a class whose rules depend on other classes' capabilities (a style's parent,
+   *  a connection's credentials for a linked layer). */
+  classes: ClassLookup & SyncLookup
 }
 
 /** The capabilities of a class; each is optional. */
@@ -41,6 +43,8 @@ export interface Capabilities {
   remoteConnection?: RemoteConnectionProvider
   /** Layers linked to a remote layer, with their sync bookkeeping. */
   replica?: ReplicaProvider
+  /** How a style draws its layer (`IRenderableStyle`): `render/types.ts`. */
+  renderable?: RenderableStyle
   /** An extent without features (`IBboxLayer` of a raster): `layer.extent`. */
   bboxLayer?: BboxLayerProvider
   /** One stored raster file: `/download`, `/cog` (files component). */

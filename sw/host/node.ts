@@ -17,6 +17,7 @@ import { createGdalLoader } from '../../wasm/gdal.ts'
 import { initGdalNode } from '../../wasm/gdal-node.ts'
 import { randomPassword } from '../auth/password.ts'
 import { FileStore } from './node-store.ts'
+import { nodeCanvas } from './node-canvas.ts'
 import { nodeEpsg } from './node-epsg.ts'
 import { nodeSecretKey } from './node-secret.ts'
 import { SET_COOKIE_COPY } from '../auth/middleware.ts'
@@ -46,6 +47,7 @@ export function nodePlatform(opts: NodePlatformOptions): Platform {
     store,
     sqlite: createSqliteLoader(),
     gdal: createGdalLoader(initGdalNode),
+    canvas: nodeCanvas,
     epsg: nodeEpsg,
     admin: opts.admin,
     uploadMaxSize: opts.uploadMaxSize,

@@ -19,6 +19,7 @@ import { createGdalLoader } from '../../wasm/gdal.ts'
 import { initGdalBrowser } from '../../wasm/gdal-browser.ts'
 import { bridgeCookies, stripCookieCopy } from './sw-cookies.ts'
 import { installTileCache } from './tile-cache.ts'
+import { offscreenCanvas } from './offscreen-canvas.ts'
 import { swEpsg } from './sw-epsg.ts'
 import { swSecretKey } from './sw-secret.ts'
 import { syncAll } from '../sync/round.ts'
@@ -55,6 +56,7 @@ const platform: Platform = {
   sqlite: createSqliteLoader({ fetch: engineFetch, wasmUrl: sqliteWasmUrl }),
   gdal: createGdalLoader(() => initGdalBrowser(engineFetch)),
   epsg: swEpsg(engineFetch),
+  canvas: offscreenCanvas,
   admin: { password: 'admin', mustChange: true },
   // The network: a fetch made by the worker does not pass through its own fetch handler.
   fetch: (input, init) => networkFetch(input, init),

@@ -14,7 +14,10 @@ const CLASS_BADGES: Record<string, string> = {
   raster_layer: 'R',
   file_bucket: 'F',
   webmap: 'M',
-  remote_connection: 'S',
+  remote_connection: 'C',
+  engine_style: 'S',
+  qgis_vector_style: 'S',
+  raster_style: 'S',
 }
 
 const labels = computed(() => new Map(useBlueprint().classes.value.map((c) => [c.identity, c.label])))

@@ -33,7 +33,7 @@ export async function prepareLink(env: ClassEnv, member: unknown, geometryTypes:
   const m = expectObject(member, '$.vector_layer.remote')
   const connection = expectRef(m.connection, '$.vector_layer.remote.connection')
   const resource = expectRef(m.resource, '$.vector_layer.remote.resource')
-  const creds = await env.lookup().remoteConnection(connection)
+  const creds = await env.classes.remoteConnection(connection)
   if (!creds) throw connectionNotFound(connection)
   const client = new RemoteClient(creds, (input, init) => env.platform.fetch(input, init))
   const remote = await client.get(`/api/resource/${resource}`) as Record<string, any> // reason: remote JSON
@@ -58,7 +58,7 @@ export async function prepareLink(env: ClassEnv, member: unknown, geometryTypes:
     // The first download, its progress reported as `pulling` (ingest/progress); its failure undoes the create.
     afterCommit: async (id) => {
       penv.progress.stage('pulling')
-      await syncRound(env.lookup(), env.platform, id, { rethrow: true, onProgress: (p) => penv.progress.done(p.done) })
+      await syncRound(env.classes, env.platform, id, { rethrow: true, onProgress: (p) => penv.progress.done(p.done) })
     },
   }
 }

@@ -13,6 +13,10 @@ import { attachmentCases } from './attachment.ts'
 import { versioningCases } from './versioning.ts'
 import { nextgisConnectCases } from './nextgis-connect.ts'
 import { remoteCases } from './remote.ts'
+import { renderCases } from './render.ts'
+import { renderQmlCases } from './render-qml.ts'
+import { renderGoldenCases } from './render-golden.ts'
+import { renderRasterCases } from './render-raster.ts'
 import { ingestCases } from './ingest.ts'
 import { rasterCases } from './raster.ts'
 import { fileBucketCases } from './file-bucket.ts'
@@ -32,6 +36,10 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   versioning: versioningCases,
   'nextgis-connect': nextgisConnectCases,
   remote: remoteCases,
+  render: renderCases,
+  'render-qml': renderQmlCases,
+  'render-golden': renderGoldenCases,
+  'render-raster': renderRasterCases,
   ingest: ingestCases,
   raster: rasterCases,
   'file-bucket': fileBucketCases,
