@@ -31,6 +31,15 @@ test('the team\'s server: connect, take a layer offline, sync with the button, a
   const made = (await team.request('PATCH', `/api/resource/${layer}/feature/`, { body: [{ geom: 'POINT(100 200)', fields: { name: 'north', depth: 10 } },
     { geom: 'POINT(300 400)', fields: { name: 'south', depth: 20 } }] })).body.map((f: { id: number }) => f.id)
 
+  // Counts the app's requests for persistent storage (the browser's own answer is kept).
+  await page.addInitScript(() => {
+    const w = window as unknown as { persistAsked: number }
+    w.persistAsked = 0
+    const real = navigator.storage.persist.bind(navigator.storage)
+    navigator.storage.persist = () => { w.persistAsked++; return real() }
+  })
+  const persistAsked = () => page.evaluate(() => (window as unknown as { persistAsked: number }).persistAsked)
+
   // The app, served by the team's server itself; its own backend runs in the browser.
   await page.goto(base)
   await page.waitForFunction(() => !!navigator.serviceWorker?.controller, undefined, { timeout: 20_000 })
@@ -51,11 +60,14 @@ test('the team\'s server: connect, take a layer offline, sync with the button, a
   await expect(page.getByTestId('sync-device')).toContainText('works offline')
   await expect(page.getByTestId('sync-storage')).toContainText('MB')
 
+  // Persistent storage is asked for when the first layer is taken offline, not before.
+  expect(await persistAsked()).toBe(0)
   await page.getByTestId('sync-browse').click()
   const item = page.locator('[data-testid="sync-remote-item"][data-name="Wells"]')
   await item.getByTestId('sync-take-offline').click()
   const row = page.locator('[data-testid="sync-layer"][data-name="Wells"]')
   await expect(row).toBeVisible({ timeout: 30_000 })
+  expect(await persistAsked()).toBeGreaterThanOrEqual(1)
   await expect(row.getByTestId('sync-waiting')).toHaveText('0 changes waiting')
   const lid = (await local.request('GET', '/api/component/outpost/sync/')).body[0].id as number
   const fids = (await local.request('GET', `/api/resource/${lid}/feature/`)).body.map((f: { id: number }) => f.id)
