@@ -101,8 +101,11 @@ export interface HistoryWrite {
   /** The version this write records, allocated at its first change; `undefined` before that or without versioning. */
   readonly version: number | undefined
   startTransaction(userId: number, epoch: number | null, started: string): TransactionRecord
-  /** Stores (or with `null` removes) one operation; `false` when a different one holds `seqnum`. */
-  putTransactionOp(tid: number, seqnum: number, payload: string | null): boolean
+  /**
+   * Stores (or with `null` removes) operations, in order; nothing when a different operation
+   * holds one of their seqnums already, whose seqnum is returned.
+   */
+  putTransactionOps(tid: number, items: { seqnum: number; payload: string | null }[]): number | undefined
   setTransactionErrors(tid: number, errors: [number, string][]): void
   commitTransaction(tid: number, committed: string, results: [number, string][]): void
   disposeTransaction(tid: number): void

@@ -13,7 +13,7 @@ import { bboxOf } from '../geo/geometry.ts'
 import type { FeatureVariables } from './env.ts'
 import type { FeatureInput, FeatureLayer } from './types.ts'
 import { dumpOptions, filterOf, orderOf, paging, querySrs } from './query.ts'
-import { parseBatch, parseIds, parseInput, type WriteOptions } from './input.ts'
+import { changesFeature, parseBatch, parseIds, parseInput, type WriteOptions } from './input.ts'
 import { featureJson, geometryInfo, lonLatExtent, rowShape, wantsAttachments } from './serialize.ts'
 import { writeFeatures, type FeatureWriter, type Written } from './write.ts'
 import { readVersion } from './versioning/params.ts'
@@ -80,12 +80,16 @@ export function mountFeature(routes: Routes<FeatureVariables>): void {
         const body = await readJson(c.req.raw)
         expectKind<unknown[]>('array', body, '$') // the body's shape is judged before the query's
         const ops = parseBatch(body, layer.meta, await writeOptions(c))
-        return json((await write(c, layer, (w) => ops.map((op) => {
-          if ('del' in op) { w.delete(op.id); return { id: op.id } }
-          if (op.id === undefined) return { id: w.create(op.input) }
-          w.update(op.id, op.input)
-          return { id: op.id }
-        }), ops.flatMap((op) => ('input' in op ? [op.input] : [])))).result)
+        const updated = ops.flatMap((op) => 'input' in op && op.id !== undefined && changesFeature(op.input) ? [op.id] : [])
+        return json((await write(c, layer, (w) => {
+          w.tx.historyWrite?.beforeUpdates(updated)
+          return ops.map((op) => {
+            if ('del' in op) { w.delete(op.id); return { id: op.id } }
+            if (op.id === undefined) return { id: w.create(op.input) }
+            w.update(op.id, op.input)
+            return { id: op.id }
+          })
+        }, ops.flatMap((op) => ('input' in op ? [op.input] : [])))).result)
       }
       case 'DELETE': {
         const layer = await writableLayerOf(c)

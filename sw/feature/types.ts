@@ -144,6 +144,12 @@ export interface FeatureHistory extends HistoryRead {
 export interface FeatureHistoryWrite extends FeatureHistory, HistoryWrite {
   /** Brings a deleted feature back with its last values, then applies `input`; `false` when it is not deleted. */
   restore(fid: number, input: FeatureInput): boolean
+  /**
+   * Before many features are updated (a batch, a transaction's commit): their values before
+   * this version are kept in one go, which `update` otherwise does one feature at a time.
+   * Features that do not exist are skipped.
+   */
+  beforeUpdates(fids: number[]): void
 }
 
 /** Reads inside one consistent snapshot of a layer. */

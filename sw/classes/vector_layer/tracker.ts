@@ -23,6 +23,8 @@ export type Ext = 'attachment' | 'description'
 export class VersionTracker {
   #vid: number | undefined
   readonly #cols: string
+  /** Features whose values before this version are kept already. */
+  readonly #kept = new Set<number>()
 
   /** `columns`: the `fld_*` columns the feature table and its history share. */
   constructor(readonly db: SqlDb, readonly run: Run, columns: string[], readonly userId: number | null,
@@ -60,8 +62,22 @@ export class VersionTracker {
   }
 
   beforeUpdate(fid: number): void {
+    if (this.#kept.has(fid)) return
     const v = this.#history('f.fid = ?', [fid], 'U')
     this.run(`UPDATE feature_vstate SET op = CASE WHEN vid = ? THEN op ELSE 'U' END, vid = ? WHERE fid = ?`, [v, v, fid])
+    this.#kept.add(fid)
+  }
+
+  /** `beforeUpdate` of many features in two statements (a batch update, a transaction's commit); absent ones are skipped. */
+  beforeUpdates(fids: number[]): void {
+    const todo = fids.filter((f) => !this.#kept.has(f))
+    if (!todo.length) return
+    const picked = `f.fid IN (SELECT value FROM json_each(?))`
+    const json = JSON.stringify(todo)
+    const v = this.#history(picked, [json], 'U')
+    this.run(`UPDATE feature_vstate SET op = CASE WHEN vid = ? THEN op ELSE 'U' END, vid = ?
+      WHERE fid IN (SELECT f.fid FROM feature f WHERE ${picked})`, [v, v, json])
+    for (const f of todo) this.#kept.add(f)
   }
 
   /** Before features are deleted: `where` on `f` (the feature table), e.g. `f.fid = ?` or `1`. */

@@ -33,19 +33,36 @@ export function startTransaction(db: SqlDb, userId: number, epoch: number | null
 }
 
 /**
- * Stores operation `seqnum`. Sending the same operation again changes nothing (a retried
- * PUT); a different one where an operation without an error is stored is refused (`false`);
- * one that failed a commit may be replaced or removed (`null`).
+ * Stores operations in order (a `null` payload removes one). Sending the same operation again
+ * changes nothing (a retried PUT); a different one where an operation without an error is
+ * stored is refused: its seqnum is returned and nothing is stored. One that failed a commit
+ * may be replaced or removed. Two statements for the whole PUT, whatever its size.
  */
-export function putTransactionOp(db: SqlDb, tid: number, seqnum: number, payload: string | null): boolean {
-  const have = db.selectArray(`SELECT payload, error FROM feature_transaction_op WHERE tid = ? AND seqnum = ?`, [tid, seqnum])
-  if (have && have[1] === null) {
-    if (payload === have[0]) return true
-    if (payload !== null) return false
+export function putTransactionOps(db: SqlDb, tid: number, items: { seqnum: number; payload: string | null }[]): number | undefined {
+  const stored = new Map<number, { payload: string; error: unknown }>()
+  for (const [seqnum, payload, error] of db.selectArrays(`SELECT seqnum, payload, error FROM feature_transaction_op
+    WHERE tid = ? AND seqnum IN (SELECT value FROM json_each(?))`, [tid, JSON.stringify(items.map((i) => i.seqnum))])) {
+    stored.set(Number(seqnum), { payload: String(payload), error })
   }
-  if (payload === null) db.exec({ sql: `DELETE FROM feature_transaction_op WHERE tid = ? AND seqnum = ?`, bind: [tid, seqnum] })
-  else db.exec({ sql: `INSERT OR REPLACE INTO feature_transaction_op (tid, seqnum, payload, error) VALUES (?, ?, ?, NULL)`, bind: [tid, seqnum, payload] })
-  return true
+  // What each seqnum holds after the items, one after the other (an item may follow another with its seqnum).
+  const next = new Map<number, string | null>()
+  for (const { seqnum, payload } of items) {
+    const have = stored.get(seqnum)
+    if (have && have.error === null) {
+      if (payload === have.payload) continue
+      if (payload !== null) return seqnum
+    }
+    if (payload === null) stored.delete(seqnum)
+    else stored.set(seqnum, { payload, error: null })
+    next.set(seqnum, payload)
+  }
+  const changed = [...next]
+  db.exec({ sql: `DELETE FROM feature_transaction_op WHERE tid = ? AND seqnum IN (SELECT value FROM json_each(?))`,
+    bind: [tid, JSON.stringify(changed.filter(([, p]) => p === null).map(([s]) => s))] })
+  db.exec({ sql: `INSERT OR REPLACE INTO feature_transaction_op (tid, seqnum, payload, error)
+    SELECT ?, j.value ->> '$[0]', j.value ->> '$[1]', NULL FROM json_each(?) j`,
+  bind: [tid, JSON.stringify(changed.filter(([, p]) => p !== null))] })
+  return undefined
 }
 
 export function setTransactionErrors(db: SqlDb, tid: number, errors: [number, string][]): void {

@@ -215,6 +215,11 @@ export class LayerWriter extends LayerReader implements FeatureWrite, FeatureHis
     return true
   }
 
+  beforeUpdates(fids: number[]): void {
+    this.#flush()
+    this.#tracker?.beforeUpdates(fids)
+  }
+
   restore(fid: number, input: FeatureInput): boolean {
     this.#flush()
     if (!this.#tracker?.restore(fid)) return false
@@ -312,8 +317,8 @@ export class LayerWriter extends LayerReader implements FeatureWrite, FeatureHis
     return txn.startTransaction(this.db, userId, epoch, started)
   }
 
-  putTransactionOp(tid: number, seqnum: number, payload: string | null): boolean {
-    return txn.putTransactionOp(this.db, tid, seqnum, payload)
+  putTransactionOps(tid: number, items: { seqnum: number; payload: string | null }[]): number | undefined {
+    return txn.putTransactionOps(this.db, tid, items)
   }
 
   setTransactionErrors(tid: number, errors: [number, string][]): void {

@@ -69,9 +69,8 @@ export function mountTransaction(routes: Routes<FeatureVariables>): void {
           if (rec.committed) throw transactionCommitted()
           const items = parseItems(body, layer.meta)
           await layer.write((tx) => {
-            for (const { seqnum, payload } of items) {
-              if (!historyOf(tx.historyWrite).putTransactionOp(rec.id, seqnum, payload)) throw transactionOperationConflict(seqnum)
-            }
+            const refused = historyOf(tx.historyWrite).putTransactionOps(rec.id, items)
+            if (refused !== undefined) throw transactionOperationConflict(refused)
           })
           return json(null)
         }

@@ -11,6 +11,7 @@ import type { FeatureHistoryWrite, FeatureLayer, FeatureWrite } from '../types.t
 import { addAttachment, changeAttachment, Staging, type StagedFile } from '../attachment/service.ts'
 import type { WriteServices } from '../write.ts'
 import { epochMismatch } from '../versioning/errors.ts'
+import { changesFeature } from '../input.ts'
 import { parseOperation, type Operation } from './ops.ts'
 
 const ERROR_LIMIT = 10
@@ -146,6 +147,8 @@ export async function commitTransaction(services: WriteServices, layer: FeatureL
         h.setTransactionErrors(tid, errors)
         return { status: 'errors', errors: errors.map(([s, e]) => [s, JSON.parse(e)]) }
       }
+      h.beforeUpdates(parsed.flatMap(({ op }) => op.action === 'feature.update' && typeof op.fid === 'number'
+        && changesFeature(op.input!) ? [op.fid] : []))
       const created = new Map<number, number>()
       const results: [number, string][] = []
       for (const { seqnum, op } of parsed) {

@@ -182,6 +182,41 @@ export const versioningCases: ApiCase[] = [
     },
   },
   {
+    name: 'batch updates and transaction commits keep each feature\'s old values once per version, whatever else the batch does to it',
+    async run(api, expect) {
+      const { layer, epoch, fieldIds } = await versionedLayer(api, expect)
+      const [a, b, c] = (await api.request('PATCH', `/api/resource/${layer}/feature/`, { body: [
+        { geom: 'POINT(1 1)', fields: { name: 'a1' } }, { geom: 'POINT(2 2)', fields: { name: 'b1' } }, { geom: 'POINT(3 3)', fields: { name: 'c1' } }] })).body
+        .map((f: { id: number }) => f.id)
+      // One batch (version 3): a twice, b's geometry, c only its description, a new feature d.
+      const batch = await api.request('PATCH', `/api/resource/${layer}/feature/`, { body: [
+        { id: a, fields: { name: 'a2' } }, { id: b, geom: 'POINT(20 20)' }, { id: a, fields: { n: 5 } },
+        { id: c, extensions: { description: 'only this' } }, { geom: 'POINT(4 4)', fields: { name: 'd' } }] })
+      expect(batch.status).toBe(200)
+      const names = async (q: string) => (await api.request('GET', `/api/resource/${layer}/feature/?${q}`)).body
+        .map((f: { id: number; vid: number; geom: string; fields: { name: string; n: number | null } }) => [f.id, f.vid, f.geom, f.fields.name, f.fields.n])
+      expect(await names('version=2')).toEqual([[a, 2, 'POINT(1 1)', 'a1', null], [b, 2, 'POINT(2 2)', 'b1', null], [c, 2, 'POINT(3 3)', 'c1', null]])
+      const at3 = await names('version=3')
+      expect(at3.slice(0, 3)).toEqual([[a, 3, 'POINT(1 1)', 'a2', 5], [b, 3, 'POINT(20 20)', 'b1', null], [c, 2, 'POINT(3 3)', 'c1', null]])
+      // One transaction (version 4): a updated then deleted, b updated twice, c updated.
+      const tid = await txn(api, expect, layer, epoch, [
+        [0, { action: 'feature.update', fid: a, vid: 3, fields: [[fieldIds.name, 'a3']] }],
+        [1, { action: 'feature.update', fid: b, vid: 3, fields: [[fieldIds.name, 'b3']] }],
+        [2, { action: 'feature.update', fid: b, fields: [[fieldIds.n, 7]] }],
+        [3, { action: 'feature.delete', fid: a }],
+        [4, { action: 'feature.update', fid: c, geom: pointWkb(30, 30) }]])
+      expect((await api.request('POST', `/api/resource/${layer}/feature/transaction/${tid}`)).body.status).toBe('committed')
+      expect((await names('version=3')).slice(0, 3)).toEqual(at3.slice(0, 3))
+      expect((await names('')).slice(0, 2)).toEqual([[b, 4, 'POINT(20 20)', 'b3', 7], [c, 4, 'POINT(30 30)', 'c1', null]])
+      const feed = await fetchAll(api, expect, (await check(api, layer, `?epoch=${epoch}&initial=3`)).body.fetch)
+      expect(feed.map((o) => [o.action, o.fid, o.vid])).toEqual([['feature.delete', a, 4], ['feature.update', b, 4], ['feature.update', c, 4]])
+      const versions = (await api.request('GET', `/api/resource/${layer}/feature/version/?epoch=${epoch}&order=asc`)).body.items
+      expect(versions.map((v: { id: number; feature: unknown }) => [v.id, v.feature])).toEqual([
+        [1, expect.anything()], [2, { create: 3, update: 0, delete: 0, restore: 0 }], [3, { create: 1, update: 2, delete: 0, restore: 0 }],
+        [4, { create: 0, update: 2, delete: 1, restore: 0 }]])
+    },
+  },
+  {
     name: 'feature/version/ lists versions with per-version summaries; feature/version/{vid} names the user',
     async run(api, expect) {
       const { layer, epoch } = await versionedLayer(api, expect)
@@ -224,6 +259,11 @@ export const versioningCases: ApiCase[] = [
       // Sending the same operation again is harmless; a different one under a used seqnum is refused.
       expect((await api.request('PUT', col, { body: [[0, { action: 'feature.create', geom: pointWkb(7, 8), fields: [[fieldIds.name, 'new'], [fieldIds.day, '2020-02-29']] }]] })).status).toBe(200)
       expectError(expect, await api.request('PUT', col, { body: [[0, { action: 'feature.create' }]] }), 409, `${T}.TransactionOperationConflict`)
+      // A PUT with a refused operation stores none of its operations; a seqnum twice in one PUT, differently, is refused too.
+      expectError(expect, await api.request('PUT', col, { body: [[20, { action: 'feature.create' }], [0, { action: 'feature.create' }]] }),
+        409, `${T}.TransactionOperationConflict`)
+      expectError(expect, await api.request('PUT', col, { body: [[21, { action: 'feature.create' }], [21, { action: 'feature.create', geom: pointWkb(1, 1) }]] }),
+        409, `${T}.TransactionOperationConflict`)
       const commit = await api.request('POST', col)
       expect(commit.body).toEqual({ status: 'committed', committed: expect.any(String) })
       expect(await api.request('POST', col).then((r) => r.body)).toEqual(commit.body)
