@@ -47,8 +47,8 @@ export async function connect(env: SyncEnv, expect: Expect) {
   return res.body.id as number
 }
 
-export async function link(env: SyncEnv, expect: Expect, connection: number, resource: number) {
-  const res = await env.local.request('POST', '/api/resource/', { body: {
+export async function link(env: SyncEnv, expect: Expect, connection: number, resource: number, headers?: Record<string, string>) {
+  const res = await env.local.request('POST', '/api/resource/', { headers, body: {
     resource: { cls: 'vector_layer', parent: { id: 0 }, display_name: `offline ${Date.now()} ${Math.random()}` },
     vector_layer: { remote: { connection: { id: connection }, resource: { id: resource } } } } })
   expect(res.status, JSON.stringify(res.body)).toBe(201)
@@ -99,7 +99,7 @@ async function upload(api: Api, text: string, name: string) {
 
 export const syncCases: SyncCase[] = [
   {
-    name: 'links a remote layer: schema, features and attachments pulled; the password is never returned',
+    name: 'links a remote layer: schema, features and attachments pulled, with progress; the password is never returned',
     async run(env, expect) {
       const rl = await remoteLayer(env, expect)
       const made = (await env.remote.request('PATCH', `/api/resource/${rl}/feature/?dt_format=iso`, { body: [
@@ -109,7 +109,11 @@ export const syncCases: SyncCase[] = [
       const got = await env.local.request('GET', `/api/resource/${conn}`)
       expect(got.body.remote_connection).toEqual({ url: env.remoteUrl, username: 'administrator', password_set: true })
       expect(got.text).not.toContain(env.remotePassword)
-      const lid = await link(env, expect, conn, rl)
+      // The first download reports its progress under the create's token, as an ingest does.
+      const token = `link${Date.now().toString(36)}${Math.random().toString(36).slice(2)}xxxxxxxx`
+      const lid = await link(env, expect, conn, rl, { 'x-outpost-progress': token })
+      expect((await env.local.request('GET', `/api/component/outpost/progress/${token}`)).body)
+        .toMatchObject({ state: 'done', stage: 'pulling', done: 2, result: { id: lid } })
       const res = (await env.local.request('GET', `/api/resource/${lid}`)).body
       expect(res.vector_layer).toMatchObject({ srs: { id: 3857 }, geometry_type: 'POINT', remote: { connection: { id: conn }, resource: { id: rl } } })
       expect(res.feature_layer.fields.map((f: { keyname: string; datatype: string }) => [f.keyname, f.datatype]))
