@@ -149,7 +149,7 @@ test('the tree from the keyboard: one tab stop, arrows, Home, End, Enter (WAI-AR
   await expect(item('Demo project')).toBeFocused()
 })
 
-test('the New menu lists the classes of the server\'s blueprint; a class without a form of its own gets the generic one', async ({ page }) => {
+test('the New menu lists the classes of the server\'s blueprint a group may hold; a class without a form of its own gets the generic one', async ({ page }) => {
   // A class the server would announce later, added to its blueprint answer inside the page
   // (the worker serves the API, so Playwright's routing cannot): the menu offers it unchanged.
   await page.addInitScript(() => {
@@ -167,9 +167,14 @@ test('the New menu lists the classes of the server\'s blueprint; a class without
   await pick(page, 'Main resource group')
   await page.getByTestId('action-create').click()
   const blueprint = await page.evaluate(async () => (await (await fetch('/api/component/resource/blueprint')).json()).resources as
-    Record<string, { identity: string; label: string; order?: number }>)
+    Record<string, { identity: string; label: string; order?: number; outpost_parent_classes?: string[] }>)
   expect(blueprint.survey_form).toBeDefined()
-  const expected = Object.values(blueprint).sort((a, b) => (a.order ?? 1e9) - (b.order ?? 1e9) || a.label.localeCompare(b.label))
+  // Not a raster style (it lives under a raster layer); the new class says nothing, so a group is assumed.
+  expect(blueprint.raster_style!.outpost_parent_classes).toEqual(['raster_layer'])
+  const expected = Object.values(blueprint).filter((c) => c.outpost_parent_classes?.includes('resource_group') ?? true)
+    .sort((a, b) => (a.order ?? 1e9) - (b.order ?? 1e9) || a.label.localeCompare(b.label))
+  expect(expected.map((c) => c.identity)).toContain('survey_form')
+  expect(expected.map((c) => c.identity)).not.toContain('raster_style')
   await expect(page.getByTestId('create-cls').locator('option')).toHaveText(expected.map((c) => c.label))
   expect(await page.getByTestId('create-cls').locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value)))
     .toEqual(expected.map((c) => c.identity))
