@@ -38,15 +38,22 @@ test('the splash is in the first paint without any script; the manifest is linke
   await context.close()
 })
 
-test('first visit: the splash shows the worker install step by step, then the app replaces it', async ({ page }) => {
-  // Every value the splash's data-step takes, in order.
+test('first visit: the splash shows the worker install step by step, with the files it saved, then the app replaces it', async ({ page }) => {
+  // Every value the splash's data-step, its count of saved files and its bar take, in order.
   await page.addInitScript(() => {
     const seen: string[] = []
-    ;(window as unknown as { splashSteps: string[] }).splashSteps = seen
+    const files: string[] = []
+    const bar: number[] = []
+    Object.assign(window, { splashSteps: seen, splashFiles: files, splashBar: bar })
     new MutationObserver(() => {
-      const step = document.getElementById('splash')?.dataset.step
+      const el = document.getElementById('splash')
+      const step = el?.dataset.step
       if (step && step !== seen[seen.length - 1]) seen.push(step)
-    }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-step'] })
+      const saved = el?.dataset.total ? `${el.dataset.done}/${el.dataset.total}` : ''
+      if (saved && saved !== files[files.length - 1]) files.push(saved)
+      const value = Number(el?.querySelector('[role="progressbar"]')?.getAttribute('aria-valuenow'))
+      if (value && value !== bar[bar.length - 1]) bar.push(value)
+    }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-step', 'data-done', 'data-total', 'aria-valuenow'] })
   })
   // The app's script is held back: what shows meanwhile is the HTML alone.
   let release!: () => void
@@ -63,6 +70,22 @@ test('first visit: the splash shows the worker install step by step, then the ap
   const steps = await page.evaluate(() => (window as unknown as { splashSteps: string[] }).splashSteps)
   // The worker claims the page while it activates: 'controlled' follows 'activating'.
   expect(steps.filter((s, i) => steps.indexOf(s) === i)).toEqual(['loading', 'registering', 'installing', 'installed', 'activating', 'controlled', 'ready'])
+  // The worker reported each file it saved: the count rose to the precache's size, the bar with it.
+  const { files, bar, precached } = await page.evaluate(async () => {
+    let precached = 0
+    for (const name of await caches.keys()) if (name.startsWith('workbox-precache')) precached += (await (await caches.open(name)).keys()).length
+    const w = window as unknown as { splashFiles: string[]; splashBar: number[] }
+    return { files: w.splashFiles, bar: w.splashBar, precached }
+  })
+  expect(precached).toBeGreaterThan(10)
+  expect(files.length).toBeGreaterThan(1)
+  expect(files.every((f) => f.endsWith(`/${precached}`))).toBe(true)
+  const done = files.map((f) => Number(f.split('/')[0]))
+  expect(done).toEqual([...done].sort((a, b) => a - b))
+  expect(done[done.length - 1]).toBe(precached)
+  expect(bar).toEqual([...bar].sort((a, b) => a - b))
+  expect(bar.filter((v) => v > 20 && v < 75).length).toBeGreaterThan(1)
+  expect(bar).toContain(75)
 
   // Next time the worker is in control at once: no install, the app replaces the splash again.
   await page.reload()
