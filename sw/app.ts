@@ -21,6 +21,7 @@ import { mountFeature } from './feature/routes.ts'
 import { mountAttachment } from './feature/attachment/routes.ts'
 import { mountUpload } from './upload/routes.ts'
 import { mountDiagnostics } from './diagnostics/routes.ts'
+import { mountRender } from './render/routes.ts'
 import { mountIngest } from './ingest/routes.ts'
 import { mountFiles } from './files/routes.ts'
 
@@ -82,6 +83,7 @@ export function createApp(platform: Platform, opts: AppOptions = {}): OutpostApp
   mountUpload(routes)
   mountDiagnostics(routes)
   mountAttachment(routes)
+  mountRender(routes)
   mountIngest(routes)
   mountFiles(routes)
 

@@ -24,6 +24,10 @@ export const imageName = (resourceId: number) => `layer-${resourceId}`
 class VectorFeatureLayer implements FeatureLayer {
   constructor(readonly meta: LayerMeta, readonly layer: Layer, readonly now: () => Date) {}
 
+  get version(): number {
+    return this.layer.db.version
+  }
+
   read<T>(fn: (tx: FeatureRead) => T): Promise<T> {
     return this.layer.db.read((db) => fn(new LayerReader(db, this.layer, this.meta)))
   }

@@ -11,6 +11,10 @@ import { featureCases } from './feature.ts'
 import { featureBulkCases } from './feature-bulk.ts'
 import { uploadCases } from './upload.ts'
 import { attachmentCases } from './attachment.ts'
+import { renderCases } from './render.ts'
+import { renderQmlCases } from './render-qml.ts'
+import { renderGoldenCases } from './render-golden.ts'
+import { renderRasterCases } from './render-raster.ts'
 import { ingestCases } from './ingest.ts'
 import { rasterCases } from './raster.ts'
 import { fileBucketCases } from './file-bucket.ts'
@@ -28,6 +32,10 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   'feature-bulk': featureBulkCases,
   upload: uploadCases,
   attachment: attachmentCases,
+  render: renderCases,
+  'render-qml': renderQmlCases,
+  'render-golden': renderGoldenCases,
+  'render-raster': renderRasterCases,
   ingest: ingestCases,
   raster: rasterCases,
   'file-bucket': fileBucketCases,
