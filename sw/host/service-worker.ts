@@ -103,7 +103,8 @@ function installProgress(total: number): Parameters<typeof addPlugins>[0][number
 // The build replaces this, its only injection point, with the list of files to precache.
 const manifest = self.__WB_MANIFEST
 cleanupOutdatedCaches()
-addPlugins([installProgress(manifest.length)])
+// Workbox saves each URL once; the manifest may list one twice (the PWA plugin adds the web manifest itself).
+addPlugins([installProgress(new Set(manifest.map((entry) => (typeof entry === 'string' ? entry : entry.url))).size)])
 precacheAndRoute(manifest)
 // Client-side routes open the app shell; /api/ never falls through to it.
 registerRoute(new NavigationRoute(createHandlerBoundToURL('/index.html'), { denylist: [/^\/api\//i] }))

@@ -122,7 +122,7 @@ test('deleting a group deletes what is inside it; guests cannot change anything'
   await expect(page.getByTestId('action-create')).toHaveCount(0)
 })
 
-test('the New menu offers what the selected resource may hold: a raster layer its styles, a vector layer nothing here', async ({ page }) => {
+test('the New menu offers what the selected resource may hold: a raster layer its styles, a vector layer its styles', async ({ page }) => {
   const tag = Date.now().toString(36)
   await openApp(page)
   await firstLogin(page)
@@ -159,10 +159,10 @@ test('the New menu offers what the selected resource may hold: a raster layer it
   const stored = await api(page, `/api/resource/${await style.getAttribute('data-resource-id')}`)
   expect(stored.body.resource).toMatchObject({ cls: 'raster_style', parent: { id: raster } })
 
-  // Nothing in this server lives under a vector layer: no New there.
-  expect(under('vector_layer')).toEqual([])
+  // A vector layer holds its styles and nothing else.
+  expect(under('vector_layer').map((c) => c.identity).sort()).toEqual(['engine_style', 'qgis_vector_style'])
   await treeNode(page, 'Demo project').getByTestId('tree-toggle').click()
   await pick(page, 'Field observations')
-  await expect(page.getByTestId('action-rename')).toBeVisible()
-  await expect(page.getByTestId('action-create')).toHaveCount(0)
+  await page.getByTestId('action-create').click()
+  expect((await options.allTextContents()).sort()).toEqual(['MapServer style', 'QGIS vector style'])
 })
