@@ -8,7 +8,7 @@
 import type { SqlDb } from '../store/database.ts'
 import type { Principal } from '../auth/types.ts'
 import type { Progress } from '../ingest/progress.ts'
-import type { ResourceCategory } from './blueprint.ts'
+import type { ResourceCategory } from './category.ts'
 
 /** What a class hook gets: the main database inside the caller's read or write. */
 export interface ClassContext {
