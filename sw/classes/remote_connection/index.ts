@@ -56,7 +56,7 @@ export const remoteConnection: ClassFactory = (env) => ({
   identity: CLASS,
   label: 'Remote connection',
   order: 90,
-  category: 'connection',
+  category: 'external_connections',
   scopes: ['connection', 'resource'],
   interfaces: [],
   members: [CLASS],
