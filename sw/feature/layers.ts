@@ -4,7 +4,7 @@
  * in step with the field list, and drops it when the layer resource is gone: the class's
  * `remove` hook runs inside the main transaction, so the drop is queued behind that write
  * and happens only if the resource is really gone after it; a sweep at first use removes
- * images left behind by a worker stopped in between.
+ * databases left behind by a worker stopped in between.
  */
 import type { Services } from '../services.ts'
 import { Database, type SqlDb } from '../store/database.ts'
@@ -79,18 +79,17 @@ export class LayerRegistry {
     const sqlite = await platform.sqlite()
     let layer: Layer | undefined
     let created = false
+    // Evictable: an unused layer gives its memory back and reopens on its next request.
     const db = await Database.open(sqlite, platform.store, imageName(meta.resourceId), (sql) => {
       created = sql.selectValue(`SELECT 1 FROM sqlite_master WHERE name = 'layer_meta'`) === undefined
       migrateLayer(sql, meta)
-    })
+    }, { evictable: true, onConnect: (sql) => registerFunctions(sql, (blob) => {
+      const g = layer?.filter && decodeGpkg(blob)
+      return !!g && intersects(g, layer!.filter!)
+    }) })
     layer = new Layer(meta.resourceId, db)
-    // An existing image may predate a field change; a fresh one was made with these fields.
+    // An existing database may predate a field change; a fresh one was made with these fields.
     if (created) layer.signature = fieldsSignature(meta.fields)
-    const l = layer
-    await db.read((sql) => registerFunctions(sql, (blob) => {
-      const g = l.filter && decodeGpkg(blob)
-      return !!g && intersects(g, l.filter!)
-    }))
     return layer
   }
 
@@ -117,19 +116,19 @@ export class LayerRegistry {
       await db.close()
       for (const b of blobs) await store.deleteBlob(b)
     }
-    await store.deleteImage(imageName(id))
+    await store.deleteDatabase(imageName(id))
   }
 
   /** The saved database of layer `id` opened as it is (no migration), or `undefined`. */
   async #openExisting(id: number): Promise<Database | undefined> {
     const { platform } = this.services
-    if (!(await platform.store.listImages()).includes(imageName(id))) return undefined
+    if (!(await platform.store.listDatabases()).includes(imageName(id))) return undefined
     return Database.open(await platform.sqlite(), platform.store, imageName(id), () => {})
   }
 
-  /** Deletes layer images whose resource is gone (a drop interrupted by a stopped worker). */
+  /** Deletes layer databases whose resource is gone (a drop interrupted by a stopped worker). */
   async #sweep(): Promise<void> {
-    const names = await this.services.platform.store.listImages()
+    const names = await this.services.platform.store.listDatabases()
     const ids = names.map((n) => /^layer-(\d+)$/.exec(n)?.[1]).filter((x): x is string => !!x).map(Number)
     if (!ids.length) return
     await this.services.main.read(async (db) => {

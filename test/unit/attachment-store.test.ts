@@ -85,7 +85,7 @@ describe('attachment storage', () => {
     expect(attachmentBlobs()).toHaveLength(2)
     expect((await call('DELETE', `/api/resource/${layer}`)).status).toBe(200)
     // The drop runs behind the delete's commit; wait for it to reach the store.
-    await expect.poll(async () => (await platform.store.listImages()).includes(`layer-${layer}`)).toBe(false)
+    await expect.poll(async () => (await platform.store.listDatabases()).includes(`layer-${layer}`)).toBe(false)
     expect(attachmentBlobs()).toEqual([])
 
     // A layer deleted by an app that never opened it: the next app's sweep drops image and blobs.
@@ -100,7 +100,7 @@ describe('attachment storage', () => {
       resource: { cls: 'vector_layer', parent: { id: 0 }, display_name: 'Another' }, vector_layer: { srs: { id: 3857 }, geometry_type: 'POINT' } }) }))
     const listed = await third.fetch(new Request(`http://host/api/resource/${(await fresh.json()).id}/feature/`, { headers: AUTH }))
     expect(listed.status).toBe(200)
-    expect((await p2.store.listImages()).includes(`layer-${layer2}`)).toBe(false)
+    expect((await p2.store.listDatabases()).includes(`layer-${layer2}`)).toBe(false)
     expect(blobs2()).toEqual([])
   })
 })

@@ -7,7 +7,7 @@ import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
 import { Database, type SqlDb } from '../../sw/store/database.ts'
 import { IdbStore } from '../../sw/store/idb.ts'
 import { MemoryStore } from '../../sw/store/memory.ts'
-import type { ImageSave, Store } from '../../sw/store/store.ts'
+import type { DatabaseFile, Store } from '../../sw/store/store.ts'
 import { FileStore } from '../../sw/host/node-store.ts'
 import { ApiError } from '../../sw/core/error.ts'
 import { createSqliteLoader } from '../../wasm/sqlite.ts'
@@ -36,19 +36,31 @@ storeContract('FileStore in a temporary folder', {
   reopen: async (s) => new FileStore(fileDirs.get(s)!),
 })
 
-/** Passes everything to `inner`, but rejects saves while `failing` is set (a full disk). */
+/** Passes everything to `inner`, but its files' commits fail while `failing` is set (a full disk). */
 class FlakyStore implements Store {
   failing = false
   saves = 0
   constructor(readonly inner: Store) {}
-  loadImage(name: string) { return this.inner.loadImage(name) }
-  async saveImage(name: string, save: ImageSave) {
-    if (this.failing) throw new Error('QuotaExceededError (injected)')
-    this.saves++
-    return this.inner.saveImage(name, save)
+  async openDatabase(name: string): Promise<DatabaseFile> {
+    const f = await this.inner.openDatabase(name)
+    return {
+      wal: f.wal,
+      read: (into, offset) => f.read(into, offset),
+      write: (data, offset) => f.write(data, offset),
+      size: () => f.size(),
+      truncate: (size) => f.truncate(size),
+      sync: () => f.sync(),
+      close: () => f.close(),
+      resident: () => f.resident(),
+      commit: async () => {
+        if (this.failing) throw new Error('QuotaExceededError (injected)')
+        this.saves++
+        return f.commit()
+      },
+    }
   }
-  deleteImage(name: string) { return this.inner.deleteImage(name) }
-  listImages() { return this.inner.listImages() }
+  deleteDatabase(name: string) { return this.inner.deleteDatabase(name) }
+  listDatabases() { return this.inner.listDatabases() }
   putBlob(id: string, data: Uint8Array) { return this.inner.putBlob(id, data) }
   getBlob(id: string) { return this.inner.getBlob(id) }
   deleteBlob(id: string) { return this.inner.deleteBlob(id) }

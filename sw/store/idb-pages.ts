@@ -1,0 +1,209 @@
+/**
+ * @module store/idb-pages
+ * A database file in IndexedDB, held in JS memory while open (`store/paged-file`). Rows:
+ *
+ *   images  { name, size, segment }  one per database: its size in bytes; `segment` is the
+ *                                    row size of `chunks` (absent: the old 64 KiB chunks)
+ *   chunks  { db, idx, data: Blob }  segment `idx` of the file, whole (1 MiB)
+ *   pages   { db, no, data }         4 KiB block `no`, newer than its segment
+ *
+ * Opening reads every row in one transaction. A commit writes, in one transaction with
+ * strict durability, the blocks SQLite wrote as `pages` rows — or a whole segment where many
+ * of its blocks changed — so its cost follows the change, not the file. Page rows are folded
+ * back into their segments a few per commit once they pass 1/32 of the file, which keeps
+ * opening fast (Chromium reads 1 MiB blobs several times faster per byte than 4 KiB rows).
+ */
+import { BLOCK, BLOCKS_PER_SEGMENT, PagedFile, SEGMENT } from './paged-file.ts'
+import type { DatabaseFile } from './store.ts'
+
+export interface ImageRow { name: string; size: number; segment?: number }
+export interface ChunkRow { db: string; idx: number; data: Blob | Uint8Array }
+export interface PageRow { db: string; no: number; data: Uint8Array<ArrayBuffer> }
+
+/** Size of a chunk row in the first layout, which held the file as 64 KiB chunks only. */
+const LEGACY_CHUNK = 65536
+/** A segment with this many changed blocks is written whole. */
+const WHOLE_AT = BLOCKS_PER_SEGMENT / 4
+/** Most segments folded per commit while page rows are over their share. */
+const FOLDS_PER_COMMIT = 2
+/** Page rows below this many are never folded: small databases open fast anyway. */
+const FOLD_FLOOR = 256
+
+export interface IdbPagesDeps {
+  idb: IDBDatabase
+  keyRange: typeof IDBKeyRange
+  /** Maps a failure of IndexedDB to the one error type. */
+  mapError(err: unknown): never
+}
+
+/** Runs one native transaction over the page tables; resolves when it completes. */
+function run(deps: IdbPagesDeps, mode: IDBTransactionMode, fn: (tx: IDBTransaction) => void): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const tx = deps.idb.transaction(['images', 'chunks', 'pages'], mode, { durability: 'strict' })
+    tx.oncomplete = () => resolve()
+    tx.onerror = () => reject(tx.error)
+    tx.onabort = () => reject(tx.error ?? new DOMException('The transaction was aborted.', 'AbortError'))
+    try {
+      fn(tx)
+    } catch (err) {
+      // A request that throws (a full quota, a value that cannot be stored) takes the rest with it.
+      tx.onabort = null
+      tx.abort()
+      reject(err)
+    }
+  }).catch(deps.mapError)
+}
+
+const bytesOf = async (data: Blob | Uint8Array): Promise<Uint8Array<ArrayBuffer>> =>
+  (data instanceof Uint8Array ? data as Uint8Array<ArrayBuffer> : new Uint8Array(await data.arrayBuffer()))
+
+/** Opens database `name`: every row in one transaction (old layouts are rewritten once). */
+export async function openIdbFile(deps: IdbPagesDeps, name: string): Promise<IdbFile> {
+  let meta: ImageRow | undefined
+  let chunks: ChunkRow[] = []
+  let pages: PageRow[] = []
+  await run(deps, 'readonly', (tx) => {
+    const m = tx.objectStore('images').get(name) as IDBRequest<ImageRow | undefined>
+    m.onsuccess = () => {
+      meta = m.result
+      if (!meta) return
+      const c = tx.objectStore('chunks').getAll(deps.keyRange.bound([name, 0], [name, Infinity])) as IDBRequest<ChunkRow[]>
+      c.onsuccess = () => { chunks = c.result }
+      const p = tx.objectStore('pages').getAll(deps.keyRange.bound([name, 0], [name, Infinity])) as IDBRequest<PageRow[]>
+      p.onsuccess = () => { pages = p.result }
+    }
+  })
+  if (!meta) return new IdbFile(deps, name, [], 0, false)
+  const rowSize = meta.segment ?? LEGACY_CHUNK
+  const segments: Uint8Array<ArrayBuffer>[] = []
+  const datas = await Promise.all(chunks.map((c) => bytesOf(c.data)))
+  chunks.forEach((c, i) => place(segments, c.idx * rowSize, datas[i]!))
+  const file = new IdbFile(deps, name, segments, meta.size, true)
+  for (const p of pages) {
+    place(segments, p.no * BLOCK, p.data)
+    file.noteStored(p.no)
+  }
+  if (rowSize !== SEGMENT) await file.rewrite()
+  return file
+}
+
+/** Copies `data` into the segments at byte `offset`, or takes it over when it is one whole. */
+function place(segments: Uint8Array<ArrayBuffer>[], offset: number, data: Uint8Array<ArrayBuffer>): void {
+  if (offset % SEGMENT === 0 && data.length === SEGMENT && data.byteOffset === 0 && data.buffer.byteLength === SEGMENT) {
+    segments[offset / SEGMENT] = data
+    return
+  }
+  for (let done = 0; done < data.length;) {
+    const s = Math.floor((offset + done) / SEGMENT)
+    const o = (offset + done) % SEGMENT
+    const len = Math.min(data.length - done, SEGMENT - o)
+    ;(segments[s] ??= new Uint8Array(SEGMENT)).set(data.subarray(done, done + len), o)
+    done += len
+  }
+}
+
+/** Deletes every row of database `name` in one transaction. */
+export function deleteIdbFile(deps: IdbPagesDeps, name: string): Promise<void> {
+  return run(deps, 'readwrite', (tx) => {
+    tx.objectStore('chunks').delete(deps.keyRange.bound([name, 0], [name, Infinity]))
+    tx.objectStore('pages').delete(deps.keyRange.bound([name, 0], [name, Infinity]))
+    tx.objectStore('images').delete(name)
+  })
+}
+
+export class IdbFile extends PagedFile implements DatabaseFile {
+  #deps: IdbPagesDeps
+  #name: string
+  /** Blocks stored as page rows, by segment. */
+  #stored = new Map<number, Set<number>>()
+  #storedCount = 0
+  /** The size the store holds, and whether it holds the database at all. */
+  #savedSize: number
+  #exists: boolean
+
+  constructor(deps: IdbPagesDeps, name: string, segments: Uint8Array<ArrayBuffer>[], size: number, exists: boolean) {
+    super(segments, size)
+    this.#deps = deps
+    this.#name = name
+    this.#savedSize = size
+    this.#exists = exists
+  }
+
+  /** Block `no` is stored as a page row (while opening). */
+  noteStored(no: number): void {
+    const s = Math.floor(no / BLOCKS_PER_SEGMENT)
+    let set = this.#stored.get(s)
+    if (!set) this.#stored.set(s, (set = new Set()))
+    if (!set.has(no)) this.#storedCount++
+    set.add(no)
+  }
+
+  /** Writes the whole file as segments (the old layout's one-time migration). */
+  async rewrite(): Promise<void> {
+    const count = Math.ceil(this.size() / SEGMENT)
+    await this.#save(new Set(Array.from({ length: count }, (_, i) => i)), [], true)
+  }
+
+  async commit(): Promise<void> {
+    const end = Math.ceil(this.size() / BLOCK)
+    const dirty = this.dirtyBlocks().filter((b) => b < end)
+    if (!dirty.length && this.size() === this.#savedSize && this.#exists) return
+    const bySegment = new Map<number, number>()
+    for (const b of dirty) {
+      const s = Math.floor(b / BLOCKS_PER_SEGMENT)
+      bySegment.set(s, (bySegment.get(s) ?? 0) + 1)
+    }
+    const whole = new Set<number>()
+    for (const [s, n] of bySegment) if (n + (this.#stored.get(s)?.size ?? 0) >= WHOLE_AT) whole.add(s)
+    // Fold the segments with the most page rows while those are over their share.
+    const cap = Math.max(FOLD_FLOOR, end / 32)
+    let rows = this.#storedCount + dirty.length
+    const candidates = [...this.#stored].filter(([s]) => !whole.has(s)).sort((a, b) => b[1].size - a[1].size)
+    for (const [s, set] of candidates.slice(0, FOLDS_PER_COMMIT)) {
+      if (rows <= cap) break
+      whole.add(s)
+      rows -= set.size
+    }
+    await this.#save(whole, dirty.filter((b) => !whole.has(Math.floor(b / BLOCKS_PER_SEGMENT))), false)
+  }
+
+  async #save(whole: Set<number>, blocks: number[], replaceAll: boolean): Promise<void> {
+    const { keyRange } = this.#deps
+    const name = this.#name
+    const size = this.size()
+    const segCount = Math.ceil(size / SEGMENT)
+    const blockCount = Math.ceil(size / BLOCK)
+    // The rows are made before the transaction: a Blob copies its bytes, `block` too.
+    const segRows = [...whole].filter((s) => s < segCount).map((s) => ({ db: name, idx: s, data: new Blob([this.segment(s)]) }) satisfies ChunkRow)
+    const pageRows = blocks.map((no) => ({ db: name, no, data: this.block(no) }) satisfies PageRow)
+    await run(this.#deps, 'readwrite', (tx) => {
+      const chunks = tx.objectStore('chunks')
+      const pages = tx.objectStore('pages')
+      if (replaceAll) chunks.delete(keyRange.bound([name, 0], [name, Infinity]))
+      for (const row of segRows) {
+        chunks.put(row)
+        if (this.#stored.has(row.idx)) pages.delete(keyRange.bound([name, row.idx * BLOCKS_PER_SEGMENT], [name, (row.idx + 1) * BLOCKS_PER_SEGMENT - 1]))
+      }
+      for (const row of pageRows) pages.put(row)
+      if (size < this.#savedSize) {
+        chunks.delete(keyRange.bound([name, segCount], [name, Infinity]))
+        pages.delete(keyRange.bound([name, blockCount], [name, Infinity]))
+      }
+      tx.objectStore('images').put({ name, size, segment: SEGMENT } satisfies ImageRow)
+    })
+    for (const s of whole) {
+      this.#storedCount -= this.#stored.get(s)?.size ?? 0
+      this.#stored.delete(s)
+    }
+    for (const b of blocks) this.noteStored(b)
+    if (size < this.#savedSize) {
+      for (const [s, set] of this.#stored) {
+        for (const b of set) if (b >= blockCount) { set.delete(b); this.#storedCount-- }
+        if (!set.size) this.#stored.delete(s)
+      }
+    }
+    this.#savedSize = size
+    this.#exists = true
+    this.committed()
+  }
+}
