@@ -2,13 +2,14 @@
  * @module diagnostics/routes
  * Outpost's own admin-only diagnostics. `POST /api/component/outpost/gdal/inspect?name=<file>`
  * takes a file's raw bytes and answers what GDAL sees in it; it also proves that GDAL starts
- * in the host (lazily: this is the first thing that starts it).
+ * in the host (lazily: this is the first thing that starts it). `GET
+ * /api/component/outpost/storage` answers what the databases hold in memory.
  */
 import { forbidden, invalidParameter, parameterRequired } from '../core/error.ts'
 import { json } from '../core/http.ts'
 import type { RouteTable } from '../core/routes.ts'
 import { lastValue } from '../core/validate.ts'
-import { inspect } from './service.ts'
+import { inspect, storageUse } from './service.ts'
 
 export function mountDiagnostics(routes: RouteTable): void {
   routes.add('outpost.gdal_inspect', '/api/component/outpost/gdal/inspect', 'POST', async (c) => {
@@ -19,5 +20,10 @@ export function mountDiagnostics(routes: RouteTable): void {
     const bytes = new Uint8Array(await c.req.arrayBuffer())
     const gdal = await c.get('platform').gdal()
     return json(await inspect(gdal, name, bytes))
+  })
+  routes.add('outpost.storage', '/api/component/outpost/storage', 'GET', async (c) => {
+    if (!c.get('user').isAdmin) throw forbidden('Only administrators may use the diagnostics.')
+    const { platform } = c.get('services')
+    return json(storageUse(platform.store, await platform.sqlite()))
   })
 }

@@ -1,10 +1,14 @@
 /**
  * @module diagnostics/service
  * `inspect`: opens a file with GDAL and summarises it, the way a layer import will read it.
+ * `storageUse`: what the databases hold in memory.
  * The bytes go to GDAL's in-memory file system (never `Gdal.open(File)`, which hangs in a
  * service worker) under a folder of their own, and everything is removed afterwards.
  */
+import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
 import type { GdalApi, GdalDataset } from '../../wasm/gdal.ts'
+import type { Store } from '../store/store.ts'
+import { residencyOf } from '../store/residency.ts'
 import { emptyBody, gdalOpenFailed } from './errors.ts'
 
 export interface FieldSummary { name: string; type: string }
@@ -85,4 +89,17 @@ function removeTree(FS: GdalApi['Module']['FS'], dir: string): void {
     }
     FS.rmdir(dir)
   } catch { /* already gone */ }
+}
+
+export interface StorageUse {
+  /** Bytes of SQLite's WASM heap (page caches, statements); it grows, never shrinks. */
+  wasm_memory: number
+  /** Layer databases open now, and the bytes they hold outside the WASM heap (pages). */
+  layers_open: number
+  layers_resident: number
+}
+
+export function storageUse(store: Store, sqlite: Sqlite3Static): StorageUse {
+  const { count, bytes } = residencyOf(store).stats()
+  return { wasm_memory: sqlite.wasm.heap8u().byteLength, layers_open: count, layers_resident: bytes }
 }

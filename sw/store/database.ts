@@ -46,6 +46,8 @@ export class Database {
   #queue: Promise<unknown> = Promise.resolve()
   #version = 0
   #closed = false
+  /** A release is queued and no request has used the database since. */
+  #releasing = false
 
   private constructor(sqlite: Sqlite3Static, store: Store, name: string, opts: DatabaseOptions) {
     this.#sqlite = sqlite
@@ -116,12 +118,14 @@ export class Database {
 
   /** Closes the connection and the file until the next request (memory comes back). */
   release(): void {
-    void this.#serial(async () => this.#disconnect()).catch(() => undefined)
+    this.#releasing = true
+    // Queued behind the requests already waiting; skipped if one of them used it meanwhile.
+    void this.#serial(async () => { if (this.#releasing) this.#disconnect() }).catch(() => undefined)
   }
 
-  /** Bytes this database holds in memory while connected. */
+  /** Bytes this database holds in memory outside the WASM heap (its pages, in the browser). */
   resident(): number {
-    return this.#conn ? this.#conn.file.resident() + CACHE_KIB * 1024 : 0
+    return this.#conn?.file.resident() ?? 0
   }
 
   #serial<T>(fn: () => Promise<T>): Promise<T> {
@@ -134,6 +138,7 @@ export class Database {
   }
 
   async #connected(): Promise<Connection> {
+    this.#releasing = false
     if (this.#opts.evictable) residencyOf(this.#store).used(this)
     if (this.#conn) {
       this.#conn.vfs.lastError = undefined

@@ -53,6 +53,13 @@ export class Residency {
     }
   }
 
+  /** How many databases are open and the bytes they hold. */
+  stats(): { count: number; bytes: number } {
+    let bytes = 0
+    for (const r of this.#lru.keys()) bytes += r.resident()
+    return { count: this.#lru.size, bytes }
+  }
+
   /** `r` was closed for good. */
   forget(r: Resident): void {
     this.#lru.delete(r)

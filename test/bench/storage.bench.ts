@@ -1,0 +1,202 @@
+/**
+ * Storage benchmark (issue 8): what a 1,000,000-point layer costs next to a 20,000-point one,
+ * on the Node host (a real server process over a data folder) and in Chromium's service
+ * worker (persistent profile, IndexedDB on disk), with PostGIS loading the same rows through
+ * `INSERT … SELECT FROM unnest(…)` per batch in the same run. Rewrites the "Storage" section
+ * of docs/benchmarks.md.
+ *
+ * Run: `npm run bench -- storage` (BENCH_LARGE=200000 for a shorter run). The 5,000,000-point
+ * layer in Chromium is a separate step: `npm run bench -- storage-5m`.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { machine, median, writeSection } from './report.ts'
+import { startPostgis } from './postgis.ts'
+import { BATCH, editMedian, fillLayer, firstRead, intersectsMedian, NodeHost, pointsBody, smallBox, SwHost, type Layer } from './storage-hosts.ts'
+
+const SMALL = 20_000
+const LARGE = Number(process.env.BENCH_LARGE ?? 1_000_000)
+const PORT = Number(process.env.E2E_PORT ?? 4205)
+const MiB = 2 ** 20
+
+/** What one host measured on a layer. */
+interface Sized {
+  ingestMs: number
+  batchMs: number
+  editMs: number
+  intersectsMs: number
+  found: number
+  firstReadMs?: number
+  bytes?: number
+}
+interface Side { small: Sized; large: Sized; notes: string[] }
+
+const tmp = mkdtempSync(join(tmpdir(), 'outpost-storage-bench-'))
+process.on('exit', () => rmSync(tmp, { recursive: true, force: true }))
+
+async function measure(host: NodeHost | SwHost, layer: Layer): Promise<Sized> {
+  const edit = await editMedian(host, layer)
+  const box = await intersectsMedian(host, layer)
+  console.log(`${host.label} ${layer.n}: ingest ${(layer.ingestMs / 1000).toFixed(1)} s, edit ${edit.toFixed(1)} ms, intersects ${box.ms.toFixed(1)} ms (${box.found} points)`)
+  return { ingestMs: layer.ingestMs, batchMs: median(layer.batches), editMs: edit, intersectsMs: box.ms, found: box.found }
+}
+
+async function nodeSide(): Promise<Side & { rssAfterIngest: number; rss: number; startMs: number }> {
+  const host = new NodeHost(join(tmp, 'node-data'))
+  await host.start()
+  try {
+    const smallLayer = await fillLayer(host, SMALL)
+    const largeLayer = await fillLayer(host, LARGE)
+    const small = await measure(host, smallLayer)
+    const large = await measure(host, largeLayer)
+    const rssAfterIngest = host.rss()
+    // A restart: the first read of each layer, and the memory with the large one open and edited.
+    // The first request also checks the password: done before, so the read times the layer.
+    await host.stop()
+    const startMs = await host.start()
+    await host.request('GET', '/api/resource/0')
+    large.firstReadMs = await firstRead(host, largeLayer)
+    await editMedian(host, largeLayer)
+    await intersectsMedian(host, largeLayer)
+    const rss = host.rss()
+    await host.stop()
+    await host.start()
+    await host.request('GET', '/api/resource/0')
+    small.firstReadMs = await firstRead(host, smallLayer)
+    small.bytes = host.layerBytes(smallLayer.id)
+    large.bytes = host.layerBytes(largeLayer.id)
+    return { small, large, rssAfterIngest, rss, startMs, notes: [] }
+  } finally {
+    await host.stop()
+  }
+}
+
+async function swSide(): Promise<Side & { memory: { jsHeap: number; wasm: number; pages: number }; memoryAfterRestart: { jsHeap: number; wasm: number; pages: number } }> {
+  const host = new SwHost(join(tmp, 'profile'))
+  await host.start()
+  try {
+    const smallLayer = await fillLayer(host, SMALL)
+    const largeLayer = await fillLayer(host, LARGE)
+    const small = await measure(host, smallLayer)
+    const large = await measure(host, largeLayer)
+    const memory = await host.memory()
+    const coldRead = async (layer: Layer) => {
+      const before = await host.started()
+      await host.stopWorker()
+      const ms = await firstRead(host, layer)
+      if ((await host.started()) === before) throw new Error('the worker was not restarted')
+      return ms
+    }
+    large.firstReadMs = await coldRead(largeLayer)
+    await editMedian(host, largeLayer)
+    const memoryAfterRestart = await host.memory()
+    large.bytes = memoryAfterRestart.pages
+    small.firstReadMs = await coldRead(smallLayer)
+    small.bytes = (await host.memory()).pages
+    return { small, large, memory, memoryAfterRestart, notes: [] }
+  } finally {
+    await host.stop()
+  }
+}
+
+async function postgisSide(): Promise<Side & { version: string }> {
+  const { client, version, stop } = await startPostgis(PORT)
+  try {
+    const one = async (n: number, name: string): Promise<Sized> => {
+      await client.query(`CREATE TABLE ${name} (fid serial PRIMARY KEY, geom geometry(Point, 3857), name text, n integer, v double precision, day date)`)
+      await client.query(`CREATE INDEX ON ${name} USING gist (geom)`)
+      const batches: number[] = []
+      for (let from = 0; from < n; from += BATCH) {
+        const rows = JSON.parse(pointsBody(from, Math.min(BATCH, n - from), n)) as { geom: string; fields: { name: string; n: number; v: number; day: string } }[]
+        const cols = [rows.map((r) => r.geom), rows.map((r) => r.fields.name), rows.map((r) => r.fields.n), rows.map((r) => r.fields.v), rows.map((r) => r.fields.day)]
+        const t0 = performance.now()
+        await client.query('BEGIN')
+        await client.query(`INSERT INTO ${name} (geom, name, n, v, day)
+          SELECT ST_GeomFromText(g, 3857), name, n, v, day FROM unnest($1::text[], $2::text[], $3::int[], $4::float8[], $5::date[]) AS u(g, name, n, v, day)`, cols)
+        await client.query('COMMIT')
+        batches.push(performance.now() - t0)
+      }
+      const edits: number[] = []
+      for (let i = 0; i <= 15; i++) {
+        const t0 = performance.now()
+        await client.query(`UPDATE ${name} SET geom = ST_GeomFromText($1, 3857), name = $2, n = $3 WHERE fid = $4`,
+          [`POINT(${4e6 + i} ${7.5e6 + i})`, `edited ${i}`, -i, 1 + ((i * 7919 + 13) % n)])
+        if (i) edits.push(performance.now() - t0)
+      }
+      const boxes: number[] = []
+      let found = 0
+      for (let i = 0; i <= 15; i++) {
+        const t0 = performance.now()
+        const r = await client.query(`SELECT fid, ST_AsText(geom) AS geom, name, n, v, day FROM ${name} WHERE ST_Intersects(geom, ST_GeomFromText($1, 3857))`, [smallBox(n, i + 1)])
+        if (i) boxes.push(performance.now() - t0)
+        found += r.rowCount ?? 0
+      }
+      const bytes = Number((await client.query(`SELECT pg_total_relation_size('${name}') AS b`)).rows[0].b)
+      console.log(`postgis ${n}: ingest ${(batches.reduce((a, b) => a + b, 0) / 1000).toFixed(1)} s, edit ${median(edits).toFixed(2)} ms`)
+      return { ingestMs: batches.reduce((a, b) => a + b, 0), batchMs: median(batches), editMs: median(edits), intersectsMs: median(boxes), found: Math.round(found / 16), bytes }
+    }
+    return { small: await one(SMALL, 'small'), large: await one(LARGE, 'large'), version, notes: [] }
+  } finally {
+    await stop()
+  }
+}
+
+const fmt = (ms: number) => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : ms >= 100 ? `${ms.toFixed(0)} ms` : `${ms.toFixed(1)} ms`)
+const mib = (b: number) => `${(b / MiB).toFixed(0)} MiB`
+const pair = (a: number | undefined, b: number | undefined, f: (x: number) => string = fmt) =>
+  (a === undefined || b === undefined ? '–' : `${f(a)} → ${f(b)} (${(b / a).toFixed(1)}×)`)
+const met = (ok: boolean) => (ok ? 'met' : '**missed**')
+
+async function main(): Promise<void> {
+  const pg = await postgisSide()
+  const node = await nodeSide()
+  const sw = await swSide()
+  const sizes = `${SMALL.toLocaleString('en')} → ${LARGE.toLocaleString('en')} points`
+  const row = (what: string, key: keyof Sized, f: (x: number) => string = fmt, withPg = true) =>
+    `| ${what} | ${pair(node.small[key] as number, node.large[key] as number, f)} | ${pair(sw.small[key] as number, sw.large[key] as number, f)} | ${withPg ? pair(pg.small[key] as number, pg.large[key] as number, f) : '–'} |`
+  const perHundred = (s: Sized) => ((s.firstReadMs ?? 0) / ((s.bytes ?? 1) / 1e8))
+  const swCostPer100MB = ((sw.large.firstReadMs! - sw.small.firstReadMs!) / ((sw.large.bytes! - sw.small.bytes!) / 1e8))
+  const ingestRatio = (s: Side) => s.large.ingestMs / pg.large.ingestMs
+  const large = LARGE.toLocaleString('en')
+  const body = `
+Machine: ${machine()}; reference: ${pg.version} (throwaway cluster, fsync on), driven by \`pg\` over a Unix socket,
+in the same run. Command: \`npm run bench -- storage\`${LARGE !== 1_000_000 ? ` with BENCH_LARGE=${LARGE}` : ''}.
+
+Point layers (4 fields) filled through the API by batch PATCHes of ${BATCH.toLocaleString('en')}, about 100 points per km²
+in both. Outpost times are whole HTTP requests from the client, durable before the answer (Node: the data folder on
+disk, one fsync per commit; service worker: IndexedDB with strict durability); PostGIS times are the bare SQL.
+Each cell reads *small → large (large/small)*: ${sizes}.
+
+| measure | Node host | service worker (Chromium) | PostGIS |
+|---|---|---|---|
+${row('ingest through batch PATCH, total', 'ingestMs')}
+${row(`one batch of ${BATCH.toLocaleString('en')} (median)`, 'batchMs')}
+${row('one feature edit, durable (median of 15 PUTs)', 'editMs')}
+${row('list with \`intersects\` on a 1 km² box (median of 15)', 'intersectsMs')}
+${row('first feature read after a restart / a worker stop', 'firstReadMs', fmt, false)}
+${row('database size', 'bytes', mib)}
+
+Memory with the ${large}-point layer open and edited:
+- Node host RSS: ${mib(node.rss)} after a restart (first read, 15 edits, 15 box queries), ${(node.rss / node.large.bytes!).toFixed(2)}× its
+  ${mib(node.large.bytes!)} on disk; ${mib(node.rssAfterIngest)} right after ingesting both layers (V8's heap still holds the parsed batches).
+- Service worker: JS heap ${mib(sw.memoryAfterRestart.jsHeap)}, database pages in JS memory ${mib(sw.memoryAfterRestart.pages)}, WASM memory
+  ${mib(sw.memoryAfterRestart.wasm)} after a worker stop and the first read and edits; right after ingesting both layers: JS heap
+  ${mib(sw.memory.jsHeap)}, pages ${mib(sw.memory.pages)}, WASM ${mib(sw.memory.wasm)}.
+
+Targets (${large} points):
+- edit < 30 ms and ≤ 2× the small layer's: Node ${fmt(node.large.editMs)} (${(node.large.editMs / node.small.editMs).toFixed(1)}×) ${met(node.large.editMs < 30 && node.large.editMs <= 2 * node.small.editMs)};
+  service worker ${fmt(sw.large.editMs)} (${(sw.large.editMs / sw.small.editMs).toFixed(1)}×) ${met(sw.large.editMs < 30 && sw.large.editMs <= 2 * sw.small.editMs)}.
+- Node RSS ≤ 2× the data on disk: ${(node.rss / node.large.bytes!).toFixed(2)}× ${met(node.rss <= 2 * node.large.bytes!)}.
+- first read after a restart < 100 ms on Node: ${fmt(node.large.firstReadMs!)} ${met(node.large.firstReadMs! < 100)}; after a worker stop
+  < 1.5 s in Chromium: ${fmt(sw.large.firstReadMs!)} ${met(sw.large.firstReadMs! < 1500)} — it loads the whole layer from IndexedDB, about
+  ${fmt(swCostPer100MB)} per 100 MB over the small layer's ${fmt(sw.small.firstReadMs!)} (${fmt(perHundred(sw.large))} per 100 MB all told).
+- ingest within 2× of PostGIS: Node ${ingestRatio(node).toFixed(1)}× ${met(ingestRatio(node) <= 2)}, service worker ${ingestRatio(sw).toFixed(1)}× ${met(ingestRatio(sw) <= 2)}.
+- \`intersects\` on a small box < 20 ms: Node ${fmt(node.large.intersectsMs)} ${met(node.large.intersectsMs < 20)}, service worker
+  ${fmt(sw.large.intersectsMs)} ${met(sw.large.intersectsMs < 20)} (${node.large.found} points per box).
+`
+  writeSection('Storage', body)
+  console.log(body)
+}
+
+main().then(() => process.exit(0), (err) => { console.error(err); process.exit(1) })
