@@ -32,8 +32,14 @@ export interface DatabaseOptions {
  */
 const CACHE_KIB = 16 * 1024
 const SPILL_PAGES = 32 * 1024
-/** Bytes a write-ahead log keeps on disk after a checkpoint (a large import grows it once). */
-const LOG_LIMIT = 64 * 2 ** 20
+/**
+ * A write-ahead log past this size is checkpointed into the file and truncated after the
+ * commit that grew it: opening after a crash then replays little, and the log takes little
+ * disk. (SQLite's own automatic checkpoint leaves the log at its largest size.)
+ */
+const LOG_CHECKPOINT = 4 * 2 ** 20
+/** Quiet time before a step of the file's housekeeping. */
+const TIDY_DELAY_MS = 200
 
 interface Connection { db: SqlDb; file: DatabaseFile; vfs: VfsEntry }
 
@@ -48,6 +54,9 @@ export class Database {
   #closed = false
   /** A release is queued and no request has used the database since. */
   #releasing = false
+  /** Requests queued or running; idle housekeeping waits for none. */
+  #busy = 0
+  #tidyTimer: ReturnType<typeof setTimeout> | undefined
 
   private constructor(sqlite: Sqlite3Static, store: Store, name: string, opts: DatabaseOptions) {
     this.#sqlite = sqlite
@@ -111,6 +120,7 @@ export class Database {
   async close(): Promise<void> {
     await this.#serial(async () => {
       this.#closed = true
+      clearTimeout(this.#tidyTimer)
       this.#disconnect()
       residencyOf(this.#store).forget(this)
     })
@@ -129,12 +139,25 @@ export class Database {
   }
 
   #serial<T>(fn: () => Promise<T>): Promise<T> {
+    this.#busy++
     const run = this.#queue.then(() => {
       if (this.#closed) throw operationalError(`Database '${this.name}' is closed.`)
       return fn()
-    })
+    }).finally(() => { this.#busy-- })
     this.#queue = run.catch(() => undefined)
     return run
+  }
+
+  /** Runs the file's housekeeping a step at a time, whenever no request has come for a while. */
+  #scheduleTidy(): void {
+    if (this.#tidyTimer !== undefined) return
+    this.#tidyTimer = setTimeout(() => {
+      this.#tidyTimer = undefined
+      if (this.#closed) return
+      if (this.#busy) { this.#scheduleTidy(); return }
+      void this.#serial(async () => (this.#conn?.file.tidy ? this.#conn.file.tidy() : false))
+        .then((more) => { if (more) this.#scheduleTidy() }, () => undefined)
+    }, TIDY_DELAY_MS)
   }
 
   async #connected(): Promise<Connection> {
@@ -165,7 +188,7 @@ export class Database {
       // own the file is durable as SQLite syncs it (one fsync per commit); otherwise the
       // store's commit is, and SQLite's journal (in JS memory) serves only rollbacks.
       const journal = file.wal
-        ? `PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA journal_size_limit=${LOG_LIMIT}`
+        ? 'PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA wal_autocheckpoint=0'
         : 'PRAGMA journal_mode=TRUNCATE; PRAGMA synchronous=OFF'
       db.exec(`PRAGMA locking_mode=EXCLUSIVE; ${journal}; PRAGMA cache_size=-${CACHE_KIB};
         PRAGMA cache_spill=${SPILL_PAGES}; PRAGMA temp_store=FILE; PRAGMA foreign_keys=ON`)
@@ -216,6 +239,11 @@ export class Database {
   async #save(c: Connection): Promise<void> {
     try {
       await c.file.commit()
+      // The commit is durable already: a checkpoint that fails only leaves the log longer.
+      if (c.vfs.logSize() > LOG_CHECKPOINT) {
+        try { c.db.exec('PRAGMA wal_checkpoint(TRUNCATE)') } catch { /* retried after the next commit */ }
+      }
+      if (c.file.tidy) this.#scheduleTidy()
     } catch (err) {
       // The file holds a commit the store does not: drop it; the next request reopens.
       this.#disconnect()

@@ -26,6 +26,8 @@ const LEGACY_CHUNK = 65536
 const WHOLE_AT = BLOCKS_PER_SEGMENT / 4
 /** Most segments folded per commit while page rows are over their share. */
 const FOLDS_PER_COMMIT = 2
+/** Most segments folded per idle step (`tidy`): a step stays short for a request that arrives. */
+const FOLDS_PER_TIDY = 4
 /** Page rows below this many are never folded: small databases open fast anyway. */
 const FOLD_FLOOR = 256
 
@@ -156,15 +158,31 @@ export class IdbFile extends PagedFile implements DatabaseFile {
     const whole = new Set<number>()
     for (const [s, n] of bySegment) if (n + (this.#stored.get(s)?.size ?? 0) >= WHOLE_AT) whole.add(s)
     // Fold the segments with the most page rows while those are over their share.
-    const cap = Math.max(FOLD_FLOOR, end / 32)
-    let rows = this.#storedCount + dirty.length
+    this.#fold(whole, Math.max(FOLD_FLOOR, end / 32), FOLDS_PER_COMMIT, dirty.length)
+    await this.#save(whole, dirty.filter((b) => !whole.has(Math.floor(b / BLOCKS_PER_SEGMENT))), false)
+  }
+
+  /**
+   * While the database is idle: folds the page rows of a few segments back into them, so the
+   * next open reads mostly segments. Resolves true while more page rows than the floor remain.
+   */
+  async tidy(): Promise<boolean> {
+    if (this.#storedCount <= FOLD_FLOOR || this.dirtyBlocks().length) return false
+    const whole = new Set<number>()
+    this.#fold(whole, FOLD_FLOOR, FOLDS_PER_TIDY, 0)
+    await this.#save(whole, [], false)
+    return this.#storedCount > FOLD_FLOOR
+  }
+
+  /** Adds to `whole` up to `most` segments with the most page rows, while rows exceed `cap`. */
+  #fold(whole: Set<number>, cap: number, most: number, adding: number): void {
+    let rows = this.#storedCount + adding
     const candidates = [...this.#stored].filter(([s]) => !whole.has(s)).sort((a, b) => b[1].size - a[1].size)
-    for (const [s, set] of candidates.slice(0, FOLDS_PER_COMMIT)) {
+    for (const [s, set] of candidates.slice(0, most)) {
       if (rows <= cap) break
       whole.add(s)
       rows -= set.size
     }
-    await this.#save(whole, dirty.filter((b) => !whole.has(Math.floor(b / BLOCKS_PER_SEGMENT))), false)
   }
 
   async #save(whole: Set<number>, blocks: number[], replaceAll: boolean): Promise<void> {

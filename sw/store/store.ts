@@ -45,6 +45,11 @@ export interface DatabaseFile extends SyncFile {
   commit(): Promise<void>
   /** Bytes this file keeps in memory: what closing it gives back. */
   resident(): number
+  /**
+   * Housekeeping that can wait for an idle moment (folding saved pages together): one short
+   * step, run between transactions; resolves true while there is more to do.
+   */
+  tidy?(): Promise<boolean>
 }
 
 export interface Store {

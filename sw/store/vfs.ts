@@ -20,12 +20,16 @@ export interface VfsEntry {
   readonly file: DatabaseFile
   /** The error behind the last failed read or write (what is full, what broke). */
   lastError: unknown
+  /** Bytes in the write-ahead log while SQLite has it open, else 0. */
+  logSize(): number
   unregister(): void
 }
 
 interface Entry extends VfsEntry {
   /** SQLite's rollback journal, in JS memory: durability is the store's commit or the log's. */
   journal?: PagedFile
+  /** The write-ahead log while open. */
+  log?: SyncFile
 }
 
 /** An open file of SQLite's; `owned` ones are closed with it (not the database, not its journal). */
@@ -38,7 +42,7 @@ let nextId = 0
 export function registerFile(sqlite: Sqlite3Static, file: DatabaseFile): VfsEntry {
   const entries = install(sqlite)
   const path = `/outpost-${++nextId}.db`
-  const entry: Entry = { path, file, lastError: undefined, unregister: () => { entries.delete(path) } }
+  const entry: Entry = { path, file, lastError: undefined, logSize: () => entry.log?.size() ?? 0, unregister: () => { entries.delete(path) } }
   entries.set(path, entry)
   return entry
 }
@@ -105,7 +109,10 @@ function install(sqlite: Sqlite3Static): Map<string, Entry> {
       struct: ioMethods,
       methods: {
         xClose: (pFile) => {
-          const r = io(pFile, capi.SQLITE_IOERR_CLOSE, (h) => { if (h.owned) h.file.close() })
+          const r = io(pFile, capi.SQLITE_IOERR_CLOSE, (h) => {
+            if (h.entry?.log === h.file) h.entry.log = undefined
+            if (h.owned) h.file.close()
+          })
           handles.delete(pFile)
           return r as 0
         },
@@ -145,6 +152,7 @@ function install(sqlite: Sqlite3Static): Map<string, Entry> {
               file = found.kind === 'main' ? found.entry.file : sideOf(found.entry, found.kind).open()
             }
             handles.set(pFile, { file, entry: found?.entry, owned: !found || found.kind === 'wal' })
+            if (found?.kind === 'wal') found.entry.log = file
             const f = new capi.sqlite3_file(pFile)
             f.$pMethods = ioMethods.pointer!
             f.dispose()

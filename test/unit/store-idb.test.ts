@@ -90,6 +90,32 @@ describe('IndexedDB store: pages', () => {
     same(contentOf(await open().openDatabase('a')), expected)
   })
 
+  it('folds page rows into their segments a few at a time while idle (tidy), down to the floor', async () => {
+    const { open, rows } = stores()
+    const f = await open().openDatabase('a')
+    const size = 48 * MiB
+    f.write(pattern(size, 9), 0)
+    await f.commit()
+    // 350 blocks spread over all 48 segments: under the commit's share (1/32 of the file).
+    for (let i = 0; i < 350; i++) f.write(pattern(BLOCK, i), ((i * 337) % (size / BLOCK)) * BLOCK)
+    await f.commit()
+    expect((await rows('pages')).length).toBe(350)
+    const tidy = f.tidy!.bind(f)
+    let steps = 0
+    for (let more = true; more; steps++) {
+      const before = (await rows('pages')).length
+      const puts = await countPuts(async () => { more = await tidy() })
+      expect(puts.chunks).toBeLessThanOrEqual(4)
+      expect((await rows('pages')).length).toBeLessThan(before)
+    }
+    expect(steps).toBeGreaterThan(1)
+    expect((await rows('pages')).length).toBeLessThanOrEqual(256)
+    expect(await tidy()).toBe(false)
+    const expected = contentOf(f)
+    f.close()
+    same(contentOf(await open().openDatabase('a')), expected)
+  })
+
   it('migrates the first layout (64 KiB chunks) on open, in one transaction', async () => {
     const { open, rows, factory, name } = stores()
     const image = pattern(5 * 65536 + 100, 13)

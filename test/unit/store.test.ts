@@ -273,6 +273,25 @@ describe('Database: what a write costs, what is full', () => {
   })
 })
 
+describe('Database: housekeeping', () => {
+  it("runs the file's tidy steps after a write while no request comes, until it has nothing left", async () => {
+    const sqlite = await createSqliteLoader()()
+    const inner = new MemoryStore()
+    let steps = 0
+    const store = new HookedStore(inner)
+    const open = store.openDatabase.bind(store)
+    store.openDatabase = async (name) => Object.assign(await open(name), { tidy: async () => ++steps < 3 })
+    const db = await Database.open(sqlite, store, 'main', migrate)
+    await addItem(db, 'a')
+    expect(steps).toBe(0) // not on the write's path
+    await new Promise((r) => setTimeout(r, 1000))
+    expect(steps).toBe(3)
+    await addItem(db, 'b')
+    await new Promise((r) => setTimeout(r, 400))
+    expect(steps).toBe(4)
+  })
+})
+
 describe('Database: residency', () => {
   it('keeps at most six evictable databases open; the others give their memory back and reopen with their data and functions', async () => {
     const sqlite = await createSqliteLoader()()
