@@ -33,13 +33,16 @@ export interface DatabaseOptions {
 const CACHE_KIB = 16 * 1024
 const SPILL_PAGES = 32 * 1024
 /**
- * A write-ahead log past this size is checkpointed into the file and truncated after the
- * commit that grew it: opening after a crash then replays little, and the log takes little
- * disk. (SQLite's own automatic checkpoint leaves the log at its largest size.)
+ * The write-ahead log is checkpointed into the file and truncated once the database is idle
+ * and the log holds more than `LOG_IDLE_CHECKPOINT`, and at once past `LOG_MAX` (a long
+ * import): a page written by several commits in between is copied into the file once, and a
+ * restart replays little. (SQLite's automatic checkpoint runs after every commit past 4 MiB
+ * and leaves the log file at its largest size.)
  */
-const LOG_CHECKPOINT = 4 * 2 ** 20
-/** Quiet time before a step of the file's housekeeping. */
-const TIDY_DELAY_MS = 200
+const LOG_IDLE_CHECKPOINT = 2 ** 20
+const LOG_MAX = 64 * 2 ** 20
+/** Quiet time before a step of housekeeping (a checkpoint, the file's `tidy`). */
+const IDLE_MS = 200
 
 interface Connection { db: SqlDb; file: DatabaseFile; vfs: VfsEntry }
 
@@ -56,7 +59,7 @@ export class Database {
   #releasing = false
   /** Requests queued or running; idle housekeeping waits for none. */
   #busy = 0
-  #tidyTimer: ReturnType<typeof setTimeout> | undefined
+  #idleTimer: ReturnType<typeof setTimeout> | undefined
 
   private constructor(sqlite: Sqlite3Static, store: Store, name: string, opts: DatabaseOptions) {
     this.#sqlite = sqlite
@@ -120,7 +123,7 @@ export class Database {
   async close(): Promise<void> {
     await this.#serial(async () => {
       this.#closed = true
-      clearTimeout(this.#tidyTimer)
+      clearTimeout(this.#idleTimer)
       this.#disconnect()
       residencyOf(this.#store).forget(this)
     })
@@ -148,16 +151,29 @@ export class Database {
     return run
   }
 
-  /** Runs the file's housekeeping a step at a time, whenever no request has come for a while. */
-  #scheduleTidy(): void {
-    if (this.#tidyTimer !== undefined) return
-    this.#tidyTimer = setTimeout(() => {
-      this.#tidyTimer = undefined
+  /** Runs housekeeping a step at a time, whenever no request has come for a while. */
+  #scheduleIdle(): void {
+    if (this.#idleTimer !== undefined) return
+    this.#idleTimer = setTimeout(() => {
+      this.#idleTimer = undefined
       if (this.#closed) return
-      if (this.#busy) { this.#scheduleTidy(); return }
-      void this.#serial(async () => (this.#conn?.file.tidy ? this.#conn.file.tidy() : false))
-        .then((more) => { if (more) this.#scheduleTidy() }, () => undefined)
-    }, TIDY_DELAY_MS)
+      if (this.#busy) { this.#scheduleIdle(); return }
+      void this.#serial(async () => this.#housekeep())
+        .then((more) => { if (more) this.#scheduleIdle() }, () => undefined)
+    }, IDLE_MS)
+  }
+
+  /** One step of housekeeping; true while there is more to do. */
+  async #housekeep(): Promise<boolean> {
+    const c = this.#conn
+    if (!c) return false
+    if (c.vfs.logSize() > LOG_IDLE_CHECKPOINT) this.#checkpoint(c)
+    return c.file.tidy ? c.file.tidy() : false
+  }
+
+  /** Copies the log into the file and empties it; the commits are durable either way. */
+  #checkpoint(c: Connection): void {
+    try { c.db.exec('PRAGMA wal_checkpoint(TRUNCATE)') } catch { /* tried again at the next idle moment */ }
   }
 
   async #connected(): Promise<Connection> {
@@ -239,11 +255,8 @@ export class Database {
   async #save(c: Connection): Promise<void> {
     try {
       await c.file.commit()
-      // The commit is durable already: a checkpoint that fails only leaves the log longer.
-      if (c.vfs.logSize() > LOG_CHECKPOINT) {
-        try { c.db.exec('PRAGMA wal_checkpoint(TRUNCATE)') } catch { /* retried after the next commit */ }
-      }
-      if (c.file.tidy) this.#scheduleTidy()
+      if (c.vfs.logSize() > LOG_MAX) this.#checkpoint(c)
+      if (c.file.tidy || c.vfs.logSize() > LOG_IDLE_CHECKPOINT) this.#scheduleIdle()
     } catch (err) {
       // The file holds a commit the store does not: drop it; the next request reopens.
       this.#disconnect()

@@ -257,7 +257,7 @@ ${pgRow('`SELECT` of one row by primary key', pg.read, [median(sw.read), median(
 PostgreSQL answers over a socket without HTTP, JSON or authentication, so the ratios overstate our own overhead
 for reads; the write comparison is the durable commit that both must wait for.${pg.fdatasyncUs ? ` On this disk one fdatasync of 8 kB
 takes about ${pg.fdatasyncUs} µs (\`pg_test_fsync\`), so a durable commit is cheap here: the time of our writes is our own work
-(serialising the changed pages, the HTTP round trip; in Node the whole database file is rewritten and fsynced with its folder).` : ''}`}
+(the changed pages, the HTTP round trip; in Node SQLite's write-ahead log is fsynced once per commit).` : ''}`}
 `)
 console.log('wrote docs/benchmarks.md')
 process.exit(0)

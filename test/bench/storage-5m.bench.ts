@@ -48,8 +48,8 @@ service worker (persistent profile, IndexedDB on disk), filled through ${layer.b
 | list with \`intersects\` on a 1 km² box | ${fmt(box.ms)} (${box.found} points) |
 | worker stopped → first feature read | ${fmt(cold)} (${mib(mem.pages)} of pages loaded: ${fmt(cold / (mem.pages / 1e8))} per 100 MB) |
 | \`feature_count\` after the restart | ${count.total_count.toLocaleString('en')} |
-| memory after ingesting | pages in JS memory ${mib(afterIngest.pages)}, WASM heap ${mib(afterIngest.wasm)}, JS heap ${mib(afterIngest.jsHeap)} |
-| memory after the restart and edits | pages in JS memory ${mib(mem.pages)}, WASM heap ${mib(mem.wasm)}, JS heap ${mib(mem.jsHeap)} |
+| memory after ingesting | pages in JS memory ${mib(afterIngest.pages)}, WASM heap ${mib(afterIngest.wasm)}, worker's JS heap ${mib(afterIngest.jsHeap)}, renderer processes ${mib(afterIngest.renderers)} |
+| memory after the restart and edits | pages in JS memory ${mib(mem.pages)}, WASM heap ${mib(mem.wasm)}, worker's JS heap ${mib(mem.jsHeap)}, renderer processes ${mib(mem.renderers)} |
 
 The pages live in JS memory outside the WASM heap, which holds only SQLite's page cache: the layer is far past the
 old ceiling (about 3.4 million points, a 512 MiB image that had to fit twice in the 2 GiB WASM heap).

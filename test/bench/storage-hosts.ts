@@ -54,6 +54,8 @@ export interface Host {
   request(method: string, path: string, body?: string): Promise<Answer>
   /** PATCHes points `from`…`from + count` of an `n`-point layer (the body made where it is sent). */
   patch(layer: number, from: number, count: number, n: number): Promise<Answer>
+  /** Bytes the host has written so far, where it can tell (Node: the process's `wchar`). */
+  written?(): number
 }
 
 async function ok(host: Host, method: string, path: string, body?: string): Promise<Answer> {
@@ -62,14 +64,25 @@ async function ok(host: Host, method: string, path: string, body?: string): Prom
   return a
 }
 
-export interface Layer { id: number; n: number; firstFid: number; batches: number[]; ingestMs: number }
+export interface Layer {
+  id: number
+  n: number
+  firstFid: number
+  batches: number[]
+  ingestMs: number
+  /** Bytes written per batch over the last ten batches, where the host can tell. */
+  batchBytes?: number
+}
 
 /** Creates an `n`-point layer and fills it through batch PATCHes of 10,000. */
 export async function fillLayer(host: Host, n: number, log = true): Promise<Layer> {
   const id = ((await ok(host, 'POST', '/api/resource/', JSON.stringify({ resource: { cls: 'vector_layer', parent: { id: 0 },
     display_name: `storage ${n} ${Date.now()}` }, vector_layer: { srs: { id: 3857 }, geometry_type: 'POINT', fields: FIELDS } }))).body as { id: number }).id
   const batches: number[] = []
+  const lastTen = Math.max(0, Math.ceil(n / BATCH) - 10) * BATCH
+  let writtenBefore = 0
   for (let from = 0; from < n; from += BATCH) {
+    if (from === lastTen) writtenBefore = host.written?.() ?? 0
     const a = await host.patch(id, from, Math.min(BATCH, n - from), n)
     if (a.status !== 200) throw new Error(`${host.label}: batch at ${from} → ${a.status} ${JSON.stringify(a.body).slice(0, 300)}`)
     batches.push(a.ms)
@@ -77,15 +90,17 @@ export async function fillLayer(host: Host, n: number, log = true): Promise<Laye
       console.log(`${host.label}: ${Math.min(n, from + BATCH).toLocaleString('en')} of ${n.toLocaleString('en')} points, last batch ${a.ms.toFixed(0)} ms`)
     }
   }
+  const batchBytes = host.written ? (host.written() - writtenBefore) / Math.min(10, batches.length) : undefined
   const first = ((await ok(host, 'GET', `/api/resource/${id}/feature/?limit=1&fields=&geom=no`)).body as { id: number }[])[0]!.id
-  return { id, n, firstFid: first, batches, ingestMs: batches.reduce((a, b) => a + b, 0) }
+  return { id, n, firstFid: first, batches, ingestMs: batches.reduce((a, b) => a + b, 0), batchBytes }
 }
 
 /** Median ms of `runs` single-feature PUTs (geometry and two fields), after one warm-up. */
 export async function editMedian(host: Host, layer: Layer, runs = 15): Promise<number> {
   const ms: number[] = []
   for (let i = 0; i <= runs; i++) {
-    const fid = layer.firstFid + ((i * 7919 + 13) % layer.n)
+    // The lower half of the layer: the crash test edits the upper one.
+    const fid = layer.firstFid + ((i * 7919 + 13) % Math.floor(layer.n / 2))
     const a = await ok(host, 'PUT', `/api/resource/${layer.id}/feature/${fid}`,
       JSON.stringify({ geom: `POINT(${4e6 + i} ${7.5e6 + i})`, fields: { name: `edited ${i}`, n: -i } }))
     if (i) ms.push(a.ms)
@@ -93,17 +108,17 @@ export async function editMedian(host: Host, layer: Layer, runs = 15): Promise<n
   return median(ms)
 }
 
-/** Median ms of `runs` listings with `intersects` on a small box; checks they found points. */
+/** Median ms of `runs` listings with `intersects` on a small box (after 3 warm-ups); checks they found points. */
 export async function intersectsMedian(host: Host, layer: Layer, runs = 15): Promise<{ ms: number; found: number }> {
   const ms: number[] = []
   let found = 0
-  for (let i = 0; i <= runs; i++) {
+  for (let i = 0; i < runs + 3; i++) {
     const a = await ok(host, 'GET', `/api/resource/${layer.id}/feature/?intersects=${encodeURIComponent(smallBox(layer.n, i + 1))}`)
     found += (a.body as unknown[]).length
-    if (i) ms.push(a.ms)
+    if (i >= 3) ms.push(a.ms)
   }
   if (!found) throw new Error(`${host.label}: intersects found nothing`)
-  return { ms: median(ms), found: Math.round(found / (runs + 1)) }
+  return { ms: median(ms), found: Math.round(found / (runs + 3)) }
 }
 
 /** The first read of a feature of `layer` (after a restart). */
@@ -141,12 +156,18 @@ export class NodeHost implements Host {
     return performance.now() - t0
   }
 
-  stop(): Promise<void> {
+  /** Stops the server: SIGTERM, or SIGKILL for a crash. */
+  stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
     return new Promise((resolve) => {
-      if (this.proc.exitCode !== null) return resolve()
+      if (this.proc.exitCode !== null || this.proc.signalCode !== null) return resolve()
       this.proc.once('exit', () => resolve())
-      this.proc.kill('SIGTERM')
+      this.proc.kill(signal)
     })
+  }
+
+  /** Bytes the server process has passed to write(2) (files and sockets). */
+  written(): number {
+    return Number(/wchar: (\d+)/.exec(readFileSync(`/proc/${this.proc.pid}/io`, 'utf8'))?.[1] ?? 0)
   }
 
   /** The server process's resident memory in bytes. */
@@ -155,10 +176,10 @@ export class NodeHost implements Host {
     return Number(m?.[1] ?? 0) * 1024
   }
 
-  /** Bytes on disk of layer `id`'s database (with its write-ahead log). */
-  layerBytes(id: number): number {
+  /** Bytes on disk of layer `id`'s database with its write-ahead log (or of the files ending in `suffix`). */
+  layerBytes(id: number, suffix = ''): number {
     const dir = join(this.dataDir!, 'db')
-    return readdirSync(dir).filter((f) => f.startsWith(`layer-${id}.sqlite`)).reduce((n, f) => n + statSync(join(dir, f)).size, 0)
+    return readdirSync(dir).filter((f) => f.startsWith(`layer-${id}.sqlite`) && f.endsWith(suffix)).reduce((n, f) => n + statSync(join(dir, f)).size, 0)
   }
 
   async request(method: string, path: string, body?: string): Promise<Answer> {
@@ -174,6 +195,25 @@ export class NodeHost implements Host {
 }
 
 // ---- the service worker in Chromium ----
+
+/** Summed RSS of the renderer processes of the Chromium running on `profileDir` (from /proc). */
+function rendererRss(profileDir: string): number {
+  const procs = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map((pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      return { pid: Number(pid), ppid: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]),
+        cmd: readFileSync(`/proc/${pid}/cmdline`, 'utf8'), rss: Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024 }
+    } catch { return undefined }
+  }).filter((p) => p !== undefined)
+  const browser = procs.find((p) => p.cmd.includes(`--user-data-dir=${profileDir}`) && !p.cmd.includes('--type='))
+  if (!browser) return 0
+  const mine = new Set([browser.pid])
+  for (let grew = true; grew;) {
+    grew = false
+    for (const p of procs) if (!mine.has(p.pid) && mine.has(p.ppid)) { mine.add(p.pid); grew = true }
+  }
+  return procs.filter((p) => mine.has(p.pid) && p.cmd.includes('--type=renderer')).reduce((n, p) => n + p.rss, 0)
+}
 
 export class SwHost implements Host {
   readonly label = 'service worker'
@@ -246,11 +286,77 @@ export class SwHost implements Host {
     await new Promise((r) => setTimeout(r, 300))
   }
 
-  /** The worker's JS heap (V8, without array buffers), and what the storage diagnostics report. */
-  async memory(): Promise<{ jsHeap: number; wasm: number; pages: number }> {
-    const worker = this.context.serviceWorkers()[0]
-    const jsHeap = worker ? await worker.evaluate(() => (performance as unknown as { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? 0) : 0
+  /**
+   * The worker's memory: its V8 heap and array buffers (DevTools protocol), what the storage
+   * diagnostics report (SQLite's WASM heap, the layers' pages in JS memory), and the resident
+   * memory of this browser's renderer processes (the page's and the worker's).
+   */
+  async memory(): Promise<{ jsHeap: number; buffers: number; wasm: number; pages: number; renderers: number }> {
     const use = (await this.request('GET', '/api/component/outpost/storage')).body as { wasm_memory: number; layers_resident: number }
-    return { jsHeap, wasm: use.wasm_memory, pages: use.layers_resident }
+    const heap = await this.#workerHeap()
+    return { jsHeap: heap.usedSize, buffers: heap.backingStorageSize, wasm: use.wasm_memory, pages: use.layers_resident, renderers: rendererRss(this.profileDir) }
   }
+
+  /** `Runtime.getHeapUsage` of the service worker, through a session attached to its target. */
+  async #workerHeap(): Promise<{ usedSize: number; backingStorageSize: number }> {
+    const cdp = await this.context.newCDPSession(this.page)
+    try {
+      const { targetInfos } = await cdp.send('Target.getTargets')
+      const sw = targetInfos.find((t) => t.type === 'service_worker')
+      if (!sw) return { usedSize: 0, backingStorageSize: 0 }
+      const { sessionId } = await cdp.send('Target.attachToTarget', { targetId: sw.targetId, flatten: false })
+      const answer = new Promise<{ result: { usedSize: number; backingStorageSize: number } }>((resolve) => {
+        cdp.on('Target.receivedMessageFromTarget', (e) => {
+          const m = JSON.parse(e.message) as { id?: number; result: { usedSize: number; backingStorageSize: number } }
+          if (m.id === 1) resolve(m)
+        })
+      })
+      await cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id: 1, method: 'Runtime.getHeapUsage' }) })
+      return (await answer).result
+    } finally {
+      await cdp.detach()
+    }
+  }
+}
+
+/**
+ * A crash under load: 6 clients edit features of `layer` (each a feature of its own) until
+ * `after` edits are acknowledged, then `crash()` kills the host with edits in flight; once it
+ * is back (`restart()`), every edited feature is read: each acknowledged edit must be there,
+ * each other one whole or not done. Returns the counts (throws on a lost or half-done edit).
+ */
+export async function crashDuringEdits(host: Host, layer: Layer, after: number, crash: () => Promise<void>,
+  restart: () => Promise<void>): Promise<{ sent: number; acked: number; present: number }> {
+  const sent: { fid: number; name: string; acked: boolean }[] = []
+  let acked = 0
+  let crashed: Promise<void> | undefined
+  const lane = async (l: number) => {
+    for (let i = 0; !crashed; i++) {
+      const fid = layer.firstFid + Math.floor(layer.n / 2) + l * Math.floor(layer.n / 12) + i
+      const s = { fid, name: `crash l${l} n${i}`, acked: false }
+      sent.push(s)
+      try {
+        const a = await host.request('PUT', `/api/resource/${layer.id}/feature/${fid}`,
+          JSON.stringify({ geom: `POINT(${4e6 - fid} ${7.5e6})`, fields: { name: s.name, n: -fid } }))
+        if (a.status !== 200) throw new Error(`edit → ${a.status}`)
+        s.acked = true
+        if (++acked >= after) crashed ??= crash()
+      } catch (err) {
+        if (!crashed) throw err
+        return
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: 6 }, (_, l) => lane(l)))
+  await crashed
+  await restart()
+  let present = 0
+  for (const s of sent) {
+    const got = (await ok(host, 'GET', `/api/resource/${layer.id}/feature/${s.fid}?geom=no`)).body as { fields: { name: string; n: number } }
+    const i = s.fid - layer.firstFid
+    if (got.fields.name === s.name && got.fields.n === -s.fid) present++
+    else if (s.acked) throw new Error(`${host.label}: acknowledged edit ${s.name} of feature ${s.fid} was lost`)
+    else if (got.fields.name !== `feature ${i}` || got.fields.n !== i) throw new Error(`${host.label}: feature ${s.fid} is half-edited: ${JSON.stringify(got.fields)}`)
+  }
+  return { sent: sent.length, acked, present }
 }

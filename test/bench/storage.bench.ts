@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { machine, median, writeSection } from './report.ts'
 import { startPostgis } from './postgis.ts'
-import { BATCH, editMedian, fillLayer, firstRead, intersectsMedian, NodeHost, pointsBody, smallBox, SwHost, type Layer } from './storage-hosts.ts'
+import { BATCH, crashDuringEdits, editMedian, fillLayer, firstRead, intersectsMedian, NodeHost, pointsBody, smallBox, SwHost, type Layer } from './storage-hosts.ts'
 
 const SMALL = 20_000
 const LARGE = Number(process.env.BENCH_LARGE ?? 1_000_000)
@@ -29,8 +29,11 @@ interface Sized {
   found: number
   firstReadMs?: number
   bytes?: number
+  /** Bytes written per batch (the last ten): Node's write(2)s, PostgreSQL's WAL. */
+  batchBytes?: number
 }
-interface Side { small: Sized; large: Sized; notes: string[] }
+interface Crash { sent: number; acked: number; present: number }
+interface Side { small: Sized; large: Sized; crash?: Crash }
 
 const tmp = mkdtempSync(join(tmpdir(), 'outpost-storage-bench-'))
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }))
@@ -39,10 +42,10 @@ async function measure(host: NodeHost | SwHost, layer: Layer): Promise<Sized> {
   const edit = await editMedian(host, layer)
   const box = await intersectsMedian(host, layer)
   console.log(`${host.label} ${layer.n}: ingest ${(layer.ingestMs / 1000).toFixed(1)} s, edit ${edit.toFixed(1)} ms, intersects ${box.ms.toFixed(1)} ms (${box.found} points)`)
-  return { ingestMs: layer.ingestMs, batchMs: median(layer.batches), editMs: edit, intersectsMs: box.ms, found: box.found }
+  return { ingestMs: layer.ingestMs, batchMs: median(layer.batches), editMs: edit, intersectsMs: box.ms, found: box.found, batchBytes: layer.batchBytes }
 }
 
-async function nodeSide(): Promise<Side & { rssAfterIngest: number; rss: number; startMs: number }> {
+async function nodeSide(): Promise<Side & { rssAfterIngest: number; rss: number; logBytes: number }> {
   const host = new NodeHost(join(tmp, 'node-data'))
   await host.start()
   try {
@@ -54,7 +57,7 @@ async function nodeSide(): Promise<Side & { rssAfterIngest: number; rss: number;
     // A restart: the first read of each layer, and the memory with the large one open and edited.
     // The first request also checks the password: done before, so the read times the layer.
     await host.stop()
-    const startMs = await host.start()
+    await host.start()
     await host.request('GET', '/api/resource/0')
     large.firstReadMs = await firstRead(host, largeLayer)
     await editMedian(host, largeLayer)
@@ -66,13 +69,19 @@ async function nodeSide(): Promise<Side & { rssAfterIngest: number; rss: number;
     small.firstReadMs = await firstRead(host, smallLayer)
     small.bytes = host.layerBytes(smallLayer.id)
     large.bytes = host.layerBytes(largeLayer.id)
-    return { small, large, rssAfterIngest, rss, startMs, notes: [] }
+    const logBytes = host.layerBytes(largeLayer.id, '-wal')
+    // SIGKILL with edits of the large layer in flight, and a restart on the same folder.
+    const crash = await crashDuringEdits(host, largeLayer, 60, () => host.stop('SIGKILL'), async () => { await host.start() })
+    console.log(`node crash: ${JSON.stringify(crash)}`)
+    return { small, large, rssAfterIngest, rss, logBytes, crash }
   } finally {
     await host.stop()
   }
 }
 
-async function swSide(): Promise<Side & { memory: { jsHeap: number; wasm: number; pages: number }; memoryAfterRestart: { jsHeap: number; wasm: number; pages: number } }> {
+type SwMemory = Awaited<ReturnType<SwHost['memory']>>
+
+async function swSide(): Promise<Side & { memory: SwMemory; memoryAfterRestart: SwMemory }> {
   const host = new SwHost(join(tmp, 'profile'))
   await host.start()
   try {
@@ -94,7 +103,10 @@ async function swSide(): Promise<Side & { memory: { jsHeap: number; wasm: number
     large.bytes = memoryAfterRestart.pages
     small.firstReadMs = await coldRead(smallLayer)
     small.bytes = (await host.memory()).pages
-    return { small, large, memory, memoryAfterRestart, notes: [] }
+    // The worker stopped with edits of the large layer in flight; the next request starts a new one.
+    const crash = await crashDuringEdits(host, largeLayer, 60, () => host.stopWorker(), async () => {})
+    console.log(`service worker crash: ${JSON.stringify(crash)}`)
+    return { small, large, memory, memoryAfterRestart, crash }
   } finally {
     await host.stop()
   }
@@ -107,7 +119,11 @@ async function postgisSide(): Promise<Side & { version: string }> {
       await client.query(`CREATE TABLE ${name} (fid serial PRIMARY KEY, geom geometry(Point, 3857), name text, n integer, v double precision, day date)`)
       await client.query(`CREATE INDEX ON ${name} USING gist (geom)`)
       const batches: number[] = []
+      const walBytes = async () => Number((await client.query('SELECT wal_bytes FROM pg_stat_wal')).rows[0].wal_bytes)
+      const lastTen = Math.max(0, Math.ceil(n / BATCH) - 10) * BATCH
+      let walBefore = 0
       for (let from = 0; from < n; from += BATCH) {
+        if (from === lastTen) walBefore = await walBytes()
         const rows = JSON.parse(pointsBody(from, Math.min(BATCH, n - from), n)) as { geom: string; fields: { name: string; n: number; v: number; day: string } }[]
         const cols = [rows.map((r) => r.geom), rows.map((r) => r.fields.name), rows.map((r) => r.fields.n), rows.map((r) => r.fields.v), rows.map((r) => r.fields.day)]
         const t0 = performance.now()
@@ -117,6 +133,7 @@ async function postgisSide(): Promise<Side & { version: string }> {
         await client.query('COMMIT')
         batches.push(performance.now() - t0)
       }
+      const batchBytes = (await walBytes() - walBefore) / Math.min(10, batches.length)
       const edits: number[] = []
       for (let i = 0; i <= 15; i++) {
         const t0 = performance.now()
@@ -134,9 +151,10 @@ async function postgisSide(): Promise<Side & { version: string }> {
       }
       const bytes = Number((await client.query(`SELECT pg_total_relation_size('${name}') AS b`)).rows[0].b)
       console.log(`postgis ${n}: ingest ${(batches.reduce((a, b) => a + b, 0) / 1000).toFixed(1)} s, edit ${median(edits).toFixed(2)} ms`)
-      return { ingestMs: batches.reduce((a, b) => a + b, 0), batchMs: median(batches), editMs: median(edits), intersectsMs: median(boxes), found: Math.round(found / 16), bytes }
+      return { ingestMs: batches.reduce((a, b) => a + b, 0), batchMs: median(batches), editMs: median(edits), intersectsMs: median(boxes),
+        found: Math.round(found / 16), bytes, batchBytes }
     }
-    return { small: await one(SMALL, 'small'), large: await one(LARGE, 'large'), version, notes: [] }
+    return { small: await one(SMALL, 'small'), large: await one(LARGE, 'large'), version }
   } finally {
     await stop()
   }
@@ -144,9 +162,13 @@ async function postgisSide(): Promise<Side & { version: string }> {
 
 const fmt = (ms: number) => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : ms >= 100 ? `${ms.toFixed(0)} ms` : `${ms.toFixed(1)} ms`)
 const mib = (b: number) => `${(b / MiB).toFixed(0)} MiB`
+const mib1 = (b: number) => `${(b / MiB).toFixed(1)} MiB`
 const pair = (a: number | undefined, b: number | undefined, f: (x: number) => string = fmt) =>
   (a === undefined || b === undefined ? '–' : `${f(a)} → ${f(b)} (${(b / a).toFixed(1)}×)`)
 const met = (ok: boolean) => (ok ? 'met' : '**missed**')
+const swMemory = (m: SwMemory) => `the worker's JS heap ${mib(m.jsHeap)} and array buffers ${mib(m.buffers)}, of which the layers' pages
+  ${mib(m.pages)} and SQLite's WASM heap ${mib(m.wasm)}; Chromium's renderer processes (page and worker) ${mib(m.renderers)} resident`
+const crashLine = (what: string, c: Crash) => `${what}: ${c.sent} edits sent, ${c.acked} acknowledged, ${c.present} present after the restart, 0 lost, 0 half-done`
 
 async function main(): Promise<void> {
   const pg = await postgisSide()
@@ -172,17 +194,21 @@ Each cell reads *small → large (large/small)*: ${sizes}.
 |---|---|---|---|
 ${row('ingest through batch PATCH, total', 'ingestMs')}
 ${row(`one batch of ${BATCH.toLocaleString('en')} (median)`, 'batchMs')}
+${row('bytes written per batch (the last ten; Node: write(2), PostGIS: WAL)', 'batchBytes', mib1, true)}
 ${row('one feature edit, durable (median of 15 PUTs)', 'editMs')}
 ${row('list with \`intersects\` on a 1 km² box (median of 15)', 'intersectsMs')}
 ${row('first feature read after a restart / a worker stop', 'firstReadMs', fmt, false)}
 ${row('database size', 'bytes', mib)}
 
+Node's database size counts the write-ahead log (${mib(node.logBytes)} of the large layer's at the end: it is checkpointed and
+emptied past 4 MiB). Crashes with six clients editing the ${LARGE.toLocaleString('en')}-point layer: ${crashLine('Node host, SIGKILL', node.crash!)};
+${crashLine('service worker stopped (DevTools protocol)', sw.crash!)}.
+
 Memory with the ${large}-point layer open and edited:
 - Node host RSS: ${mib(node.rss)} after a restart (first read, 15 edits, 15 box queries), ${(node.rss / node.large.bytes!).toFixed(2)}× its
   ${mib(node.large.bytes!)} on disk; ${mib(node.rssAfterIngest)} right after ingesting both layers (V8's heap still holds the parsed batches).
-- Service worker: JS heap ${mib(sw.memoryAfterRestart.jsHeap)}, database pages in JS memory ${mib(sw.memoryAfterRestart.pages)}, WASM memory
-  ${mib(sw.memoryAfterRestart.wasm)} after a worker stop and the first read and edits; right after ingesting both layers: JS heap
-  ${mib(sw.memory.jsHeap)}, pages ${mib(sw.memory.pages)}, WASM ${mib(sw.memory.wasm)}.
+- Service worker, after a worker stop, the first read and 15 edits: ${swMemory(sw.memoryAfterRestart)}. Right after ingesting
+  both layers: ${swMemory(sw.memory)} (the WASM heap grew for the batches and does not shrink while the worker runs).
 
 Targets (${large} points):
 - edit < 30 ms and ≤ 2× the small layer's: Node ${fmt(node.large.editMs)} (${(node.large.editMs / node.small.editMs).toFixed(1)}×) ${met(node.large.editMs < 30 && node.large.editMs <= 2 * node.small.editMs)};
