@@ -8,7 +8,7 @@
  *   pages   { db, no, data }         4 KiB block `no`, newer than its segment
  *
  * Opening reads every row in one transaction. A commit writes, in one transaction with
- * strict durability, the blocks SQLite wrote as `pages` rows — or a whole segment where many
+ * strict durability, the blocks SQLite wrote as `pages` rows — or a whole segment where half
  * of its blocks changed — so its cost follows the change, not the file. Page rows are folded
  * back into their segments a few per commit once they pass 1/32 of the file, which keeps
  * opening fast (Chromium reads 1 MiB blobs several times faster per byte than 4 KiB rows).
@@ -22,8 +22,11 @@ export interface PageRow { db: string; no: number; data: Uint8Array<ArrayBuffer>
 
 /** Size of a chunk row in the first layout, which held the file as 64 KiB chunks only. */
 const LEGACY_CHUNK = 65536
-/** A segment with this many changed blocks is written whole. */
-const WHOLE_AT = BLOCKS_PER_SEGMENT / 4
+/**
+ * A segment with this many changed blocks is written whole: past half, its page rows would
+ * cost more to write (per row) and to fold later than the segment itself.
+ */
+const WHOLE_AT = BLOCKS_PER_SEGMENT / 2
 /** Most segments folded per commit while page rows are over their share. */
 const FOLDS_PER_COMMIT = 2
 /** Most segments folded per idle step (`tidy`): a step stays short for a request that arrives. */

@@ -61,7 +61,7 @@ describe('IndexedDB store: pages', () => {
     f.write(pattern(BLOCK, 4), SEGMENT + 3 * BLOCK)
     await f.commit()
     expect((await rows('pages')).length).toBe(1)
-    f.write(pattern(100 * BLOCK, 5), SEGMENT + 50 * BLOCK)
+    f.write(pattern(150 * BLOCK, 5), SEGMENT + 50 * BLOCK)
     expect(await countPuts(() => f.commit())).toEqual({ chunks: 1, images: 1 })
     expect(await rows('pages')).toEqual([])
     const expected = contentOf(f)
