@@ -5,8 +5,10 @@
  * at COMMIT SQLite writes the pages it changed into the file, and the store makes exactly
  * those durable (`DatabaseFile.commit`) before the write answers. If that fails, the
  * connection and the file are dropped and the request answers the error; the next request
- * reopens the database from the store, so nothing of the failed one stays. A database opened `evictable` gives its connection and
- * its file's memory back when unused (`store/residency`) and reopens on its next request.
+ * reopens the database from the store, so nothing of the failed one stays. A database opened
+ * `evictable` gives its connection and its file's memory back when unused (`store/residency`)
+ * and reopens on its next request. Housekeeping (checkpoints, the file's `tidy`) runs when
+ * no request has come for a moment.
  */
 import type { Database as SqlDb, Sqlite3Static } from '@sqlite.org/sqlite-wasm'
 import { ApiError, insufficientStorage, operationalError } from '../core/error.ts'

@@ -122,7 +122,8 @@ export class PagedFile implements SyncFile {
       const len = Math.min(data.length - done, SEGMENT - o)
       // An allocation failure (RangeError) reaches the VFS, which answers SQLITE_FULL.
       const seg = this.#segments[s] ??= new Uint8Array(SEGMENT)
-      seg.set(data.subarray(done, done + len), o)
+      // A page is one write inside one segment: no view to make.
+      seg.set(len === data.length ? data : data.subarray(done, done + len), o)
       done += len
     }
   }

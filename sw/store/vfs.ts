@@ -80,19 +80,23 @@ function install(sqlite: Sqlite3Static): Map<string, Entry> {
     return { open: () => (entry.journal ??= new PagedFile([], 0, false)),
       exists: () => (entry.journal?.size() ?? 0) > 0, remove: () => entry.journal?.truncate(0) }
   }
-  /** Runs an I/O call; a failure is kept for the caller and answered with a SQLite code. */
+  /** Keeps a failure for the caller (`lastError`) and answers it with a SQLite code. */
+  const failed = (h: Handle, err: unknown, ioErr: number): number => {
+    lastError = err
+    if (h.entry) h.entry.lastError = err
+    return isNoSpace(err) ? capi.SQLITE_FULL : ioErr
+  }
+  /** Runs an I/O call of the file `pFile`, failures answered by `failed`. */
   const io = (pFile: number, ioErr: number, fn: (h: Handle) => number | void): number => {
     const h = handles.get(pFile)
     if (!h) return ioErr
     try {
       return fn(h) ?? 0
     } catch (err) {
-      lastError = err
-      if (h.entry) h.entry.lastError = err
-      return isNoSpace(err) ? capi.SQLITE_FULL : ioErr
+      return failed(h, err, ioErr)
     }
   }
-  const bytes = (p: number, n: number) => wasm.heap8u().subarray(p, p + n)
+  const { SQLITE_IOERR_READ, SQLITE_IOERR_SHORT_READ, SQLITE_IOERR_WRITE } = capi
 
   const ioMethods = new capi.sqlite3_io_methods()
   ;(ioMethods as unknown as { $iVersion: number }).$iVersion = 1
@@ -116,14 +120,30 @@ function install(sqlite: Sqlite3Static): Map<string, Entry> {
           handles.delete(pFile)
           return r as 0
         },
-        xRead: (pFile, pDest, n, offset) => io(pFile, capi.SQLITE_IOERR_READ, (h) => {
-          const got = h.file.read(bytes(pDest, n), Number(offset))
-          if (got < n) {
-            wasm.heap8u().fill(0, pDest + got, pDest + n)
-            return capi.SQLITE_IOERR_SHORT_READ
+        // The page traffic: written out without `io`'s closure, they run for every page.
+        xRead: (pFile, pDest, n, offset) => {
+          const h = handles.get(pFile)
+          if (!h) return SQLITE_IOERR_READ as 0
+          try {
+            const heap = wasm.heap8u()
+            const got = h.file.read(heap.subarray(pDest, pDest + n), Number(offset))
+            if (got === n) return 0
+            heap.fill(0, pDest + got, pDest + n)
+            return SQLITE_IOERR_SHORT_READ as 0
+          } catch (err) {
+            return failed(h, err, SQLITE_IOERR_READ) as 0
           }
-        }) as 0,
-        xWrite: (pFile, pSrc, n, offset) => io(pFile, capi.SQLITE_IOERR_WRITE, (h) => h.file.write(bytes(pSrc, n), Number(offset))) as 0,
+        },
+        xWrite: (pFile, pSrc, n, offset) => {
+          const h = handles.get(pFile)
+          if (!h) return SQLITE_IOERR_WRITE as 0
+          try {
+            h.file.write(wasm.heap8u().subarray(pSrc, pSrc + n), Number(offset))
+            return 0
+          } catch (err) {
+            return failed(h, err, SQLITE_IOERR_WRITE) as 0
+          }
+        },
         xTruncate: (pFile, size) => io(pFile, capi.SQLITE_IOERR_TRUNCATE, (h) => h.file.truncate(Number(size))) as 0,
         xSync: (pFile) => io(pFile, capi.SQLITE_IOERR_FSYNC, (h) => h.file.sync()) as 0,
         xFileSize: (pFile, pOut) => io(pFile, capi.SQLITE_IOERR_FSTAT, (h) => { wasm.poke64(pOut, BigInt(h.file.size())) }) as 0,
