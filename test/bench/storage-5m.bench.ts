@@ -10,7 +10,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { machine, writeSection } from './report.ts'
-import { editMedian, fillLayer, firstRead, intersectsMedian, SwHost } from './storage-hosts.ts'
+import { SwHost } from './storage-hosts.ts'
+import { editMedian, fillLayer, firstRead, intersectsMedian } from './storage-layers.ts'
 
 const HUGE = Number(process.env.BENCH_HUGE ?? 5_000_000)
 const MiB = 2 ** 20
