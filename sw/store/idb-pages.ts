@@ -78,33 +78,17 @@ export async function openIdbFile(deps: IdbPagesDeps, name: string): Promise<Idb
       p.onsuccess = () => { pages = p.result }
     }
   })
-  if (!meta) return new IdbFile(deps, name, [], 0, false)
+  if (!meta) return new IdbFile(deps, name, 0, false)
   const rowSize = meta.segment ?? LEGACY_CHUNK
-  const segments: Uint8Array<ArrayBuffer>[] = []
   const datas = await Promise.all(chunks.map((c) => bytesOf(c.data)))
-  chunks.forEach((c, i) => place(segments, c.idx * rowSize, datas[i]!))
-  const file = new IdbFile(deps, name, segments, meta.size, true)
+  const file = new IdbFile(deps, name, meta.size, true)
+  chunks.forEach((c, i) => file.restore(datas[i]!, c.idx * rowSize))
   for (const p of pages) {
-    place(segments, p.no * BLOCK, p.data)
+    file.restore(p.data, p.no * BLOCK)
     file.noteStored(p.no)
   }
   if (rowSize !== SEGMENT) await file.rewrite()
   return file
-}
-
-/** Copies `data` into the segments at byte `offset`, or takes it over when it is one whole. */
-function place(segments: Uint8Array<ArrayBuffer>[], offset: number, data: Uint8Array<ArrayBuffer>): void {
-  if (offset % SEGMENT === 0 && data.length === SEGMENT && data.byteOffset === 0 && data.buffer.byteLength === SEGMENT) {
-    segments[offset / SEGMENT] = data
-    return
-  }
-  for (let done = 0; done < data.length;) {
-    const s = Math.floor((offset + done) / SEGMENT)
-    const o = (offset + done) % SEGMENT
-    const len = Math.min(data.length - done, SEGMENT - o)
-    ;(segments[s] ??= new Uint8Array(SEGMENT)).set(data.subarray(done, done + len), o)
-    done += len
-  }
 }
 
 /** Deletes every row of database `name` in one transaction. */
@@ -126,8 +110,9 @@ export class IdbFile extends PagedFile implements DatabaseFile {
   #savedSize: number
   #exists: boolean
 
-  constructor(deps: IdbPagesDeps, name: string, segments: Uint8Array<ArrayBuffer>[], size: number, exists: boolean) {
-    super(segments, size)
+  /** A file of `size` bytes, filled by `restore` while opening. */
+  constructor(deps: IdbPagesDeps, name: string, size: number, exists: boolean) {
+    super(size)
     this.#deps = deps
     this.#name = name
     this.#savedSize = size

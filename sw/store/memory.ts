@@ -22,7 +22,7 @@ export class MemoryStore implements Store {
 
   async openDatabase(name: string) {
     let f = this.#files.get(name)
-    if (!f) this.#files.set(name, (f = new MemoryFile([], 0, false)))
+    if (!f) this.#files.set(name, (f = new MemoryFile(0, false)))
     return f
   }
 

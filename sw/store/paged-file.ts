@@ -14,17 +14,16 @@ export const BLOCK = 4096
 export const BLOCKS_PER_SEGMENT = SEGMENT / BLOCK
 
 export class PagedFile implements SyncFile {
-  #segments: (Uint8Array<ArrayBuffer> | undefined)[]
+  #segments: (Uint8Array<ArrayBuffer> | undefined)[] = []
   #size: number
   /** Blocks written since the last commit; `undefined` for a file nobody commits (a journal). */
   #dirty: Set<number> | undefined
 
   /**
-   * A file of `size` bytes over `segments` (full-length arrays, taken over, not copied).
-   * `track` keeps the blocks written since the last commit, for a file whose commits save them.
+   * A file of `size` bytes, zeros until `restore` puts stored bytes in. `track` keeps the
+   * blocks written since the last commit, for a file whose commits save them.
    */
-  constructor(segments: (Uint8Array<ArrayBuffer> | undefined)[] = [], size = 0, track = true) {
-    this.#segments = segments
+  constructor(size = 0, track = true) {
     this.#size = size
     this.#dirty = track ? new Set() : undefined
   }
@@ -107,10 +106,22 @@ export class PagedFile implements SyncFile {
     }
   }
 
-  /** Copies `data` in at `offset` and marks the blocks it touches. */
-  #put(data: Uint8Array, offset: number): void {
+  /**
+   * Puts stored bytes back at `offset` while opening: not a change, nothing to save. A whole
+   * aligned segment is taken over, not copied.
+   */
+  restore(data: Uint8Array<ArrayBuffer>, offset: number): void {
+    if (offset % SEGMENT === 0 && data.length === SEGMENT && data.byteOffset === 0 && data.buffer.byteLength === SEGMENT) {
+      this.#segments[offset / SEGMENT] = data
+    } else {
+      this.#put(data, offset, false)
+    }
+  }
+
+  /** Copies `data` in at `offset` and marks the blocks it touches (unless `mark` is false). */
+  #put(data: Uint8Array, offset: number, mark = true): void {
     if (!data.length) return
-    if (this.#dirty) {
+    if (this.#dirty && mark) {
       const last = Math.floor((offset + data.length - 1) / BLOCK)
       for (let b = Math.floor(offset / BLOCK); b <= last; b++) this.#dirty.add(b)
     }

@@ -77,7 +77,7 @@ function install(sqlite: Sqlite3Static): Map<string, Entry> {
       if (!entry.file.wal) throw new Error(`Database ${entry.path} keeps no write-ahead log.`)
       return entry.file.wal
     }
-    return { open: () => (entry.journal ??= new PagedFile([], 0, false)),
+    return { open: () => (entry.journal ??= new PagedFile(0, false)),
       exists: () => (entry.journal?.size() ?? 0) > 0, remove: () => entry.journal?.truncate(0) }
   }
   /** Keeps a failure for the caller (`lastError`) and answers it with a SQLite code. */
@@ -167,7 +167,7 @@ function install(sqlite: Sqlite3Static): Map<string, Entry> {
             if (!found) {
               // A temporary file (sorter, temp table, statement journal): JS memory.
               if (!(flags & capi.SQLITE_OPEN_DELETEONCLOSE) && zName) return capi.SQLITE_CANTOPEN
-              file = new PagedFile([], 0, false)
+              file = new PagedFile(0, false)
             } else {
               file = found.kind === 'main' ? found.entry.file : sideOf(found.entry, found.kind).open()
             }
