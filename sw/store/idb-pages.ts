@@ -8,10 +8,11 @@
  *   pages   { db, no, data }         4 KiB block `no`, newer than its segment
  *
  * Opening reads every row in one transaction. A commit writes, in one transaction with
- * strict durability, the blocks SQLite wrote as `pages` rows — or a whole segment where half
- * of its blocks changed — so its cost follows the change, not the file. Page rows are folded
- * back into their segments a few per commit once they pass 1/32 of the file, which keeps
- * opening fast (Chromium reads 1 MiB blobs several times faster per byte than 4 KiB rows).
+ * strict durability, the blocks SQLite wrote as `pages` rows — or a whole segment where a
+ * quarter of its blocks changed — so its cost follows the change, not the file. Page rows are
+ * folded back into their segments while the database is idle (and by large commits once they
+ * pass 1/32 of the file), which keeps opening fast: Chromium reads 1 MiB blobs several times
+ * faster per byte than 4 KiB rows.
  */
 import { BLOCK, BLOCKS_PER_SEGMENT, PagedFile, SEGMENT } from './paged-file.ts'
 import type { DatabaseFile } from './store.ts'
@@ -23,11 +24,14 @@ export interface PageRow { db: string; no: number; data: Uint8Array<ArrayBuffer>
 /** Size of a chunk row in the first layout, which held the file as 64 KiB chunks only. */
 const LEGACY_CHUNK = 65536
 /**
- * A segment with this many changed blocks is written whole: past half, its page rows would
- * cost more to write (per row) and to fold later than the segment itself.
+ * A segment with this many changed blocks (a quarter) is written whole: its page rows would
+ * cost about as much to write as the segment, and more to fold back later.
  */
-const WHOLE_AT = BLOCKS_PER_SEGMENT / 2
-/** Most segments folded per commit while page rows are over their share. */
+const WHOLE_AT = BLOCKS_PER_SEGMENT / 4
+/**
+ * Most segments folded by a large commit (one writing at least `WHOLE_AT` blocks) while page
+ * rows are over their share; small commits — an edit — never fold: the idle `tidy` does.
+ */
 const FOLDS_PER_COMMIT = 2
 /** Most segments folded per idle step (`tidy`): a step stays short for a request that arrives. */
 const FOLDS_PER_TIDY = 4
@@ -145,8 +149,8 @@ export class IdbFile extends PagedFile implements DatabaseFile {
     }
     const whole = new Set<number>()
     for (const [s, n] of bySegment) if (n + (this.#stored.get(s)?.size ?? 0) >= WHOLE_AT) whole.add(s)
-    // Fold the segments with the most page rows while those are over their share.
-    this.#fold(whole, Math.max(FOLD_FLOOR, end / 32), FOLDS_PER_COMMIT, dirty.length)
+    // A large commit also folds the segments with the most page rows while those are over their share.
+    if (dirty.length >= WHOLE_AT) this.#fold(whole, Math.max(FOLD_FLOOR, end / 32), FOLDS_PER_COMMIT, dirty.length)
     await this.#save(whole, dirty.filter((b) => !whole.has(Math.floor(b / BLOCKS_PER_SEGMENT))), false)
   }
 

@@ -20,6 +20,8 @@ const SMALL = 20_000
 const LARGE = Number(process.env.BENCH_LARGE ?? 1_000_000)
 const PORT = Number(process.env.E2E_PORT ?? 4205)
 const MiB = 2 ** 20
+/** Idle time given to the worker before it is stopped (a browser waits 30 s). */
+const IDLE_BEFORE_STOP_MS = 20_000
 
 /** What one host measured on a layer. */
 interface Sized {
@@ -100,6 +102,8 @@ async function swSide(): Promise<Side & { memory: SwMemory; memoryAfterRestart: 
       if ((await host.started()) === before) throw new Error('the worker was not restarted')
       return ms
     }
+    // A browser stops a worker idle for 30 s; the idle time folds the ingest's page rows back.
+    await new Promise((r) => setTimeout(r, IDLE_BEFORE_STOP_MS))
     large.firstReadMs = await coldRead(largeLayer)
     await editMedian(host, largeLayer)
     const memoryAfterRestart = await host.memory()
@@ -218,6 +222,7 @@ Targets (${large} points):
   service worker ${fmt(sw.large.editMs)} (${(sw.large.editMs / sw.small.editMs).toFixed(1)}×) ${met(sw.large.editMs < 30 && sw.large.editMs <= 2 * sw.small.editMs)}.
 - Node RSS ≤ 2× the data on disk: ${(node.rss / node.large.bytes!).toFixed(2)}× ${met(node.rss <= 2 * node.large.bytes!)}.
 - first read after a restart < 100 ms on Node: ${fmt(node.large.firstReadMs!)} ${met(node.large.firstReadMs! < 100)}; after a worker stop
+  (following ${IDLE_BEFORE_STOP_MS / 1000} s idle, as a browser stops a worker after 30 s idle)
   < 1.5 s in Chromium: ${fmt(sw.large.firstReadMs!)} ${met(sw.large.firstReadMs! < 1500)} — it loads the whole layer from IndexedDB, about
   ${fmt(swCostPer100MB)} per 100 MB over the small layer's ${fmt(sw.small.firstReadMs!)} (${fmt(perHundred(sw.large))} per 100 MB all told).
 - ingest within 2× of PostGIS: Node ${ingestRatio(node).toFixed(1)}× ${met(ingestRatio(node) <= 2)}, service worker ${ingestRatio(sw).toFixed(1)}× ${met(ingestRatio(sw) <= 2)}.

@@ -61,7 +61,7 @@ describe('IndexedDB store: pages', () => {
     f.write(pattern(BLOCK, 4), SEGMENT + 3 * BLOCK)
     await f.commit()
     expect((await rows('pages')).length).toBe(1)
-    f.write(pattern(150 * BLOCK, 5), SEGMENT + 50 * BLOCK)
+    f.write(pattern(100 * BLOCK, 5), SEGMENT + 50 * BLOCK)
     expect(await countPuts(() => f.commit())).toEqual({ chunks: 1, images: 1 })
     expect(await rows('pages')).toEqual([])
     const expected = contentOf(f)
@@ -69,22 +69,24 @@ describe('IndexedDB store: pages', () => {
     same(contentOf(await open().openDatabase('a')), expected)
   })
 
-  it('folds page rows back into their segments once they pass 1/32 of the file, a few segments a commit', async () => {
+  it('past 1/32 of the file in page rows, a large commit folds two segments back; an edit never does', async () => {
     const { open, rows } = stores()
     const f = await open().openDatabase('a')
     const size = 16 * MiB
     f.write(pattern(size, 9), 0)
     await f.commit()
-    const cap = Math.max(256, size / BLOCK / 32)
-    let most = 0
-    for (let commit = 0; commit < 12; commit++) {
-      // 32 blocks spread over all 16 segments: too few per segment to write any whole.
-      for (let i = 0; i < 32; i++) f.write(pattern(BLOCK, commit + i), ((i * 509 + commit * 31) % (size / BLOCK)) * BLOCK)
-      const puts = await countPuts(() => f.commit())
-      expect(puts.chunks ?? 0).toBeLessThanOrEqual(2)
-      most = Math.max(most, (await rows('pages')).length)
+    // Small commits (30 blocks spread over all 16 segments): page rows only, past the share (256).
+    for (let commit = 0; commit < 10; commit++) {
+      for (let i = 0; i < 30; i++) f.write(pattern(BLOCK, commit + i), ((i * 509 + commit * 31) % (size / BLOCK)) * BLOCK)
+      expect(await countPuts(() => f.commit())).toEqual({ pages: 30, images: 1 })
     }
-    expect(most).toBeLessThanOrEqual(cap + 32)
+    const before = (await rows('pages')).length
+    expect(before).toBeGreaterThan(256)
+    // A large one (70 blocks, still under a quarter of any segment): it folds two segments too.
+    for (let i = 0; i < 70; i++) f.write(pattern(BLOCK, i), ((i * 233 + 7) % (size / BLOCK)) * BLOCK)
+    const puts = await countPuts(() => f.commit())
+    expect(puts.chunks).toBe(2)
+    expect((await rows('pages')).length).toBeLessThan(before + 70)
     const expected = contentOf(f)
     f.close()
     same(contentOf(await open().openDatabase('a')), expected)
