@@ -29,6 +29,8 @@ function finish(ok) {
 if (!run('imports', 'node', ['scripts/check-imports.mjs'])) { failed++; finish(false) }
 if (!run('types', 'npm', ['run', '-s', 'typecheck'])) { failed++; finish(false) }
 
+if (!run('gdal-bin', 'node', ['scripts/ensure-gdal.mjs'])) { failed++; finish(false) }
+
 const unitOk = run('node tests', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${results}/vitest.json`])
 const unit = readJson(`${results}/vitest.json`)
 if (unit) {

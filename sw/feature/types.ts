@@ -127,8 +127,21 @@ export interface AttachmentFile {
 }
 
 /** Reads inside one consistent snapshot of a layer. */
+/** A feature for drawing: the geometry as stored (a GeoPackage blob), the asked fields canonical. */
+export interface BoxRow {
+  fid: number
+  geom: Uint8Array
+  values: FieldValue[]
+}
+
 export interface FeatureRead {
   list(q: FeatureQuery, shape: RowShape): FeatureRow[]
+  /**
+   * Optional fast path for drawing: the features whose bounding box meets `box` (the spatial
+   * index's answer, no exact test), in fid order, geometries undecoded. Without it a reader of
+   * boxes falls back to `list` with an `intersects` filter.
+   */
+  inBox?(box: Bbox, fields: readonly Field[]): BoxRow[]
   count(filter?: FeatureFilter): number
   /** Bounds of the selected geometries in the layer's SRS; `null` when there are none. */
   extent(filter?: FeatureFilter): Bbox | null
@@ -159,6 +172,8 @@ export interface FeatureWrite extends FeatureRead {
 /** An open feature layer. */
 export interface FeatureLayer {
   readonly meta: LayerMeta
+  /** Changes whenever the features may have changed (a write, a reload): what caches key on. Absent: never cache. */
+  readonly version?: number
   read<T>(fn: (tx: FeatureRead) => T): Promise<T>
   write<T>(fn: (tx: FeatureWrite) => T): Promise<T>
 }
@@ -173,4 +188,12 @@ export interface FeatureLayerProvider {
 export interface FeatureLayers {
   /** `undefined` when there is no such resource or its class has no feature-layer capability. */
   featureLayer(id: number): Promise<FeatureLayer | undefined>
+  /** The extent of a layer that is no feature layer (a raster); `undefined` when there is none. */
+  layerExtent?(id: number): Promise<{ bbox: Bbox | null; srs: number } | undefined>
+}
+
+/** A class whose resources have an extent without features (a raster layer). */
+export interface BboxLayerProvider {
+  /** The box in the layer's `srs`; `undefined` when `id` is not one of its resources. */
+  extent(id: number): Promise<{ bbox: Bbox | null; srs: number } | undefined>
 }

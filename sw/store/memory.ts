@@ -4,6 +4,7 @@
  * database's file is its pages in JS memory (`store/paged-file`), kept by name, so a database
  * closed and opened again finds its content.
  */
+import { concatBytes } from '../core/bytes.ts'
 import { PagedFile } from './paged-file.ts'
 import type { DatabaseFile, Store } from './store.ts'
 
@@ -29,6 +30,13 @@ export class MemoryStore implements Store {
   async deleteDatabase(name: string) { this.#files.delete(name) }
   async listDatabases() { return [...this.#files.keys()] }
   async putBlob(id: string, data: Uint8Array) { this.#blobs.set(id, data.slice()) }
+  async putBlobStream(id: string, chunks: AsyncIterable<Uint8Array>) {
+    const parts: Uint8Array[] = []
+    for await (const c of chunks) parts.push(c.slice())
+    const data = concatBytes(parts)
+    this.#blobs.set(id, data)
+    return data.length
+  }
   async getBlob(id: string) { return this.#blobs.get(id)?.slice() }
   async deleteBlob(id: string) { this.#blobs.delete(id) }
   async close() {}

@@ -80,6 +80,7 @@ class HookedStore implements Store {
   deleteDatabase(name: string) { return this.inner.deleteDatabase(name) }
   listDatabases() { return this.inner.listDatabases() }
   putBlob(id: string, data: Uint8Array) { return this.inner.putBlob(id, data) }
+  putBlobStream(id: string, chunks: AsyncIterable<Uint8Array>) { return this.inner.putBlobStream(id, chunks) }
   getBlob(id: string) { return this.inner.getBlob(id) }
   deleteBlob(id: string) { return this.inner.deleteBlob(id) }
   close() { return this.inner.close() }

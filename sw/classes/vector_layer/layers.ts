@@ -15,6 +15,7 @@ import { fieldsSignature, migrateLayer, registerFunctions, syncColumns } from '.
 import { LayerReader } from './reader.ts'
 import { LayerWriter } from './writer.ts'
 import { Layer } from './layer.ts'
+import { isPending } from '../../ingest/pending.ts'
 
 export const CLASS = 'vector_layer'
 export const imageName = (resourceId: number) => `layer-${resourceId}`
@@ -22,6 +23,10 @@ export const imageName = (resourceId: number) => `layer-${resourceId}`
 /** A layer as the feature component sees it: metadata, reads and writes. */
 class VectorFeatureLayer implements FeatureLayer {
   constructor(readonly meta: LayerMeta, readonly layer: Layer, readonly now: () => Date) {}
+
+  get version(): number {
+    return this.layer.db.version
+  }
 
   read<T>(fn: (tx: FeatureRead) => T): Promise<T> {
     return this.layer.db.read((db) => fn(new LayerReader(db, this.layer, this.meta)))
@@ -142,7 +147,8 @@ export class LayerStore implements FeatureLayerProvider {
   /** Deletes layer databases whose resource is gone (a drop interrupted by a stopped worker). */
   async #sweep(): Promise<void> {
     const names = await this.env.platform.store.listDatabases()
-    const ids = names.map((n) => /^layer-(\d+)$/.exec(n)?.[1]).filter((x): x is string => !!x).map(Number)
+    // A database an ingest is still building has no resource yet: it is not an orphan.
+    const ids = names.filter((n) => !isPending(n)).map((n) => /^layer-(\d+)$/.exec(n)?.[1]).filter((x): x is string => !!x).map(Number)
     if (!ids.length) return
     await this.env.main.read(async (db) => {
       for (const id of ids) {

@@ -11,6 +11,16 @@ import { featureBulkCases } from './feature-bulk.ts'
 import { uploadCases } from './upload.ts'
 import { attachmentCases } from './attachment.ts'
 import { storageCases } from './storage.ts'
+import { renderCases } from './render.ts'
+import { renderQmlCases } from './render-qml.ts'
+import { renderGoldenCases } from './render-golden.ts'
+import { renderRasterCases } from './render-raster.ts'
+import { ingestCases } from './ingest.ts'
+import { rasterCases } from './raster.ts'
+import { fileBucketCases } from './file-bucket.ts'
+import { hardeningCases } from './hardening.ts'
+import { hardeningAuthCases } from './hardening-auth.ts'
+import { hardeningValueCases } from './hardening-values.ts'
 
 export const CASE_GROUPS: Record<string, ApiCase[]> = {
   pyramid: pyramidCases,
@@ -22,4 +32,14 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   upload: uploadCases,
   attachment: attachmentCases,
   storage: storageCases,
+  render: renderCases,
+  'render-qml': renderQmlCases,
+  'render-golden': renderGoldenCases,
+  'render-raster': renderRasterCases,
+  ingest: ingestCases,
+  raster: rasterCases,
+  'file-bucket': fileBucketCases,
+  hardening: hardeningCases,
+  'hardening-auth': hardeningAuthCases,
+  'hardening-values': hardeningValueCases,
 }
