@@ -110,9 +110,10 @@ export class PagedFile implements SyncFile {
    * Puts stored bytes back at `offset` while opening: not a change, nothing to save. A whole
    * aligned segment is taken over, not copied.
    */
-  restore(data: Uint8Array<ArrayBuffer>, offset: number): void {
-    if (offset % SEGMENT === 0 && data.length === SEGMENT && data.byteOffset === 0 && data.buffer.byteLength === SEGMENT) {
-      this.#segments[offset / SEGMENT] = data
+  restore(data: Uint8Array, offset: number): void {
+    if (offset % SEGMENT === 0 && data.length === SEGMENT && data.byteOffset === 0 && data.buffer instanceof ArrayBuffer
+      && data.buffer.byteLength === SEGMENT) {
+      this.#segments[offset / SEGMENT] = data as Uint8Array<ArrayBuffer>
     } else {
       this.#put(data, offset, false)
     }

@@ -47,6 +47,20 @@ export function registerFile(sqlite: Sqlite3Static, file: DatabaseFile): VfsEntr
   return entry
 }
 
+/**
+ * Registers a copy of `bytes` (a SQLite file) as a database that lives in JS memory and is
+ * never saved: a job's scratch copy (an ingest's converted source). The bytes go in through
+ * `PagedFile.restore`, the same routine that puts a stored database back when it opens.
+ * `bytes` must not change afterwards (a whole 1 MiB buffer is taken over, not copied).
+ * Closing the entry unregisters it and drops the copy.
+ */
+export function registerCopy(sqlite: Sqlite3Static, bytes: Uint8Array): VfsEntry & { close(): void } {
+  const file = new PagedFile(bytes.length, false)
+  file.restore(bytes, 0)
+  const entry = registerFile(sqlite, Object.assign(file, { commit: async () => {} }))
+  return Object.assign(entry, { close: () => { entry.unregister(); file.close() } })
+}
+
 /** True for the errors that mean "no room": a full disk or quota, or memory that ran out. */
 export function isNoSpace(err: unknown): boolean {
   const code = (err as { code?: string })?.code

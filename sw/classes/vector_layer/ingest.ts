@@ -86,6 +86,6 @@ export async function prepareVectorLayer(env: ClassEnv, member: Record<string, u
       throw err
     }
   } finally {
-    freeImage(sqlite, conv.image)
+    freeImage(conv.image)
   }
 }
