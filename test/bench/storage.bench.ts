@@ -126,7 +126,9 @@ async function postgisSide(): Promise<Side & { version: string }> {
       await client.query(`CREATE TABLE ${name} (fid serial PRIMARY KEY, geom geometry(Point, 3857), name text, n integer, v double precision, day date)`)
       await client.query(`CREATE INDEX ON ${name} USING gist (geom)`)
       const batches: number[] = []
-      const walBytes = async () => Number((await client.query('SELECT wal_bytes FROM pg_stat_wal')).rows[0].wal_bytes)
+      // The WAL's insert position, not pg_stat_wal: a backend flushes its statistics at most once a
+      // second, so the small layer's two batches read 0 bytes there.
+      const walBytes = async () => Number((await client.query(`SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0') AS b`)).rows[0].b)
       const lastTen = Math.max(0, Math.ceil(n / BATCH) - 10) * BATCH
       let walBefore = 0
       for (let from = 0; from < n; from += BATCH) {
