@@ -5,6 +5,7 @@ import type { ApiCase } from '../harness.ts'
 import { pyramidCases } from './pyramid.ts'
 import { authCases } from './auth.ts'
 import { resourceCases } from './resource.ts'
+import { blueprintCases } from './blueprint.ts'
 import { catalogueCases } from './catalogue.ts'
 import { featureCases } from './feature.ts'
 import { featureBulkCases } from './feature-bulk.ts'
@@ -26,6 +27,7 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   pyramid: pyramidCases,
   auth: authCases,
   resource: resourceCases,
+  blueprint: blueprintCases,
   catalogue: catalogueCases,
   feature: featureCases,
   'feature-bulk': featureBulkCases,
