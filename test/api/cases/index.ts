@@ -11,6 +11,7 @@ import { featureCases } from './feature.ts'
 import { featureBulkCases } from './feature-bulk.ts'
 import { uploadCases } from './upload.ts'
 import { attachmentCases } from './attachment.ts'
+import { storageCases } from './storage.ts'
 import { renderCases } from './render.ts'
 import { renderQmlCases } from './render-qml.ts'
 import { renderGoldenCases } from './render-golden.ts'
@@ -32,6 +33,7 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   'feature-bulk': featureBulkCases,
   upload: uploadCases,
   attachment: attachmentCases,
+  storage: storageCases,
   render: renderCases,
   'render-qml': renderQmlCases,
   'render-golden': renderGoldenCases,
