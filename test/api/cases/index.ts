@@ -14,6 +14,7 @@ import { attachmentCases } from './attachment.ts'
 import { versioningCases } from './versioning.ts'
 import { nextgisConnectCases } from './nextgis-connect.ts'
 import { remoteCases } from './remote.ts'
+import { storageCases } from './storage.ts'
 import { renderCases } from './render.ts'
 import { renderQmlCases } from './render-qml.ts'
 import { renderGoldenCases } from './render-golden.ts'
@@ -38,6 +39,7 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   versioning: versioningCases,
   'nextgis-connect': nextgisConnectCases,
   remote: remoteCases,
+  storage: storageCases,
   render: renderCases,
   'render-qml': renderQmlCases,
   'render-golden': renderGoldenCases,
