@@ -9,6 +9,7 @@ import { ApiError, internalServerError, pageNotFound } from './core/error.ts'
 import { json, requestId } from './core/http.ts'
 import { RouteTable } from './core/routes.ts'
 import { sharedStart } from './core/once.ts'
+import { corsHeaders, preflight } from './core/cors.ts'
 import type { Platform } from './platform/platform.ts'
 import { openServices, type Services } from './services.ts'
 import { authenticate } from './auth/middleware.ts'
@@ -21,6 +22,7 @@ import { mountFeature } from './feature/routes.ts'
 import { mountAttachment } from './feature/attachment/routes.ts'
 import { mountUpload } from './upload/routes.ts'
 import { mountDiagnostics } from './diagnostics/routes.ts'
+import { mountSync } from './sync/routes.ts'
 import { mountRender } from './render/routes.ts'
 import { mountIngest } from './ingest/routes.ts'
 import { mountFiles } from './files/routes.ts'
@@ -83,6 +85,7 @@ export function createApp(platform: Platform, opts: AppOptions = {}): OutpostApp
   mountUpload(routes)
   mountDiagnostics(routes)
   mountAttachment(routes)
+  mountSync(routes)
   mountRender(routes)
   mountIngest(routes)
   mountFiles(routes)
@@ -95,7 +98,7 @@ export function createApp(platform: Platform, opts: AppOptions = {}): OutpostApp
   })
 
   return {
-    fetch: async (request, info) => {
+    fetch: async (request, info) => withCors(request, platform.corsOrigins ?? [], async () => {
       try {
         return await app.fetch(mergeLeadingSlashes(request), { peer: info?.peer })
       } catch (err) {
@@ -104,9 +107,22 @@ export function createApp(platform: Platform, opts: AppOptions = {}): OutpostApp
         platform.log(`${request.method} ${new URL(request.url).pathname} failed`, err)
         return json(apiErr.toBody(requestId()), apiErr.status)
       }
-    },
+    }),
     services,
   }
+}
+
+/** Answers preflights of allowed origins and adds CORS headers to their answers (core/cors). */
+async function withCors(request: Request, allowed: readonly string[], answer: () => Promise<Response>): Promise<Response> {
+  if (!allowed.length) return answer()
+  const pre = preflight(request, allowed)
+  if (pre) return pre
+  const res = await answer()
+  const headers = corsHeaders(request, allowed)
+  if (!headers) return res
+  const out = new Response(res.body, res)
+  for (const [k, v] of Object.entries(headers)) out.headers.set(k, v)
+  return out
 }
 
 /**

@@ -7,6 +7,7 @@
 import type { ClassLookup } from '../resource/class.ts'
 import type { Bbox } from '../geo/geometry.ts'
 import type { FeatureLayer, FeatureLayerProvider, FeatureLayers } from '../feature/types.ts'
+import type { Credentials, Replica, SyncLookup } from '../sync/types.ts'
 import type { BucketFile, StoredFile, StoredFiles } from '../files/types.ts'
 import type { Capabilities, ClassEnv, ClassFactory, ResourceClass } from './types.ts'
 import { resourceGroup } from './resource_group/index.ts'
@@ -17,6 +18,7 @@ import { qgisVectorStyle } from './qgis_vector_style/index.ts'
 import { rasterLayer } from './raster_layer/index.ts'
 import { rasterStyle } from './raster_style/index.ts'
 import { fileBucket } from './file_bucket/index.ts'
+import { remoteConnection } from './remote_connection/index.ts'
 
 const CLASSES: ClassFactory[] = [
   resourceGroup,
@@ -27,6 +29,7 @@ const CLASSES: ClassFactory[] = [
   rasterLayer,
   rasterStyle,
   fileBucket,
+  remoteConnection,
 ]
 
 /** The spec's names for classes the original calls otherwise (accepted on input). */
@@ -36,7 +39,7 @@ const ALIASES: Record<string, string> = {
   mapserver_style: 'engine_style',
 }
 
-export class ClassRegistry implements ClassLookup, FeatureLayers, StoredFiles {
+export class ClassRegistry implements ClassLookup, FeatureLayers, StoredFiles, SyncLookup {
   readonly #classes: ResourceClass[]
   readonly #byId: Map<string, ResourceClass>
   /** Resource id → class, per version of the main database. */
@@ -73,6 +76,20 @@ export class ClassRegistry implements ClassLookup, FeatureLayers, StoredFiles {
   async featureLayer(id: number): Promise<FeatureLayer | undefined> {
     const cls = await this.#classOf(id)
     return cls === undefined ? undefined : this.featureLayerOf(cls)?.open(id)
+  }
+
+  async remoteConnection(id: number): Promise<Credentials | undefined> {
+    return (await this.#capability(id, 'remoteConnection'))?.credentials(id)
+  }
+
+  async replica(id: number): Promise<Replica | undefined> {
+    return (await this.#capability(id, 'replica'))?.open(id)
+  }
+
+  async linkedLayers(): Promise<number[]> {
+    const ids: number[] = []
+    for (const c of this.#classes) if (c.capabilities.replica) ids.push(...await c.capabilities.replica.linked())
+    return ids
   }
 
   async layerExtent(id: number): Promise<{ bbox: Bbox | null; srs: number } | undefined> {

@@ -17,6 +17,7 @@
  */
 import type { Platform } from '../platform/platform.ts'
 import type { Database } from '../store/database.ts'
+import type { RemoteConnectionProvider, ReplicaProvider, SyncLookup } from '../sync/types.ts'
 import type { ClassLookup, ResourceKind } from '../resource/class.ts'
 import type { RenderableStyle } from '../render/types.ts'
 import type { BboxLayerProvider, FeatureLayerProvider } from '../feature/types.ts'
@@ -29,14 +30,19 @@ export interface ClassEnv {
   platform: Platform
   /** The main database (the resource tree). */
   main: Database
-  /** The app's registry, for a class whose rules depend on other classes' capabilities (a style's parent). */
-  classes: ClassLookup
+  /** The app's registry, for a class whose rules depend on other classes' capabilities (a style's parent,
+   *  a connection's credentials for a linked layer). */
+  classes: ClassLookup & SyncLookup
 }
 
 /** The capabilities of a class; each is optional. */
 export interface Capabilities {
   /** Features: read, filter, write (`IFeatureLayer` and friends). */
   featureLayer?: FeatureLayerProvider
+  /** A team's server and how to log in there (`remote_connection`). */
+  remoteConnection?: RemoteConnectionProvider
+  /** Layers linked to a remote layer, with their sync bookkeeping. */
+  replica?: ReplicaProvider
   /** How a style draws its layer (`IRenderableStyle`): `render/types.ts`. */
   renderable?: RenderableStyle
   /** An extent without features (`IBboxLayer` of a raster): `layer.extent`. */

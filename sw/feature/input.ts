@@ -111,6 +111,9 @@ export function parseInput(raw: unknown, meta: LayerMeta, opts: WriteOptions, pa
 /** One item of a batch PATCH: a delete, or a create (no id) or a change. */
 export type BatchItem = { id: number; del: true } | { id: number | undefined; input: FeatureInput }
 
+/** Whether `input` changes the feature itself (its geometry or fields), not only its extensions. */
+export const changesFeature = (input: FeatureInput): boolean => input.geom !== undefined || input.fields.length > 0
+
 /**
  * A batch PATCH body, every item parsed before anything is written: one bad item fails the
  * whole batch (reference §5.5).

@@ -13,9 +13,12 @@ import { bboxOf } from '../geo/geometry.ts'
 import type { FeatureVariables } from './env.ts'
 import type { FeatureInput, FeatureLayer } from './types.ts'
 import { dumpOptions, filterOf, orderOf, paging, querySrs } from './query.ts'
-import { parseBatch, parseIds, parseInput, type WriteOptions } from './input.ts'
+import { changesFeature, parseBatch, parseIds, parseInput, type WriteOptions } from './input.ts'
 import { featureJson, geometryInfo, lonLatExtent, rowShape, wantsAttachments } from './serialize.ts'
-import { writeFeatures, type FeatureWriter } from './write.ts'
+import { writeFeatures, type FeatureWriter, type Written } from './write.ts'
+import { readVersion } from './versioning/params.ts'
+import { mountVersioning } from './versioning/routes.ts'
+import { mountTransaction } from './transaction/routes.ts'
 import { featureNotFound } from './errors.ts'
 import { layerOf, writableLayerOf } from './layer.ts'
 
@@ -32,7 +35,10 @@ async function writeOptions(c: Ctx): Promise<WriteOptions> {
 }
 
 const write = <T>(c: Ctx, layer: FeatureLayer, fn: (w: FeatureWriter) => T, inputs: FeatureInput[] = []) =>
-  writeFeatures(c.get('services'), layer, inputs, fn)
+  writeFeatures(c.get('services'), layer, inputs, fn, { userId: c.get('user').id })
+
+/** `{"id": fid}`, with the write's `version` on a versioned layer (reference §5.3). */
+const idBody = (id: number, w: Written<unknown>) => (w.version === undefined ? { id } : { id, version: w.version })
 
 /** A GET's JSON body (`{"intersects": …}` for big geometries), if it has one. */
 async function getBody(c: Ctx): Promise<Record<string, unknown> | undefined> {
@@ -42,6 +48,8 @@ async function getBody(c: Ctx): Promise<Record<string, unknown> | undefined> {
 }
 
 export function mountFeature(routes: Routes<FeatureVariables>): void {
+  mountVersioning(routes)
+  mountTransaction(routes)
   const collection = async (c: Ctx) => {
     switch (c.req.method) {
       case 'GET': {
@@ -52,8 +60,10 @@ export function mountFeature(routes: Routes<FeatureVariables>): void {
         const opts = await dumpOptions(params, meta, c.get('services').platform.epsg)
         const query = { filter: filterOf(params, meta, body), order: orderOf(params, meta), ...paging(params) }
         return json(await layer.read((tx) => {
-          const rows = tx.list(query, rowShape(opts))
-          const att = wantsAttachments(opts) ? tx.attachments(rows.map((r) => r.fid)) : undefined
+          const version = readVersion(tx.history, params)
+          const rows = tx.list({ ...query, version }, rowShape(opts))
+          const fids = rows.map((r) => r.fid)
+          const att = !wantsAttachments(opts) ? undefined : version === undefined ? tx.attachments(fids) : tx.history!.attachmentsAt(fids, version)
           return rows.map((r) => featureJson(r, meta, opts, att))
         }))
       }
@@ -62,19 +72,24 @@ export function mountFeature(routes: Routes<FeatureVariables>): void {
         const layer = await writableLayerOf(c)
         const body = await readJson(c.req.raw)
         const input = parseInput(body, layer.meta, await writeOptions(c), '$')
-        return json({ id: await write(c, layer, (w) => w.create(input), [input]) })
+        const w = await write(c, layer, (w) => w.create(input), [input])
+        return json(idBody(w.result, w))
       }
       case 'PATCH': {
         const layer = await writableLayerOf(c)
         const body = await readJson(c.req.raw)
         expectKind<unknown[]>('array', body, '$') // the body's shape is judged before the query's
         const ops = parseBatch(body, layer.meta, await writeOptions(c))
-        return json(await write(c, layer, (w) => ops.map((op) => {
-          if ('del' in op) { w.delete(op.id); return { id: op.id } }
-          if (op.id === undefined) return { id: w.create(op.input) }
-          w.update(op.id, op.input)
-          return { id: op.id }
-        }), ops.flatMap((op) => ('input' in op ? [op.input] : []))))
+        const updated = ops.flatMap((op) => 'input' in op && op.id !== undefined && changesFeature(op.input) ? [op.id] : [])
+        return json((await write(c, layer, (w) => {
+          w.tx.historyWrite?.beforeUpdates(updated)
+          return ops.map((op) => {
+            if ('del' in op) { w.delete(op.id); return { id: op.id } }
+            if (op.id === undefined) return { id: w.create(op.input) }
+            w.update(op.id, op.input)
+            return { id: op.id }
+          })
+        }, ops.flatMap((op) => ('input' in op ? [op.input] : [])))).result)
       }
       case 'DELETE': {
         const layer = await writableLayerOf(c)
@@ -97,10 +112,13 @@ export function mountFeature(routes: Routes<FeatureVariables>): void {
     const fid = fidOf(c)
     if (c.req.method === 'GET') {
       const layer = await layerOf(c)
-      const opts = await dumpOptions(paramsOf(c), layer.meta, c.get('services').platform.epsg)
+      const params = paramsOf(c)
+      const opts = await dumpOptions(params, layer.meta, c.get('services').platform.epsg)
       const feature = await layer.read((tx) => {
-        const [row] = tx.list({ fid }, rowShape(opts))
-        return row && featureJson(row, layer.meta, opts, wantsAttachments(opts) ? tx.attachments([fid]) : undefined)
+        const version = readVersion(tx.history, params)
+        const [row] = tx.list({ fid, version }, rowShape(opts))
+        const att = !wantsAttachments(opts) ? undefined : version === undefined ? tx.attachments([fid]) : tx.history!.attachmentsAt([fid], version)
+        return row && featureJson(row, layer.meta, opts, att)
       })
       if (!feature) throw featureNotFound(layer.meta.resourceId, fid)
       return json(feature)
@@ -109,12 +127,10 @@ export function mountFeature(routes: Routes<FeatureVariables>): void {
       const layer = await writableLayerOf(c)
       const body = await readJson(c.req.raw)
       const input = parseInput(body ?? {}, layer.meta, await writeOptions(c), '$')
-      await write(c, layer, (w) => w.update(fid, input), [input])
-      return json({ id: fid })
+      return json(idBody(fid, await write(c, layer, (w) => w.update(fid, input), [input])))
     }
     const layer = await writableLayerOf(c)
-    await write(c, layer, (w) => w.delete(fid))
-    return json({ id: fid })
+    return json(idBody(fid, await write(c, layer, (w) => w.delete(fid))))
   })
 
   /** The geometry of the addressed feature; 404 when there is no such feature. */

@@ -39,6 +39,7 @@ function outputGeom(g: Geometry | null, meta: LayerMeta, opts: DumpOptions): unk
 export function featureJson(row: FeatureRow, meta: LayerMeta, opts: DumpOptions,
   attachments: Map<number, AttachmentRow[]> | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = { id: row.fid }
+  if (row.vid !== undefined) out.vid = row.vid
   if (opts.label) out.label = row.label === null || row.label === undefined ? `#${row.fid}` : String(row.label)
   if (opts.geom) out.geom = outputGeom(row.geom, meta, opts)
   const fields: Record<string, unknown> = {}

@@ -8,6 +8,7 @@
  * numbers (bigint past 2^53), dates and times as ISO text, booleans as 0/1.
  */
 import type { Bbox, Geometry } from '../geo/geometry.ts'
+import type { HistoryRead, HistoryWrite } from './history-types.ts'
 
 export const FIELD_TYPES = ['INTEGER', 'BIGINT', 'REAL', 'STRING', 'DATE', 'TIME', 'DATETIME', 'BOOLEAN'] as const
 export type FieldType = (typeof FIELD_TYPES)[number]
@@ -36,6 +37,8 @@ export interface LayerMeta {
   /** NGW's geometry type: `POINT`, `MULTIPOLYGONZ`… */
   geometryType: string
   fields: Field[]
+  /** Present when the layer keeps versions (reference §12); its epoch. */
+  versioning?: { epoch: number }
 }
 
 /** One parsed feature body. `undefined` members are left as they are. */
@@ -84,6 +87,8 @@ export interface FeatureQuery {
   offset?: number
   /** Only this feature. */
   fid?: number
+  /** Read the layer as it was at this version (`?version=`; versioned layers only). */
+  version?: number
 }
 
 /** Which parts of each feature a listing reads. */
@@ -97,6 +102,8 @@ export interface RowShape {
 
 export interface FeatureRow {
   fid: number
+  /** The version that last changed the feature (versioned layers). */
+  vid?: number
   /** `null` without a geometry or when the shape did not ask for it. */
   geom: Geometry | null
   /** Values of `shape.fields`, canonical. */
@@ -109,6 +116,8 @@ export interface FeatureRow {
 export interface AttachmentRow {
   id: number; fid: number; keyname: string | null; name: string | null; size: number; mime_type: string
   description: string | null; file_meta: string | null; blob_id: string
+  /** The id of its current file (the changes feed's `fileobj`). */
+  fileobj: number | null
 }
 
 /** The writable attributes of an attachment; `undefined` members stay as they are. */
@@ -124,6 +133,23 @@ export interface AttachmentFile {
   blobId: string
   size: number
   fileMeta: Record<string, unknown>
+}
+
+/** A layer's history (reference §12), where its class keeps one. */
+export interface FeatureHistory extends HistoryRead {
+  /** Attachments at version `version` (point-in-time reads), by fid. */
+  attachmentsAt(fids: number[], version: number): Map<number, AttachmentRow[]>
+}
+
+export interface FeatureHistoryWrite extends FeatureHistory, HistoryWrite {
+  /** Brings a deleted feature back with its last values, then applies `input`; `false` when it is not deleted. */
+  restore(fid: number, input: FeatureInput): boolean
+  /**
+   * Before many features are updated (a batch, a transaction's commit): their values before
+   * this version are kept in one go, which `update` otherwise does one feature at a time.
+   * Features that do not exist are skipped.
+   */
+  beforeUpdates(fids: number[]): void
 }
 
 /** Reads inside one consistent snapshot of a layer. */
@@ -151,6 +177,8 @@ export interface FeatureRead {
   /** Attachments by fid, each list in id order; `fids` absent = every feature's. */
   attachments(fids?: number[]): Map<number, AttachmentRow[]>
   attachment(fid: number, aid: number): AttachmentRow | undefined
+  /** Versions, changes and stored transactions; absent when the class keeps no history. */
+  readonly history?: FeatureHistory
 }
 
 /** Writes inside one durable transaction of a layer: all of them or none. */
@@ -167,6 +195,13 @@ export interface FeatureWrite extends FeatureRead {
   removeAttachment(row: AttachmentRow): void
   /** Blobs no longer referenced once the transaction commits; deleted after it. */
   readonly orphanBlobs: readonly string[]
+  /** The history's write side (transactions, restores, the version this write makes); absent without history. */
+  readonly historyWrite?: FeatureHistoryWrite
+}
+
+/** Who makes a write: recorded with the version it creates. */
+export interface WriteActor {
+  userId?: number
 }
 
 /** An open feature layer. */
@@ -175,7 +210,7 @@ export interface FeatureLayer {
   /** Changes whenever the features may have changed (a write, a reload): what caches key on. Absent: never cache. */
   readonly version?: number
   read<T>(fn: (tx: FeatureRead) => T): Promise<T>
-  write<T>(fn: (tx: FeatureWrite) => T): Promise<T>
+  write<T>(fn: (tx: FeatureWrite) => T, actor?: WriteActor): Promise<T>
 }
 
 /** The capability a resource class provides (`capabilities.featureLayer`). */

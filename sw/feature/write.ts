@@ -46,13 +46,27 @@ export interface WriteServices extends UploadServices {
   platform: Platform
 }
 
+export interface WriteFeaturesOptions {
+  /** Files a caller staged. */
+  staging?: Staging
+  /** Who writes: recorded with the version a versioned layer gets. */
+  userId?: number
+}
+
+/** What a write returned, and the version it made (versioned layers that changed). */
+export interface Written<T> {
+  result: T
+  version: number | undefined
+}
+
 /**
  * Runs `fn` with a writer inside one durable layer transaction; returns its result. `inputs`
  * are the parsed bodies whose `extensions.attachment` files are staged beforehand (attribute
- * types are checked before anything is copied); `staging` carries files a caller staged.
+ * types are checked before anything is copied).
  */
 export async function writeFeatures<T>(services: WriteServices, layer: FeatureLayer, inputs: FeatureInput[],
-  fn: (w: FeatureWriter) => T, staging?: Staging): Promise<T> {
+  fn: (w: FeatureWriter) => T, opts: WriteFeaturesOptions = {}): Promise<Written<T>> {
+  let staging = opts.staging
   const items: [Record<string, unknown>, string][] = []
   inputs.forEach((input) => input.attachment?.forEach((a, i) => {
     const path = `$.extensions.attachment[${i}]`
@@ -63,16 +77,19 @@ export async function writeFeatures<T>(services: WriteServices, layer: FeatureLa
   const run = async () => {
     for (const [a, path] of items) await staging!.stage(a, path)
     let orphans: readonly string[] = []
+    let written: FeatureWrite | undefined
     const result = await layer.write((tx) => {
       const w = new FeatureWriter(tx, layer, staging)
       const r = fn(w)
       w.finish()
       orphans = tx.orphanBlobs
+      written = tx
       return r
-    })
+    }, { userId: opts.userId })
     // Blobs go only after the commit: a rolled-back delete must still find its files.
     for (const id of orphans) await services.platform.store.deleteBlob(id).catch(() => undefined)
-    return result
+    // Read after the commit: creates are queued until the layer finishes the write.
+    return { result, version: written?.historyWrite?.version }
   }
   return staging ? staging.commit(run) : run()
 }

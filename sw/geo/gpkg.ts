@@ -81,3 +81,9 @@ export function gpkgBbox(blob: Uint8Array): Bbox | null {
   }
   return bboxOf(readWkb(blob, o))
 }
+
+/** The WKB inside a blob (a view, no copy); `null` for an empty geometry. */
+export function gpkgWkb(blob: Uint8Array): Uint8Array | null {
+  const h = header(blob)
+  return h.empty ? null : blob.subarray(h.wkbOffset)
+}

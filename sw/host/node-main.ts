@@ -3,7 +3,7 @@
  * `npm run serve -- --port <p> [--data <dir> | --memory]`: the Node host's command line.
  */
 import { parseArgs } from 'node:util'
-import { homedir } from 'node:os'
+import { homedir, networkInterfaces } from 'node:os'
 import { join, resolve } from 'node:path'
 import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
@@ -11,8 +11,11 @@ import { readCatalogueFolder } from '../catalogue/folder.ts'
 import { seedDemo } from '../demo.ts'
 import { createApp, nodePlatform, randomPassword, serve } from './node.ts'
 
-const USAGE = `Usage: npm run serve -- [--port 8080] [--data <dir> | --memory] [--static <dir>]
-  --port     TCP port on 127.0.0.1 (default 8080; 0 picks a free one)
+const USAGE = `Usage: npm run serve -- [--port 8080] [--host 127.0.0.1] [--data <dir> | --memory] [--static <dir>]
+  --port     TCP port (default 8080; 0 picks a free one)
+  --host     address to listen on (default 127.0.0.1; 0.0.0.0 for every network, e.g. phones on the Wi-Fi)
+  --tls-cert, --tls-key  PEM files: serve HTTPS (a phone's browser runs the app's worker only on a secure origin)
+  --cors     a browser origin allowed to call the API across origins (repeatable; also $OUTPOST_CORS, comma-separated)
   --data     folder for the server's data (default $OUTPOST_DATA or ~/.local/share/outpost)
   --memory   keep everything in memory; nothing survives a restart
   --static   folder of the built app to serve (default ./dist when it exists)
@@ -29,7 +32,8 @@ async function main(): Promise<void> {
     options: {
       port: { type: 'string', default: '8080' }, data: { type: 'string' }, memory: { type: 'boolean', default: false },
       static: { type: 'string' }, demo: { type: 'boolean', default: false }, help: { type: 'boolean', default: false },
-      catalogue: { type: 'string' }, 'upload-quota': { type: 'string' },
+      catalogue: { type: 'string' }, 'upload-quota': { type: 'string' }, host: { type: 'string', default: '127.0.0.1' },
+      'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' }, cors: { type: 'string', multiple: true },
     },
   })
   if (values.help) { console.log(USAGE); return }
@@ -39,11 +43,14 @@ async function main(): Promise<void> {
   const dataDir = values.memory ? undefined : resolve(values.data ?? DEFAULT_DATA_DIR)
   const envPassword = process.env.OUTPOST_ADMIN_PASSWORD
   const admin = { password: envPassword || randomPassword(), mustChange: false, force: !!envPassword }
+  if (!values['tls-cert'] !== !values['tls-key']) throw new Error(`--tls-cert and --tls-key go together.\n${USAGE}`)
+  const tls = values['tls-cert'] ? { cert: await readFile(values['tls-cert']), key: await readFile(values['tls-key']!) } : undefined
+  const corsOrigins = [...values.cors ?? [], ...(process.env.OUTPOST_CORS ?? '').split(',').map((o) => o.trim()).filter(Boolean)]
   const uploadQuota = values['upload-quota'] === undefined ? undefined : Number(values['upload-quota'])
   if (uploadQuota !== undefined && !(Number.isSafeInteger(uploadQuota) && uploadQuota >= 0)) {
     throw new Error(`Invalid --upload-quota '${values['upload-quota']}': a number of bytes.\n${USAGE}`)
   }
-  const app = createApp(nodePlatform({ dataDir, admin, uploadQuota }), { setup: values.demo ? seedDemo : undefined })
+  const app = createApp(nodePlatform({ dataDir, admin, corsOrigins, uploadQuota }), { setup: values.demo ? seedDemo : undefined })
   const services = await app.services()
   if (services.adminCreated && !envPassword) console.log(`administrator password: ${admin.password}`)
   else if (!envPassword) console.log('administrator password: unchanged (set OUTPOST_ADMIN_PASSWORD to reset it)')
@@ -55,14 +62,39 @@ async function main(): Promise<void> {
     console.log(`catalogue loaded from ${dir}`)
   }
   const staticDir = values.static ?? (existsSync('dist/index.html') ? 'dist' : undefined)
-  const server = await serve(app, { port, staticDir })
+  const server = await serve(app, { port, host: values.host, staticDir, tls })
   const addr = server.address()
   const actual = typeof addr === 'object' && addr ? addr.port : port
   console.log(dataDir ? `data in ${dataDir}` : 'data in memory (--memory): nothing is kept after exit')
-  console.log(`listening on http://127.0.0.1:${actual}`)
+  const scheme = tls ? 'https' : 'http'
+  const local = `${scheme}://${values.host === '0.0.0.0' || values.host === '::' ? '127.0.0.1' : values.host}:${actual}`
+  console.log(`listening on ${local}`)
+  const urls = [local, ...lanAddresses(values.host!).map((a) => `${scheme}://${a}:${actual}`)]
+  if (staticDir) console.log(howTo(urls, services.adminCreated && !envPassword, !!tls))
   const stop = () => server.close(() => process.exit(0))
   process.on('SIGINT', stop)
   process.on('SIGTERM', stop)
+}
+
+/** This machine's addresses on its networks, when listening on all of them. */
+function lanAddresses(host: string): string[] {
+  if (host !== '0.0.0.0' && host !== '::') return []
+  return Object.values(networkInterfaces()).flat().filter((i) => i && i.family === 'IPv4' && !i.internal).map((i) => i!.address)
+}
+
+/** What to type where: the app in a browser, and this server as its team's server. */
+function howTo(urls: string[], newPassword: boolean, tls: boolean): string {
+  return [
+    '',
+    `The app: open ${urls.join(' or ')} in a browser${urls.length > 1 && !tls ? ' (a phone needs HTTPS: see README)' : ''}.`,
+    '  It keeps its own offline copy of its data in that browser (log in there as administrator / admin',
+    '  the first time; it asks for a new password).',
+    'This server is the team\'s server: in the app, press "Sync" and connect it under "Team server" with',
+    `  URL       ${urls[urls.length - 1]}`,
+    '  login     administrator',
+    `  password  ${newPassword ? 'the administrator password printed above' : 'this server\'s administrator password'}`,
+    '  then take layers offline from it and sync.',
+  ].join('\n')
 }
 
 main().catch((err: unknown) => {

@@ -4,6 +4,7 @@
  * requests to the backend and serves the built app (dist/) for everything else.
  */
 import { createServer, type Server } from 'node:http'
+import { createServer as createHttpsServer } from 'node:https'
 import { readFile, stat } from 'node:fs/promises'
 import { extname, join, normalize } from 'node:path'
 import { getRequestListener, RequestError, type Http2Bindings, type HttpBindings } from '@hono/node-server'
@@ -18,6 +19,7 @@ import { randomPassword } from '../auth/password.ts'
 import { FileStore } from './node-store.ts'
 import { nodeCanvas } from './node-canvas.ts'
 import { nodeEpsg } from './node-epsg.ts'
+import { nodeSecretKey } from './node-secret.ts'
 import { SET_COOKIE_COPY } from '../auth/middleware.ts'
 import { isApiPath, json, requestId } from '../core/http.ts'
 import { ApiError, internalServerError } from '../core/error.ts'
@@ -30,6 +32,10 @@ export interface NodePlatformOptions {
   log?: (message: string, err?: unknown) => void
   /** Largest accepted upload in bytes. @default FILE_UPLOAD.maxSize */
   uploadMaxSize?: number
+  /** Outbound HTTP to other servers. @default globalThis.fetch */
+  fetch?: Platform['fetch']
+  /** Browser origins allowed to call the API across origins (CORS). @default none */
+  corsOrigins?: string[]
   /** Pending upload bytes anonymous users may add to. @default DEFAULT_UPLOAD_QUOTA (1 GiB) */
   uploadQuota?: number
 }
@@ -45,6 +51,9 @@ export function nodePlatform(opts: NodePlatformOptions): Platform {
     epsg: nodeEpsg,
     admin: opts.admin,
     uploadMaxSize: opts.uploadMaxSize,
+    fetch: opts.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    secretKey: nodeSecretKey(opts.dataDir),
+    corsOrigins: opts.corsOrigins,
     uploadQuota: opts.uploadQuota,
     now: () => new Date(),
     log: opts.log ?? ((message, err) => console.error(message, err ?? '')),
@@ -86,7 +95,10 @@ function errorResponse(err: unknown, log: Platform['log']): Response {
 
 export interface ServeOptions {
   port: number
+  /** The address to listen on. @default '127.0.0.1' */
   host?: string
+  /** PEM certificate and key: HTTPS instead of HTTP. */
+  tls?: { cert: Uint8Array; key: Uint8Array }
   staticDir?: string
   /** Where unexpected errors of the host are reported. @default console.error */
   log?: Platform['log']
@@ -114,12 +126,14 @@ export function serve(app: OutpostApp, opts: ServeOptions): Promise<Server> {
       return errorResponse(err, log)
     }
   }
-  const server = createServer(getRequestListener(fetch, {
+  const listener = getRequestListener(fetch, {
     hostname: host,
     // The process's own Request and Response stay as they are (tests and scripts share them).
     overrideGlobalObjects: false,
     errorHandler: (err) => errorResponse(err, log),
-  }))
+  })
+  const server: Server = opts.tls ? createHttpsServer({ cert: Buffer.from(opts.tls.cert), key: Buffer.from(opts.tls.key) }, listener)
+    : createServer(listener)
   // A socket error of one client (a reset mid-request) concerns that client only.
   server.on('clientError', (err, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n')

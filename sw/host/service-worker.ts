@@ -21,6 +21,8 @@ import { bridgeCookies, stripCookieCopy } from './sw-cookies.ts'
 import { installTileCache } from './tile-cache.ts'
 import { offscreenCanvas } from './offscreen-canvas.ts'
 import { swEpsg } from './sw-epsg.ts'
+import { swSecretKey } from './sw-secret.ts'
+import { syncAll } from '../sync/round.ts'
 
 declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: Array<{ url: string; revision: string | null }> }
 
@@ -56,6 +58,10 @@ const platform: Platform = {
   epsg: swEpsg(engineFetch),
   canvas: offscreenCanvas,
   admin: { password: 'admin', mustChange: true },
+  // The network: a fetch made by the worker does not pass through its own fetch handler.
+  fetch: (input, init) => networkFetch(input, init),
+  secretKey: swSecretKey(indexedDB),
+  origin: self.location.origin,
   now: () => new Date(),
   log: (message, err) => console.error(message, err ?? ''),
 }
@@ -71,6 +77,17 @@ self.addEventListener('fetch', (event) => {
     headers.set('x-outpost-host', 'service-worker')
     stripCookieCopy(headers)
     return new Response(res.body, { status: res.status, statusText: res.statusText, headers })
+  }))
+})
+
+// Background Sync: the page asks for it when changes wait and the network is gone; the browser
+// wakes the worker when it is back (also with the app closed), and every linked layer syncs.
+self.addEventListener('sync', (event) => {
+  const e = event as ExtendableEvent & { tag?: string }
+  if (e.tag !== 'outpost-sync') return
+  // A round that failed makes the event fail: the browser tries again later.
+  e.waitUntil(app.services().then((s) => syncAll(s.classes, s.platform)).then((reports) => {
+    if (reports.some((r) => r.status === 'error')) throw new Error('A sync round failed; the browser retries.')
   }))
 })
 

@@ -33,6 +33,18 @@ export interface Platform {
   readonly admin: AdminProvision
   /** Largest accepted upload in bytes; `FILE_UPLOAD.maxSize` when absent (tests set a small one). */
   readonly uploadMaxSize?: number
+  /**
+   * Outbound HTTP: how the backend reaches other servers (a team's server it syncs with). The
+   * worker's is its network fetch, which does not pass through its own fetch handler; tests
+   * wrap it to cut connections at chosen points.
+   */
+  fetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response>
+  /** The AES-GCM key secrets are encrypted with at rest (remote passwords); the host keeps it. */
+  secretKey(): Promise<CryptoKey>
+  /** Where the app itself is served from, in the browser (the worker's origin); absent in Node. */
+  readonly origin?: string
+  /** Browser origins allowed to call the API across origins (CORS, reference §1.5). */
+  readonly corsOrigins?: readonly string[]
   /** Pending upload bytes anonymous users may add to; `DEFAULT_UPLOAD_QUOTA` when absent. */
   readonly uploadQuota?: number
   /** Current time; injected so tests can fix it. */

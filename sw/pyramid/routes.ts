@@ -41,7 +41,7 @@ function settingsOf(component: string, platform: { uploadMaxSize?: number }): Re
     case 'file_upload':
       return { ...FILE_UPLOAD, maxSize: uploadMaxSize(platform) }
     case 'feature_layer':
-      return { exportFormats: [], versioning: { default: false } }
+      return { exportFormats: [], versioning: { default: true } }
     case 'resource':
       return { resourceExport: 'data_read' }
     default:

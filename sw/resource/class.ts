@@ -30,6 +30,11 @@ export interface Prepared {
   discard(): Promise<void>
   /** The write committed (or was discarded): what was prepared needs no protection any more. */
   settle(): void
+  /**
+   * Optional: runs once the create's main write committed (a linked layer's first download);
+   * when it fails, the new resource is deleted again.
+   */
+  afterCommit?(id: number): Promise<void>
 }
 
 export interface PrepareEnv {
@@ -74,6 +79,8 @@ export interface ResourceKind {
    * (422) on bad input, leaving nothing behind.
    */
   prepare?(env: PrepareEnv, members: Record<string, unknown>): Promise<Prepared | undefined>
+  /** Optional: makes ready what `serialize` reads outside the main database, for resources `ids`. */
+  load?(ids: number[]): Promise<void>
   /**
    * Runs inside the main transaction that deletes resource `id` (its rows cascade by
    * themselves). Returns what must happen only once that transaction has committed, such as

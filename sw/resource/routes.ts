@@ -48,21 +48,40 @@ async function prepareAndWrite<T>(c: Ctx, cls: ResourceKind | undefined, body: R
     const prep = cls?.prepare
       ? await cls.prepare({ progress, signal: c.req.raw.signal, resourceId }, pickMembers(body, cls.members))
       : undefined
+    let out: T
     try {
       if (prep) progress.stage('saving')
-      const out = await write(c, (ctx) => fn({ ...ctx, prepared: prep }))
-      progress.finish({ id: idOfResult(out) })
-      return out
+      out = await write(c, (ctx) => fn({ ...ctx, prepared: prep }))
     } catch (err) {
       await prep?.discard()
       throw err
     } finally {
       prep?.settle()
     }
+    if (prep?.afterCommit) {
+      try {
+        await prep.afterCommit(idOfResult(out))
+      } catch (err) {
+        // What the create needed after its write failed (a linked layer's first download): no half-made resource stays.
+        const after = await write(c, (ctx) => deleteResource(ctx, idOfResult(out)))
+        if (after) await runAfterCommit(after, c.get('services').platform.log)
+        throw err
+      }
+    }
+    progress.finish({ id: idOfResult(out) })
+    return out
   } catch (err) {
     progress.fail((err instanceof ApiError ? err : internalServerError(err)).toBody())
     throw err
   }
+}
+
+/** Lets the classes of `rows` make ready what their serializers read outside the main database. */
+async function load(c: Ctx, rows: ResourceRow[]): Promise<void> {
+  const { classes } = c.get('services')
+  const byCls = new Map<string, number[]>()
+  for (const r of rows) byCls.set(r.cls, [...(byCls.get(r.cls) ?? []), r.id])
+  for (const [cls, ids] of byCls) await classes.get(cls).load?.(ids)
 }
 
 /** Resource `id`'s row or the original's 404. */
@@ -86,18 +105,20 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
     }
     const params = new URL(c.req.url).searchParams
     const parent = queryInt(params, 'parent')
-    return json(await read(c, (ctx) => {
-      // Without `parent`: the resources with no parent, i.e. the root (reference §4.3).
-      const rows = parent === undefined ? [rowOf(ctx, 0)] : children(ctx, parent)
-      return rows.map((r) => serialize(ctx, r))
-    }))
+    // Without `parent`: the resources with no parent, i.e. the root (reference §4.3).
+    const rowsOf = (ctx: ResourceContext) => parent === undefined ? [rowOf(ctx, 0)] : children(ctx, parent)
+    await load(c, await read(c, rowsOf))
+    return json(await read(c, (ctx) => rowsOf(ctx).map((r) => serialize(ctx, r))))
   }
   routes.add('resource.collection', '/api/resource/', ['GET', 'POST'], collection)
   routes.add('resource.collection', '/api/resource', 'POST', collection)
 
   routes.add('resource.item', '/api/resource/{id}', ['GET', 'PUT', 'DELETE'], async (c) => {
     const id = idOf(c)
-    if (c.req.method === 'GET') return json(await read(c, (ctx) => serialize(ctx, rowOf(ctx, id))))
+    if (c.req.method === 'GET') {
+      await load(c, [await read(c, (ctx) => rowOf(ctx, id))])
+      return json(await read(c, (ctx) => serialize(ctx, rowOf(ctx, id))))
+    }
     const row = await read(c, (ctx) => rowOf(ctx, id))
     requireAdmin(c.get('user'), c.req.method === 'PUT' ? 'update' : 'delete', 'resource', id)
     // The body only once the user may change the resource: nobody can make the server buffer a body it refuses.
@@ -118,6 +139,7 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
     const ser = lastValue(params, 'serialization') ?? 'resource'
     if (ser !== 'resource' && ser !== 'full') throw invalidParameter('serialization', `Invalid value '${ser}'; expected resource or full.`)
     const breadcrumb = queryBool(params, 'breadcrumb', false)
+    if (ser === 'full') await load(c, await read(c, (ctx) => searchResources(ctx.db, ctx.classes, params).rows))
     return json(await read(c, (ctx) => {
       const res = searchResources(ctx.db, ctx.classes, params)
       const items = res.rows.map((r) => serialize(ctx, r, ser === 'full'))

@@ -3,7 +3,7 @@
  * sends real HTTP requests to it.
  */
 import type { Server } from 'node:http'
-import { createApp, nodePlatform, serve } from '../../sw/host/node.ts'
+import { createApp, nodePlatform, serve, type NodePlatformOptions } from '../../sw/host/node.ts'
 import { fromWire, toWire, type Api, type WireRequest } from './harness.ts'
 
 /** The body as Node's fetch takes it: text, bytes or a FormData with Blob parts. */
@@ -22,18 +22,23 @@ function wireBody(w: WireRequest): string | Uint8Array<ArrayBuffer> | FormData |
 
 export const NODE_ADMIN_PASSWORD = 'test-admin-password'
 
-export async function startNodeApi(opts: { dataDir?: string } = {}): Promise<{ api: Api; server: Server; base: string }> {
+export async function startNodeApi(opts: { dataDir?: string; platform?: Partial<NodePlatformOptions> } = {}): Promise<{ api: Api; server: Server; base: string }> {
   const app = createApp(nodePlatform({ dataDir: opts.dataDir, admin: { password: NODE_ADMIN_PASSWORD, mustChange: false },
-    log: () => {} }))
+    log: () => {}, ...opts.platform }))
   const server = await serve(app, { port: 0 })
   const addr = server.address()
   const base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`
+  return { api: httpApi(base), server, base }
+}
+
+/** An `Api` sending real HTTP requests to the Outpost host at `base`. */
+export function httpApi(base: string, adminPassword = NODE_ADMIN_PASSWORD): Api {
   // A one-cookie jar: what a browser keeps for requests made with credentials 'include'.
   const jar = new Map<string, string>()
-  const api: Api = {
+  return {
     host: 'node',
     async request(method, path, opts = {}) {
-      const w = toWire(method, path, opts, NODE_ADMIN_PASSWORD)
+      const w = toWire(method, path, opts, adminPassword)
       if (w.credentials === 'include' && jar.size) {
         w.headers.cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ')
       }
@@ -52,5 +57,4 @@ export async function startNodeApi(opts: { dataDir?: string } = {}): Promise<{ a
       return fromWire(res.status, headers, new TextDecoder().decode(bytes), Buffer.from(bytes).toString('base64'))
     },
   }
-  return { api, server, base }
 }

@@ -6,7 +6,7 @@ import { makeJpeg } from '../api/cases/attachment-images.ts'
 const AUTH = { authorization: 'Basic ' + btoa('administrator:pw') }
 
 /** An app whose store reports which blobs exist, to check that failures leave nothing behind. */
-async function setup() {
+async function setup(versioned = false) {
   const platform = nodePlatform({ admin: { password: 'pw', mustChange: false }, log: () => {} })
   const blobs = new Set<string>()
   const store = platform.store
@@ -26,7 +26,8 @@ async function setup() {
     return (await res.json()).upload_meta[0]
   }
   const layer = (await call('POST', '/api/resource/', { resource: { cls: 'vector_layer', parent: { id: 0 }, display_name: 'L' },
-    vector_layer: { srs: { id: 3857 }, geometry_type: 'POINT', fields: [] } })).body.id as number
+    vector_layer: { srs: { id: 3857 }, geometry_type: 'POINT', fields: [] },
+    feature_layer: { versioning: { enabled: versioned } } })).body.id as number
   const fid = (await call('POST', `/api/resource/${layer}/feature/`, { geom: 'POINT(1 2)' })).body.id as number
   const attachmentBlobs = () => [...blobs].filter((b) => b.startsWith('attachment-')).sort()
   return { platform, call, upload, layer, fid, col: `/api/resource/${layer}/feature/${fid}/attachment/`, attachmentBlobs }
@@ -76,6 +77,17 @@ describe('attachment storage', () => {
     await call('DELETE', `/api/resource/${layer}/feature/${fid}`)
     expect(attachmentBlobs()).toHaveLength(1)
     await call('DELETE', `/api/resource/${layer}/feature/`)
+    expect(attachmentBlobs()).toEqual([])
+  })
+
+  it('keeps old files for the history of a versioned layer until versioning is turned off', async () => {
+    const { call, upload, layer, fid, col, attachmentBlobs } = await setup(true)
+    const aid = (await call('POST', col, { file_upload: await upload(new Uint8Array([1]), 'a.bin') })).body.id
+    await call('PUT', col + aid, { file_upload: await upload(new Uint8Array([2]), 'b.bin') })
+    await call('DELETE', `/api/resource/${layer}/feature/${fid}`)
+    expect(attachmentBlobs()).toHaveLength(2)
+    await call('PUT', `/api/resource/${layer}`, { feature_layer: { versioning: { enabled: false } } })
+    await call('GET', `/api/resource/${layer}/feature/`) // the history goes when the layer is next opened
     expect(attachmentBlobs()).toEqual([])
   })
 

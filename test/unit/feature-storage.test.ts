@@ -38,7 +38,10 @@ describe('feature storage', () => {
       const blob = sql.selectValue('SELECT geom FROM feature') as Uint8Array
       expect([...blob.subarray(0, 2)]).toEqual([0x47, 0x50])
       expect(sql.selectArrays('SELECT id, minx, maxx, miny, maxy FROM rtree_feature_geom')).toEqual([[a, 1, 1, 2, 2]])
-      expect(sql.selectArrays('SELECT fid, op FROM feature_journal ORDER BY vid')).toEqual([[a, 'create'], [b, 'create'], [a, 'update'], [b, 'delete']])
+      // Versions: 1 the empty start, 2 the batch, 3 the update, 4 the delete; history keeps the old values.
+      expect(sql.selectArrays('SELECT fid, vid, op FROM feature_vstate ORDER BY fid')).toEqual([[a, 3, 'U'], [b, 4, 'D']])
+      expect(sql.selectArrays('SELECT fid, vid, nid, op, nop FROM feature_history ORDER BY fid, vid')).toEqual([[a, 2, 3, 'C', 'U'], [b, 2, 4, 'C', 'D']])
+      expect(sql.selectValues('SELECT id FROM feature_version ORDER BY id')).toEqual([1, 2, 3, 4])
       for (const t of ['feature_attachment', 'feature_description']) expect(sql.selectValue(`SELECT 1 FROM sqlite_master WHERE name = ?`, [t])).toBe(1)
     })
     await db.close()

@@ -8,11 +8,13 @@
 import type { Component } from 'vue'
 import ResourceCreateLookupTable from './ResourceCreateLookupTable.vue'
 import ResourceCreateVectorLayer from './ResourceCreateVectorLayer.vue'
+import ResourceCreateRemoteConnection from './ResourceCreateRemoteConnection.vue'
 import { createDefaultStyle } from '../../style/default-style.ts'
 
 export const CREATE_FORMS: Readonly<Record<string, Component>> = {
   vector_layer: ResourceCreateVectorLayer,
   lookup_table: ResourceCreateLookupTable,
+  remote_connection: ResourceCreateRemoteConnection,
 }
 
 /** What follows a class's creation (the new id and the body sent): a new vector layer gets its default style. */

@@ -14,6 +14,7 @@ const CLASS_BADGES: Record<string, string> = {
   raster_layer: 'R',
   file_bucket: 'F',
   webmap: 'M',
+  remote_connection: 'C',
   engine_style: 'S',
   qgis_vector_style: 'S',
   raster_style: 'S',

@@ -9,8 +9,10 @@ import { expectKind, expectObject } from '../../core/validate.ts'
 import { memberSrs } from '../../ingest/member.ts'
 import type { ClassContext, ClassData, ClassFactory } from '../types.ts'
 import { applyFields, insertFields, listFields } from './fields.ts'
-import { CLASS, LayerStore } from './layers.ts'
+import { CLASS, LayerStore, type LayerData } from './layers.ts'
 import { prepareVectorLayer, type PreparedLayer } from './ingest.ts'
+import { versioningOf } from './versioning-member.ts'
+import { prepareLink, type PreparedLink } from './remote-link.ts'
 
 export const GEOMETRY_TYPES = ['POINT', 'LINESTRING', 'POLYGON', 'MULTIPOINT', 'MULTILINESTRING', 'MULTIPOLYGON',
   'POINTZ', 'LINESTRINGZ', 'POLYGONZ', 'MULTIPOINTZ', 'MULTILINESTRINGZ', 'MULTIPOLYGONZ'] as const
@@ -23,10 +25,14 @@ function geometryTypeOf(v: unknown, path: string): string {
   return s
 }
 
-function applyFeatureLayer(ctx: ClassContext, id: number, member: unknown): void {
-  if (member === undefined) return
-  const m = expectObject(member, '$.feature_layer')
+/** The `feature_layer` member: fields, and versioning on or off (a new layer's is on). */
+function applyFeatureLayer(ctx: ClassContext, id: number, member: unknown, data: LayerData, creating: boolean): LayerData {
+  const m = member === undefined ? {} : expectObject(member, '$.feature_layer')
   if (m.fields !== undefined) applyFields(ctx.db, id, m.fields, '$.feature_layer.fields', false)
+  const versioning = versioningOf(ctx.db, m.versioning, data.versioning, creating)
+  // Sync tells local changes by their versions: a linked layer keeps them.
+  if (data.remote && !versioning?.enabled) throw validationError('A layer linked to a remote layer keeps versions - at `$.feature_layer.versioning`')
+  return { ...data, versioning }
 }
 
 export const vectorLayer: ClassFactory = (env) => {
@@ -44,9 +50,17 @@ export const vectorLayer: ClassFactory = (env) => {
 
     // A layer from a file (`source`): GDAL reads it and the layer's database is built before the
     // create's main write (ingest.ts), which then only records the resource and its fields.
+    // A layer linked to a remote layer (`remote`): its schema is read from there before the
+    // create, its features are pulled once the create has committed (remote-link.ts).
     async prepare(penv, members) {
       if (penv.resourceId !== undefined || members.vector_layer === undefined) return undefined
       const m = expectObject(members.vector_layer, '$.vector_layer')
+      if (m.remote !== undefined) {
+        if (m.source !== undefined && m.source !== null) {
+          throw validationError('A layer is either linked to a remote layer or made from a file - at `$.vector_layer`')
+        }
+        return prepareLink(env, m.remote, GEOMETRY_TYPES, penv)
+      }
       if (m.source === undefined || m.source === null) return undefined
       return prepareVectorLayer(env, m, penv)
     },
@@ -54,19 +68,24 @@ export const vectorLayer: ClassFactory = (env) => {
     create(ctx, id, members) {
       if (members.vector_layer === undefined) throw validationError('Vector layer member is required - at `$.vector_layer`')
       const m = expectObject(members.vector_layer, '$.vector_layer')
+      if (m.remote !== undefined) {
+        const p = ctx.prepared as PreparedLink
+        applyFields(ctx.db, id, p.fields, '$.vector_layer.fields', true)
+        return applyFeatureLayer(ctx, id, members.feature_layer,
+          { srs: p.srs, geometry_type: p.geometryType, remote: p.link }, true) as unknown as ClassData
+      }
       if (m.source !== undefined && m.source !== null) {
         const p = ctx.prepared as PreparedLayer
         insertFields(ctx.db, id, p.fields)
-        applyFeatureLayer(ctx, id, members.feature_layer)
-        return { srs: p.srs, geometry_type: p.geometryType }
+        return applyFeatureLayer(ctx, id, members.feature_layer,
+          { srs: p.srs, geometry_type: p.geometryType }, true) as unknown as ClassData
       }
       const srs = memberSrs(m, '$.vector_layer')
       if (m.geometry_type === undefined) throw validationError('Field `geometry_type` is required - at `$.vector_layer`')
-      const data: ClassData = { srs,
+      const data: LayerData = { srs,
         geometry_type: geometryTypeOf(m.geometry_type, '$.vector_layer.geometry_type') }
       applyFields(ctx.db, id, m.fields ?? [], '$.vector_layer.fields', true)
-      applyFeatureLayer(ctx, id, members.feature_layer)
-      return data
+      return applyFeatureLayer(ctx, id, members.feature_layer, data, true) as unknown as ClassData
     },
 
     update(ctx, id, members, data) {
@@ -79,23 +98,29 @@ export const vectorLayer: ClassFactory = (env) => {
           throw validationError('The geometry type of an existing layer cannot be changed - at `$.vector_layer.geometry_type`')
         }
         if (m.fields !== undefined) applyFields(ctx.db, id, m.fields, '$.vector_layer.fields', false)
+        if (m.remote !== undefined) throw validationError('A layer is linked when it is created - at `$.vector_layer.remote`')
       }
-      applyFeatureLayer(ctx, id, members.feature_layer)
-      return data
+      return applyFeatureLayer(ctx, id, members.feature_layer, data as unknown as LayerData, false) as unknown as ClassData
     },
 
-    serialize(ctx, id, data) {
-      const srs = { id: data.srs as number }
+    serialize(ctx, id, raw) {
+      const data = raw as unknown as LayerData
+      const srs = { id: data.srs }
+      const v = data.versioning
       return {
         feature_layer: { srs, geometry_type: data.geometry_type, fields: listFields(ctx.db, id),
-          versioning: { enabled: false }, aggregations: [] },
-        vector_layer: { srs, geometry_type: data.geometry_type },
+          versioning: v?.enabled ? { enabled: true, epoch: v.epoch, latest: layers.latest(id) || 1 } : { enabled: false },
+          aggregations: [] },
+        vector_layer: { srs, geometry_type: data.geometry_type,
+          ...(data.remote ? { remote: { connection: { id: data.remote.connection }, resource: { id: data.remote.resource } } } : {}) },
       }
     },
+
+    load: (ids) => layers.load(ids),
 
     // The layer's own database is deleted once the main transaction has committed.
     remove: (_ctx, id) => () => layers.drop(id),
 
-    capabilities: { featureLayer: layers },
+    capabilities: { featureLayer: layers, replica: { open: (id) => layers.replica(id), linked: () => layers.linked() } },
   }
 }

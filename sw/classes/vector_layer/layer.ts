@@ -10,6 +10,10 @@ export class Layer {
   filter: FlatShape | undefined
   /** The field list the columns were last made for (`fieldsSignature`). */
   signature = ''
+  /** The epoch the history in the database belongs to (0: none; -1: not read yet). */
+  epoch = -1
+  /** The newest version of a versioned layer (0: not known yet or no versioning). */
+  latest = 0
 
   constructor(readonly resourceId: number, readonly db: Database) {}
 }

@@ -8,16 +8,31 @@
 import { Database } from '../../store/database.ts'
 import { decodeGpkg } from '../../geo/gpkg.ts'
 import { flatten, intersects } from '../../geo/flat.ts'
-import type { FeatureLayer, FeatureLayerProvider, FeatureRead, FeatureWrite, LayerMeta } from '../../feature/types.ts'
+import type { FeatureLayer, FeatureLayerProvider, FeatureRead, FeatureWrite, LayerMeta, WriteActor } from '../../feature/types.ts'
 import type { ClassEnv } from '../types.ts'
+import type { SqlDb } from '../../store/database.ts'
+import type { Link, Replica, ReplicaRead, ReplicaWrite } from '../../sync/types.ts'
+import { ReplicaTx } from './replica.ts'
 import { listFields } from './fields.ts'
 import { fieldsSignature, migrateLayer, registerFunctions, syncColumns } from './schema.ts'
+import { historyEpoch, resetHistory } from './history-schema.ts'
 import { LayerReader } from './reader.ts'
+import { latestVersion } from './versions.ts'
 import { LayerWriter } from './writer.ts'
 import { Layer } from './layer.ts'
 import { isPending } from '../../ingest/pending.ts'
 
 export const CLASS = 'vector_layer'
+
+/** What the resource row keeps of a vector layer (its `data`). */
+export interface LayerData {
+  srs: number
+  geometry_type: string
+  /** Versioning (reference §12): the epoch stays when it is turned off, so a new one differs. */
+  versioning?: { enabled: boolean; epoch: number }
+  /** The remote layer this one is linked to (sync/). */
+  remote?: Link
+}
 export const imageName = (resourceId: number) => `layer-${resourceId}`
 
 /** A layer as the feature component sees it: metadata, reads and writes. */
@@ -29,26 +44,72 @@ class VectorFeatureLayer implements FeatureLayer {
   }
 
   read<T>(fn: (tx: FeatureRead) => T): Promise<T> {
-    return this.layer.db.read((db) => fn(new LayerReader(db, this.layer, this.meta)))
+    return this.readWith((r) => fn(r))
   }
 
-  write<T>(fn: (tx: FeatureWrite) => T): Promise<T> {
-    return this.layer.db.write((db) => {
-      const w = new LayerWriter(db, this.layer, this.meta, this.now().toISOString().slice(0, 19), this.layer.db.sqlite)
+  write<T>(fn: (tx: FeatureWrite) => T, actor: WriteActor = {}): Promise<T> {
+    return this.writeWith((w) => fn(w), actor)
+  }
+
+  readWith<T>(fn: (tx: LayerReader, db: SqlDb) => T): Promise<T> {
+    return this.layer.db.read((db) => fn(new LayerReader(db, this.layer, this.meta), db))
+  }
+
+  /** A write with the writer and its database (the sync bookkeeping shares the transaction). */
+  async writeWith<T>(fn: (tx: LayerWriter, db: SqlDb) => T, actor: WriteActor = {}): Promise<T> {
+    let version: number | undefined
+    const r = await this.layer.db.write((db) => {
+      const w = new LayerWriter(db, this.layer, this.meta, this.now().toISOString().slice(0, 19), this.layer.db.sqlite,
+        actor.userId ?? null)
       try {
-        const r = fn(w)
+        const out = fn(w, db)
         w.finish()
-        return r
+        version = w.version
+        return out
       } catch (err) {
         w.abort()
         throw err
       }
     })
+    if (version !== undefined) this.layer.latest = version
+    return r
+  }
+}
+
+/** Runs `fn` with `r`, finalizing its statements after. */
+function using<T>(r: ReplicaTx, fn: (r: ReplicaTx) => T): T {
+  try {
+    return fn(r)
+  } finally {
+    r.close()
+  }
+}
+
+/** A layer linked to a remote layer: its features and its sync bookkeeping in one transaction. */
+class VectorReplica implements Replica {
+  constructor(readonly layer: VectorFeatureLayer, readonly link: Link) {}
+
+  get meta(): LayerMeta {
+    return this.layer.meta
+  }
+
+  read<T>(fn: (tx: FeatureRead, r: ReplicaRead) => T): Promise<T> {
+    return this.layer.readWith((tx, db) => using(new ReplicaTx(db, () => this.#now()), (r) => fn(tx, r)))
+  }
+
+  write<T>(fn: (tx: FeatureWrite, r: ReplicaWrite) => T, actor?: WriteActor): Promise<T> {
+    return this.layer.writeWith((tx, db) => using(new ReplicaTx(db, () => this.#now(), () => tx.flush()), (r) => fn(tx, r)), actor)
+  }
+
+  #now(): string {
+    return this.layer.now().toISOString().slice(0, 19)
   }
 }
 
 export class LayerStore implements FeatureLayerProvider {
   #layers = new Map<number, Promise<Layer>>()
+  /** The layers whose opening finished, for what is read without waiting (`latest`). */
+  #ready = new Map<number, Layer>()
   #metas = new Map<number, { version: number; meta: LayerMeta }>()
   #swept: Promise<void> | undefined
 
@@ -64,18 +125,36 @@ export class LayerStore implements FeatureLayerProvider {
     const meta = await main.read((db) => {
       const row = db.selectObject(`SELECT cls, data FROM resource WHERE id = ?`, [id]) as { cls: string; data: string } | undefined
       if (!row || row.cls !== CLASS) return undefined
-      const data = JSON.parse(row.data) as { srs: number; geometry_type: string }
-      return { resourceId: id, srs: data.srs, geometryType: data.geometry_type, fields: listFields(db, id) }
+      const data = JSON.parse(row.data) as LayerData
+      const m: LayerMeta = { resourceId: id, srs: data.srs, geometryType: data.geometry_type, fields: listFields(db, id) }
+      if (data.versioning?.enabled) m.versioning = { epoch: data.versioning.epoch }
+      return m
     })
     // Kept only if no write landed in between (the read queued behind it otherwise).
     if (meta && main.version === version) this.#metas.set(id, { version, meta })
     return meta
   }
 
-  async open(id: number): Promise<FeatureLayer | undefined> {
+  async open(id: number): Promise<VectorFeatureLayer | undefined> {
     const meta = await this.meta(id)
     if (!meta) return undefined
     return new VectorFeatureLayer(meta, await this.#layer(meta), () => this.env.platform.now())
+  }
+
+  /** The replica of layer `id` when it is linked to a remote layer (its `remote` member). */
+  async replica(id: number): Promise<Replica | undefined> {
+    const link = await this.env.main.read((db) => {
+      const data = db.selectValue(`SELECT data FROM resource WHERE id = ? AND cls = ?`, [id, CLASS])
+      return data === undefined ? undefined : (JSON.parse(String(data)) as LayerData).remote
+    })
+    const layer = link && await this.open(id)
+    return layer && new VectorReplica(layer, link!)
+  }
+
+  /** Ids of the layers linked to a remote layer. */
+  linked(): Promise<number[]> {
+    return this.env.main.read((db) => (db.selectValues(`SELECT id FROM resource WHERE cls = ?
+      AND json_extract(data, '$.remote') IS NOT NULL ORDER BY id`, [CLASS]) as number[]).map(Number))
   }
 
   /** The open layer database of `meta`, its columns matching `meta.fields`. */
@@ -93,8 +172,40 @@ export class LayerStore implements FeatureLayerProvider {
       await layer.db.write((db) => syncColumns(db, meta.fields))
       layer.signature = sig
     }
+    const epoch = meta.versioning?.epoch ?? 0
+    if (layer.epoch !== epoch) await this.#startEpoch(layer, epoch)
+    if (epoch && !layer.latest) layer.latest = await layer.db.read((db) => latestVersion(db))
+    this.#ready.set(meta.resourceId, layer)
     return layer
   }
+
+  /** The newest version of layer `id` if its database is open (`load` opens it); else 0. */
+  latest(id: number): number {
+    return this.#ready.get(id)?.latest ?? 0
+  }
+
+  /** Opens the versioned ones among layers `ids`, so that `latest` knows them. */
+  async load(ids: number[]): Promise<void> {
+    for (const id of ids) if ((await this.meta(id))?.versioning) await this.open(id)
+  }
+
+  /**
+   * Versioning was turned on or off (or on again) since the history in the database was
+   * written: it starts anew for `epoch` (reference §12), and files only the old history
+   * kept go.
+   */
+  async #startEpoch(layer: Layer, epoch: number): Promise<void> {
+    const { platform } = this.env
+    const orphans = await layer.db.write((db) => {
+      if (historyEpoch(db) === epoch) return []
+      return resetHistory(db, epoch, platform.now().toISOString().slice(0, 19))
+    })
+    layer.epoch = epoch
+    layer.latest = 0
+    for (const b of orphans) await platform.store.deleteBlob(b).catch(() => undefined)
+  }
+
+
 
   async #open(meta: LayerMeta): Promise<Layer> {
     const { platform } = this.env
@@ -124,12 +235,16 @@ export class LayerStore implements FeatureLayerProvider {
     const p = this.#layers.get(id)
     this.#layers.delete(id)
     this.#metas.delete(id)
+    this.#ready.delete(id)
     const open = p && await p.catch(() => undefined)
     // The attachments' bytes are blobs of their own: delete them before the database that lists
     // them, so an interrupted drop is finished by the next sweep instead of leaking them.
     const db = open?.db ?? await this.#openExisting(id)
     if (db) {
-      const blobs = await db.read((sql) => sql.selectValues(`SELECT blob_id FROM feature_attachment`) as string[])
+      // Old files of attachments (kept for the history) included.
+      const blobs = await db.read((sql) => sql.selectValues(`SELECT blob_id FROM feature_attachment
+        UNION SELECT blob_id FROM attachment_file`) as string[])
+        .catch(() => db.read((sql) => sql.selectValues(`SELECT blob_id FROM feature_attachment`) as string[]))
         .catch(() => [] as string[])
       await db.close()
       for (const b of blobs) await store.deleteBlob(b)

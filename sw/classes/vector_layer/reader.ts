@@ -10,9 +10,17 @@ import { bboxOf, type Bbox, type Geometry } from '../../geo/geometry.ts'
 import { decodeGpkg } from '../../geo/gpkg.ts'
 import { likeToGlob } from '../../core/text.ts'
 import type {
-  AttachmentRow, BoxRow, Condition, FeatureFilter, FeatureQuery, FeatureRead, FeatureRow, Field, FieldValue, LayerMeta, RowShape,
+  AttachmentRow, BoxRow, Condition, FeatureFilter, FeatureHistory, FeatureQuery, FeatureRead, FeatureRow, Field, FieldValue, LayerMeta,
+  RowShape,
 } from '../../feature/types.ts'
+import type {
+  ChangeOp, ChangesQuery, ItemVersion, TransactionOp, TransactionRecord, VersionListQuery, VersionRecord, VersioningState,
+  VersionSummary,
+} from '../../feature/history-types.ts'
 import { columnOf, FEATURE_TABLE, RTREE_TABLE } from './schema.ts'
+import { changedFids, changes, summary } from './changes.ts'
+import { attachmentsAt, descriptionAt, featuresAt, latestVersion, listVersions, versionOf } from './versions.ts'
+import { getTransaction, transactionOps, transactionResults } from './transactions.ts'
 import type { Layer } from './layer.ts'
 
 type Bind = FieldValue
@@ -24,9 +32,10 @@ const COMPARE: Record<string, string> = { eq: '=', ne: '!=', gt: '>', ge: '>=', 
 
 /**
  * A filter as SQL conditions on `f` (the feature table), ANDed, with their parameters. The
- * full-text search covers the `text_search` fields of `fields`.
+ * full-text search covers the `text_search` fields of `fields`. `indexed`: whether `f` is the
+ * feature table itself, whose spatial index may narrow an `intersects` (not a past version).
  */
-export function filterSql(filter: FeatureFilter | undefined, fields: readonly Field[]): { where: string[]; bind: Bind[] } {
+export function filterSql(filter: FeatureFilter | undefined, fields: readonly Field[], indexed = true): { where: string[]; bind: Bind[] } {
   const where: string[] = []
   const bind: Bind[] = []
   if (!filter) return { where, bind }
@@ -45,10 +54,12 @@ export function filterSql(filter: FeatureFilter | undefined, fields: readonly Fi
     }
   }
   if (filter.intersects) {
-    const b = bboxOf(filter.intersects)
-    where.push(`f.fid IN (SELECT id FROM ${RTREE_TABLE} WHERE minx <= ? AND maxx >= ? AND miny <= ? AND maxy >= ?)`,
-      'outpost_intersects(f.geom)')
-    bind.push(b[2], b[0], b[3], b[1])
+    if (indexed) {
+      const b = bboxOf(filter.intersects)
+      where.push(`f.fid IN (SELECT id FROM ${RTREE_TABLE} WHERE minx <= ? AND maxx >= ? AND miny <= ? AND maxy >= ?)`)
+      bind.push(b[2], b[0], b[3], b[1])
+    }
+    where.push('outpost_intersects(f.geom)')
   }
   return { where, bind }
 }
@@ -84,13 +95,17 @@ function condition(c: Condition, where: string[], bind: Bind[]): void {
   }
 }
 
-/** Reads of one layer inside one of its transactions. */
-export class LayerReader implements FeatureRead {
+/** Reads of one layer inside one of its transactions (its history included). */
+export class LayerReader implements FeatureRead, FeatureHistory {
   constructor(readonly db: SqlDb, readonly layer: Layer, readonly meta: LayerMeta) {}
 
+  get history(): FeatureHistory {
+    return this
+  }
+
   /** Runs `fn` with the filter's geometry visible to `outpost_intersects`. */
-  protected filtered<T>(filter: FeatureFilter | undefined, fn: (where: string, bind: Bind[]) => T): T {
-    const { where, bind } = filterSql(filter, this.meta.fields)
+  protected filtered<T>(filter: FeatureFilter | undefined, fn: (where: string, bind: Bind[]) => T, indexed = true): T {
+    const { where, bind } = filterSql(filter, this.meta.fields, indexed)
     this.layer.filter = filter?.intersects && flatten(filter.intersects)
     try {
       return fn(where.length ? `WHERE ${where.join(' AND ')}` : '', bind)
@@ -101,25 +116,30 @@ export class LayerReader implements FeatureRead {
 
   list(q: FeatureQuery, shape: RowShape): FeatureRow[] {
     const labelField = shape.label ? this.meta.fields.find((f) => f.label_field) : undefined
+    const past = q.version !== undefined
+    const versioned = !!this.meta.versioning
     const cols = ['f.fid', shape.geom ? 'f.geom' : 'NULL', ...shape.fields.map((f) => `f.${columnOf(f.id)}`)]
     if (labelField) cols.push(`f.${columnOf(labelField.id)}`)
-    if (shape.description) cols.push('(SELECT value FROM feature_description d WHERE d.fid = f.fid)')
+    if (shape.description && !past) cols.push('(SELECT value FROM feature_description d WHERE d.fid = f.fid)')
+    if (versioned) cols.push(past ? 'f.vid' : '(SELECT vid FROM feature_vstate s WHERE s.fid = f.fid)')
     const filter: FeatureFilter | undefined = q.fid === undefined ? q.filter
       : { conditions: [...(q.filter?.conditions ?? []), { field: null, op: 'eq', value: q.fid }], filtered: true,
         search: q.filter?.search, intersects: q.filter?.intersects }
     const order = [...(q.order ?? []).map((o) => `f.${columnOf(o.field.id)} ${o.desc ? 'DESC NULLS FIRST' : 'ASC NULLS LAST'}`), 'f.fid']
     const rows = this.filtered(filter, (where, bind) => {
-      let sql = `SELECT ${cols.join(', ')} FROM ${FEATURE_TABLE} f ${where} ORDER BY ${order.join(', ')}`
+      const source = past ? featuresAt(this.meta.fields) : FEATURE_TABLE
+      let sql = `SELECT ${cols.join(', ')} FROM ${source} f ${where} ORDER BY ${order.join(', ')}`
       if (q.limit !== undefined && q.limit >= 0) { sql += ' LIMIT ? OFFSET ?'; bind.push(q.limit, q.offset ?? 0) }
-      return this.db.selectArrays(sql, binding(bind))
-    })
+      return this.db.selectArrays(sql, binding(past ? [q.version!, ...bind] : bind))
+    }, !past)
     const n = shape.fields.length
     return rows.map((r) => {
       const row: FeatureRow = { fid: Number(r[0]), geom: r[1] instanceof Uint8Array ? decodeGpkg(r[1]) : null,
         values: r.slice(2, 2 + n) as FieldValue[] }
       let i = 2 + n
       if (shape.label) row.label = labelField ? r[i++] as FieldValue : null
-      if (shape.description) row.description = (r[i] ?? null) as string | null
+      if (shape.description) row.description = past ? descriptionAt(this.db, row.fid, q.version!) : (r[i++] ?? null) as string | null
+      if (versioned) row.vid = Number(r[i])
       return row
     })
   }
@@ -180,5 +200,70 @@ export class LayerReader implements FeatureRead {
 
   attachment(fid: number, aid: number): AttachmentRow | undefined {
     return this.db.selectObject(`SELECT * FROM feature_attachment WHERE id = ? AND fid = ?`, [aid, fid]) as AttachmentRow | undefined
+  }
+
+  attachmentsAt(fids: number[], version: number): Map<number, AttachmentRow[]> {
+    return this.meta.versioning ? attachmentsAt(this.db, fids, version) : this.attachments(fids)
+  }
+
+  // Versioning (reference §12): the class's history tables.
+
+  versioning(): VersioningState | undefined {
+    const v = this.meta.versioning
+    return v && { epoch: v.epoch, latest: latestVersion(this.db) }
+  }
+
+  featureVersion(fid: number): ItemVersion | undefined {
+    const r = this.db.selectArray(`SELECT vid, op FROM feature_vstate WHERE fid = ?`, [fid])
+    return r && { vid: Number(r[0]), deleted: r[1] === 'D' }
+  }
+
+  attachmentVersion(fid: number, aid: number): ItemVersion | undefined {
+    return this.#extVersion('attachment', aid, fid)
+  }
+
+  descriptionVersion(fid: number): ItemVersion | undefined {
+    return this.#extVersion('description', fid, fid)
+  }
+
+  #extVersion(ext: string, eid: number, fid: number): ItemVersion | undefined {
+    const r = this.db.selectArray(`SELECT vid, op FROM ext_vstate WHERE ext = ? AND eid = ? AND fid = ?`, [ext, eid, fid])
+    return r && { vid: Number(r[0]), deleted: r[1] === 'D' }
+  }
+
+  changedFids(initial: number, target: number, after: number | null, limit: number): number[] {
+    return changedFids(this.db, initial, target, after, limit)
+  }
+
+  changes(q: ChangesQuery): ChangeOp[] {
+    return changes(this.db, this.meta.fields, q)
+  }
+
+  summary(initial: number, target: number): VersionSummary {
+    return summary(this.db, this.meta.fields, initial, target)
+  }
+
+  versionRecord(vid: number): VersionRecord | undefined {
+    return versionOf(this.db, vid)
+  }
+
+  versions(q: VersionListQuery): VersionRecord[] {
+    return listVersions(this.db, q)
+  }
+
+  attachmentBlob(aid: number, fileobj: number): string | undefined {
+    return this.db.selectValue(`SELECT blob_id FROM attachment_file WHERE id = ? AND aid = ?`, [fileobj, aid]) as string | undefined
+  }
+
+  transaction(tid: number): TransactionRecord | undefined {
+    return getTransaction(this.db, tid)
+  }
+
+  transactionOps(tid: number): TransactionOp[] {
+    return transactionOps(this.db, tid)
+  }
+
+  transactionResults(tid: number): [number, string][] {
+    return transactionResults(this.db, tid)
   }
 }

@@ -3,16 +3,19 @@
  * A vector layer's own database, shaped as a GeoPackage: the `gpkg_*` tables, the feature
  * table `feature` (`fid`, `geom` as GeoPackage blobs, one `fld_<field id>` column per field,
  * so renames touch nothing here), its R*Tree `rtree_feature_geom`, and the layer's
- * extension tables: descriptions, attachments and the change journal.
+ * extension tables: descriptions and attachments. Versions, history and stored transactions
+ * are in `history-schema.ts`, the sync bookkeeping in `replica.ts`.
  */
 import type { SqlDb } from '../../store/database.ts'
 import { projectionOf } from '../../geo/srs.ts'
 import { gpkgBbox } from '../../geo/gpkg.ts'
 import type { Field, FieldType, LayerMeta } from '../../feature/types.ts'
+import { addHistoryTables, HISTORY_TABLE } from './history-schema.ts'
+import { addReplicaTables } from './replica.ts'
 
 export const FEATURE_TABLE = 'feature'
 export const RTREE_TABLE = 'rtree_feature_geom'
-const SCHEMA_VERSION = '1'
+const SCHEMA_VERSION = '2'
 
 /** SQLite column types of the field types, as GeoPackage names them. */
 export const COLUMN_TYPES: Record<FieldType, string> = {
@@ -30,6 +33,14 @@ export function migrateLayer(db: SqlDb, meta: LayerMeta): void {
   const version = db.selectValue(`SELECT 1 FROM sqlite_master WHERE name = 'layer_meta'`)
     ? db.selectValue(`SELECT value FROM layer_meta WHERE key = 'schema'`) : undefined
   if (version === SCHEMA_VERSION) return
+  if (version === '1') {
+    // 2: the change journal became versions and history (reference §12).
+    const cols = db.selectObjects(`SELECT field_id, datatype FROM layer_column`) as { field_id: number; datatype: FieldType }[]
+    addHistoryTables(db, cols.map((c) => `${columnOf(c.field_id)} ${COLUMN_TYPES[c.datatype]}`))
+    addReplicaTables(db)
+    db.exec({ sql: `UPDATE layer_meta SET value = ? WHERE key = 'schema'`, bind: [SCHEMA_VERSION] })
+    return
+  }
   const geomType = meta.geometryType.replace(/Z$/, '')
   const z = meta.geometryType.endsWith('Z') ? 1 : 0
   const srs = projectionOf(meta.srs)
@@ -59,7 +70,6 @@ export function migrateLayer(db: SqlDb, meta: LayerMeta): void {
       keyname TEXT, name TEXT, size INTEGER NOT NULL, mime_type TEXT NOT NULL, description TEXT,
       file_meta TEXT, blob_id TEXT NOT NULL);
     CREATE INDEX feature_attachment_fid ON feature_attachment (fid);
-    CREATE TABLE feature_journal (vid INTEGER PRIMARY KEY AUTOINCREMENT, fid INTEGER, op TEXT NOT NULL, time TEXT NOT NULL);
     CREATE TABLE layer_column (field_id INTEGER PRIMARY KEY, column_name TEXT NOT NULL, datatype TEXT NOT NULL);
     CREATE TABLE layer_meta (key TEXT PRIMARY KEY, value TEXT);`)
   db.exec({ sql: `INSERT INTO gpkg_spatial_ref_sys VALUES (?, ?, 'EPSG', ?, 'undefined', ?)`,
@@ -70,6 +80,8 @@ export function migrateLayer(db: SqlDb, meta: LayerMeta): void {
   db.exec({ sql: `INSERT INTO gpkg_extensions VALUES (?, 'geom', 'gpkg_rtree_index', 'http://www.geopackage.org/spec120/#extension_rtree', 'write-only')`,
     bind: [FEATURE_TABLE] })
   db.exec({ sql: `INSERT INTO layer_meta VALUES ('schema', ?), ('resource_id', ?)`, bind: [SCHEMA_VERSION, meta.resourceId] })
+  addHistoryTables(db, [])
+  addReplicaTables(db)
   syncColumns(db, meta.fields)
 }
 
@@ -81,11 +93,13 @@ export function syncColumns(db: SqlDb, fields: Field[]): void {
   for (const [id] of have) {
     if (want.has(id)) continue
     db.exec(`ALTER TABLE ${FEATURE_TABLE} DROP COLUMN ${columnOf(id)}`)
+    db.exec(`ALTER TABLE ${HISTORY_TABLE} DROP COLUMN ${columnOf(id)}`)
     db.exec({ sql: `DELETE FROM layer_column WHERE field_id = ?`, bind: [id] })
   }
   for (const [id, datatype] of want) {
     if (have.has(id)) continue
     db.exec(`ALTER TABLE ${FEATURE_TABLE} ADD COLUMN ${columnOf(id)} ${COLUMN_TYPES[datatype]}`)
+    db.exec(`ALTER TABLE ${HISTORY_TABLE} ADD COLUMN ${columnOf(id)} ${COLUMN_TYPES[datatype]}`)
     db.exec({ sql: `INSERT INTO layer_column VALUES (?, ?, ?)`, bind: [id, columnOf(id), datatype] })
   }
 }

@@ -1,20 +1,24 @@
 /**
  * @module classes/vector_layer/writer
  * The write side of a vector layer's feature-layer capability, inside one layer transaction
- * (recorded in the change journal). Statements are prepared once per shape and new features
- * are inserted in bulk, so a batch of thousands costs one parse per distinct field set.
+ * (one new version of a versioned layer: `tracker.ts`). Statements are prepared once per
+ * shape and new features are inserted in bulk, so a batch of thousands costs one parse per
+ * distinct field set.
  */
 import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
 import type { SqlDb } from '../../store/database.ts'
 import type { Bbox, Geometry } from '../../geo/geometry.ts'
-import { encodeGpkg, gpkgSize, writeGpkg } from '../../geo/gpkg.ts'
+import { encodeGpkg, gpkgBbox, gpkgSize, writeGpkg } from '../../geo/gpkg.ts'
 import { rtreeBulkInsert, rtreeSize } from '../../geo/rtree.ts'
 import { bindValues, insertMany, type BlobSource, type BulkValue } from '../../store/bulk.ts'
 import type {
-  AttachmentFields, AttachmentFile, AttachmentRow, FeatureInput, FeatureWrite, Field, FieldValue, LayerMeta,
+  AttachmentFields, AttachmentFile, AttachmentRow, FeatureHistoryWrite, FeatureInput, FeatureWrite, Field, FieldValue, LayerMeta,
 } from '../../feature/types.ts'
+import type { TransactionRecord } from '../../feature/history-types.ts'
 import { columnOf, FEATURE_TABLE, RTREE_TABLE } from './schema.ts'
 import { binding, LayerReader } from './reader.ts'
+import { VersionTracker } from './tracker.ts'
+import * as txn from './transactions.ts'
 import type { Layer } from './layer.ts'
 
 /** Fewest new boxes worth rebuilding the spatial index for. */
@@ -51,28 +55,53 @@ function sameFields(a: readonly Field[], b: readonly Field[]): boolean {
 
 type Pending = { fid: number; input: FeatureInput }
 
-export class LayerWriter extends LayerReader implements FeatureWrite {
+export class LayerWriter extends LayerReader implements FeatureWrite, FeatureHistoryWrite {
   #stmts = new Map<string, ReturnType<SqlDb['prepare']>>()
   #pending: Pending[] = []
   #nextFid: number | undefined
+  /** Records the write's version; absent when the layer keeps no versions. */
+  readonly #tracker: VersionTracker | undefined
   readonly orphanBlobs: string[] = []
 
-  constructor(db: SqlDb, layer: Layer, meta: LayerMeta, readonly time: string, readonly sqlite: Sqlite3Static) {
+  constructor(db: SqlDb, layer: Layer, meta: LayerMeta, readonly time: string, readonly sqlite: Sqlite3Static,
+    userId: number | null = null) {
     super(db, layer, meta)
+    this.#tracker = meta.versioning
+      ? new VersionTracker(db, (sql, bind) => this.#run(sql, bind), columnsOf(meta.fields), userId, time) : undefined
   }
 
-  #run(sql: string, bind: FieldValue[]): void {
+  get historyWrite(): FeatureHistoryWrite {
+    return this
+  }
+
+  get version(): number | undefined {
+    return this.#tracker?.version
+  }
+
+  #stmt(sql: string): ReturnType<SqlDb['prepare']> {
     let st = this.#stmts.get(sql)
     if (!st) {
       st = this.db.prepare(sql)
       this.#stmts.set(sql, st)
     }
+    return st
+  }
+
+  #run(sql: string, bind: FieldValue[]): void {
+    const st = this.#stmt(sql)
     bindValues(this.sqlite, st, bind)
     st.stepReset()
   }
 
-  #journal(fid: number, op: 'create' | 'update' | 'delete'): void {
-    this.#run(`INSERT INTO feature_journal (fid, op, time) VALUES (?, ?, ?)`, [fid, op, this.time])
+  /** The first column of the first row (through the statement cache). */
+  #stmtValue(sql: string, bind: FieldValue[]): unknown {
+    const st = this.#stmt(sql)
+    try {
+      bindValues(this.sqlite, st, bind)
+      return st.step() ? st.get(0) : undefined
+    } finally {
+      st.reset()
+    }
   }
 
   #rtree(fid: number, bbox: Bbox | null): void {
@@ -121,9 +150,8 @@ export class LayerWriter extends LayerReader implements FeatureWrite {
       insertMany(this.sqlite, this.db, `INSERT INTO ${FEATURE_TABLE} (fid, geom${cols.map((c) => `, ${c}`).join('')})`, rows)
     }
     this.#indexCreated(pending)
-    this.db.exec({ sql: `INSERT INTO feature_journal (fid, op, time) SELECT j.value, 'create', ? FROM json_each(?) j`,
-      bind: [this.time, JSON.stringify(pending.map((p) => p.fid))] })
-    for (const { fid, input } of pending) this.#description(fid, input)
+    this.#tracker?.created(JSON.stringify(pending.map((p) => p.fid)))
+    for (const { fid, input } of pending) if (input.description) this.#description(fid, input)
   }
 
   /**
@@ -151,13 +179,21 @@ export class LayerWriter extends LayerReader implements FeatureWrite {
       ids.map((id, i) => [id, boxes[4 * i]!, boxes[4 * i + 2]!, boxes[4 * i + 1]!, boxes[4 * i + 3]!]))
   }
 
+  /** Inserts the queued creates now (the sync bookkeeping reads their versions). */
+  flush(): void {
+    this.#flush()
+  }
+
   override exists(fid: number): boolean {
     this.#flush()
-    return super.exists(fid)
+    // Through the statement cache: batch updates and transaction commits ask once per feature.
+    return this.#stmtValue(`SELECT 1 FROM ${FEATURE_TABLE} WHERE fid = ?`, [fid]) !== undefined
   }
 
   update(fid: number, input: FeatureInput): boolean {
     if (!this.exists(fid)) return false
+    // Only the extensions change: the feature itself keeps its version.
+    if (input.geom !== undefined || input.fields.length) this.#tracker?.beforeUpdate(fid)
     const sets = columnsOf(input.fields).map((c) => `${c} = ?`)
     const bind: FieldValue[] = [...input.values]
     if (input.geom !== undefined) {
@@ -167,34 +203,54 @@ export class LayerWriter extends LayerReader implements FeatureWrite {
     }
     if (sets.length) this.#run(`UPDATE ${FEATURE_TABLE} SET ${sets.join(', ')} WHERE fid = ?`, [...bind, fid])
     this.#description(fid, input)
-    this.#journal(fid, 'update')
     return true
   }
 
   delete(fid: number): boolean {
     if (!this.exists(fid)) return false
+    this.#tracker?.beforeDelete('f.fid = ?', [fid])
     this.#collectBlobs(`fid = ?`, [fid])
     this.#run(`DELETE FROM ${FEATURE_TABLE} WHERE fid = ?`, [fid])
     this.#run(`DELETE FROM ${RTREE_TABLE} WHERE id = ?`, [fid])
-    this.#journal(fid, 'delete')
     return true
+  }
+
+  beforeUpdates(fids: number[]): void {
+    this.#flush()
+    this.#tracker?.beforeUpdates(fids)
+  }
+
+  restore(fid: number, input: FeatureInput): boolean {
+    this.#flush()
+    if (!this.#tracker?.restore(fid)) return false
+    const blob = this.db.selectValue(`SELECT geom FROM ${FEATURE_TABLE} WHERE fid = ?`, [fid])
+    const box = blob instanceof Uint8Array ? gpkgBbox(blob) : null
+    if (box) this.#rtree(fid, box)
+    return this.update(fid, input)
   }
 
   deleteAll(): void {
     this.#flush()
+    this.#tracker?.beforeDelete('1', [])
     this.#collectBlobs('1', [])
-    this.db.exec({ sql: `INSERT INTO feature_journal (fid, op, time) SELECT fid, 'delete', ? FROM ${FEATURE_TABLE}`, bind: [this.time] })
     this.db.exec(`DELETE FROM feature_description; DELETE FROM feature_attachment; DELETE FROM ${FEATURE_TABLE}; DELETE FROM ${RTREE_TABLE}`)
   }
 
+  /** Blobs of attachments that go: orphans once this commits, unless history keeps them. */
   #collectBlobs(where: string, bind: FieldValue[]): void {
+    if (this.#tracker) return
     for (const id of this.db.selectValues(`SELECT blob_id FROM feature_attachment WHERE ${where}`, binding(bind))) {
       this.orphanBlobs.push(String(id))
     }
+    this.db.exec({ sql: `DELETE FROM attachment_file WHERE aid IN (SELECT id FROM feature_attachment WHERE ${where})`, bind: binding(bind) })
   }
 
   #description(fid: number, input: FeatureInput): void {
     if (input.description === undefined) return
+    // The same value again changes nothing, and makes no version of the description.
+    const now = this.#stmtValue(`SELECT value FROM feature_description WHERE fid = ?`, [fid]) ?? null
+    if (now === (input.description || null)) return
+    this.#tracker?.beforeDescription(fid)
     if (input.description === null || input.description === '') this.#run(`DELETE FROM feature_description WHERE fid = ?`, [fid])
     else this.#run(`INSERT OR REPLACE INTO feature_description (fid, value) VALUES (?, ?)`, [fid, input.description])
   }
@@ -214,10 +270,20 @@ export class LayerWriter extends LayerReader implements FeatureWrite {
     this.db.exec({ sql: `INSERT INTO feature_attachment (fid, keyname, name, size, mime_type, description, file_meta, blob_id)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, bind: [fid, f.keyname ?? null, f.name ?? null, file.size, f.mime_type!,
       f.description ?? null, JSON.stringify(file.fileMeta), file.blobId] })
+    const aid = Number(this.db.selectValue('SELECT last_insert_rowid()'))
+    this.db.exec({ sql: `UPDATE feature_attachment SET fileobj = ? WHERE id = ?`, bind: [this.#fileobj(aid, file.blobId), aid] })
+    this.#tracker?.attachmentAdded(aid, fid)
+    return aid
+  }
+
+  /** Records a new file of attachment `aid`; returns its `fileobj`. */
+  #fileobj(aid: number, blobId: string): number {
+    this.db.exec({ sql: `INSERT INTO attachment_file (aid, blob_id) VALUES (?, ?)`, bind: [aid, blobId] })
     return Number(this.db.selectValue('SELECT last_insert_rowid()'))
   }
 
   changeAttachment(row: AttachmentRow, f: AttachmentFields, file?: AttachmentFile): void {
+    this.#tracker?.attachmentChanged(row.id)
     const sets: string[] = []
     const bind: (string | number | null)[] = []
     for (const key of ['name', 'keyname', 'mime_type', 'description'] as const) {
@@ -226,16 +292,46 @@ export class LayerWriter extends LayerReader implements FeatureWrite {
       bind.push(f[key]!)
     }
     if (file) {
-      sets.push('size = ?', 'file_meta = ?', 'blob_id = ?')
-      bind.push(file.size, JSON.stringify(file.fileMeta), file.blobId)
-      this.orphanBlobs.push(row.blob_id)
+      if (!this.#tracker) this.#orphanFiles(row.id)
+      sets.push('size = ?', 'file_meta = ?', 'blob_id = ?', 'fileobj = ?')
+      bind.push(file.size, JSON.stringify(file.fileMeta), file.blobId, this.#fileobj(row.id, file.blobId))
     }
     if (sets.length) this.db.exec({ sql: `UPDATE feature_attachment SET ${sets.join(', ')} WHERE id = ?`, bind: [...bind, row.id] })
   }
 
   removeAttachment(row: AttachmentRow): void {
+    this.#tracker?.extBefore('attachment', 'r.eid = ?', [row.id], 'D')
+    if (!this.#tracker) this.#orphanFiles(row.id)
     this.db.exec({ sql: `DELETE FROM feature_attachment WHERE id = ?`, bind: [row.id] })
-    this.orphanBlobs.push(row.blob_id)
+  }
+
+  /** Without history, an attachment's old files go once this commits. */
+  #orphanFiles(aid: number): void {
+    for (const b of this.db.selectValues(`SELECT blob_id FROM attachment_file WHERE aid = ?`, [aid])) this.orphanBlobs.push(String(b))
+    this.db.exec({ sql: `DELETE FROM attachment_file WHERE aid = ?`, bind: [aid] })
+  }
+
+  // Stored transactions (reference §12): `transactions.ts`.
+
+  startTransaction(userId: number, epoch: number | null, started: string): TransactionRecord {
+    return txn.startTransaction(this.db, userId, epoch, started)
+  }
+
+  putTransactionOps(tid: number, items: { seqnum: number; payload: string | null }[]): number | undefined {
+    return txn.putTransactionOps(this.db, tid, items)
+  }
+
+  setTransactionErrors(tid: number, errors: [number, string][]): void {
+    txn.setTransactionErrors(this.db, tid, errors)
+  }
+
+  commitTransaction(tid: number, committed: string, results: [number, string][]): void {
+    this.#flush()
+    txn.commitTransaction(this.db, tid, committed, results)
+  }
+
+  disposeTransaction(tid: number): void {
+    txn.disposeTransaction(this.db, tid)
   }
 
   /** Finalizes the prepared statements and marks the GeoPackage contents as changed. */

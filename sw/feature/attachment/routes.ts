@@ -9,13 +9,13 @@ import { internalServerError } from '../../core/error.ts'
 import { quotePlus } from '../../core/text.ts'
 import { json, readJsonObject } from '../../core/http.ts'
 import type { RequestContext, Routes } from '../../core/routes.ts'
-import { lastValue, queryBool } from '../../core/validate.ts'
+import { lastValue, queryBool, queryInt } from '../../core/validate.ts'
 import type { FeatureVariables } from '../env.ts'
 import type { AttachmentRow, FeatureLayer, FeatureRead } from '../types.ts'
 import { featureNotFound } from '../errors.ts'
 import { layerOf, writableLayerOf } from '../layer.ts'
 import { attachmentJson, isImageMime } from '../serialize.ts'
-import { writeFeatures, type FeatureWriter } from '../write.ts'
+import { writeFeatures, type FeatureWriter, type Written } from '../write.ts'
 import { addAttachment, changeAttachment, checkKeynames, parseFields, Staging } from './service.ts'
 import { attachmentNotFound, imageNotReadable, invalidImageSize, notAnImage } from './errors.ts'
 import { ImageError, thumbnail } from './image.ts'
@@ -27,9 +27,13 @@ const ITEM = `${COLLECTION}{aid}`
 
 const num = (c: Ctx, name: string) => Number(c.req.param(name))
 
-function write<T>(c: Ctx, layer: FeatureLayer, fn: (w: FeatureWriter) => T, staging?: Staging): Promise<T> {
-  return writeFeatures(c.get('services'), layer, [], fn, staging)
+/** Writes as the request's user; the answer's `version` is added on versioned layers (reference §6). */
+async function write<T>(c: Ctx, layer: FeatureLayer, fn: (w: FeatureWriter) => T, staging?: Staging): Promise<Written<T>> {
+  return writeFeatures(c.get('services'), layer, [], fn, { staging, userId: c.get('user').id })
 }
+
+const withVersion = (body: Record<string, unknown>, w: Written<unknown>) =>
+  (w.version === undefined ? body : { ...body, version: w.version })
 
 /** Attachment `aid` of feature `fid` or the original's 404. */
 function rowOf(tx: FeatureRead, layer: FeatureLayer, fid: number, aid: number): AttachmentRow {
@@ -73,13 +77,13 @@ export function mountAttachment(routes: Routes<FeatureVariables>): void {
     const fields = parseFields(req, '$')
     const staging = new Staging(c.get('services'), layer.meta.resourceId)
     const file = await staging.commit(() => staging.stage(req, '$'))
-    const id = await write(c, layer, ({ tx }) => {
+    const written = await write(c, layer, ({ tx }) => {
       if (!tx.exists(fid)) throw featureNotFound(layer.meta.resourceId, fid)
       const aid = addAttachment(tx, fid, fields, file)
       checkKeynames(tx, fid)
       return aid
     }, staging)
-    return json({ id })
+    return json(withVersion({ id: written.result }, written))
   })
 
   routes.add('feature_attachment.item', ITEM, ['GET', 'PUT', 'DELETE'], async (c) => {
@@ -99,17 +103,26 @@ export function mountAttachment(routes: Routes<FeatureVariables>): void {
     const staging = new Staging(c.get('services'), layer.meta.resourceId)
     const file = req.file_upload === undefined || req.file_upload === null ? undefined
       : await staging.commit(() => staging.stage(req, '$'))
-    await write(c, layer, ({ tx }) => {
+    const written = await write(c, layer, ({ tx }) => {
       changeAttachment(tx, rowOf(tx, layer, fid, aid), fields, file)
       checkKeynames(tx, fid)
     }, staging)
-    return json({ id: aid })
+    return json(withVersion({ id: aid }, written))
   })
 
   routes.add('feature_attachment.download', `${ITEM}/download`, 'GET', async (c) => {
     const fid = num(c, 'fid'), aid = num(c, 'aid')
+    // `fileobj`: one of the files the attachment had (the changes feed names them, reference §12).
+    const fileobj = queryInt(new URL(c.req.url).searchParams, 'fileobj')
     const layer = await layerOf(c)
-    const row = await layer.read((tx) => rowOf(tx, layer, fid, aid))
+    const row = await layer.read((tx) => {
+      const current = tx.attachment(fid, aid)
+      if (fileobj === undefined || current?.fileobj === fileobj) return rowOf(tx, layer, fid, aid)
+      const blob = tx.history?.attachmentVersion(fid, aid) && tx.history.attachmentBlob(aid, fileobj)
+      if (!blob) throw attachmentNotFound(layer.meta.resourceId, fid, aid)
+      return { ...(current ?? { id: aid, fid, keyname: null, name: null, mime_type: 'application/octet-stream',
+        description: null, file_meta: null }), blob_id: blob, size: -1, fileobj }
+    })
     const bytes = await bytesOf(c, row)
     const name = row.name || `unnamed${row.id}${EXTENSIONS[row.mime_type] ?? ''}`
     return new Response(body(bytes), { headers: fileHeaders(row.mime_type, `filename*=utf-8''${quotePlus(name)}`) })

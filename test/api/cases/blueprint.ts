@@ -40,6 +40,8 @@ export const blueprintCases: ApiCase[] = [
         raster_style: { category: 'layers_and_styles', outpost_parent_classes: ['raster_layer'] },
         lookup_table: { category: 'miscellaneous', outpost_parent_classes: ['resource_group'] },
         file_bucket: { category: 'miscellaneous', outpost_parent_classes: ['resource_group'] },
+        // Ours; filed with the original's other connections (WFS, TMS, PostGIS).
+        remote_connection: { category: 'external_connections', outpost_parent_classes: ['resource_group'] },
       })
     },
   },

@@ -16,10 +16,16 @@ const ALL_FIELDS = [
   { keyname: 'ok', datatype: 'BOOLEAN' },
 ]
 
-export async function createLayer(api: Api, expect: Expect, geometryType = 'POINT', fields: unknown[] = ALL_FIELDS, srs = 3857) {
+/**
+ * A new layer; without versioning unless `versioned` (these cases check the plain feature
+ * API, whose answers carry `vid`/`version` on versioned layers: see versioning.ts).
+ */
+export async function createLayer(api: Api, expect: Expect, geometryType = 'POINT', fields: unknown[] = ALL_FIELDS, srs = 3857,
+  versioned = false) {
   const res = await api.request('POST', '/api/resource/', { body: {
     resource: { cls: 'vector_layer', parent: { id: 0 }, display_name: uniq('Features') },
-    vector_layer: { srs: { id: srs }, geometry_type: geometryType, fields } } })
+    vector_layer: { srs: { id: srs }, geometry_type: geometryType, fields },
+    feature_layer: { versioning: { enabled: versioned } } } })
   expect(res.status).toBe(201)
   return res.body.id as number
 }

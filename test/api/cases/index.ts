@@ -11,6 +11,9 @@ import { featureCases } from './feature.ts'
 import { featureBulkCases } from './feature-bulk.ts'
 import { uploadCases } from './upload.ts'
 import { attachmentCases } from './attachment.ts'
+import { versioningCases } from './versioning.ts'
+import { nextgisConnectCases } from './nextgis-connect.ts'
+import { remoteCases } from './remote.ts'
 import { storageCases } from './storage.ts'
 import { renderCases } from './render.ts'
 import { renderQmlCases } from './render-qml.ts'
@@ -33,6 +36,9 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   'feature-bulk': featureBulkCases,
   upload: uploadCases,
   attachment: attachmentCases,
+  versioning: versioningCases,
+  'nextgis-connect': nextgisConnectCases,
+  remote: remoteCases,
   storage: storageCases,
   render: renderCases,
   'render-qml': renderQmlCases,

@@ -90,7 +90,9 @@ export const resourceCases: ApiCase[] = [
       expect(res.status).toBe(201)
       const got = await api.request('GET', `/api/resource/${res.body.id}`)
       expect(got.body.vector_layer).toEqual({ srs: { id: 3857 }, geometry_type: 'POINT' })
-      expect(got.body.feature_layer).toMatchObject({ srs: { id: 3857 }, geometry_type: 'POINT', versioning: { enabled: false } })
+      // New layers keep versions (the original's default since 5.4): version 1 is the empty start.
+      expect(got.body.feature_layer).toMatchObject({ srs: { id: 3857 }, geometry_type: 'POINT',
+        versioning: { enabled: true, epoch: expect.any(Number), latest: 1 } })
       expect(got.body.feature_layer.fields.map((f: { keyname: string; datatype: string; display_name: string }) =>
         [f.keyname, f.datatype, f.display_name])).toEqual([['name', 'STRING', 'Name'], ['depth', 'REAL', 'depth'],
         ['drilled', 'DATE', 'drilled'], ['big', 'BIGINT', 'big'], ['ok', 'BOOLEAN', 'ok']])

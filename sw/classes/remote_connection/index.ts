@@ -1,0 +1,109 @@
+/**
+ * @module classes/remote_connection
+ * A team's server (an Outpost Node host or the original) and how to log in there:
+ * `remote_connection: {url, username, password}`. The password is encrypted at rest with the
+ * host's secret key (AES-GCM: a non-extractable key in the worker's IndexedDB, a 0600 key file
+ * in the Node host's data folder) and never returned. Layers link to remote layers through a
+ * connection (sync/); its capability hands the sync component the decrypted credentials.
+ */
+import { validationError } from '../../core/error.ts'
+import { expectKind, expectKeys, expectObject } from '../../core/validate.ts'
+import { decryptSecret, encryptSecret } from '../../core/secret.ts'
+import type { Credentials } from '../../sync/types.ts'
+import type { ClassContext, ClassData, ClassFactory, Prepared } from '../types.ts'
+
+const CLASS = 'remote_connection'
+
+interface ConnectionData {
+  url: string
+  username: string | null
+  /** The encrypted password (core/secret), or `null`. */
+  password: string | null
+}
+
+/** The password, encrypted before the main write (WebCrypto is asynchronous, class hooks are not). */
+interface PreparedSecret extends Prepared {
+  password: string | null
+}
+
+/** An absolute http(s) URL without query or fragment; a trailing slash is dropped. */
+function urlOf(v: unknown): string {
+  const s = expectKind<string>('str', v, '$.remote_connection.url').trim()
+  let u: URL
+  try {
+    u = new URL(s)
+  } catch {
+    throw validationError(`'${s}' is not an absolute URL - at \`$.remote_connection.url\``)
+  }
+  if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.search || u.hash || u.username || u.password) {
+    throw validationError('The URL must be http(s), without query, fragment or credentials - at `$.remote_connection.url`')
+  }
+  return u.href.replace(/\/+$/, '')
+}
+
+function apply(ctx: ClassContext, member: unknown, prev: ConnectionData | undefined): ConnectionData {
+  const m = expectObject(member ?? {}, '$.remote_connection')
+  expectKeys(m, ['url', 'username', 'password'], '$.remote_connection')
+  if (!prev && m.url === undefined) throw validationError('Field `url` is required - at `$.remote_connection`')
+  const next: ConnectionData = { url: m.url === undefined ? prev!.url : urlOf(m.url),
+    username: prev?.username ?? null, password: prev?.password ?? null }
+  if (m.username !== undefined) next.username = expectKind<string | null>('str', m.username, '$.remote_connection.username', true)
+  if (m.password !== undefined) next.password = (ctx.prepared as PreparedSecret).password
+  return next
+}
+
+export const remoteConnection: ClassFactory = (env) => ({
+  identity: CLASS,
+  label: 'Remote connection',
+  order: 90,
+  category: 'external_connections',
+  scopes: ['connection', 'resource'],
+  interfaces: [],
+  members: [CLASS],
+  acceptsParent: (p) => p === 'resource_group',
+
+  async prepare(_env, members): Promise<PreparedSecret | undefined> {
+    const m = members[CLASS]
+    if (m === undefined || m === null || typeof m !== 'object' || !('password' in m)) return undefined
+    const raw = (m as Record<string, unknown>).password
+    const password = raw === null ? null
+      : await encryptSecret(await env.platform.secretKey(), expectKind<string>('str', raw, '$.remote_connection.password'))
+    return { password, discard: async () => {}, settle: () => {} }
+  },
+
+  create(ctx, _id, members) {
+    if (members[CLASS] === undefined) throw validationError('Remote connection member is required - at `$.remote_connection`')
+    return apply(ctx, members[CLASS], undefined) as unknown as ClassData
+  },
+
+  update(ctx, _id, members, data) {
+    return members[CLASS] === undefined ? data : apply(ctx, members[CLASS], data as unknown as ConnectionData) as unknown as ClassData
+  },
+
+  // The password is never returned, only whether there is one.
+  serialize(_ctx, _id, raw) {
+    const d = raw as unknown as ConnectionData
+    return { [CLASS]: { url: d.url, username: d.username, password_set: d.password !== null } }
+  },
+
+  capabilities: {
+    remoteConnection: {
+      async credentials(id): Promise<Credentials | undefined> {
+        const row = await env.main.read((db) => db.selectObject(`SELECT cls, data FROM resource WHERE id = ?`, [id]) as
+          { cls: string; data: string } | undefined)
+        if (!row || row.cls !== CLASS) return undefined
+        const d = JSON.parse(row.data) as ConnectionData
+        let password: string | null = null
+        if (d.password !== null) {
+          try {
+            password = await decryptSecret(await env.platform.secretKey(), d.password)
+          } catch (err) {
+            // Made with another key (a data folder moved without its key): ask for it again.
+            env.platform.log(`The password of connection ${id} cannot be decrypted`, err)
+          }
+        }
+        return { url: d.url, username: d.username, password }
+      },
+    },
+  },
+})

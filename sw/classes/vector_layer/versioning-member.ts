@@ -1,0 +1,23 @@
+/**
+ * @module classes/vector_layer/versioning-member
+ * `feature_layer.versioning` on create and change (reference §12): `{"enabled": true|false}`.
+ * New layers keep versions unless told otherwise (the original's default since 5.4). Each
+ * time versioning is turned on the layer gets a new epoch, larger than any epoch the server
+ * gave before, so a client holding an old history sees it is gone.
+ */
+import { expectKind, expectObject } from '../../core/validate.ts'
+import type { SqlDb } from '../../store/database.ts'
+import type { LayerData } from './layers.ts'
+
+/** The versioning record after applying `member` (absent: unchanged, or on for a new layer). */
+export function versioningOf(db: SqlDb, member: unknown, current: LayerData['versioning'], creating: boolean): LayerData['versioning'] {
+  let enabled = creating ? true : !!current?.enabled
+  if (member !== undefined && member !== null) {
+    const m = expectObject(member, '$.feature_layer.versioning')
+    if (m.enabled !== undefined) enabled = expectKind<boolean>('bool', m.enabled, '$.feature_layer.versioning.enabled')
+  }
+  if (enabled === !!current?.enabled) return current
+  if (!enabled) return { enabled: false, epoch: current!.epoch }
+  const last = Number(db.selectValue(`SELECT coalesce(max(json_extract(data, '$.versioning.epoch')), 0) FROM resource`))
+  return { enabled: true, epoch: last + 1 }
+}

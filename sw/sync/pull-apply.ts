@@ -1,0 +1,150 @@
+/**
+ * @module sync/pull-apply
+ * Applies what changed on the remote to the local layer, inside one layer write with its
+ * bookkeeping. For each feature the remote state is compared with the state both sides last
+ * shared (the local state at the version the mapping records):
+ * - the remote did not really change it (the echo of our own push): only the lock moves on;
+ * - it did, and this side did not: the remote state is written here;
+ * - both did: if they agree nothing is to be done, else a conflict keeps both versions and
+ *   neither is touched (changed here and deleted there, and the reverse, alike).
+ * Attachments are merged: new ones on either side are kept; an attachment changed here wins
+ * over the remote's change of it (the remote's history keeps that one), and one deleted there
+ * but changed here is sent back as new.
+ */
+import type { AttachmentFields, AttachmentFile, FeatureWrite } from '../feature/types.ts'
+import type { SyncContext } from './context.ts'
+import type { FeatureState, ReplicaWrite } from './types.ts'
+import { localStates, sameState, stateInput } from './state.ts'
+
+export interface RemoteFeatureChange {
+  rfid: number
+  /** The remote state, given the state both sides last shared (`null`: deleted there). */
+  remote: (base: FeatureState | null) => FeatureState | null
+  /** The remote version of that state (the lock for pushing this feature later). */
+  rvid: number | null
+  /** Remotes without versions: a fingerprint of the remote state. */
+  rhash?: string
+}
+
+export interface RemoteAttachmentChange {
+  action: 'create' | 'update' | 'delete'
+  rfid: number
+  raid: number
+  rfileobj: number | null
+  attrs: AttachmentFields
+  /** The new file, already in the store. */
+  file?: AttachmentFile
+}
+
+/** A conflict kind from the two versions (`null`: deleted on that side). */
+const kindOf = (local: FeatureState | null, remote: FeatureState | null) =>
+  local === null ? 'delete/update' as const : remote === null ? 'update/delete' as const : 'update/update' as const
+
+/**
+ * Applies a batch of remote feature changes (each feature once). What the decisions need —
+ * mappings, versions, the states now and at the last shared versions — is read in bulk first.
+ */
+export function applyFeatures(tx: FeatureWrite, r: ReplicaWrite, ctx: SyncContext, changes: RemoteFeatureChange[]): void {
+  const meta = ctx.replica.meta
+  const locals = r.localsOf(changes.map((c) => c.rfid))
+  const mapped = [...locals.values()]
+  const current = localStates(tx, meta, mapped.map((l) => l.mapping.fid))
+  const bases = new Map<number, FeatureState>()
+  const byBase = new Map<number, number[]>()
+  for (const l of mapped) {
+    const { fid, base, dbase } = l.mapping
+    if (!base) continue
+    // Unchanged here since the last exchange (our own push coming back, most often): the state then is the state now.
+    if (l.vid === base && l.dvid === dbase && current.has(fid)) bases.set(fid, current.get(fid)!)
+    else if (byBase.has(base)) byBase.get(base)!.push(fid)
+    else byBase.set(base, [fid])
+  }
+  for (const [version, fids] of byBase) for (const [fid, st] of localStates(tx, meta, fids, version)) bases.set(fid, st)
+  const created: [number, RemoteFeatureChange][] = []
+  for (const ch of changes) {
+    const l = locals.get(ch.rfid)
+    if (!l) {
+      const remote = ch.remote(null)
+      // Created and deleted there since we last looked, or deleted twice: nothing to do.
+      if (remote) created.push([tx.create(stateInput(remote, meta)), ch])
+      continue
+    }
+    const { mapping: m } = l
+    const fid = m.fid
+    const base = bases.get(fid) ?? null
+    const remote = ch.remote(base)
+    if (l.conflicted) {
+      // A person decides this one: keep the newest remote version in the record.
+      const open = r.conflicts().find((c) => c.fid === fid)!
+      if (!sameState(open.remote, remote)) {
+        r.removeConflict(open.id)
+        r.addConflict({ fid, rfid: ch.rfid, kind: kindOf(open.local, remote), local: open.local, remote, rvid: ch.rvid })
+      }
+      continue
+    }
+    const local = current.get(fid) ?? null
+    const localChanged = l.vid !== m.base || l.dvid !== m.dbase
+    if (m.base && sameState(remote, base)) {
+      // Nothing new there (our own push coming back): the lock moves, local changes stay waiting.
+      r.relock(fid, ch.rvid ?? m.rvid, ch.rhash)
+    } else if (local === null && remote === null) {
+      r.unmap(fid)
+    } else if (!localChanged) {
+      if (remote === null) {
+        tx.delete(fid)
+        r.unmap(fid)
+        ctx.pulled.deleted++
+      } else {
+        if (local === null) tx.historyWrite!.restore(fid, stateInput(remote, meta))
+        else tx.update(fid, stateInput(remote, meta))
+        r.map(fid, ch.rfid, ch.rvid, undefined, ch.rhash)
+        ctx.pulled.updated++
+      }
+    } else if (sameState(local, remote)) {
+      r.map(fid, ch.rfid, ch.rvid, undefined, ch.rhash)
+    } else {
+      r.addConflict({ fid, rfid: ch.rfid, kind: kindOf(local, remote), local, remote, rvid: ch.rvid })
+    }
+  }
+  // Mapped after all creates: they are inserted in bulk when the first mapping needs their versions.
+  for (const [fid, ch] of created) r.map(fid, ch.rfid, ch.rvid, undefined, ch.rhash)
+  ctx.pulled.created += created.length
+}
+
+/** Applies one attachment change; `true` when its file became the attachment's. */
+export function applyAttachment(tx: FeatureWrite, r: ReplicaWrite, ctx: SyncContext, ch: RemoteAttachmentChange): boolean {
+  const am = r.localAttachmentOf(ch.raid)
+  if (!am) {
+    if (ch.action === 'delete') return false
+    const fm = r.localOf(ch.rfid)
+    // Without its feature here (deleted on this side) the attachment has nowhere to go.
+    if (!fm || !tx.exists(fm.fid) || !ch.file) return false
+    const aid = tx.addAttachment(fm.fid, { ...ch.attrs, mime_type: ch.attrs.mime_type ?? 'application/octet-stream' }, ch.file)
+    r.mapAttachment(aid, ch.raid, fm.fid, ch.rfileobj)
+    ctx.pulled.attachments++
+    return true
+  }
+  const row = tx.attachment(am.fid, am.aid)
+  const changedHere = tx.historyWrite!.attachmentVersion(am.fid, am.aid)?.vid !== am.base
+  if (ch.action === 'delete') {
+    r.unmapAttachment(am.aid)
+    // Changed here: it stays, and goes back to the remote as a new attachment.
+    if (row && !changedHere) {
+      tx.removeAttachment(row)
+      ctx.pulled.attachments++
+    }
+    return false
+  }
+  if (!row) return false
+  const keep = { vid: am.base, fileobj: am.lfileobj }
+  const same = !ch.file && Object.entries(ch.attrs).every(([k, v]) => row[k as keyof typeof row] === v)
+  if (changedHere || ch.action === 'create' || same) {
+    // Ours coming back, or ours changed since: the remote's side is noted, ours stays.
+    r.mapAttachment(am.aid, ch.raid, am.fid, ch.rfileobj, changedHere ? keep : undefined)
+    return false
+  }
+  tx.changeAttachment(row, ch.attrs, ch.file)
+  ctx.pulled.attachments++
+  r.mapAttachment(am.aid, ch.raid, am.fid, ch.rfileobj)
+  return !!ch.file
+}

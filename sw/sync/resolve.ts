@@ -1,0 +1,91 @@
+/**
+ * @module sync/resolve
+ * A person's choice on a conflict: keep the local version, the remote one, or a merged
+ * feature. The choice is written here at once; what has to go to the remote (a kept local
+ * or merged version) waits for the next push, locked to the remote version the conflict
+ * showed, so a remote that changed again meanwhile makes a new conflict instead of being
+ * overwritten.
+ */
+import { isObject } from '../core/http.ts'
+import { validationError } from '../core/error.ts'
+import { expectObject } from '../core/validate.ts'
+import { fromBase64, toBase64 } from '../core/bytes.ts'
+import { readWkb, toWkb } from '../geo/wkb.ts'
+import { parseWkt, toWkt } from '../geo/wkt.ts'
+import { ValueError } from '../feature/values.ts'
+import type { Conflict, FeatureState, Replica } from './types.ts'
+import { conflictNotFound } from './errors.ts'
+import { stateInput } from './state.ts'
+
+export type Choice = { keep: 'local' | 'remote' } | { feature: FeatureState }
+
+/** A state as the API shows it: geometry as WKT. */
+export function stateJson(s: FeatureState | null): Record<string, unknown> | null {
+  return s && { geom: s.geom === null ? null : toWkt(readWkb(fromBase64(s.geom))), fields: s.fields, description: s.description ?? null }
+}
+
+export function conflictJson(c: Conflict): Record<string, unknown> {
+  return { id: c.id, fid: c.fid, remote_fid: c.rfid, kind: c.kind, local: stateJson(c.local), remote: stateJson(c.remote),
+    remote_vid: c.rvid, created: c.created }
+}
+
+/** Reads a resolution body: `{"keep": "local"|"remote"}` or `{"feature": {geom: WKT|null, fields}}`. */
+export function parseChoice(body: Record<string, unknown>): Choice {
+  if (body.keep === 'local' || body.keep === 'remote') return { keep: body.keep }
+  if (body.keep !== undefined) throw validationError('`keep` must be "local" or "remote" - at `$.keep`')
+  if (body.feature === undefined) throw validationError('Either `keep` or a merged `feature` is required - at `$`')
+  const f = expectObject(body.feature, '$.feature')
+  let geom: string | null = null
+  if (typeof f.geom === 'string') {
+    try {
+      geom = toBase64(toWkb(parseWkt(f.geom)))
+    } catch (err) {
+      throw validationError(`Geometry is not valid: ${(err as Error).message} - at \`$.feature.geom\``)
+    }
+  } else if (f.geom !== null && f.geom !== undefined) {
+    throw validationError('Expected a WKT string or null - at `$.feature.geom`')
+  }
+  const fields = f.fields === undefined ? {} : expectObject(f.fields, '$.feature.fields')
+  const description = f.description === undefined ? undefined : (f.description as string | null)
+  if (description !== undefined && description !== null && typeof description !== 'string') {
+    throw validationError('Expected a string or null - at `$.feature.description`')
+  }
+  return { feature: { geom, fields: isObject(fields) ? fields : {}, description } }
+}
+
+/** Applies a choice on conflict `id` of `replica`; 404 when there is no such conflict. */
+export async function resolveConflict(replica: Replica, id: number, choice: Choice, userId: number): Promise<void> {
+  const meta = replica.meta
+  await replica.write((tx, r) => {
+    const c = r.conflict(id)
+    if (!c) throw conflictNotFound(id)
+    const m = r.mapping(c.fid)
+    const local = 'keep' in choice ? (choice.keep === 'local' ? c.local : c.remote) : { ...c.local ?? c.remote!, ...choice.feature,
+      fields: { ...(c.local ?? c.remote)!.fields, ...choice.feature.fields } }
+    r.removeConflict(id)
+    // Write the chosen version here (unless it is what is here already).
+    if (!('keep' in choice && choice.keep === 'local')) {
+      try {
+        if (local === null) tx.delete(c.fid)
+        else if (!tx.exists(c.fid)) tx.historyWrite!.restore(c.fid, stateInput(local, meta))
+        else tx.update(c.fid, stateInput(local, meta))
+      } catch (err) {
+        if (err instanceof ValueError) throw validationError(`Invalid field value: ${err.message} - at \`$.feature.fields\``)
+        throw err
+      }
+    }
+    if ('keep' in choice && choice.keep === 'remote') {
+      // Both sides now match the remote version.
+      if (c.remote === null) r.unmap(c.fid)
+      else r.map(c.fid, c.rfid, c.rvid)
+      return
+    }
+    if (c.remote === null) {
+      // Gone there: what is kept here goes back as a new remote feature.
+      r.unmap(c.fid)
+    } else if (m) {
+      // Sent on the next push, locked to the remote version the person saw.
+      r.map(c.fid, c.rfid, c.rvid, { vid: 0, dvid: 0 })
+    }
+  }, { userId })
+}

@@ -1,0 +1,121 @@
+/**
+ * @module sync/round
+ * One sync round of a linked layer: finish a push an earlier round left open, pull, push
+ * (again after a refused commit, once the pull has recorded the conflicts), and pull once
+ * more so the remote's answer to our own changes moves the locks on. Rounds of one layer never
+ * overlap; each ends with a report kept in the layer's history.
+ */
+import { ApiError, internalServerError } from '../core/error.ts'
+import type { Platform } from '../platform/platform.ts'
+import type { LayerMeta } from '../feature/types.ts'
+import { RemoteClient } from './client.ts'
+import { SyncContext, zeroCounts, type Progress } from './context.ts'
+import { notLinked, remoteIncompatible, syncRunning } from './errors.ts'
+import { pull } from './pull.ts'
+import { push, resumePush } from './push.ts'
+import type { LinkState, Replica, SyncLookup, SyncReport } from './types.ts'
+
+export type SyncHost = Pick<Platform, 'fetch' | 'store' | 'now' | 'log'>
+
+/** Layers being synced in one app, and how far they are. */
+const RUNNING = new WeakMap<SyncLookup, Map<number, Progress | null>>()
+
+export function runningOf(lookup: SyncLookup): Map<number, Progress | null> {
+  let m = RUNNING.get(lookup)
+  if (!m) RUNNING.set(lookup, m = new Map())
+  return m
+}
+
+type RemoteLayer = Record<string, any> // reason: remote JSON
+
+/** What a first round knows of the link: fields matched by keyname, the remote's versioning. */
+function initialState(meta: LayerMeta, remote: RemoteLayer): LinkState {
+  const fieldMap: Record<string, number> = {}
+  for (const f of meta.fields) {
+    const rf = (remote.feature_layer.fields as { id: number; keyname: string }[]).find((x) => x.keyname === f.keyname)
+    if (rf) fieldMap[String(f.id)] = rf.id
+  }
+  return { fieldMap, remoteVersioned: !!remote.feature_layer.versioning?.enabled, remoteEpoch: null, remoteVersion: 0,
+    pull: null, push: null, lastSync: null }
+}
+
+async function connect(lookup: SyncLookup, host: SyncHost, replica: Replica, onProgress: (p: Progress | null) => void): Promise<SyncContext> {
+  const creds = await lookup.remoteConnection(replica.link.connection)
+  if (!creds) throw remoteIncompatible(`The connection (resource ${replica.link.connection}) of this layer is gone.`)
+  const client = new RemoteClient(creds, (input, init) => host.fetch(input, init))
+  const remote = await client.get(`/api/resource/${replica.link.resource}`) as RemoteLayer
+  const fl = remote.feature_layer
+  const meta = replica.meta
+  if (!fl) throw remoteIncompatible(`Remote resource ${replica.link.resource} is not a feature layer.`)
+  const srs = fl.srs?.id ?? remote.vector_layer?.srs?.id
+  if ((fl.geometry_type ?? remote.vector_layer?.geometry_type) !== meta.geometryType || srs !== meta.srs) {
+    throw remoteIncompatible('The remote layer\'s geometry type or reference system changed; link the layer anew.')
+  }
+  let state = await replica.read((_tx, r) => r.state()) ?? initialState(meta, remote)
+  const versioned = !!fl.versioning?.enabled
+  if (versioned !== state.remoteVersioned) state = { ...state, remoteVersioned: versioned, remoteEpoch: null, pull: null }
+  const ctx = new SyncContext(replica, client, host, state, onProgress)
+  for (const f of fl.fields as { id: number; keyname: string }[]) ctx.remoteKeynames.set(f.keyname, f.id)
+  return ctx
+}
+
+const errorOf = (err: unknown) => (err instanceof ApiError ? err : internalServerError(err))
+
+/**
+ * Runs one round for layer `id`; the report says how it went (`error` included: a remote
+ * that cannot be reached is a report, not a failure of this server). `rethrow`: fail instead
+ * (a first download, whose failure undoes the layer's creation).
+ */
+export async function syncRound(lookup: SyncLookup, host: SyncHost, id: number,
+  opts: { rethrow?: boolean; onProgress?: (p: Progress) => void } = {}): Promise<SyncReport> {
+  const running = runningOf(lookup)
+  if (running.has(id)) throw syncRunning(id)
+  const replica = await lookup.replica(id)
+  if (!replica) throw notLinked(id)
+  running.set(id, null)
+  const nowIso = () => host.now().toISOString().slice(0, 19)
+  const report: SyncReport = { status: 'ok', pushed: zeroCounts(), pulled: zeroCounts(), conflicts: 0, started: nowIso(), finished: '' }
+  let ctx: SyncContext | undefined
+  try {
+    ctx = await connect(lookup, host, replica, (p) => {
+      running.set(id, p)
+      if (p) opts.onProgress?.(p)
+    })
+    await resumePush(ctx)
+    await pull(ctx)
+    for (let pass = 0; pass < 4; pass++) {
+      if (await push(ctx) === 'none') break
+      await pull(ctx)
+    }
+    report.conflicts = await replica.read((_tx, r) => r.conflicts().length)
+    report.status = report.conflicts ? 'conflicts' : 'ok'
+  } catch (err) {
+    const e = errorOf(err)
+    if (e.status >= 500 && !(err instanceof ApiError)) host.log(`Sync of layer ${id} failed`, err)
+    report.status = 'error'
+    report.error = { title: e.title, message: e.message }
+    if (opts.rethrow) throw e
+  } finally {
+    running.delete(id)
+    report.finished = nowIso()
+    if (ctx) Object.assign(report, { pushed: ctx.pushed, pulled: ctx.pulled })
+    const last = report.status === 'error' ? undefined : report.finished
+    await replica.write((_tx, r) => {
+      const state = r.state() ?? ctx?.state
+      if (state && last) r.setState({ ...state, lastSync: last })
+      r.addHistory(report)
+    }).catch((err) => host.log(`Recording the sync of layer ${id} failed`, err))
+  }
+  return report
+}
+
+/** One round of every linked layer that is not syncing already (background sync). */
+export async function syncAll(lookup: SyncLookup, host: SyncHost): Promise<SyncReport[]> {
+  const out: SyncReport[] = []
+  for (const id of await lookup.linkedLayers()) {
+    if (runningOf(lookup).has(id)) continue
+    out.push(await syncRound(lookup, host, id).catch((err) => ({ status: 'error', pushed: zeroCounts(), pulled: zeroCounts(),
+      conflicts: 0, started: '', finished: '', error: { title: errorOf(err).title, message: errorOf(err).message } } as SyncReport)))
+  }
+  return out
+}

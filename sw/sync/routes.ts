@@ -1,0 +1,80 @@
+/**
+ * @module sync/routes
+ * Outpost's sync endpoints (the original has none of these):
+ * - `POST /api/resource/{id}/sync`: one round, answered with its report;
+ * - `GET /api/resource/{id}/sync`: the state (changes waiting, conflicts, last rounds, progress);
+ * - `GET /api/resource/{id}/sync/conflict/`, `PUT …/sync/conflict/{cid}`: conflicts, both
+ *   versions, resolved by `{"keep": "local"|"remote"}` or a merged `{"feature": …}`;
+ * - `GET|POST /api/component/outpost/sync/`: every linked layer; a round of each;
+ * - `GET /api/resource/{id}/remote/?parent=`: a connection's remote tree, to pick layers from;
+ * - `GET /api/component/outpost/sync/team`: the team's server this app is served from.
+ * Reads are open to everyone, everything else needs an administrator.
+ */
+import { json, readJsonObject } from '../core/http.ts'
+import type { RequestContext, Routes } from '../core/routes.ts'
+import { queryInt } from '../core/validate.ts'
+import { requireAdmin } from '../auth/middleware.ts'
+import type { Principal } from '../auth/types.ts'
+import { conflictNotFound, notLinked } from './errors.ts'
+import { conflictJson, parseChoice, resolveConflict } from './resolve.ts'
+import { syncAll, syncRound } from './round.ts'
+import { linkedLayers, remoteChildren, syncState, teamServer, type SyncServices } from './service.ts'
+
+export interface SyncVariables {
+  services: SyncServices
+  user: Principal
+}
+
+type Ctx = RequestContext<SyncVariables>
+
+const idOf = (c: Ctx) => Number(c.req.param('id'))
+
+async function replicaOf(c: Ctx) {
+  const replica = await c.get('services').classes.replica(idOf(c))
+  if (!replica) throw notLinked(idOf(c))
+  return replica
+}
+
+export function mountSync(routes: Routes<SyncVariables>): void {
+  routes.add('outpost.sync.item', '/api/resource/{id}/sync', ['GET', 'POST'], async (c) => {
+    const { classes, platform } = c.get('services')
+    if (c.req.method === 'GET') return json(await syncState(c.get('services'), idOf(c)))
+    requireAdmin(c.get('user'), 'write', 'data', idOf(c))
+    return json(await syncRound(classes, platform, idOf(c)))
+  })
+
+  routes.add('outpost.sync.conflict.collection', '/api/resource/{id}/sync/conflict/', 'GET', async (c) => {
+    const replica = await replicaOf(c)
+    return json(await replica.read((_tx, r) => r.conflicts().map(conflictJson)))
+  })
+
+  routes.add('outpost.sync.conflict.item', '/api/resource/{id}/sync/conflict/{cid}', ['GET', 'PUT'], async (c) => {
+    const cid = Number(c.req.param('cid'))
+    if (c.req.method === 'GET') {
+      const replica = await replicaOf(c)
+      const conflict = await replica.read((_tx, r) => r.conflict(cid))
+      if (!conflict) throw conflictNotFound(cid)
+      return json(conflictJson(conflict))
+    }
+    requireAdmin(c.get('user'), 'write', 'data', idOf(c))
+    const choice = parseChoice(await readJsonObject(c.req.raw))
+    await resolveConflict(await replicaOf(c), cid, choice, c.get('user').id)
+    return json({})
+  }, { cid: '[0-9]+' })
+
+  routes.add('outpost.sync.collection', '/api/component/outpost/sync/', ['GET', 'POST'], async (c) => {
+    const services = c.get('services')
+    if (c.req.method === 'GET') return json(await linkedLayers(services))
+    requireAdmin(c.get('user'), 'write', 'data', 0)
+    return json(await syncAll(services.classes, services.platform))
+  })
+
+  routes.add('outpost.sync.team', '/api/component/outpost/sync/team', 'GET', async (c) =>
+    json(await teamServer(c.get('services').platform)))
+
+  routes.add('outpost.remote.collection', '/api/resource/{id}/remote/', 'GET', async (c) => {
+    requireAdmin(c.get('user'), 'connect', 'connection', idOf(c))
+    const parent = queryInt(new URL(c.req.url).searchParams, 'parent', { min: 0 }) ?? 0
+    return json(await remoteChildren(c.get('services'), idOf(c), parent))
+  })
+}

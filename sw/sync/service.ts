@@ -1,0 +1,83 @@
+/**
+ * @module sync/service
+ * What the sync endpoints read: a linked layer's state (changes waiting, conflicts, the last
+ * rounds), the list of linked layers, a connection's remote tree, the team's server the app
+ * is served from.
+ */
+import type { Database } from '../store/database.ts'
+import type { Platform } from '../platform/platform.ts'
+import { RemoteClient } from './client.ts'
+import { connectionNotFound, notLinked } from './errors.ts'
+import { runningOf } from './round.ts'
+import type { SyncLookup } from './types.ts'
+
+export interface SyncServices {
+  platform: Platform
+  main: Database
+  classes: SyncLookup
+}
+
+/** `GET /api/resource/{id}/sync`: where the exchange of layer `id` stands. */
+export async function syncState(services: SyncServices, id: number): Promise<Record<string, unknown>> {
+  const replica = await services.classes.replica(id)
+  if (!replica) throw notLinked(id)
+  const creds = await services.classes.remoteConnection(replica.link.connection)
+  const s = await replica.read((_tx, r) => {
+    const state = r.state()
+    const changes = r.localChanges()
+    return { state, features: new Set(changes.map((c) => c.fid)).size, attachments: r.localAttachmentChanges().length,
+      conflicts: r.conflicts().length, history: r.history() }
+  })
+  return {
+    remote: { connection: { id: replica.link.connection }, resource: { id: replica.link.resource }, url: creds?.url ?? null },
+    local_changes: { features: s.features, attachments: s.attachments },
+    conflicts: s.conflicts,
+    last_sync: s.state?.lastSync ?? null,
+    remote_version: s.state?.remoteVersion ?? 0,
+    remote_epoch: s.state?.remoteEpoch ?? null,
+    pending: { push: !!s.state?.push, pull: !!s.state?.pull },
+    running: runningOf(services.classes).has(id) ? runningOf(services.classes).get(id) ?? { stage: 'starting', done: 0, total: null } : null,
+    history: s.history,
+  }
+}
+
+/** Every linked layer with its name and state (the app's sync view). */
+export async function linkedLayers(services: SyncServices): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = []
+  for (const id of await services.classes.linkedLayers()) {
+    const name = await services.main.read((db) => db.selectValue(`SELECT display_name FROM resource WHERE id = ?`, [id]))
+    out.push({ id, display_name: name ?? null, ...await syncState(services, id) })
+  }
+  return out
+}
+
+/** A client of connection `id`; 422 when it is not one. */
+export async function clientOf(services: SyncServices, id: number): Promise<RemoteClient> {
+  const creds = await services.classes.remoteConnection(id)
+  if (!creds) throw connectionNotFound(id)
+  return new RemoteClient(creds, (input, init) => services.platform.fetch(input, init))
+}
+
+/** The children of remote resource `parent` as the app picks layers from them. */
+export async function remoteChildren(services: SyncServices, connection: number, parent: number): Promise<Record<string, unknown>[]> {
+  const client = await clientOf(services, connection)
+  const list = await client.get(`/api/resource/?parent=${parent}`) as Record<string, any>[] // reason: remote JSON
+  return list.map((r) => ({ id: r.resource.id, cls: r.resource.cls, display_name: r.resource.display_name,
+    children: r.resource.children, geometry_type: r.feature_layer?.geometry_type ?? r.vector_layer?.geometry_type ?? null,
+    versioning: r.feature_layer?.versioning ?? null, feature_layer: !!r.feature_layer }))
+}
+
+/**
+ * The team's server this app is served from, if any: in the browser the worker asks its own
+ * origin's API over the network (bypassing itself); an Outpost Node host says so in
+ * `pkg_version`.
+ */
+export async function teamServer(platform: Platform): Promise<Record<string, unknown>> {
+  if (!platform.origin) return { url: null }
+  try {
+    const res = await platform.fetch(`${platform.origin}/api/component/pyramid/pkg_version`, { signal: AbortSignal.timeout(5000) })
+    const body = await res.json() as { outpost_host?: string; outpost?: string }
+    if (res.ok && body.outpost_host === 'node') return { url: platform.origin, outpost: body.outpost ?? null }
+  } catch { /* served by something else, or offline */ }
+  return { url: null }
+}

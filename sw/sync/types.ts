@@ -1,0 +1,217 @@
+/**
+ * @module sync/types
+ * The sync component's contracts. Classes provide two capabilities to it:
+ * - a remote connection (`remote_connection`): where a team's server is and how to log in;
+ * - a replica (`vector_layer`): a layer linked to a remote layer, with the bookkeeping of
+ *   what has been exchanged kept in the layer's own database, so that a change and its
+ *   bookkeeping are one durable write.
+ * Wire shapes of the sync endpoints are here too (snake_case).
+ */
+import type { FeatureRead, FeatureWrite, LayerMeta, WriteActor } from '../feature/types.ts'
+
+/** How to reach a team's server. */
+export interface Credentials {
+  /** The server's base URL (`https://host[:port][/prefix]`, no trailing slash). */
+  url: string
+  username: string | null
+  password: string | null
+}
+
+export interface RemoteConnectionProvider {
+  /** The connection `id`, its password decrypted; `undefined` when there is no such connection. */
+  credentials(id: number): Promise<Credentials | undefined>
+}
+
+/** What a layer is linked to (kept with the layer resource). */
+export interface Link {
+  connection: number
+  resource: number
+}
+
+/** What this side knows of the remote layer and of the exchange so far (kept in the layer). */
+export interface LinkState {
+  /** Remote field id by local field id (matched by keyname when linked). */
+  fieldMap: Record<string, number>
+  /** Whether the remote layer keeps versions: changes feed and locks by vid, or full listings. */
+  remoteVersioned: boolean
+  remoteEpoch: number | null
+  /** The remote version everything up to is pulled. */
+  remoteVersion: number
+  /** A pull cut off: its target and the next page to read. */
+  pull: { target: number; url: string } | null
+  /** A push whose transaction may or may not have committed on the remote (kept before the commit). */
+  push: PendingPush | null
+  lastSync: string | null
+}
+
+/** One operation of a pushed transaction, with what it stands for locally. */
+export interface PushedOp {
+  /** `-1`, with no payload: nothing to send (an attachment going with its feature), only bookkeeping. */
+  seqnum: number
+  payload: string | null
+  kind: 'create' | 'update' | 'delete' | 'attachment.create' | 'attachment.update' | 'attachment.delete' | 'description'
+  fid: number
+  aid?: number
+  /** The local version of the feature, description or attachment that was sent. */
+  vid: number
+  /** An attachment's local file that was sent. */
+  fileobj?: number | null
+}
+
+export interface PendingPush {
+  tid: number
+  ops: PushedOp[]
+}
+
+/** A feature as both sides compare and show it: WKB geometry (base64), fields by keyname, description. */
+export interface FeatureState {
+  geom: string | null
+  fields: Record<string, unknown>
+  description?: string | null
+}
+
+export type ConflictKind = 'update/update' | 'update/delete' | 'delete/update'
+
+/** A feature changed on both sides: both versions kept until a person chooses. */
+export interface Conflict {
+  id: number
+  fid: number
+  rfid: number
+  kind: ConflictKind
+  /** `null`: deleted on that side. */
+  local: FeatureState | null
+  remote: FeatureState | null
+  /** The remote version the remote state is from (the lock a kept local version is pushed with). */
+  rvid: number | null
+  created: string
+}
+
+/** The bookkeeping of one local feature that exists on the remote. */
+export interface Mapping {
+  fid: number
+  rfid: number
+  rvid: number | null
+  /** The local version of the feature when it last matched the remote. */
+  base: number
+  /** The local version of its description then. */
+  dbase: number
+  /** A hash of the remote state last seen (remotes without versions). */
+  rhash: string | null
+}
+
+/** A mapped feature as a pull finds it here: its mapping, its current version, conflict or not. */
+export interface LocalRecord {
+  mapping: Mapping
+  vid: number
+  deleted: boolean
+  /** The version of its description (0: never had one). */
+  dvid: number
+  conflicted: boolean
+}
+
+/** A local change waiting to be pushed. */
+export interface LocalChange {
+  fid: number
+  kind: 'create' | 'update' | 'delete' | 'description'
+  vid: number
+  mapping?: Mapping
+}
+
+export interface AttachmentMapping {
+  aid: number
+  raid: number
+  fid: number
+  /** The local version of the attachment when both sides last matched, and its file then. */
+  base: number
+  lfileobj: number | null
+  rfileobj: number | null
+}
+
+export interface LocalAttachmentChange {
+  aid: number
+  fid: number
+  kind: 'create' | 'update' | 'delete'
+  vid: number
+  fileChanged: boolean
+  mapping?: AttachmentMapping
+}
+
+/** The replica's bookkeeping inside a layer transaction. */
+export interface ReplicaRead {
+  state(): LinkState | undefined
+  history(): SyncReport[]
+  mapping(fid: number): Mapping | undefined
+  localOf(rfid: number): Mapping | undefined
+  /** The records of the local features mapped to `rfids`, by rfid, in one query. */
+  localsOf(rfids: number[]): Map<number, LocalRecord>
+  mappings(): Mapping[]
+  attachmentMapping(aid: number): AttachmentMapping | undefined
+  attachmentMappings(): AttachmentMapping[]
+  localAttachmentOf(raid: number): AttachmentMapping | undefined
+  localChanges(): LocalChange[]
+  localAttachmentChanges(): LocalAttachmentChange[]
+  conflicts(): Conflict[]
+  conflict(id: number): Conflict | undefined
+  /** The local version of a feature's description (0: never had one). */
+  descriptionVid(fid: number): number
+}
+
+export interface ReplicaWrite extends ReplicaRead {
+  setState(state: LinkState): void
+  addHistory(report: SyncReport): void
+  /**
+   * Records that local `fid` is remote `rfid` and that both sides matched when the feature was
+   * at local version `at` (a push: the versions it sent; absent: the current ones).
+   */
+  map(fid: number, rfid: number, rvid: number | null, at?: { vid: number; dvid?: number }, rhash?: string | null): void
+  /** Only the remote side moved on (our own change coming back): the new lock, the rest as it was. */
+  relock(fid: number, rvid: number | null, rhash?: string | null): void
+  unmap(fid: number): void
+  mapAttachment(aid: number, raid: number, fid: number, rfileobj: number | null, at?: { vid: number; fileobj: number | null }): void
+  unmapAttachment(aid: number): void
+  addConflict(c: Omit<Conflict, 'id' | 'created'>): void
+  removeConflict(id: number): void
+  /** Makes the writes so far visible to the bookkeeping (queued creates are inserted). */
+  flush(): void
+}
+
+/** A linked layer: its features and the bookkeeping, read and written together. */
+export interface Replica {
+  readonly meta: LayerMeta
+  readonly link: Link
+  read<T>(fn: (tx: FeatureRead, r: ReplicaRead) => T): Promise<T>
+  write<T>(fn: (tx: FeatureWrite, r: ReplicaWrite) => T, actor?: WriteActor): Promise<T>
+}
+
+export interface ReplicaProvider {
+  /** The replica of layer `id`; `undefined` when it is not linked to a remote layer. */
+  open(id: number): Promise<Replica | undefined>
+  /** Ids of every linked layer. */
+  linked(): Promise<number[]>
+}
+
+/** How the sync component finds connections and replicas, whatever classes provide them. */
+export interface SyncLookup {
+  remoteConnection(id: number): Promise<Credentials | undefined>
+  replica(id: number): Promise<Replica | undefined>
+  linkedLayers(): Promise<number[]>
+}
+
+/** Counts of one direction of a round. */
+export interface Counts {
+  created: number
+  updated: number
+  deleted: number
+  attachments: number
+}
+
+/** The answer of `POST /api/resource/{id}/sync`, and an entry of the history. */
+export interface SyncReport {
+  status: 'ok' | 'conflicts' | 'error'
+  pushed: Counts
+  pulled: Counts
+  conflicts: number
+  started: string
+  finished: string
+  error?: { title: string; message?: string }
+}
