@@ -28,9 +28,13 @@ const element = () => document.getElementById('splash')
 export function splashStep(step: SplashStep, files?: InstallFiles): void {
   const el = element()
   if (!el) return
-  if (files) Object.assign(el.dataset, { done: String(files.done), total: String(files.total) })
+  // Messages arrive in order, but the count never goes down whatever the timing.
+  if (files) Object.assign(el.dataset, { done: String(Math.max(files.done, Number(el.dataset.done ?? 0))), total: String(files.total) })
   // The worker's 'installing' may come after its first progress messages: the count stays.
   else if (step === 'installing' && el.dataset.total) files = { done: Number(el.dataset.done), total: Number(el.dataset.total) }
+  // An installed worker has saved every file (Workbox fails the install otherwise); the last
+  // progress message may come after that, or after the page stopped listening.
+  if (el.dataset.total && ORDER.indexOf(step) >= ORDER.indexOf('installed')) el.dataset.done = el.dataset.total
   const current = el.dataset.step as SplashStep | undefined
   if (current && ORDER.indexOf(step) < ORDER.indexOf(current)) return
   const { text } = STEPS[step]
