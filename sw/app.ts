@@ -21,6 +21,7 @@ import { mountFeature } from './feature/routes.ts'
 import { mountUpload } from './upload/routes.ts'
 import { mountDiagnostics } from './diagnostics/routes.ts'
 import { mountAttachment } from './feature/attachment-routes.ts'
+import { mountMvt } from './mvt/routes.ts'
 
 export interface OutpostApp {
   fetch(request: Request): Promise<Response>
@@ -49,6 +50,7 @@ export function createApp(platform: Platform): OutpostApp {
   mountUpload(routes)
   mountDiagnostics(routes)
   mountAttachment(routes)
+  mountMvt(routes)
 
   app.notFound((c) => json(pageNotFound().toBody(c.get('requestId')), 404))
   app.onError((err, c) => {

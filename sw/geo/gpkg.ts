@@ -50,6 +50,12 @@ function header(blob: Uint8Array): Header {
   return { le, empty: (flags & 0x10) !== 0, envelope, wkbOffset: 8 + ENVELOPE_BYTES[envelope]!, srsId: view.getInt32(4, le) }
 }
 
+/** Where the WKB of `blob` starts, or `null` for an empty geometry; throws on a non-GeoPackage blob. */
+export function gpkgWkbOffset(blob: Uint8Array): number | null {
+  const h = header(blob)
+  return h.empty ? null : h.wkbOffset
+}
+
 export function decodeGpkg(blob: Uint8Array): Geometry | null {
   const h = header(blob)
   if (h.empty) return null

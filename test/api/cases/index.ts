@@ -10,6 +10,7 @@ import { featureCases } from './feature.ts'
 import { featureBulkCases } from './feature-bulk.ts'
 import { uploadCases } from './upload.ts'
 import { attachmentCases } from './attachment.ts'
+import { mvtCases } from './mvt.ts'
 
 export const CASE_GROUPS: Record<string, ApiCase[]> = {
   pyramid: pyramidCases,
@@ -20,4 +21,5 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   'feature-bulk': featureBulkCases,
   upload: uploadCases,
   attachment: attachmentCases,
+  mvt: mvtCases,
 }

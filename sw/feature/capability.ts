@@ -1,0 +1,55 @@
+/**
+ * @module feature/capability
+ * How the data-out components (export, vector tiles, identify) reach a feature layer: by the
+ * capability its class declares in the registry (`IFeatureLayer`), never by class name, so
+ * any class that provides features is served.
+ */
+import type { Services } from '../services.ts'
+import { findClass } from '../classes/registry.ts'
+import { resourceNotFound } from '../resource/errors.ts'
+import { layersOf, type Layer } from './layers.ts'
+import type { LayerMeta } from './schema.ts'
+
+export const FEATURE_LAYER = 'IFeatureLayer'
+
+/** A resource as the data-out components see it. */
+export interface ResourceHead {
+  id: number
+  cls: string
+  displayName: string
+  parentId: number | null
+  /** Whether its class provides the feature-layer capability. */
+  isFeatureLayer: boolean
+}
+
+/** The heads of the resources `ids` that exist, in the order of `ids` (missing ones left out). */
+export async function resourceHeads(services: Services, ids: readonly number[]): Promise<ResourceHead[]> {
+  if (!ids.length) return []
+  const rows = await services.main.read((db) => db.selectObjects(
+    `SELECT r.id, r.cls, r.display_name, r.parent_id FROM resource r WHERE r.id IN (SELECT value FROM json_each(?))`,
+    [JSON.stringify(ids)])) as { id: number; cls: string; display_name: string; parent_id: number | null }[]
+  const byId = new Map(rows.map((r) => [r.id, r]))
+  return [...new Set(ids)].flatMap((id) => {
+    const r = byId.get(id)
+    return r ? [{ id, cls: r.cls, displayName: r.display_name, parentId: r.parent_id,
+      isFeatureLayer: findClass(r.cls)?.interfaces.includes(FEATURE_LAYER) ?? false }] : []
+  })
+}
+
+/** The open feature layer of resource `id` (404 when there is no such feature layer). */
+export async function openFeatureLayer(services: Services, id: number): Promise<{ meta: LayerMeta; layer: Layer }> {
+  const reg = layersOf(services)
+  const meta = await reg.meta(id)
+  return { meta, layer: await reg.open(meta) }
+}
+
+/**
+ * The feature layer of resource `id`; a missing resource is a 404, one whose class is not a
+ * feature layer gets `notFeature(id)`.
+ */
+export async function requireFeatureLayer(services: Services, id: number, notFeature: (id: number) => Error) {
+  const [head] = await resourceHeads(services, [id])
+  if (!head) throw resourceNotFound(id)
+  if (!head.isFeatureLayer) throw notFeature(id)
+  return { head, ...await openFeatureLayer(services, id) }
+}
