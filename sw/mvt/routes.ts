@@ -65,7 +65,7 @@ export function mountMvt(routes: RouteTable): void {
   // Deprecated since 3.0.4 (spec §4.9), kept for old clients: the same tile of one layer.
   routes.add('feature_layer.mvt', '/api/resource/{id}/{z}/{x}/{file}', 'GET', (c) => {
     const n = (k: string) => Number(c.req.param(k))
-    const t = tileAddress(n('z'), n('x'), parseInt(c.req.param('file'), 10))
+    const t = tileAddress(n('z'), n('x'), parseInt(c.req.param('file') ?? '', 10))
     return answer(c, [n('id')], t, tileOptions(new URL(c.req.url).searchParams))
   }, { file: '[0-9]+\\.mvt' })
 }
