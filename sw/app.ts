@@ -22,6 +22,7 @@ import { mountUpload } from './upload/routes.ts'
 import { mountDiagnostics } from './diagnostics/routes.ts'
 import { mountAttachment } from './feature/attachment-routes.ts'
 import { mountMvt } from './mvt/routes.ts'
+import { mountIdentify } from './feature/identify-routes.ts'
 
 export interface OutpostApp {
   fetch(request: Request): Promise<Response>
@@ -51,6 +52,7 @@ export function createApp(platform: Platform): OutpostApp {
   mountDiagnostics(routes)
   mountAttachment(routes)
   mountMvt(routes)
+  mountIdentify(routes)
 
   app.notFound((c) => json(pageNotFound().toBody(c.get('requestId')), 404))
   app.onError((err, c) => {

@@ -11,6 +11,7 @@ import { featureBulkCases } from './feature-bulk.ts'
 import { uploadCases } from './upload.ts'
 import { attachmentCases } from './attachment.ts'
 import { mvtCases } from './mvt.ts'
+import { identifyCases } from './identify.ts'
 
 export const CASE_GROUPS: Record<string, ApiCase[]> = {
   pyramid: pyramidCases,
@@ -22,4 +23,5 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   upload: uploadCases,
   attachment: attachmentCases,
   mvt: mvtCases,
+  identify: identifyCases,
 }
