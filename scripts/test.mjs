@@ -27,6 +27,8 @@ function finish(ok) {
 }
 
 if (!run('types', 'npm', ['run', '-s', 'typecheck'])) { failed++; finish(false) }
+// Chromium and validate_gpkg.py: the Node suites validate exported GeoPackages too.
+if (!run('system tools', 'node', ['scripts/ensure-chromium.mjs'])) { failed++; finish(false) }
 
 const unitOk = run('node tests', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${results}/vitest.json`])
 const unit = readJson(`${results}/vitest.json`)
@@ -37,7 +39,6 @@ if (unit) {
 } else if (!unitOk) failed++
 
 if (!run('build', 'npx', ['vite', 'build', '--logLevel', 'warn'])) { failed++; finish(false) }
-if (!run('chromium', 'node', ['scripts/ensure-chromium.mjs'])) { failed++; finish(false) }
 
 const e2eOk = run('browser tests', 'npx', ['playwright', 'test', '--reporter=list,json'],
   { PLAYWRIGHT_JSON_OUTPUT_NAME: `${results}/e2e.json` })

@@ -23,6 +23,7 @@ import { mountDiagnostics } from './diagnostics/routes.ts'
 import { mountAttachment } from './feature/attachment-routes.ts'
 import { mountMvt } from './mvt/routes.ts'
 import { mountIdentify } from './feature/identify-routes.ts'
+import { mountExport } from './export/routes.ts'
 
 export interface OutpostApp {
   fetch(request: Request): Promise<Response>
@@ -53,6 +54,7 @@ export function createApp(platform: Platform): OutpostApp {
   mountAttachment(routes)
   mountMvt(routes)
   mountIdentify(routes)
+  mountExport(routes)
 
   app.notFound((c) => json(pageNotFound().toBody(c.get('requestId')), 404))
   app.onError((err, c) => {

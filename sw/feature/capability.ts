@@ -7,10 +7,15 @@
 import type { Services } from '../services.ts'
 import { findClass } from '../classes/registry.ts'
 import { resourceNotFound } from '../resource/errors.ts'
+import { validationError } from '../core/error.ts'
 import { layersOf, type Layer } from './layers.ts'
 import type { LayerMeta } from './schema.ts'
 
 export const FEATURE_LAYER = 'IFeatureLayer'
+
+/** A resource asked for as a feature layer whose class is none (reference §9: 422). */
+export const notFeatureLayer = (id: number) =>
+  validationError(`Resource (ID=${id}) is not a feature layer.`, { resource_id: id })
 
 /** A resource as the data-out components see it. */
 export interface ResourceHead {
@@ -43,13 +48,10 @@ export async function openFeatureLayer(services: Services, id: number): Promise<
   return { meta, layer: await reg.open(meta) }
 }
 
-/**
- * The feature layer of resource `id`; a missing resource is a 404, one whose class is not a
- * feature layer gets `notFeature(id)`.
- */
-export async function requireFeatureLayer(services: Services, id: number, notFeature: (id: number) => Error) {
+/** The feature layer of resource `id`: 404 when it is missing, 422 when it is no feature layer. */
+export async function requireFeatureLayer(services: Services, id: number) {
   const [head] = await resourceHeads(services, [id])
   if (!head) throw resourceNotFound(id)
-  if (!head.isFeatureLayer) throw notFeature(id)
+  if (!head.isFeatureLayer) throw notFeatureLayer(id)
   return { head, ...await openFeatureLayer(services, id) }
 }

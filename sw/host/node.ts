@@ -98,7 +98,17 @@ async function writeResponse(res: ServerResponse, response: Response): Promise<v
   const cookies = response.headers.getSetCookie()
   if (cookies.length) headers['set-cookie'] = cookies
   res.writeHead(response.status, headers)
-  res.end(new Uint8Array(await response.arrayBuffer()))
+  if (!response.body) { res.end(); return }
+  // Streamed: a large export is sent as it is made, never held whole.
+  const reader = response.body.getReader()
+  res.once('close', () => { void reader.cancel().catch(() => undefined) })
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    if (!res.write(value)) await new Promise<void>((resolve) => { res.once('drain', resolve); res.once('close', resolve) })
+    if (res.destroyed) return
+  }
+  res.end()
 }
 
 export interface ServeOptions {

@@ -9,6 +9,7 @@ import type { RouteTable } from '../core/routes.ts'
 import { lastValue } from '../core/validate.ts'
 import { findSrs, listSrs, type SrsDef } from '../geo/srs.ts'
 import { srsNotFound } from './errors.ts'
+import { exportFormatSettings } from '../export/formats.ts'
 
 /** The original's version this server answers as (reference §11: clients parse `major.minor`). */
 export const NGW_COMPAT_VERSION = '5.5.0'
@@ -35,7 +36,7 @@ function settingsOf(component: string, uploadMaxSize?: number): Record<string, u
     case 'file_upload':
       return { ...FILE_UPLOAD, maxSize: uploadMaxSize ?? FILE_UPLOAD.maxSize }
     case 'feature_layer':
-      return { exportFormats: [], versioning: { default: false } }
+      return { exportFormats: exportFormatSettings(), versioning: { default: false } }
     case 'resource':
       return { resourceExport: 'data_read' }
     default:

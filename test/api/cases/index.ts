@@ -12,6 +12,7 @@ import { uploadCases } from './upload.ts'
 import { attachmentCases } from './attachment.ts'
 import { mvtCases } from './mvt.ts'
 import { identifyCases } from './identify.ts'
+import { exportCases } from './export.ts'
 
 export const CASE_GROUPS: Record<string, ApiCase[]> = {
   pyramid: pyramidCases,
@@ -24,4 +25,5 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   attachment: attachmentCases,
   mvt: mvtCases,
   identify: identifyCases,
+  export: exportCases,
 }

@@ -1,0 +1,47 @@
+/**
+ * @module export/routes
+ * `resource.export`, `feature_layer.geojson`, the spec's `/csv`, and the multi-layer
+ * `feature_layer.export` (GET and POST). Reading needs `data.read`, which everyone has here.
+ */
+import type { RouteTable } from '../core/routes.ts'
+import { readJson } from '../core/http.ts'
+import { checkItems, exportRequest, postedExport, queriedItems, type ExportRequest } from './params.ts'
+import { exportLayer, exportLayers, type ExportAnswer } from './service.ts'
+
+function respond(a: ExportAnswer): Response {
+  const headers: Record<string, string> = { 'content-type': a.mime, 'content-disposition': `attachment; filename=${a.filename}` }
+  if (a.size !== undefined) headers['content-length'] = String(a.size)
+  return new Response(a.body, { headers })
+}
+
+/** The query with fixed values set (a download route's format). */
+function withFixed(url: string, fixed: Record<string, string>): URLSearchParams {
+  const params = new URL(url).searchParams
+  for (const [k, v] of Object.entries(fixed)) params.set(k, v)
+  return params
+}
+
+export function mountExport(routes: RouteTable): void {
+  routes.add('resource.export', '/api/resource/{id}/export', 'GET', async (c) =>
+    respond(await exportLayer(c.get('services'), Number(c.req.param('id')), exportRequest(new URL(c.req.url).searchParams))))
+
+  // The whole layer as a GeoJSON file in its own SRS (reference §8).
+  routes.add('feature_layer.geojson', '/api/resource/{id}/geojson', 'GET', async (c) => {
+    const req: ExportRequest = { ...exportRequest(withFixed(c.req.url, { format: 'GeoJSON', zipped: 'false' })), keepLayerSrs: true }
+    return respond(await exportLayer(c.get('services'), Number(c.req.param('id')), req))
+  })
+
+  // The spec's CSV download (spec §4.8): the CSV export, not zipped.
+  routes.add('feature_layer.csv', '/api/resource/{id}/csv', 'GET', async (c) =>
+    respond(await exportLayer(c.get('services'), Number(c.req.param('id')),
+      exportRequest(withFixed(c.req.url, { format: 'CSV', zipped: 'false' })))))
+
+  routes.add('feature_layer.export', '/api/component/feature_layer/export', ['GET', 'POST'], async (c) => {
+    let params: URLSearchParams
+    let items
+    if (c.req.method === 'POST') ({ params, items } = postedExport(await readJson(c.req.raw)))
+    else { params = new URL(c.req.url).searchParams; items = queriedItems(params) }
+    checkItems(items)
+    return respond(await exportLayers(c.get('services'), items, exportRequest(params)))
+  })
+}
