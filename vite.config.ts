@@ -50,7 +50,7 @@ export default defineConfig({
       },
       injectManifest: {
         rollupFormat: 'es',
-        globPatterns: ['**/*.{js,css,html,wasm,png,svg,webmanifest}'],
+        globPatterns: ['**/*.{js,css,html,wasm,png,svg,webmanifest,pmtiles}'],
         // GDAL's 40 MB are cached at runtime on first use, not on install.
         globIgnores: ['gdal/**'],
         maximumFileSizeToCacheInBytes: 16 << 20,

@@ -24,6 +24,7 @@ import { mountAttachment } from './feature/attachment-routes.ts'
 import { mountMvt } from './mvt/routes.ts'
 import { mountIdentify } from './feature/identify-routes.ts'
 import { mountExport } from './export/routes.ts'
+import { mountBasemap } from './basemap/routes.ts'
 
 export interface OutpostApp {
   fetch(request: Request): Promise<Response>
@@ -55,6 +56,7 @@ export function createApp(platform: Platform): OutpostApp {
   mountMvt(routes)
   mountIdentify(routes)
   mountExport(routes)
+  mountBasemap(routes)
 
   app.notFound((c) => json(pageNotFound().toBody(c.get('requestId')), 404))
   app.onError((err, c) => {

@@ -40,9 +40,22 @@ export function nodePlatform(opts: NodePlatformOptions): Platform {
     admin: opts.admin,
     demo: opts.demo ?? false,
     uploadMaxSize: opts.uploadMaxSize,
+    asset: readAsset,
     now: () => new Date(),
     log: opts.log ?? ((message, err) => console.error(message, err ?? '')),
   }
+}
+
+/** The app's shipped files: from the build (`dist/`) when there is one, else from `public/`. */
+const ASSET_DIRS = [new URL('../../dist/', import.meta.url), new URL('../../public/', import.meta.url)]
+
+async function readAsset(name: string): Promise<Uint8Array | undefined> {
+  if (!/^[\w.-]+(\/[\w.-]+)*$/.test(name) || name.includes('..')) return undefined
+  for (const dir of ASSET_DIRS) {
+    const bytes = await readFile(new URL(name, dir)).catch(() => undefined)
+    if (bytes) return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  }
+  return undefined
 }
 
 const MIME: Record<string, string> = {

@@ -47,6 +47,11 @@ const platform: Platform = {
   gdal: createGdalLoader(initGdalBrowser),
   admin: { password: 'admin', mustChange: true },
   demo: true,
+  // Shipped files are precached: read them from there, so they are there offline.
+  asset: async (name) => {
+    const res = await matchPrecache(`/${name}`)
+    return res?.ok ? new Uint8Array(await res.arrayBuffer()) : undefined
+  },
   now: () => new Date(),
   log: (message, err) => console.error(message, err ?? ''),
 }

@@ -29,6 +29,11 @@ export interface Platform {
   readonly demo: boolean
   /** Largest accepted upload in bytes; `FILE_UPLOAD.maxSize` when absent (tests set a small one). */
   readonly uploadMaxSize?: number
+  /**
+   * A file shipped with the app (`public/`), such as `basemap/world.pmtiles`; `undefined` when
+   * the host has none. The worker reads its precache, Node the built app or the source tree.
+   */
+  asset?(name: string): Promise<Uint8Array | undefined>
   /** Current time; injected so tests can fix it. */
   now(): Date
   /** Where unexpected errors are reported. */

@@ -13,6 +13,7 @@ import { attachmentCases } from './attachment.ts'
 import { mvtCases } from './mvt.ts'
 import { identifyCases } from './identify.ts'
 import { exportCases } from './export.ts'
+import { basemapCases } from './basemap.ts'
 
 export const CASE_GROUPS: Record<string, ApiCase[]> = {
   pyramid: pyramidCases,
@@ -26,4 +27,5 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   mvt: mvtCases,
   identify: identifyCases,
   export: exportCases,
+  basemap: basemapCases,
 }
