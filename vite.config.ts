@@ -3,6 +3,7 @@ import vue from '@vitejs/plugin-vue'
 import { VitePWA } from 'vite-plugin-pwa'
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { appIcons, MANIFEST_ICONS } from './scripts/app-icons.ts'
 
 // GDAL's .wasm and .data go to dist/gdal/ as they are: the worker fetches them on first use.
 const GDAL_DIR = 'node_modules/gdal3.js/dist/package'
@@ -30,6 +31,7 @@ export default defineConfig({
   plugins: [
     vue(),
     gdalFiles(),
+    appIcons(),
     VitePWA({
       strategies: 'injectManifest',
       srcDir: 'sw/host',
@@ -43,10 +45,7 @@ export default defineConfig({
         background_color: '#ffffff',
         display: 'standalone',
         start_url: '/',
-        icons: [
-          { src: '/icons/icon-192.png', sizes: '192x192', type: 'image/png' },
-          { src: '/icons/icon-512.png', sizes: '512x512', type: 'image/png' },
-        ],
+        icons: MANIFEST_ICONS,
       },
       injectManifest: {
         rollupFormat: 'es',

@@ -66,9 +66,19 @@ export const countFeatures = (layer: number, q: FeatureQuery = {}) =>
 export const getFeature = (layer: number, fid: number) =>
   request<Feature>(`/api/resource/${layer}/feature/${fid}`, { query: { ...READ } })
 
+/**
+ * An item of `extensions.attachment` in a feature write, which is the feature's whole list:
+ * `{id}` keeps that attachment, an item with `file_upload` attaches an uploaded file, and
+ * attachments not listed are deleted — all in the feature's one transaction.
+ */
+export type AttachmentWrite =
+  | { id: number }
+  | { file_upload: { id: string; size: number }; name?: string; mime_type?: string }
+
 export interface FeatureWrite {
   geom?: Geometry
   fields?: Record<string, FieldValue>
+  extensions?: { attachment?: AttachmentWrite[] }
 }
 
 export const createFeature = (layer: number, body: FeatureWrite) =>
@@ -104,12 +114,9 @@ const attachments = (layer: number, fid: number) => `/api/resource/${layer}/feat
 
 export const listAttachments = (layer: number, fid: number) => request<Attachment[]>(attachments(layer, fid))
 
-export const createAttachment = (layer: number, fid: number, upload: UploadMeta) =>
-  request<{ id: number }>(attachments(layer, fid), { method: 'POST',
-    json: { file_upload: { id: upload.id, size: upload.size }, name: upload.name, mime_type: upload.mime_type } })
-
-export const deleteAttachment = (layer: number, fid: number, aid: number) =>
-  request<unknown>(`${attachments(layer, fid)}${aid}`, { method: 'DELETE' })
+/** The extension item that attaches an uploaded file. */
+export const attachUpload = (u: UploadMeta): AttachmentWrite =>
+  ({ file_upload: { id: u.id, size: u.size }, name: u.name, mime_type: u.mime_type })
 
 export const thumbnailUrl = (layer: number, fid: number, aid: number, size = 160) =>
   `${attachments(layer, fid)}${aid}/image?size=${size}x${size}`

@@ -50,18 +50,39 @@ export interface ResourceItem {
   [member: string]: unknown
 }
 
-export interface NewFieldInput { keyname: string; display_name: string; datatype: FieldDatatype }
+/**
+ * One item of a `fields` list in a write: without `id` a new field; with `id` a change of that
+ * field (only the members given), or its removal with `delete: true`. Fields not listed stay.
+ */
+export interface FieldWrite {
+  id?: number
+  keyname?: string
+  display_name?: string
+  datatype?: FieldDatatype
+  lookup_table?: Ref | null
+  delete?: true
+}
 
-/** What `create` sends: the `resource` member plus at most the class members the UI makes. */
+/** What `create` sends: the `resource` member plus the members of its class (from the class's form). */
 export interface CreateBody {
   resource: { cls: string; parent: Ref; display_name: string; keyname?: string | null; description?: string | null }
-  vector_layer?: { srs: Ref; geometry_type: GeometryType; fields: NewFieldInput[] }
-  lookup_table?: { items: Record<string, string> }
+  [member: string]: unknown
 }
 
 export interface ChangeBody {
   resource?: { display_name?: string; keyname?: string | null; description?: string | null; parent?: Ref }
   lookup_table?: { items: Record<string, string> }
+  feature_layer?: { fields: FieldWrite[] }
+}
+
+/** A resource class as the blueprint describes it. */
+export interface BlueprintClass {
+  identity: string
+  label: string
+  interfaces: string[]
+  scopes: string[]
+  category?: string
+  order?: number
 }
 
 export const getResource = (id: number, signal?: AbortSignal) =>
@@ -80,10 +101,19 @@ export const changeResource = (id: number, body: ChangeBody) =>
 export const deleteResource = (id: number) =>
   request<unknown>(`/api/resource/${id}`, { method: 'DELETE' })
 
-/** Every resource group (for picking a new parent), unpaged. */
-/** Every vector layer, unpaged (for choosing where to collect features). */
-export const listVectorLayers = () =>
-  request<ResourceItem[]>('/api/resource/search/', { query: { cls: 'vector_layer', serialization: 'resource' } })
+/** Every resource of class `cls`, unpaged (the `resource` member only). */
+const listOfClass = (cls: string) =>
+  request<ResourceItem[]>('/api/resource/search/', { query: { cls, serialization: 'resource' } })
 
-export const listGroups = () =>
-  request<ResourceItem[]>('/api/resource/search/', { query: { cls: 'resource_group', serialization: 'resource' } })
+/** Every vector layer (for choosing where to collect features). */
+export const listVectorLayers = () => listOfClass('vector_layer')
+
+/** Every resource group (for picking a new parent). */
+export const listGroups = () => listOfClass('resource_group')
+
+/** Every lookup table (for linking a field to one). */
+export const listLookupTables = () => listOfClass('lookup_table')
+
+/** The resource classes the server knows (`resource.blueprint`). */
+export const getBlueprint = () =>
+  request<{ resources: Record<string, BlueprintClass> }>('/api/component/resource/blueprint')

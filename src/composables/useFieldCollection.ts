@@ -27,6 +27,8 @@ const saved = readEditing()
 const editing = ref<Editing | null>(saved && saved.layer === layerId.value ? saved.target : null)
 /** Bumped after every change to the layer's features: the map and the table reload. */
 const version = ref(0)
+/** Bumped after a change to the layer's definition (its fields): the panel reloads the layer. */
+const definition = ref(0)
 
 watch(layerId, (id) => {
   if (id === null) localStorage.removeItem(LAYER_KEY)
@@ -42,11 +44,14 @@ export function useFieldCollection() {
     layerId,
     editing,
     version,
+    definition,
     /** Opens a layer for collecting (closing any open form). */
     openLayer: (id: number | null) => {
       if (id !== layerId.value) editing.value = null
       layerId.value = id
     },
     changed: () => { version.value++ },
+    /** Layer `id`'s definition changed: reloaded if it is the one being collected in. */
+    layerChanged: (id: number) => { if (id === layerId.value) definition.value++ },
   }
 }

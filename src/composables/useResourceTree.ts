@@ -17,6 +17,9 @@ const selectedId = ref<number>(ROOT_ID)
 
 const { reportError } = useNotices()
 
+/** Groups can always be opened: a group that was empty may have gained children since. */
+export const canExpand = (node: ResourceInfo) => node.cls === 'resource_group' || node.children
+
 async function loadChildren(id: number): Promise<void> {
   loading.add(id)
   try {

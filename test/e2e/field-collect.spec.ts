@@ -106,6 +106,82 @@ test('field: a feature with a photo collected offline survives a reload and is i
   expect(feature.geom.coordinates[1]).toBeCloseTo(55.7522, 5)
 })
 
+/** Every feature write the page sends from now on, as "METHOD /path" (the page's fetch, counted in the page). */
+async function countWrites(page: Page): Promise<() => Promise<string[]>> {
+  await page.evaluate(() => {
+    const w = window as unknown as { writes: string[]; fetchCounted?: boolean }
+    w.writes = []
+    if (w.fetchCounted) return
+    w.fetchCounted = true
+    const original = window.fetch.bind(window)
+    window.fetch = (input, init) => {
+      const req = new Request(input, init)
+      if (req.method !== 'GET' && /\/api\/resource\/\d+\/feature\//.test(req.url)) w.writes.push(`${req.method} ${new URL(req.url).pathname}`)
+      return original(input, init)
+    }
+  })
+  return () => page.evaluate(() => (window as unknown as { writes: string[] }).writes)
+}
+
+test('field: a feature and its photos are saved in one request; a tapped photo opens full size', async ({ page, context }) => {
+  await context.grantPermissions(['geolocation'])
+  await context.setGeolocation({ latitude: 59.93, longitude: 30.31, accuracy: 8 })
+  await openApp(page)
+  await firstLogin(page)
+  await context.setOffline(true)
+  const layer = await chooseLayer(page, 'Field observations')
+  const files = ['a.png', 'b.png'].map((name) => ({ name, mimeType: 'image/png', buffer: PHOTO }))
+
+  // New feature, two photos: the photos are uploaded when chosen, the feature is one POST.
+  const writes = await countWrites(page)
+  await page.getByTestId('field-add').click()
+  await page.getByTestId('field-use-position').click()
+  await page.getByTestId('field-input-title').fill('Two photos')
+  await page.getByTestId('field-photo-input').setInputFiles(files)
+  await expect(page.getByTestId('field-photo-pending')).toHaveCount(2)
+  await page.getByTestId('field-save').click()
+  await expect(row(page, 'Two photos')).toHaveCount(1)
+  expect(await writes()).toEqual([`POST /api/resource/${layer}/feature/`])
+  const fid = Number(await row(page, 'Two photos').getAttribute('data-fid'))
+  const attachments = () => page.evaluate(async ([l, f]) =>
+    (await (await fetch(`/api/resource/${l}/feature/${f}/attachment/`)).json()) as { id: number; name: string }[], [layer, fid])
+  const first = await attachments()
+  expect(first.map((a) => a.name)).toEqual(['a.png', 'b.png'])
+
+  // A thumbnail opens the photo itself in a dialog; Escape closes it and focus is back on the thumbnail.
+  await row(page, 'Two photos').click()
+  await expect(page.getByTestId('field-photo-thumb')).toHaveCount(2)
+  const open = page.getByTestId('field-photo-open').first()
+  await open.click()
+  await expect(page.getByTestId('dialog-photo')).toBeVisible()
+  await expect.poll(() => page.getByTestId('photo-view').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(64)
+  await expect(page.getByTestId('photo-view-original')).toHaveAttribute('href', `/api/resource/${layer}/feature/${fid}/attachment/${first[0]!.id}/download`)
+  await page.keyboard.press('Escape')
+  await expect(page.getByTestId('dialog-photo')).toHaveCount(0)
+  await expect(open).toBeFocused()
+
+  // Removing one photo and adding another with a field change: one PUT.
+  const edits = await countWrites(page)
+  await page.getByTestId('field-input-count').fill('2')
+  await page.getByTestId('field-photo-remove').first().click()
+  await page.getByTestId('field-photo-input').setInputFiles({ name: 'c.png', mimeType: 'image/png', buffer: PHOTO })
+  await expect(page.getByTestId('field-photo-pending')).toHaveCount(1)
+  await page.getByTestId('field-save').click()
+  await expect(row(page, 'Two photos').locator('[data-col="photos"]')).toHaveText('2')
+  expect(await edits()).toEqual([`PUT /api/resource/${layer}/feature/${fid}`])
+  const after = await attachments()
+  expect(after.map((a) => a.name)).toEqual(['b.png', 'c.png'])
+  expect(after[0]!.id).toBe(first[1]!.id)
+
+  // A guest can open the photos too.
+  await page.getByTestId('logout-button').click()
+  await expect(page.getByTestId('login-button')).toBeVisible()
+  await row(page, 'Two photos').click()
+  await expect(page.getByTestId('field-photo-remove')).toHaveCount(0)
+  await page.getByTestId('field-photo-open').last().click()
+  await expect(page.getByTestId('dialog-photo')).toBeVisible()
+})
+
 test('field: an unsaved form (drawn point, typed fields) survives a reload; a drawn point is saved', async ({ page, context }) => {
   await openApp(page)
   await firstLogin(page)
@@ -294,6 +370,16 @@ test('field: phone layout, the panel below the map and the basemap picker collap
   await page.getByTestId('field-save').click()
   await expect(row(page, 'Phone find')).toHaveCount(1)
   await page.screenshot({ path: 'test-results/field-phone-table.png' })
+  // The "Saved" notice leaves the table's paging free, and closes by itself.
+  const notice = page.getByTestId('info-notice')
+  await expect(notice).toContainText('Feature #')
+  const box = (await notice.boundingBox())!
+  for (const id of ['field-page-prev', 'field-page-info', 'field-page-next', 'field-page-size']) {
+    const b = (await page.getByTestId(id).boundingBox())!
+    const apart = box.x + box.width <= b.x || b.x + b.width <= box.x || box.y + box.height <= b.y || b.y + b.height <= box.y
+    expect(apart, `the notice covers ${id}`).toBe(true)
+  }
+  await expect(notice).toHaveCount(0, { timeout: 8_000 })
 
   await page.getByTestId('basemap-toggle').click()
   await expect(page.getByTestId('basemap-search')).toBeVisible()

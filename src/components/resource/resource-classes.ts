@@ -1,18 +1,13 @@
 /**
  * @module components/resource/resource-classes
- * How the UI names resource classes, and which ones it can create.
+ * How the UI names resource classes: labels from the server's blueprint (a class added to the
+ * server later shows with its own label) and badges for the tree.
  */
-export const CLASS_LABELS: Record<string, string> = {
-  resource_group: 'Resource group',
-  vector_layer: 'Vector layer',
-  lookup_table: 'Lookup table',
-  raster_layer: 'Raster layer',
-  file_bucket: 'File bucket',
-  webmap: 'Web map',
-}
+import { computed } from 'vue'
+import { useBlueprint } from '../../composables/useBlueprint.ts'
 
-/** One- or two-letter badges shown in the tree. */
-export const CLASS_BADGES: Record<string, string> = {
+/** One-letter badges of the classes the UI knows; any other class shows its label's initial. */
+const CLASS_BADGES: Record<string, string> = {
   resource_group: 'G',
   vector_layer: 'V',
   lookup_table: 'T',
@@ -21,10 +16,12 @@ export const CLASS_BADGES: Record<string, string> = {
   webmap: 'M',
 }
 
-export const CREATABLE = ['resource_group', 'vector_layer', 'lookup_table'] as const
-export type CreatableClass = (typeof CREATABLE)[number]
+const labels = computed(() => new Map(useBlueprint().classes.value.map((c) => [c.identity, c.label])))
 
-export const classLabel = (cls: string) => CLASS_LABELS[cls] ?? cls
+/** The class's label, or its identity until the blueprint is loaded. */
+export const classLabel = (cls: string) => labels.value.get(cls) ?? cls
+
+export const classBadge = (cls: string) => CLASS_BADGES[cls] ?? (labels.value.get(cls) ?? cls).charAt(0).toUpperCase()
 
 /** What the details panel offers to do with a resource. */
-export type ResourceAction = 'create' | 'rename' | 'move' | 'delete'
+export type ResourceAction = 'create' | 'rename' | 'fields' | 'move' | 'delete'

@@ -1,0 +1,15 @@
+/**
+ * @module components/resource/create-forms
+ * The class parts of the "New" form. A class listed here gets its own inputs (a component
+ * with a `v-model` of the class members it adds to the create request); every other class in
+ * the server's blueprint is created by the generic form, with its names only. Giving a class
+ * a form of its own is one component and one line here.
+ */
+import type { Component } from 'vue'
+import ResourceCreateLookupTable from './ResourceCreateLookupTable.vue'
+import ResourceCreateVectorLayer from './ResourceCreateVectorLayer.vue'
+
+export const CREATE_FORMS: Readonly<Record<string, Component>> = {
+  vector_layer: ResourceCreateVectorLayer,
+  lookup_table: ResourceCreateLookupTable,
+}
