@@ -27,18 +27,33 @@ export interface ResourceHead {
   isFeatureLayer: boolean
 }
 
+/** Heads read at one version of the main database (a tile request reads them every time). */
+const HEADS = new WeakMap<Services, { version: number; heads: Map<number, ResourceHead | null> }>()
+
 /** The heads of the resources `ids` that exist, in the order of `ids` (missing ones left out). */
 export async function resourceHeads(services: Services, ids: readonly number[]): Promise<ResourceHead[]> {
-  if (!ids.length) return []
-  const rows = await services.main.read((db) => db.selectObjects(
-    `SELECT r.id, r.cls, r.display_name, r.parent_id FROM resource r WHERE r.id IN (SELECT value FROM json_each(?))`,
-    [JSON.stringify(ids)])) as { id: number; cls: string; display_name: string; parent_id: number | null }[]
-  const byId = new Map(rows.map((r) => [r.id, r]))
-  return [...new Set(ids)].flatMap((id) => {
-    const r = byId.get(id)
-    return r ? [{ id, cls: r.cls, displayName: r.display_name, parentId: r.parent_id,
-      isFeatureLayer: findClass(r.cls)?.interfaces.includes(FEATURE_LAYER) ?? false }] : []
-  })
+  const unique = [...new Set(ids)]
+  const { main } = services
+  let cache = HEADS.get(services)
+  if (!cache || cache.version !== main.version) HEADS.set(services, cache = { version: main.version, heads: new Map() })
+  const known = cache.heads
+  const version = cache.version
+  const missing = unique.filter((id) => !known.has(id))
+  const read = new Map<number, ResourceHead | null>()
+  if (missing.length) {
+    const rows = await main.read((db) => db.selectObjects(
+      `SELECT r.id, r.cls, r.display_name, r.parent_id FROM resource r WHERE r.id IN (SELECT value FROM json_each(?))`,
+      [JSON.stringify(missing)])) as { id: number; cls: string; display_name: string; parent_id: number | null }[]
+    const byId = new Map(rows.map((r) => [r.id, r]))
+    for (const id of missing) {
+      const r = byId.get(id)
+      read.set(id, r ? { id, cls: r.cls, displayName: r.display_name, parentId: r.parent_id,
+        isFeatureLayer: findClass(r.cls)?.interfaces.includes(FEATURE_LAYER) ?? false } : null)
+    }
+    // Kept only if no write landed in between (the read queued behind it otherwise).
+    if (main.version === version) for (const [id, h] of read) known.set(id, h)
+  }
+  return unique.flatMap((id) => { const h = read.get(id) ?? known.get(id); return h ? [h] : [] })
 }
 
 /** The open feature layer of resource `id` (404 when there is no such feature layer). */

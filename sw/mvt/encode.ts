@@ -56,23 +56,36 @@ class GeometryWriter {
   }
 }
 
-/** One value table per kind: the number 1 of an integer field and "1" of a text field differ. */
+/**
+ * The layer's values. Equal values of a kind are written once (the number 1 of an integer
+ * field and "1" of a text field differ). A kind whose values hardly repeat (names, ids) stops
+ * being looked up after a sample: its values are appended, which is what deduplication would
+ * have come to, without hashing every one.
+ */
 class ValueTable {
   readonly order: [ValueKind, string | number | boolean][] = []
-  #maps: Record<ValueKind, Map<string | number | boolean, number>> =
+  #maps: Record<ValueKind, Map<string | number | boolean, number> | null> =
     { int: new Map(), double: new Map(), bool: new Map(), string: new Map() }
+  #seen: Record<ValueKind, number> = { int: 0, double: 0, bool: 0, string: 0 }
 
   index(kind: ValueKind, v: string | number | boolean): number {
     // A whole number too big for a double comes as text: write it as text.
     const k: ValueKind = typeof v === 'string' && kind !== 'string' ? 'string' : kind
     const map = this.#maps[k]
-    let i = map.get(v)
-    if (i === undefined) { i = this.order.length; map.set(v, i); this.order.push([k, v]) }
-    return i
+    if (map) {
+      const i = map.get(v)
+      if (i !== undefined) return i
+      // After 1,024 values of which 90 % were new, equal values are too rare to look for.
+      if (++this.#seen[k] === 1024 && map.size > 920) this.#maps[k] = null
+      else map.set(v, this.order.length)
+    }
+    this.order.push([k, v])
+    return this.order.length - 1
   }
 }
 
 const PROPS: { tags: number[] } = { tags: [] }
+const POINT_SHAPE: TileShape & { type: typeof POINT } = { type: POINT, points: [0, 0] }
 const writePackedTags = (tags: number[], pbf: PbfWriter) => { for (const t of tags) pbf.writeVarint(t) }
 
 /** Collects one MVT layer. Keys are the layer's attribute names, in the order given. */
@@ -102,6 +115,13 @@ export class LayerEncoder {
     pbf.writeTag(2, 2)
     pbf.writeRawMessage(writeFeature, { id, shape, tags, geom: this.#geom })
     this.#count++
+  }
+
+  /** Adds a single point at integer tile position (x, y): the common case, without a shape object. */
+  addPoint(id: number, x: number, y: number, values: readonly RowValue[]): void {
+    POINT_SHAPE.points[0] = x
+    POINT_SHAPE.points[1] = y
+    this.add(id, POINT_SHAPE, values)
   }
 
   /** The `Tile` message holding this layer, or an empty array when it has no features. */

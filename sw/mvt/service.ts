@@ -18,7 +18,7 @@ import { concatBytes } from '../core/bytes.ts'
 import { TileCache } from './cache.ts'
 import { cutShape } from './cut.ts'
 import { LayerEncoder } from './encode.ts'
-import { readShape, tileProjection } from './shape.ts'
+import { readPoint, readShape, tileProjection } from './shape.ts'
 import { countInBox, GRID, THIN_ABOVE, thinnedIds, type RtreeNodes } from './select.ts'
 
 /** MVT layer names: the spec's fixed prefix and the resource id. */
@@ -100,11 +100,20 @@ export function cutLayer(sqlite: Sqlite3Static, db: SqlDb, meta: LayerMeta, node
   const clip: Bbox = [-pad, -pad, opts.extent + pad, opts.extent + pad]
   const types = meta.fields.map((f) => f.datatype)
   const values: RowValue[] = new Array(types.length)
+  const at: [number, number] = [0, 0]
   const r = new RowReader(sqlite, db, sql, bind)
   try {
     while (r.step()) {
       const blob = r.blobView(1)
-      const shape = blob && readShape(blob, project)
+      if (!blob) continue
+      if (readPoint(blob, project, at)) {
+        // Points, the bulk of big layers: no shape object, no clipping arrays.
+        if (at[0] < clip[0] || at[1] < clip[1] || at[0] > clip[2] || at[1] > clip[3]) continue
+        for (let i = 0; i < types.length; i++) values[i] = rowValue(r, i + 2, types[i]!)
+        encoder.addPoint(r.number(0), Math.round(at[0]), Math.round(at[1]), values)
+        continue
+      }
+      const shape = readShape(blob, project)
       const cut = shape && cutShape(shape, clip, opts.simplification)
       if (!cut) continue
       for (let i = 0; i < types.length; i++) values[i] = rowValue(r, i + 2, types[i]!)

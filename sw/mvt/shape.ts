@@ -123,6 +123,29 @@ export function readShape(blob: Uint8Array, project: Project): TileShape | null 
   }
 }
 
+const POINT_OUT: number[] = []
+
+/**
+ * Fast path of `readShape` for a single point: its tile position in `out[0..1]`, or `false`
+ * when the blob holds anything else (the caller then reads it with `readShape`).
+ */
+export function readPoint(blob: Uint8Array, project: Project, out: [number, number]): boolean {
+  // Header: 'GP', version, flags (bit 0 little-endian, bits 1-3 envelope), srs id; points mostly carry no envelope.
+  const flags = blob[3]!
+  if (blob[0] !== 0x47 || blob[1] !== 0x50 || flags & 0x10) return false
+  const o = 8 + ([0, 32, 48, 48, 64][(flags >> 1) & 7] ?? 0)
+  if (blob.length < o + 21) return false
+  const view = new DataView(blob.buffer, blob.byteOffset + o, 21)
+  const le = view.getUint8(0) === 1
+  const code = view.getUint32(1, le)
+  if (code !== 1 && code !== 1001 && code !== 0x80000001) return false
+  POINT_OUT.length = 0
+  project(view.getFloat64(5, le), view.getFloat64(13, le), POINT_OUT)
+  out[0] = POINT_OUT[0]!
+  out[1] = POINT_OUT[1]!
+  return true
+}
+
 /** The box of flat arrays `parts` (`[minX, minY, maxX, maxY]`). */
 export function partsBbox(parts: number[][]): Bbox {
   const b: Bbox = [Infinity, Infinity, -Infinity, -Infinity]

@@ -5,16 +5,13 @@
  * operations on PostGIS through `pg` (a throwaway cluster, installed with apt-get if
  * missing). Medians go to the "Features" section of docs/benchmarks.md.
  */
-import { execSync, spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import pg from 'pg'
-import { chromium, type Page } from 'playwright-core'
 import { createApp, nodePlatform, serve } from '../../sw/host/node.ts'
 import { machine, median, writeSection } from './report.ts'
-// @ts-expect-error plain JS helper shared with the scripts
-import { CHROMIUM_ARGS, findChromium } from '../../scripts/chromium.mjs'
+import { startPostgis } from './postgis.ts'
+import { openWorkerPage } from './worker-page.ts'
 
 const BATCH = 10_000
 const READS = 1_000
@@ -114,26 +111,9 @@ async function nodeSide(): Promise<Result> {
 // ---- the service worker in Chromium ----
 
 async function swSide(): Promise<Result> {
-  if (!process.env.BENCH_SKIP_BUILD) execSync('npx vite build', { stdio: 'ignore' })
-  const preview = spawn('npx', ['vite', 'preview', '--port', String(PORT), '--strictPort'], { stdio: 'ignore', detached: true })
-  const browser = await chromium.launch({ executablePath: findChromium(), args: ['--headless', ...CHROMIUM_ARGS] })
+  const { page, close } = await openWorkerPage(PORT)
   try {
-    let page: Page | undefined
-    for (let i = 0; i < 60 && !page; i++) {
-      try {
-        const p = await browser.newPage()
-        await p.goto(`http://127.0.0.1:${PORT}/`)
-        page = p
-      } catch { await new Promise((r) => setTimeout(r, 500)) }
-    }
-    if (!page) throw new Error('vite preview did not start')
-    await page.waitForFunction(() => !!navigator.serviceWorker?.controller, undefined, { timeout: 30_000 })
-    // Measure from a page the worker controls that is not the app: the app's start-up (its
-    // catalogue requests, icons drawn as PNG in the worker) and its map would otherwise share
-    // the worker's and the page's threads with the measured requests.
-    await page.goto(`http://127.0.0.1:${PORT}/api/component/pyramid/route`)
-    if (!(await page.evaluate(() => !!navigator.serviceWorker?.controller))) throw new Error('the API page is not controlled')
-    const exec: Exec = (reqs, auth) => page!.evaluate(async ({ reqs, auth }) => {
+    const exec: Exec = (reqs, auth) => page.evaluate(async ({ reqs, auth }) => {
       let status = 0
       let body: unknown
       const t0 = performance.now()
@@ -146,43 +126,16 @@ async function swSide(): Promise<Result> {
     }, { reqs, auth })
     return await runOurs(exec, 'Basic ' + btoa('administrator:admin'), 'service worker')
   } finally {
-    await browser.close()
-    killGroup(preview)
+    await close()
   }
-}
-
-function killGroup(p: ChildProcess): void {
-  try { if (p.pid) process.kill(-p.pid, 'SIGTERM') } catch { /* already gone */ }
 }
 
 // ---- PostGIS ----
 
-const PG_BIN = '/usr/lib/postgresql/15/bin'
-
-function ensurePostgis(): void {
-  if (existsSync('/usr/share/postgresql/15/extension/postgis.control')) return
-  console.log('installing postgresql + postgis with apt-get…')
-  execSync('apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql postgresql-15-postgis-3', { stdio: 'inherit' })
-}
-
 async function postgisSide(): Promise<{ result: Result; version: string }> {
-  ensurePostgis()
-  const dir = mkdtempSync(join(tmpdir(), 'outpost-pg-'))
-  const uid = Number(execSync('id -u postgres').toString())
-  const gid = Number(execSync('id -g postgres').toString())
-  chownSync(dir, uid, gid)
-  const port = 54000 + (PORT % 1000)
-  const as = (cmd: string) => {
-    const r = spawnSync('runuser', ['-u', 'postgres', '--', 'sh', '-c', cmd], { encoding: 'utf8' })
-    if (r.status !== 0) throw new Error(`${cmd}: ${r.stderr}`)
-  }
-  as(`${PG_BIN}/initdb -D ${dir}/data -A trust -U postgres >/dev/null`)
-  as(`${PG_BIN}/pg_ctl -D ${dir}/data -o "-k ${dir} -p ${port} -c listen_addresses=''" -l ${dir}/log -w start >/dev/null`)
-  const client = new pg.Client({ host: dir, port, user: 'postgres', database: 'postgres' })
+  const cluster = await startPostgis(54000 + (PORT % 1000))
+  const { client, version } = cluster
   try {
-    await client.connect()
-    await client.query('CREATE EXTENSION postgis')
-    const version = (await client.query('SELECT postgis_lib_version() AS v, version() AS pg')).rows[0] as { v: string; pg: string }
     const table = async (name: string) => {
       await client.query(`CREATE TABLE ${name} (fid serial PRIMARY KEY, geom geometry(Point, 3857), name text, n integer, v double precision, day date)`)
       await client.query(`CREATE INDEX ON ${name} USING gist (geom)`)
@@ -239,11 +192,9 @@ async function postgisSide(): Promise<{ result: Result; version: string }> {
       if (i > 0) res.edit.push(performance.now() - t0)
     }
     console.log(`postgis: batch ${median(res.batch).toFixed(0)} ms, list ${median(res.list).toFixed(0)} ms, reads ${res.reads.toFixed(0)} ms, edit ${median(res.edit).toFixed(1)} ms`)
-    return { result: res, version: `PostgreSQL ${version.pg.split(' ')[1]}, PostGIS ${version.v}` }
+    return { result: res, version }
   } finally {
-    await client.end().catch(() => undefined)
-    spawnSync('runuser', ['-u', 'postgres', '--', `${PG_BIN}/pg_ctl`, '-D', `${dir}/data`, '-m', 'fast', 'stop'], { stdio: 'ignore' })
-    rmSync(dir, { recursive: true, force: true })
+    await cluster.stop()
   }
 }
 
