@@ -3,6 +3,7 @@ import vue from '@vitejs/plugin-vue'
 import { VitePWA } from 'vite-plugin-pwa'
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { epsgDefinition } from './sw/geo/srs.ts'
 import { appIcons, MANIFEST_ICONS } from './scripts/app-icons.ts'
 
 // GDAL's .wasm and .data go to dist/gdal/ as they are: the worker fetches them on first use.
@@ -24,6 +25,33 @@ const gdalFiles = (): Plugin => ({
   },
 })
 
+// The worker's EPSG index (sw/host/sw-epsg.ts): `{code: [name, proj4]}` for every code of
+// epsg-index whose definition the backend can use. One file, precached, loaded on first use.
+function epsgIndex(): string {
+  const all = JSON.parse(readFileSync('node_modules/epsg-index/all.json', 'utf8')) as Record<string, { name: string; proj4: string | null }>
+  const out: Record<string, [string, string]> = {}
+  for (const [code, rec] of Object.entries(all)) {
+    const def = rec.proj4 && epsgDefinition(Number(code), { name: rec.name, proj4: rec.proj4 })
+    if (def) out[code] = [rec.name, def.proj4]
+  }
+  return JSON.stringify(out)
+}
+const epsgFile = (): Plugin => {
+  let text: string | undefined
+  return {
+    name: 'outpost-epsg-index',
+    generateBundle() {
+      this.emitFile({ type: 'asset', fileName: 'epsg/epsg.json', source: text ??= epsgIndex() })
+    },
+    configureServer(server) {
+      server.middlewares.use('/epsg/epsg.json', (_req, res) => {
+        res.setHeader('content-type', 'application/json')
+        res.end(text ??= epsgIndex())
+      })
+    },
+  }
+}
+
 // One build makes the UI (src/) and the service worker (sw/host/service-worker.ts), which
 // carries the whole backend. The worker precaches the app shell and SQLite's wasm, so the
 // app and its API work offline after the first visit.
@@ -31,6 +59,7 @@ export default defineConfig({
   plugins: [
     vue(),
     gdalFiles(),
+    epsgFile(),
     appIcons(),
     VitePWA({
       strategies: 'injectManifest',
@@ -49,7 +78,7 @@ export default defineConfig({
       },
       injectManifest: {
         rollupFormat: 'es',
-        globPatterns: ['**/*.{js,css,html,wasm,png,svg,webmanifest,pmtiles}'],
+        globPatterns: ['**/*.{js,css,html,wasm,png,svg,webmanifest,pmtiles}', 'epsg/*.json'],
         // GDAL's 40 MB are cached at runtime on first use, not on install.
         globIgnores: ['gdal/**'],
         maximumFileSizeToCacheInBytes: 16 << 20,

@@ -1,4 +1,4 @@
-// `npm test`: type-check, the Node suites (vitest), a production build, then the browser
+// `npm test`: the import-direction check, type-check, the Node suites (vitest), a production build, then the browser
 // suites (Playwright in Debian's Chromium). Ends with one "N passed, N failed" line that
 // sums both runners, so CI can read the outcome of the whole run.
 import { spawnSync } from 'node:child_process'
@@ -26,6 +26,7 @@ function finish(ok) {
   process.exit(ok && failed === 0 ? 0 : 1)
 }
 
+if (!run('imports', 'node', ['scripts/check-imports.mjs'])) { failed++; finish(false) }
 if (!run('types', 'npm', ['run', '-s', 'typecheck'])) { failed++; finish(false) }
 // Chromium and validate_gpkg.py: the Node suites validate exported GeoPackages too.
 if (!run('system tools', 'node', ['scripts/ensure-chromium.mjs'])) { failed++; finish(false) }

@@ -1,30 +1,43 @@
 /**
  * @module app
- * `createApp(platform)`: the whole API as one `fetch(Request) → Response` function. It mounts
- * every component's routes, resolves the user of each request, and is the one place where
- * errors become the JSON error body.
+ * `createApp(platform)`: the whole API as one `fetch(Request) → Response` function. It opens
+ * the services, mounts every component's routes and the catalogue's sub-app, resolves the
+ * user of each request, and is the one place where errors become the JSON error body.
  */
 import { Hono } from 'hono'
 import { ApiError, internalServerError, pageNotFound } from './core/error.ts'
-import type { AppEnv } from './core/env.ts'
 import { json, requestId } from './core/http.ts'
 import { RouteTable } from './core/routes.ts'
 import { sharedStart } from './core/once.ts'
 import type { Platform } from './platform/platform.ts'
 import { openServices, type Services } from './services.ts'
 import { authenticate } from './auth/middleware.ts'
+import type { AuthVariables } from './auth/env.ts'
 import { mountAuth } from './auth/routes.ts'
 import { mountPyramid } from './pyramid/routes.ts'
 import { mountResource } from './resource/routes.ts'
-import { mountCatalogue } from './catalogue/routes.ts'
+import { catalogueApp, mountCatalogueImport } from './catalogue/routes.ts'
 import { mountFeature } from './feature/routes.ts'
+import { mountAttachment } from './feature/attachment/routes.ts'
 import { mountUpload } from './upload/routes.ts'
 import { mountDiagnostics } from './diagnostics/routes.ts'
-import { mountAttachment } from './feature/attachment-routes.ts'
 import { mountMvt } from './mvt/routes.ts'
 import { mountIdentify } from './feature/identify-routes.ts'
 import { mountExport } from './export/routes.ts'
 import { mountBasemap } from './basemap/routes.ts'
+
+/** Every per-request value: the union of the components' contexts. */
+interface AppEnv {
+  Variables: Omit<AuthVariables, 'services'> & {
+    requestId: string
+    services: Services
+  }
+}
+
+export interface AppOptions {
+  /** Runs once the services are open, before the first request is answered (a host seeds demo data). */
+  setup?: (services: Services) => Promise<void>
+}
 
 export interface OutpostApp {
   fetch(request: Request): Promise<Response>
@@ -32,14 +45,22 @@ export interface OutpostApp {
   services(): Promise<Services>
 }
 
-export function createApp(platform: Platform): OutpostApp {
+export function createApp(platform: Platform, opts: AppOptions = {}): OutpostApp {
   const app = new Hono<AppEnv>({ strict: true })
-  const routes = new RouteTable(app)
-  const services = sharedStart(() => openServices(platform))
+  // Credentials are judged only once a route matched: an unknown URL is a 404 even with a
+  // wrong password (reference §1.3).
+  const routes = new RouteTable<AppEnv>(app, (c) => {
+    const authError = c.get('authError')
+    if (authError) throw authError
+  })
+  const services = sharedStart(async () => {
+    const s = await openServices(platform)
+    await opts.setup?.(s)
+    return s
+  })
 
   app.use('*', async (c, next) => {
     c.set('requestId', requestId())
-    c.set('platform', platform)
     c.set('services', await services())
     await authenticate(c)
     await next()
@@ -48,11 +69,16 @@ export function createApp(platform: Platform): OutpostApp {
   mountPyramid(routes)
   mountAuth(routes)
   mountResource(routes)
-  mountCatalogue(app, routes)
+  app.route('/', catalogueApp())
+  mountCatalogueImport(routes)
   mountFeature(routes)
   mountUpload(routes)
   mountDiagnostics(routes)
   mountAttachment(routes)
+  mountMvt(routes)
+  mountIdentify(routes)
+  mountExport(routes)
+  mountBasemap(routes)
   mountMvt(routes)
   mountIdentify(routes)
   mountExport(routes)

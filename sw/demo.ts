@@ -2,13 +2,13 @@
  * @module demo
  * The small data set a fresh installation starts with, so a newcomer sees a working tree:
  * a group with a point layer for field observations and the lookup table its fields use.
+ * Hosts seed it (`createApp`'s `setup`): the browser always, the Node host with `--demo`.
  */
-import type { Database } from './store/database.ts'
 import type { Services } from './services.ts'
 import { createResource } from './resource/service.ts'
 import { getUser } from './auth/service.ts'
-import { layersOf } from './feature/layers.ts'
-import { parseInput, writeFeatures } from './feature/service.ts'
+import { parseInput } from './feature/input.ts'
+import { writeFeatures } from './feature/write.ts'
 
 export interface DemoLayers {
   observations: number
@@ -28,21 +28,25 @@ const ROUTES = [
   { geom: 'LINESTRING(8.5417 47.3769,8.5470 47.3790,8.5523 47.3795)', fields: { name: 'Park edge', walked_on: '2026-05-06' } },
 ]
 
+/** Creates the demo data set when this start made a fresh database; else leaves it alone. */
+export async function seedDemo(services: Services): Promise<void> {
+  if (!services.adminCreated) return
+  await createDemoFeatures(services, await createDemo(services))
+}
+
 /** Fills the demo layers with a few features, so the map and the table show something. */
-export async function createDemoFeatures(services: Services, ids: DemoLayers): Promise<void> {
-  const layers = layersOf(services)
-  const { platform } = services
+async function createDemoFeatures(services: Services, ids: DemoLayers): Promise<void> {
   for (const [id, features] of [[ids.observations, OBSERVATIONS], [ids.routes, ROUTES]] as const) {
-    const meta = await layers.meta(id)
-    const layer = await layers.open(meta)
-    const inputs = features.map((f, i) => parseInput(f, meta, { srs: 4326, geomFormat: 'wkt', geomNull: false }, `$[${i}]`))
-    await writeFeatures(layer, meta, platform.now(), (b) => platform.store.deleteBlob(b), (w) => inputs.map((input) => w.create(input)))
+    const layer = (await services.classes.featureLayer(id))!
+    const inputs = features.map((f, i) => parseInput(f, layer.meta, { srs: 4326, geomFormat: 'wkt', geomNull: false }, `$[${i}]`))
+    await writeFeatures(services, layer, inputs, (w) => inputs.map((input) => w.create(input)))
   }
 }
 
-export async function createDemo(main: Database, now: Date): Promise<DemoLayers> {
+async function createDemo(services: Services): Promise<DemoLayers> {
+  const { main, classes, platform } = services
   return main.write((db) => {
-    const ctx = { db, user: getUser(db, 4)!, now }
+    const ctx = { db, user: getUser(db, 4)!, now: platform.now(), classes }
     const group = createResource(ctx, { resource: { cls: 'resource_group', parent: { id: 0 }, display_name: 'Demo project',
       description: 'Sample data created on first start. Change it or delete it freely.' } }).id
     const kinds = createResource(ctx, { resource: { cls: 'lookup_table', parent: { id: group }, display_name: 'Observation kinds' },

@@ -2,30 +2,39 @@
  * @module services
  * The backend's long-lived state: the main database and what is derived from it. Opened on
  * the first request (never on the worker's start-up path) and re-created after the worker
- * is stopped; nothing here is authoritative but the store.
+ * is stopped; nothing here is authoritative but the store. Each component declares the part
+ * of it that it uses (its `env.ts`); this object has them all.
  */
 import type { Platform } from './platform/platform.ts'
 import { Database } from './store/database.ts'
 import { migrateMain } from './store/schema.ts'
+import { sharedStart } from './core/once.ts'
 import { Authenticator, provisionUsers } from './auth/service.ts'
 import { provisionRoot } from './resource/service.ts'
-import { createDemo, createDemoFeatures } from './demo.ts'
+import { Catalogue } from './catalogue/service.ts'
+import { ClassRegistry } from './classes/registry.ts'
 
 export interface Services {
   platform: Platform
+  /** The main database: users, sessions, the resource tree, uploads, the journal. */
   main: Database
   auth: Authenticator
+  /** The resource classes and their capabilities, for this app. */
+  classes: ClassRegistry
+  /** The geoservice catalogue, opened on the first catalogue request (a failed open is retried). */
+  catalogue: () => Promise<Catalogue>
   /** True when this start created the administrator (a fresh database). */
   adminCreated: boolean
 }
 
 export async function openServices(platform: Platform): Promise<Services> {
-  const sqlite = await platform.sqlite()
-  const main = await Database.open(sqlite, platform.store, 'main', migrateMain)
+  const main = await Database.open(await platform.sqlite(), platform.store, 'main', migrateMain)
   const adminCreated = await provisionUsers(main, platform.admin)
   await provisionRoot(main, platform.now())
-  const demo = adminCreated && platform.demo ? await createDemo(main, platform.now()) : undefined
-  const services: Services = { platform, main, auth: new Authenticator(main), adminCreated }
-  if (demo) await createDemoFeatures(services, demo)
-  return services
+  return {
+    platform, main, adminCreated,
+    auth: new Authenticator(main),
+    classes: new ClassRegistry({ platform, main }),
+    catalogue: sharedStart(() => Catalogue.open(platform)),
+  }
 }

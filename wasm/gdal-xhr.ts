@@ -14,6 +14,9 @@ function progressEvent(type: string, loaded: number, total: number): Event {
 }
 
 export class FetchXhr {
+  /** What requests go through; `installFetchXhr` binds the host's. */
+  protected fetch: typeof globalThis.fetch = (input, init) => globalThis.fetch(input, init)
+
   static readonly UNSENT = 0
   static readonly OPENED = 1
   static readonly HEADERS_RECEIVED = 2
@@ -73,8 +76,7 @@ export class FetchXhr {
 
   async #run(body?: BodyInit): Promise<void> {
     try {
-      // The global fetch at call time: the host may have wrapped it (engine cache, offline).
-      const res = await fetch(this.#url, { method: this.#method, headers: this.#headers, body, signal: this.#abort.signal,
+      const res = await this.fetch(this.#url, { method: this.#method, headers: this.#headers, body, signal: this.#abort.signal,
         credentials: this.withCredentials ? 'include' : 'same-origin' })
       this.status = res.status
       this.statusText = res.statusText
@@ -130,7 +132,13 @@ async function readAll(res: Response, progress: (loaded: number) => void): Promi
   return out
 }
 
-/** Installs the stand-in as the global `XMLHttpRequest` when the scope has none. */
-export function installFetchXhr(scope: { XMLHttpRequest?: unknown } = globalThis as never): void {
-  if (typeof scope.XMLHttpRequest === 'undefined') scope.XMLHttpRequest = FetchXhr
+/**
+ * Installs the stand-in as the global `XMLHttpRequest` when the scope has none; its requests
+ * go through `fetch` (the host's engine fetch, which answers from its caches offline).
+ */
+export function installFetchXhr(fetch: typeof globalThis.fetch, scope: { XMLHttpRequest?: unknown } = globalThis as never): void {
+  if (typeof scope.XMLHttpRequest !== 'undefined') return
+  scope.XMLHttpRequest = class extends FetchXhr {
+    protected override fetch = fetch
+  }
 }

@@ -5,8 +5,8 @@
  * unmatched URL still answers 404 (reference §1.3).
  */
 import { base64ToUtf8 } from '../core/bytes.ts'
-import type { Context } from 'hono'
-import type { AppEnv } from '../core/env.ts'
+import type { MiddlewareContext, RequestContext } from '../core/routes.ts'
+import type { AuthVariables } from './env.ts'
 import { insufficientPermissions } from '../core/error.ts'
 import { sessionUser } from './service.ts'
 import { invalidAuthorizationHeader, invalidCredentials, userDisabled } from './errors.ts'
@@ -42,11 +42,11 @@ function parseBasic(header: string): { login: string; password: string } | undef
 }
 
 /** The session id the request carries, from its Cookie header or the worker's copy of it. */
-export function sessionIdOf(c: Context<AppEnv>): string | undefined {
+export function sessionIdOf(c: RequestContext<AuthVariables>): string | undefined {
   return readCookie(c.req.header('cookie') ?? c.req.header(COOKIE_COPY) ?? null, SESSION_COOKIE)
 }
 
-export async function authenticate(c: Context<AppEnv>): Promise<void> {
+export async function authenticate(c: MiddlewareContext<AuthVariables>): Promise<void> {
   const { main, auth, platform } = c.get('services')
   c.set('authMedium', null)
   c.set('authError', undefined)

@@ -3,11 +3,10 @@
  * `auth.login_cookies`, `auth.logout_cookies`, `auth.current_user`, `auth.profile` and the
  * password part of `auth.user.item` (reference §3.2).
  */
-import type { Context } from 'hono'
-import type { AppEnv } from '../core/env.ts'
+import type { AuthVariables } from './env.ts'
 import { forbidden, validationError } from '../core/error.ts'
 import { json, readJsonObject } from '../core/http.ts'
-import type { RouteTable } from '../core/routes.ts'
+import type { RequestContext, Routes } from '../core/routes.ts'
 import { expectKind, queryBool } from '../core/validate.ts'
 import { authenticationRequired, invalidCredentials, userDisabled, userNotFound } from './errors.ts'
 import { SESSION_COOKIE, SET_COOKIE_COPY, sessionIdOf } from './middleware.ts'
@@ -22,7 +21,7 @@ function userBrief(u: Principal) {
 }
 
 /** Login accepts JSON or a form-encoded body (reference §3.2). */
-async function readCredentials(c: Context<AppEnv>): Promise<{ login: string; password: string }> {
+async function readCredentials(c: RequestContext<AuthVariables>): Promise<{ login: string; password: string }> {
   const type = c.req.header('content-type') ?? ''
   let body: Record<string, unknown>
   if (type.startsWith('application/x-www-form-urlencoded') || type.startsWith('multipart/form-data')) {
@@ -44,7 +43,7 @@ function cookie(value: string, maxAge: number): Record<string, string> {
   return { 'set-cookie': line, [SET_COOKIE_COPY]: line }
 }
 
-export function mountAuth(routes: RouteTable): void {
+export function mountAuth(routes: Routes<AuthVariables>): void {
   routes.add('auth.login_cookies', '/api/component/auth/login', 'POST', async (c) => {
     const { login, password } = await readCredentials(c)
     const { auth, main, platform } = c.get('services')

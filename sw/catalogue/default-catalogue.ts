@@ -4,7 +4,7 @@
  * general use with attribution, written for this project (no record comes from the QMS data
  * set, which is GPL). Icons are drawn here, so the product ships no third-party logo.
  */
-import { encodeRgba } from './png.ts'
+import { encodeRgba } from '../image/png.ts'
 import type { CatalogueData, Detail } from './records.ts'
 
 const T0 = '2026-01-01T00:00:00Z'

@@ -3,6 +3,7 @@
  * Request and response conventions of the catalogue (reference §4, §6, §11, §12): DRF JSON,
  * the headers every answer carries, CORS, and the `next`/`previous` links of a page.
  */
+import { quotePlus } from '../core/text.ts'
 
 export const ALLOW = 'GET, HEAD, OPTIONS'
 
@@ -17,11 +18,6 @@ export function origin(request: Request): string {
   const proto = request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim() || url.protocol.replace(/:$/, '')
   const host = request.headers.get('x-forwarded-host')?.split(',')[0]?.trim() || url.host
   return `${proto}://${host}`
-}
-
-/** Python's `quote_plus`: only letters, digits and `_.-~` stay; space becomes `+`. */
-export function quotePlus(s: string): string {
-  return encodeURIComponent(s).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase()).replace(/%20/g, '+')
 }
 
 /**

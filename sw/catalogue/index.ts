@@ -4,7 +4,8 @@
  * once, geometries parsed once. Built from the database when it is opened and after each
  * import; the database stays the only durable copy.
  */
-import { intersects, parseGeometry, type Shape } from './geometry.ts'
+import { intersects, type FlatShape as Shape } from '../geo/flat.ts'
+import { parseGeometry } from './geometry.ts'
 import { LIST_KEYS, timeKey, type Detail } from './records.ts'
 
 export interface Entry {

@@ -8,7 +8,7 @@ import { fromBase64 } from '../core/bytes.ts'
 import { validationError } from '../core/error.ts'
 import { isObject, jsonType } from '../core/http.ts'
 import { envelopeEwkt, GeometryError, parseGeometry } from './geometry.ts'
-import { decodeRgba } from './png.ts'
+import { decodeRgba } from '../image/png.ts'
 
 export const SERVICE_TYPES = ['tms', 'wms', 'wfs', 'geojson'] as const
 export type ServiceType = (typeof SERVICE_TYPES)[number]

@@ -1,24 +1,28 @@
 /**
  * @module catalogue/routes
  * The geoservice catalogue API under `/api/v1/` (spec/catalogue-api.md), answered as the
- * QMS server answers (reference/qms-api.md), plus this server's own admin route that
- * replaces the catalogue by an import.
+ * QMS server answers (reference/qms-api.md): a sub-app with its own CORS and its own error
+ * handler (Django REST framework bodies). Plus this server's own admin route that replaces
+ * the catalogue by an import.
  */
-import type { Context, Hono, Next } from 'hono'
-import type { AppEnv } from '../core/env.ts'
-import { forbidden } from '../core/error.ts'
+import { Hono, type Context, type Next } from 'hono'
+import { forbidden, type ApiError } from '../core/error.ts'
 import { json, readJsonObject } from '../core/http.ts'
-import type { RouteTable } from '../core/routes.ts'
+import type { Routes } from '../core/routes.ts'
 import { lastValue } from '../core/validate.ts'
 import { authenticationFailed, drfBody, filterError, invalidChoice, methodNotAllowed, notAcceptable, notFound } from './errors.ts'
-import { GeometryError, parseGeometry, type Shape } from './geometry.ts'
+import type { FlatShape as Shape } from '../geo/flat.ts'
+import { GeometryError, loadSrids, parseGeometry } from './geometry.ts'
 import { drfJson, filterServices, matchesTerms, type CatalogueIndex, type Entry, type OrderField } from './index.ts'
 import { accepts, ALLOW, corsHeaders, drfResponse, nonNegativeOffset, origin, pageLink, positiveLimit, pyInt } from './http.ts'
-import { readImport, SERVICE_TYPES, STATUSES } from './records.ts'
-import { catalogueOf, type Catalogue } from './service.ts'
+import { SERVICE_TYPES, STATUSES } from './records.ts'
+import type { Catalogue } from './service.ts'
+import type { CatalogueVariables } from './env.ts'
+
+interface CatalogueEnv { Variables: CatalogueVariables }
 
 type Params = URLSearchParams
-type View = (c: Context<AppEnv>, cat: Catalogue, q: Params) => Response | Promise<Response>
+type View = (c: Context<CatalogueEnv>, cat: Catalogue, q: Params) => Response | Promise<Response>
 
 interface Route {
   /** Hono path. */
@@ -78,6 +82,8 @@ function ordering<F extends string>(q: Params, fields: readonly F[], fallback: A
     .map((t): [F, boolean] => [t.replace(/^-/, '') as F, t.startsWith('-')])
   return out.length ? out : fallback
 }
+
+const GEOMETRY_PARAMS = ['intersects_extent', 'intersects_boundary']
 
 function geometryParam(q: Params, name: string): Shape | undefined {
   const raw = param(q, name)
@@ -220,37 +226,29 @@ route('/api/v1/icons/{id}/content', 'Icon Retrieve', (c, cat, q) => {
 route('/api/v1/icons/default', 'Default Icon Retrieve', (_c, cat, q) => iconContent(cat, 'default', q), true)
 route('/api/v1/icons/default/content', 'Default Icon Retrieve', (_c, cat, q) => iconContent(cat, 'default', q), true)
 
-function renderError(err: unknown): Response {
-  const body = drfBody(err)
-  if (!body) throw err
-  return drfResponse(drfJson(body), (err as { status: number }).status)
-}
-
 function dispatch(r: Route) {
-  return async (c: Context<AppEnv>): Promise<Response> => {
+  return async (c: Context<CatalogueEnv>): Promise<Response> => {
     const method = c.req.method
-    try {
-      if (c.get('authError')) throw authenticationFailed()
-      if (method === 'OPTIONS') {
-        return drfResponse(drfJson({ name: r.name, description: '',
-          renders: r.png ? ['image/png'] : ['application/json', 'text/html'],
-          parses: ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'] }))
-      }
-      if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed(method)
-      const q = new URL(c.req.url).searchParams
-      const format = lastValue(q, 'format')
-      // JSON stands in for the Browsable API (`format=api`); other formats are unknown.
-      if (format !== undefined && (r.png || (format !== 'json' && format !== 'api'))) throw notFound()
-      if (!accepts(c.req.header('accept') ?? null, r.png ? ['image/png'] : ['application/json', 'text/html'])) throw notAcceptable()
-      return await r.view(c, await catalogueOf(c.get('services')), q)
-    } catch (err) {
-      return renderError(err)
+    if (c.get('authError')) throw authenticationFailed()
+    if (method === 'OPTIONS') {
+      return drfResponse(drfJson({ name: r.name, description: '',
+        renders: r.png ? ['image/png'] : ['application/json', 'text/html'],
+        parses: ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'] }))
     }
+    if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed(method)
+    const q = new URL(c.req.url).searchParams
+    const format = lastValue(q, 'format')
+    // JSON stands in for the Browsable API (`format=api`); other formats are unknown.
+    if (format !== undefined && (r.png || (format !== 'json' && format !== 'api'))) throw notFound()
+    if (!accepts(c.req.header('accept') ?? null, r.png ? ['image/png'] : ['application/json', 'text/html'])) throw notAcceptable()
+    const services = c.get('services')
+    await loadSrids(GEOMETRY_PARAMS.map((p) => param(q, p)), services.platform.epsg)
+    return r.view(c, await services.catalogue(), q)
   }
 }
 
 /** Django's APPEND_SLASH plus slash merging: 301 to the path that has a route (reference §1, §13). */
-function fallback(c: Context<AppEnv>): Response {
+function fallback(c: Context<CatalogueEnv>): Response {
   const url = new URL(c.req.url)
   let path = url.pathname.replace(/\/{2,}/g, '/')
   if (!path.endsWith('/') && ROUTES.some((r) => r.re.test(path + '/'))) path += '/'
@@ -260,7 +258,7 @@ function fallback(c: Context<AppEnv>): Response {
   return drfResponse(drfJson({ detail: 'Not found.' }), 404)
 }
 
-async function cors(c: Context<AppEnv>, next: Next): Promise<Response | void> {
+async function cors(c: Context<CatalogueEnv>, next: Next): Promise<Response | void> {
   const hasOrigin = c.req.header('origin') !== undefined
   // A preflight is answered before routing, whatever the path (reference §12).
   if (hasOrigin && c.req.method === 'OPTIONS' && c.req.header('access-control-request-method') !== undefined) {
@@ -274,17 +272,32 @@ async function cors(c: Context<AppEnv>, next: Next): Promise<Response | void> {
   }
 }
 
-export function mountCatalogue(app: Hono<AppEnv>, routes: RouteTable): void {
+/**
+ * The catalogue API as a sub-app, mounted at the root of the app (its routes carry their
+ * full `/api/v1/…` paths). Its errors are answered as DRF answers them; any other error
+ * goes on to the app's handler (a 500 with NextGIS Web's body).
+ */
+export function catalogueApp(): Hono<CatalogueEnv> {
+  const app = new Hono<CatalogueEnv>({ strict: true })
   app.use('/api/v1', cors)
   app.use('/api/v1/*', cors)
   for (const r of ROUTES) app.all(r.path, dispatch(r))
   app.all('/api/v1', fallback)
   app.all('/api/v1/*', fallback)
+  app.onError((err) => {
+    const body = drfBody(err)
+    if (!body) throw err
+    return drfResponse(drfJson(body), (err as ApiError).status)
+  })
+  return app
+}
 
+/** `outpost.catalogue.import`: an administrator replaces the catalogue. */
+export function mountCatalogueImport(routes: Routes<CatalogueVariables>): void {
   routes.add('outpost.catalogue.import', '/api/component/outpost/catalogue/import', ['GET', 'POST'], async (c) => {
     if (!c.get('user').isAdmin) throw forbidden('Only an administrator can replace the geoservice catalogue.')
-    const cat = await catalogueOf(c.get('services'))
-    if (c.req.method === 'POST') await cat.replace(readImport(await readJsonObject(c.req.raw)), 'import')
+    const cat = await c.get('services').catalogue()
+    if (c.req.method === 'POST') await cat.import(await readJsonObject(c.req.raw))
     const ix = cat.index
     return json({ geoservices: ix.entries.length, icons: ix.icons.length, geoservice_status: ix.statuses.length })
   })

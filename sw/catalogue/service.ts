@@ -4,14 +4,16 @@
  * filled with the built-in catalogue when new), the in-memory index over it, and the
  * all-or-nothing replacement by an import.
  */
-import type { Services } from '../services.ts'
+import type { Platform } from '../platform/platform.ts'
 import { Database, type SqlDb } from '../store/database.ts'
 import { CatalogueIndex } from './index.ts'
-import { coverResize, decodeRgba, encodeRgba } from './png.ts'
+import { coverResize, decodeRgba, encodeRgba } from '../image/png.ts'
 import type { CatalogueData, Detail } from './records.ts'
 import { migrateCatalogue } from './schema.ts'
 import { builtinDefaultIcon, defaultCatalogue } from './default-catalogue.ts'
 import { normaliseCatalogue, readImport } from './records.ts'
+import { loadSrids } from './geometry.ts'
+import type { EpsgSource } from '../geo/srs.ts'
 
 export class Catalogue {
   #db: Database
@@ -19,12 +21,17 @@ export class Catalogue {
   /** Resized icons by `id:w:h` (`default:w:h`); cleared by an import. */
   #resized = new Map<string, Uint8Array>()
 
-  private constructor(db: Database) { this.#db = db }
+  #epsg: EpsgSource
 
-  static async open(services: Services): Promise<Catalogue> {
-    const { platform } = services
+  private constructor(db: Database, epsg: EpsgSource) {
+    this.#db = db
+    this.#epsg = epsg
+  }
+
+  /** Opens the catalogue's database, filled with the built-in catalogue when new. */
+  static async open(platform: Platform): Promise<Catalogue> {
     const db = await Database.open(await platform.sqlite(), platform.store, 'catalogue', migrateCatalogue)
-    const cat = new Catalogue(db)
+    const cat = new Catalogue(db, platform.epsg)
     const seeded = await db.read((d) => d.selectValue(`SELECT value FROM meta WHERE key = 'source'`))
     if (seeded === undefined) {
       const def = defaultCatalogue()
@@ -36,6 +43,13 @@ export class Catalogue {
   }
 
   get index(): CatalogueIndex { return this.#index }
+
+  /** Replaces the catalogue with an import body (422 on any fault, the previous one kept). */
+  async import(body: Record<string, unknown>): Promise<void> {
+    const services = Array.isArray(body.geoservices) ? body.geoservices as Record<string, unknown>[] : []
+    await loadSrids(services.flatMap((s) => [s?.boundary, s?.extent]), this.#epsg)
+    await this.replace(readImport(body), 'import')
+  }
 
   /** Replaces everything in one transaction; a failure leaves the previous catalogue. */
   async replace(data: CatalogueData, source: 'default' | 'import'): Promise<void> {
@@ -55,11 +69,13 @@ export class Catalogue {
   }
 
   async #reindex(): Promise<void> {
-    this.#index = await this.#db.read((d) => {
+    const { services, statuses, icons } = await this.#db.read((d) => {
       const rows = (sql: string) => d.selectValues(sql).map((v) => JSON.parse(String(v)) as Detail)
-      const icons = d.selectObjects('SELECT id, guid, name FROM icon') as Array<{ id: number; guid: string; name: string }>
-      return new CatalogueIndex(rows('SELECT record FROM geoservice'), rows('SELECT record FROM geoservice_status'), icons)
+      return { services: rows('SELECT record FROM geoservice'), statuses: rows('SELECT record FROM geoservice_status'),
+        icons: d.selectObjects('SELECT id, guid, name FROM icon') as Array<{ id: number; guid: string; name: string }> }
     })
+    await loadSrids(services.flatMap((s) => [s.boundary, s.extent]), this.#epsg)
+    this.#index = new CatalogueIndex(services, statuses, icons)
   }
 
   /** The icon as a PNG of exactly `width` × `height`; `undefined` when there is no such icon. */
@@ -78,22 +94,4 @@ export class Catalogue {
     this.#resized.set(key, png)
     return png
   }
-}
-
-const opened = new WeakMap<Services, Promise<Catalogue>>()
-
-/** The app's catalogue, opened on first use; a failed open is retried on the next request. */
-export function catalogueOf(services: Services): Promise<Catalogue> {
-  let p = opened.get(services)
-  if (!p) {
-    p = Catalogue.open(services)
-    opened.set(services, p)
-    p.catch(() => opened.delete(services))
-  }
-  return p
-}
-
-/** Replaces the app's catalogue with an import body (the import route and `--catalogue`). */
-export async function importCatalogue(services: Services, body: Record<string, unknown>): Promise<void> {
-  await (await catalogueOf(services)).replace(readImport(body), 'import')
 }

@@ -1,13 +1,21 @@
 /**
  * @module classes/registry
- * Every resource class the server knows. Adding a class is a folder and one line here.
+ * Every resource class the server knows. Adding a class is a folder and one line in
+ * `CLASSES`. The registry is made once per app; components find classes and their
+ * capabilities through it (`find`, `featureLayerOf`), never by naming a class.
  */
-import type { ResourceClass } from './types.ts'
+import type { ClassLookup } from '../resource/class.ts'
+import type { FeatureLayer, FeatureLayerProvider, FeatureLayers } from '../feature/types.ts'
+import type { ClassEnv, ClassFactory, ResourceClass } from './types.ts'
 import { resourceGroup } from './resource_group/index.ts'
 import { vectorLayer } from './vector_layer/index.ts'
 import { lookupTable } from './lookup_table/index.ts'
 
-const CLASSES: ResourceClass[] = [resourceGroup, vectorLayer, lookupTable]
+const CLASSES: ClassFactory[] = [
+  resourceGroup,
+  vectorLayer,
+  lookupTable,
+]
 
 /** The spec's names for classes the original calls otherwise (accepted on input). */
 const ALIASES: Record<string, string> = {
@@ -16,19 +24,55 @@ const ALIASES: Record<string, string> = {
   mapserver_style: 'engine_style',
 }
 
-const BY_ID = new Map(CLASSES.map((c) => [c.identity, c]))
+export class ClassRegistry implements ClassLookup, FeatureLayers {
+  readonly #classes: ResourceClass[]
+  readonly #byId: Map<string, ResourceClass>
+  /** Resource id → class, per version of the main database. */
+  #clsOf = new Map<number, string | undefined>()
+  #clsVersion = -1
 
-/** The class named `cls` (or its original alias), or `undefined`. */
-export function findClass(cls: string): ResourceClass | undefined {
-  return BY_ID.get(ALIASES[cls] ?? cls)
-}
+  constructor(readonly env: ClassEnv) {
+    this.#classes = CLASSES.map((make) => make(env))
+    this.#byId = new Map(this.#classes.map((c) => [c.identity, c]))
+  }
 
-export function getClass(cls: string): ResourceClass {
-  const c = findClass(cls)
-  if (!c) throw new Error(`Resource class '${cls}' is not registered.`)
-  return c
-}
+  find(cls: string): ResourceClass | undefined {
+    return this.#byId.get(ALIASES[cls] ?? cls)
+  }
 
-export function listClasses(): readonly ResourceClass[] {
-  return CLASSES
+  get(cls: string): ResourceClass {
+    const c = this.find(cls)
+    if (!c) throw new Error(`Resource class '${cls}' is not registered.`)
+    return c
+  }
+
+  list(): readonly ResourceClass[] {
+    return this.#classes
+  }
+
+  /** The feature-layer capability of class `cls`, if it provides one. */
+  featureLayerOf(cls: string): FeatureLayerProvider | undefined {
+    return this.find(cls)?.capabilities.featureLayer
+  }
+
+  async featureLayer(id: number): Promise<FeatureLayer | undefined> {
+    const cls = await this.#classOf(id)
+    return cls === undefined ? undefined : this.featureLayerOf(cls)?.open(id)
+  }
+
+  /** The class of resource `id`; read once per version of the main database. */
+  async #classOf(id: number): Promise<string | undefined> {
+    const { main } = this.env
+    if (this.#clsVersion !== main.version) {
+      this.#clsOf.clear()
+      this.#clsVersion = main.version
+    }
+    if (this.#clsOf.has(id)) return this.#clsOf.get(id)
+    const version = main.version
+    const cls = await main.read((db) => db.selectValue(`SELECT cls FROM resource WHERE id = ?`, [id]) as string | undefined)
+    // Bounded: ids asked for between two writes, of which a session asks few.
+    if (this.#clsOf.size > 10_000) this.#clsOf.clear()
+    if (main.version === version) this.#clsOf.set(id, cls)
+    return cls
+  }
 }

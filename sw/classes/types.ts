@@ -1,40 +1,45 @@
 /**
  * @module classes/types
- * The plug-in contract of a resource class. A class owns its member(s) of the composite
- * resource object: validation on create and change, storage, and serialization.
+ * The plug-in contract of a resource class. A class is one folder `classes/<cls>/` and one
+ * line in `registry.ts`; nothing outside its folder names it.
+ *
+ * A class folder exports a `ClassFactory`: called once per app with that app's `ClassEnv`,
+ * it returns the class (`ResourceClass`), which is:
+ * - its identity and listing facts (`identity`, `label`, `order`, `scopes`, `interfaces`);
+ * - its members of the composite resource object (`members`) with the hooks that validate
+ *   and store them (`create`, `update`), serialize them (`serialize`) and clean up on delete
+ *   (`remove`, which returns actions that run after the commit) — see `resource/class.ts`;
+ * - the capabilities it provides to components (`capabilities`): `featureLayer` (open, query and write its features: `feature/types.ts`); renderable
+ *   style, tile source, file bucket… join `Capabilities` as their components arrive.
+ * Components look capabilities up through the registry (`featureLayerOf(cls)`), so any
+ * class that provides one is served, whatever its storage.
  */
-import type { SqlDb } from '../store/database.ts'
-import type { Principal } from '../auth/types.ts'
+import type { Platform } from '../platform/platform.ts'
+import type { Database } from '../store/database.ts'
+import type { FeatureLayerProvider } from '../feature/types.ts'
+import type { ResourceKind } from '../resource/class.ts'
 
-export interface ClassContext {
-  db: SqlDb
-  user: Principal
-  now: Date
+export type { AfterCommit, ClassContext, ClassData } from '../resource/class.ts'
+
+/** What a class's capabilities get from the app they serve. */
+export interface ClassEnv {
+  platform: Platform
+  /** The main database (the resource tree). */
+  main: Database
 }
 
-/** Class-owned state kept in the resource row's `data` column (JSON). */
-export type ClassData = Record<string, unknown>
-
-export interface ResourceClass {
-  identity: string
-  label: string
-  /** Listing order among siblings (reference §4.3): groups 0, web maps 20, layers 60… */
-  order: number
-  scopes: string[]
-  interfaces: string[]
-  /** Names of the top-level members this class reads on create and change. */
-  members: string[]
-  /** Whether a resource of this class may live under a parent of class `parentCls`. */
-  acceptsParent(parentCls: string): boolean
-  /**
-   * Validates the members sent on create (absent ones are `undefined`), writes any rows of its
-   * own and returns the initial `data`. Throws `ApiError` (422) on bad input.
-   */
-  create(ctx: ClassContext, id: number, members: Record<string, unknown>): ClassData
-  /** Applies the members sent on change; returns the new `data`. */
-  update(ctx: ClassContext, id: number, members: Record<string, unknown>, data: ClassData): ClassData
-  /** The class's members of the composite object, by member name. */
-  serialize(ctx: ClassContext, id: number, data: ClassData): Record<string, unknown>
-  /** Removes what the class stored outside the resource row (rows cascade by themselves). */
-  remove?(ctx: ClassContext, id: number, data: ClassData): void
+/** The capabilities of a class; each is optional. */
+export interface Capabilities {
+  /** Features: read, filter, write (`IFeatureLayer` and friends). */
+  featureLayer?: FeatureLayerProvider
 }
+
+export interface ResourceClass extends ResourceKind {
+  capabilities: Capabilities
+}
+
+/**
+ * Makes a class for one app. State the class keeps per app (open databases) lives in the
+ * closure, where both its hooks and its capabilities reach it.
+ */
+export type ClassFactory = (env: ClassEnv) => ResourceClass

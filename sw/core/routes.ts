@@ -3,12 +3,31 @@
  * Route registration by the original's route names. Templates are written as the original
  * writes them (`/api/resource/{id}/feature/{fid}`); this module turns them into router paths
  * and keeps the table that `GET /api/component/pyramid/route` serves (reference §1.4).
+ *
+ * Handlers see a `RequestContext<V>`: the request and the per-request values `V` that the
+ * component declares it reads (its own context). The app's router context has them all, so
+ * one table serves every component while none of them knows the app.
  */
-import type { Context, Hono } from 'hono'
-import type { AppEnv } from './env.ts'
+import type { Context, Env, HonoRequest } from 'hono'
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS'
-export type Handler = (c: Context<AppEnv>) => Response | Promise<Response>
+
+/** What a handler reads: the request and the per-request values of its component's context. */
+export interface RequestContext<V> {
+  readonly req: HonoRequest
+  get<K extends keyof V>(key: K): V[K]
+}
+
+export type Handler<V> = (c: RequestContext<V>) => Response | Promise<Response>
+
+/** The registration side of the route table, as a component sees it. */
+export interface Routes<V> {
+  /**
+   * Registers `handler` for `methods` on the template, under the original's route `name`.
+   * `patterns` overrides the path pattern of named params (an upload's `{id}` is hex, not numeric).
+   */
+  add(name: string, template: string, methods: Method | Method[], handler: Handler<V>, patterns?: Record<string, string>): void
+}
 
 /** Numeric path segments as the original's `uint` matcher accepts them. */
 const PARAM_PATTERNS: Record<string, string> = {
@@ -16,34 +35,42 @@ const PARAM_PATTERNS: Record<string, string> = {
   z: '[0-9]+', x: '[0-9]+', y: '[0-9]+',
 }
 
-export class RouteTable {
+interface Router<E extends Env> {
+  on(method: string, path: string, handler: (c: Context<E>) => Response | Promise<Response>): unknown
+}
+
+export class RouteTable<E extends Env & { Variables: object }> implements Routes<E['Variables']> {
   #names = new Map<string, string[]>()
+  #app: Router<E>
+  #guard: (c: RequestContext<E['Variables']>) => void
 
-  constructor(private app: Hono<AppEnv>) {}
+  /** `guard` runs once a route matched, before its handler (credentials are judged there). */
+  constructor(app: Router<E>, guard: (c: RequestContext<E['Variables']>) => void = () => {}) {
+    this.#app = app
+    this.#guard = guard
+  }
 
-  /**
-   * Registers `handler` for `methods` on the template, under the original's route `name`.
-   * `patterns` overrides the path pattern of named params (an upload's `{id}` is hex, not numeric).
-   */
-  add(name: string, template: string, methods: Method | Method[], handler: Handler,
+  add(name: string, template: string, methods: Method | Method[], handler: Handler<E['Variables']>,
     patterns: Record<string, string> = {}): void {
     const params: string[] = []
     const indexed = template.replace(/\{(\w+)\}/g, (_, p: string) => `{${params.push(p) - 1}}`)
     if (!this.#names.has(name)) this.#names.set(name, [indexed, ...params])
     const path = template.replace(/\{(\w+)\}/g, (_, p: string) =>
       `:${p}{${patterns[p] ?? PARAM_PATTERNS[p] ?? '[^/]+'}}`)
-    // Credentials are judged only once a route matched: an unknown URL is a 404 even with a
-    // wrong password (reference §1.3).
-    const guarded: Handler = (c) => {
-      const authError = c.get('authError')
-      if (authError) throw authError
+    const guarded = (c: Context<E>) => {
+      this.#guard(c)
       return handler(c)
     }
-    for (const m of Array.isArray(methods) ? methods : [methods]) this.app.on(m, path, guarded)
+    for (const m of Array.isArray(methods) ? methods : [methods]) this.#app.on(m, path, guarded)
   }
 
   /** `{name: [template, param...]}`, the body of `pyramid.route`. */
   toJSON(): Record<string, string[]> {
     return Object.fromEntries(this.#names)
   }
+}
+
+/** What a middleware reads and sets (the request's user, for instance). */
+export interface MiddlewareContext<V> extends RequestContext<V> {
+  set<K extends keyof V>(key: K, value: V[K]): void
 }

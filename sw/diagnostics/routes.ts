@@ -6,18 +6,26 @@
  */
 import { forbidden, invalidParameter, parameterRequired } from '../core/error.ts'
 import { json } from '../core/http.ts'
-import type { RouteTable } from '../core/routes.ts'
+import type { Routes } from '../core/routes.ts'
+import type { Principal } from '../auth/types.ts'
+import type { GdalApi } from '../../wasm/gdal.ts'
 import { lastValue } from '../core/validate.ts'
 import { inspect } from './service.ts'
 
-export function mountDiagnostics(routes: RouteTable): void {
+/** The diagnostics' context. */
+export interface DiagnosticsVariables {
+  services: { platform: { gdal(): Promise<GdalApi> } }
+  user: Principal
+}
+
+export function mountDiagnostics(routes: Routes<DiagnosticsVariables>): void {
   routes.add('outpost.gdal_inspect', '/api/component/outpost/gdal/inspect', 'POST', async (c) => {
     if (!c.get('user').isAdmin) throw forbidden('Only administrators may use the diagnostics.')
     const name = lastValue(new URL(c.req.url).searchParams, 'name')
     if (!name) throw parameterRequired('name')
     if (!/^[^/\\\0]+$/.test(name) || name === '.' || name === '..') throw invalidParameter('name', 'A plain file name is expected.')
     const bytes = new Uint8Array(await c.req.arrayBuffer())
-    const gdal = await c.get('platform').gdal()
+    const gdal = await c.get('services').platform.gdal()
     return json(await inspect(gdal, name, bytes))
   })
 }

@@ -8,6 +8,7 @@ import { invalidParameter, parameterRequired, validationError } from '../core/er
 import { isObject } from '../core/http.ts'
 import { expectKind, lastValue, queryBool } from '../core/validate.ts'
 import { querySrs } from '../feature/query.ts'
+import type { EpsgSource } from '../geo/srs.ts'
 import { findFormat, EXPORT_FORMATS, type ExportFormat } from './formats.ts'
 
 export interface ExportRequest {
@@ -39,7 +40,7 @@ function zippedOf(params: URLSearchParams): boolean {
   return queryBool(params, 'zipped', true)
 }
 
-export function exportRequest(params: URLSearchParams): ExportRequest {
+export async function exportRequest(params: URLSearchParams, epsg: EpsgSource): Promise<ExportRequest> {
   const name = lastValue(params, 'format')
   if (name === undefined) throw parameterRequired('format')
   const format = findFormat(name)
@@ -55,13 +56,13 @@ export function exportRequest(params: URLSearchParams): ExportRequest {
   }
   return {
     format,
-    srs: querySrs(params),
+    srs: await querySrs(params, epsg),
     fid,
     fields: fieldsRaw === undefined ? undefined : fieldsRaw.split(',').filter(Boolean),
     displayName: queryBool(params, 'display_name', false),
     encoding,
     zipped: zippedOf(params),
-    intersectsSrs: querySrs(params, 'intersects_srs'),
+    intersectsSrs: await querySrs(params, epsg, 'intersects_srs'),
     filters: params,
   }
 }

@@ -3,7 +3,8 @@
  * `resource.export`, `feature_layer.geojson`, the spec's `/csv`, and the multi-layer
  * `feature_layer.export` (GET and POST). Reading needs `data.read`, which everyone has here.
  */
-import type { RouteTable } from '../core/routes.ts'
+import type { Routes } from '../core/routes.ts'
+import type { DataOutVariables } from '../feature/capability.ts'
 import { readJson } from '../core/http.ts'
 import { checkItems, exportRequest, postedExport, queriedItems, type ExportRequest } from './params.ts'
 import { exportLayer, exportLayers, type ExportAnswer } from './service.ts'
@@ -21,20 +22,20 @@ function withFixed(url: string, fixed: Record<string, string>): URLSearchParams 
   return params
 }
 
-export function mountExport(routes: RouteTable): void {
+export function mountExport(routes: Routes<DataOutVariables>): void {
   routes.add('resource.export', '/api/resource/{id}/export', 'GET', async (c) =>
-    respond(await exportLayer(c.get('services'), Number(c.req.param('id')), exportRequest(new URL(c.req.url).searchParams))))
+    respond(await exportLayer(c.get('services'), Number(c.req.param('id')), await exportRequest(new URL(c.req.url).searchParams, c.get('services').platform.epsg))))
 
   // The whole layer as a GeoJSON file in its own SRS (reference §8).
   routes.add('feature_layer.geojson', '/api/resource/{id}/geojson', 'GET', async (c) => {
-    const req: ExportRequest = { ...exportRequest(withFixed(c.req.url, { format: 'GeoJSON', zipped: 'false' })), keepLayerSrs: true }
+    const req: ExportRequest = { ...await exportRequest(withFixed(c.req.url, { format: 'GeoJSON', zipped: 'false' }), c.get('services').platform.epsg), keepLayerSrs: true }
     return respond(await exportLayer(c.get('services'), Number(c.req.param('id')), req))
   })
 
   // The spec's CSV download (spec §4.8): the CSV export, not zipped.
   routes.add('feature_layer.csv', '/api/resource/{id}/csv', 'GET', async (c) =>
     respond(await exportLayer(c.get('services'), Number(c.req.param('id')),
-      exportRequest(withFixed(c.req.url, { format: 'CSV', zipped: 'false' })))))
+      await exportRequest(withFixed(c.req.url, { format: 'CSV', zipped: 'false' }), c.get('services').platform.epsg))))
 
   routes.add('feature_layer.export', '/api/component/feature_layer/export', ['GET', 'POST'], async (c) => {
     let params: URLSearchParams
@@ -42,6 +43,6 @@ export function mountExport(routes: RouteTable): void {
     if (c.req.method === 'POST') ({ params, items } = postedExport(await readJson(c.req.raw)))
     else { params = new URL(c.req.url).searchParams; items = queriedItems(params) }
     checkItems(items)
-    return respond(await exportLayers(c.get('services'), items, exportRequest(params)))
+    return respond(await exportLayers(c.get('services'), items, await exportRequest(params, c.get('services').platform.epsg)))
   })
 }

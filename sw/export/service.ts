@@ -6,7 +6,7 @@
  * the filters, GDAL's conversion, building a GeoPackage) happens before the answer starts;
  * what streams afterwards are features already known to be readable.
  */
-import type { Services } from '../services.ts'
+import type { DataOutServices } from '../feature/capability.ts'
 import type { ExportFormat } from './formats.ts'
 import type { ExportItem, ExportRequest } from './params.ts'
 import { exportSource, type ExportSource } from './source.ts'
@@ -31,7 +31,7 @@ const ZIP = 'application/zip'
  * The files of one layer, named `<base>.<ext>` (+ sidecars). A GeoPackage or a GDAL format
  * is made here; text formats are produced while they are read.
  */
-async function layerFiles(services: Services, src: ExportSource, format: ExportFormat, base: string,
+async function layerFiles(services: DataOutServices, src: ExportSource, format: ExportFormat, base: string,
   encoding: string): Promise<LayerFile[]> {
   const file = `${base}.${format.extension}`
   switch (format.writer) {
@@ -57,7 +57,7 @@ async function layerFiles(services: Services, src: ExportSource, format: ExportF
 }
 
 /** `GET /api/resource/{id}/export` (and `/geojson`, `/csv`). */
-export async function exportLayer(services: Services, id: number, req: ExportRequest): Promise<ExportAnswer> {
+export async function exportLayer(services: DataOutServices, id: number, req: ExportRequest): Promise<ExportAnswer> {
   const src = await exportSource(services, id, req)
   const base = String(id)
   const files = await layerFiles(services, src, req.format, base, req.encoding)
@@ -73,7 +73,7 @@ export async function exportLayer(services: Services, id: number, req: ExportReq
  * or the resource id (formats of several files get a folder each). Layers are checked first
  * and made one after another while the archive streams.
  */
-export async function exportLayers(services: Services, items: ExportItem[], req: ExportRequest): Promise<ExportAnswer> {
+export async function exportLayers(services: DataOutServices, items: ExportItem[], req: ExportRequest): Promise<ExportAnswer> {
   const sources: [ExportItem, ExportSource][] = []
   for (const it of items) sources.push([it, await exportSource(services, it.id, req)])
   async function* entries(): AsyncGenerator<ZipEntry> {

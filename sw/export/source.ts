@@ -6,21 +6,16 @@
  * read of the layer database, so a long export never holds the layer against edits; an edit
  * made while an export streams is in it or not, never half.
  */
-import type { Services } from '../services.ts'
-import type { Field } from '../classes/vector_layer/fields.ts'
 import { validationError } from '../core/error.ts'
-import { decodeGpkg } from '../geo/gpkg.ts'
 import { reproject } from '../geo/reproject.ts'
+import { loadProjection } from '../geo/srs.ts'
 import { parseWkt, toWkt } from '../geo/wkt.ts'
 import type { Geometry } from '../geo/geometry.ts'
-import { requireFeatureLayer } from '../feature/capability.ts'
-import { selection, type Selection } from '../feature/query.ts'
-import { columnOf, FEATURE_TABLE, type LayerMeta } from '../feature/schema.ts'
-import type { Layer } from '../feature/layers.ts'
-import { rowValue, type RowValue } from '../feature/row-values.ts'
+import { requireFeatureLayer, type DataOutServices } from '../feature/capability.ts'
+import { filterOf } from '../feature/query.ts'
+import type { FeatureFilter, FeatureLayer, Field, LayerMeta } from '../feature/types.ts'
+import { canonicalValue, type RowValue } from '../feature/row-values.ts'
 import { geometryNotValid } from '../feature/errors.ts'
-import { RowReader } from '../store/row-reader.ts'
-import type { SqlDb } from '../store/database.ts'
 import { outputSrs, type ExportFormat } from './formats.ts'
 import type { ExportRequest } from './params.ts'
 
@@ -30,13 +25,15 @@ export interface ExportSource {
   resourceId: number
   displayName: string
   meta: LayerMeta
-  layer: Layer
+  layer: FeatureLayer
   columns: ExportColumn[]
   /** An extra integer column carrying the feature id. */
   fidField: string | undefined
   /** Output SRS. */
   srs: number
-  sel: Selection
+  filter: FeatureFilter
+  /** The SQLite module (for a GeoPackage made of the features). */
+  sqlite: DataOutServices['platform']['sqlite']
 }
 
 export interface ExportRow { fid: number; geom: Geometry | null; values: RowValue[] }
@@ -79,54 +76,33 @@ function layerFilters(req: ExportRequest, meta: LayerMeta): URLSearchParams {
   return params
 }
 
-export async function exportSource(services: Services, id: number, req: ExportRequest): Promise<ExportSource> {
-  const { head, meta, layer } = await requireFeatureLayer(services, id)
+export async function exportSource(services: DataOutServices, id: number, req: ExportRequest): Promise<ExportSource> {
+  const { head, layer } = await requireFeatureLayer(services, id)
+  const { meta } = layer
   checkGeometryType(req.format, meta)
+  const srs = outputSrs(req.format, req.srs, meta.srs, req.keepLayerSrs)
+  await loadProjection(srs, services.platform.epsg)
+  await loadProjection(meta.srs, services.platform.epsg)
   return { resourceId: id, displayName: head.displayName, meta, layer, columns: columnsOf(meta, req), fidField: req.fid,
-    srs: outputSrs(req.format, req.srs, meta.srs, req.keepLayerSrs), sel: selection(layerFilters(req, meta), meta) }
+    srs, filter: filterOf(layerFilters(req, meta), meta), sqlite: services.platform.sqlite }
 }
 
-/** `WHERE` of the selection (`f` is the feature table), with `extra` conditions first. */
-export function whereOf(src: ExportSource, extra: string[] = []): string {
-  const all = [...extra, ...src.sel.where]
-  return all.length ? `WHERE ${all.join(' AND ')}` : ''
-}
-
-/** Runs `fn` with the selection's intersects geometry visible to `outpost_intersects`. */
-export function withSelection<T>(src: ExportSource, fn: () => T): T {
-  src.layer.filter = src.sel.intersects
-  try {
-    return fn()
-  } finally {
-    src.layer.filter = undefined
-  }
-}
-
-/** Rows of the selection in fid order, `pageSize` per read of the layer database. */
+/**
+ * Rows of the selection in fid order, `pageSize` per read of the layer: geometries in the
+ * output SRS, values as the formats write them.
+ */
 export async function* exportRows(src: ExportSource, pageSize = 1000): AsyncGenerator<ExportRow[]> {
-  const { meta, layer } = src
-  const cols = ['f.fid', 'f.geom', ...src.columns.map((c) => `f.${columnOf(c.field.id)}`)].join(', ')
-  const sql = `SELECT ${cols} FROM ${FEATURE_TABLE} f ${whereOf(src, ['f.fid > ?'])} ORDER BY f.fid LIMIT ${pageSize}`
-  const types = src.columns.map((c) => c.field.datatype)
-  let after = -Infinity
+  const { meta, layer, filter } = src
+  const fields = src.columns.map((c) => c.field)
+  let after = 0
   for (;;) {
-    const page = await layer.db.read((db: SqlDb) => withSelection(src, () => {
-      const out: ExportRow[] = []
-      const r = new RowReader(layer.db.sqlite, db, sql, [after, ...src.sel.bind])
-      try {
-        while (r.step()) {
-          const blob = r.blobView(1)
-          let geom = blob && decodeGpkg(blob)
-          if (geom && src.srs !== meta.srs) geom = reproject(geom, meta.srs, src.srs)
-          const values = types.map((t, i) => rowValue(r, i + 2, t))
-          out.push({ fid: r.number(0), geom, values })
-        }
-      } finally {
-        r.finalize()
-      }
-      return out
-    }))
-    if (page.length) yield page
+    const page = await layer.read((tx) => tx.list({
+      filter: { ...filter, conditions: [...filter.conditions, { field: null, op: 'gt', value: after }] }, limit: pageSize,
+    }, { geom: true, fields, label: false, description: false }))
+    if (page.length) {
+      yield page.map((r) => ({ fid: r.fid, geom: r.geom && src.srs !== meta.srs ? reproject(r.geom, meta.srs, src.srs) : r.geom,
+        values: r.values.map((v, i) => canonicalValue(v, fields[i]!.datatype)) }))
+    }
     if (page.length < pageSize) return
     after = page[page.length - 1]!.fid
   }

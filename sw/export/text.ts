@@ -9,7 +9,7 @@ import { toWkt } from '../geo/wkt.ts'
 import type { Geometry } from '../geo/geometry.ts'
 import type { RowValue, ValueKind } from '../feature/row-values.ts'
 import { VALUE_KIND } from '../feature/row-values.ts'
-import type { FieldType } from '../classes/vector_layer/fields.ts'
+import type { FieldType } from '../feature/types.ts'
 import { exportRows, type ExportSource } from './source.ts'
 
 /** A JSON number or text for a value of `kind` (whole numbers past 2^53 come as exact text). */

@@ -1,17 +1,28 @@
 /**
  * @module feature/capability
  * How the data-out components (export, vector tiles, identify) reach a feature layer: by the
- * capability its class declares in the registry (`IFeatureLayer`), never by class name, so
- * any class that provides features is served.
+ * capability its class provides in the registry, never by class name, so any class that
+ * provides features is served.
  */
-import type { Services } from '../services.ts'
-import { findClass } from '../classes/registry.ts'
+import type { Platform } from '../platform/platform.ts'
+import type { Principal } from '../auth/types.ts'
+import type { Database } from '../store/database.ts'
+import type { ClassLookup } from '../resource/class.ts'
 import { resourceNotFound } from '../resource/errors.ts'
 import { validationError } from '../core/error.ts'
-import { layersOf, type Layer } from './layers.ts'
-import type { LayerMeta } from './schema.ts'
+import type { FeatureLayer, FeatureLayers } from './types.ts'
 
-export const FEATURE_LAYER = 'IFeatureLayer'
+/** What the data-out components use of the app's services. */
+export interface DataOutServices {
+  platform: Platform
+  main: Database
+  classes: ClassLookup & FeatureLayers & { featureLayerOf(cls: string): unknown }
+}
+
+export interface DataOutVariables {
+  services: DataOutServices
+  user: Principal
+}
 
 /** A resource asked for as a feature layer whose class is none (reference §9: 422). */
 export const notFeatureLayer = (id: number) =>
@@ -28,10 +39,10 @@ export interface ResourceHead {
 }
 
 /** Heads read at one version of the main database (a tile request reads them every time). */
-const HEADS = new WeakMap<Services, { version: number; heads: Map<number, ResourceHead | null> }>()
+const HEADS = new WeakMap<DataOutServices, { version: number; heads: Map<number, ResourceHead | null> }>()
 
 /** The heads of the resources `ids` that exist, in the order of `ids` (missing ones left out). */
-export async function resourceHeads(services: Services, ids: readonly number[]): Promise<ResourceHead[]> {
+export async function resourceHeads(services: DataOutServices, ids: readonly number[]): Promise<ResourceHead[]> {
   const unique = [...new Set(ids)]
   const { main } = services
   let cache = HEADS.get(services)
@@ -48,7 +59,7 @@ export async function resourceHeads(services: Services, ids: readonly number[]):
     for (const id of missing) {
       const r = byId.get(id)
       read.set(id, r ? { id, cls: r.cls, displayName: r.display_name, parentId: r.parent_id,
-        isFeatureLayer: findClass(r.cls)?.interfaces.includes(FEATURE_LAYER) ?? false } : null)
+        isFeatureLayer: !!services.classes.featureLayerOf(r.cls) } : null)
     }
     // Kept only if no write landed in between (the read queued behind it otherwise).
     if (main.version === version) for (const [id, h] of read) known.set(id, h)
@@ -56,17 +67,12 @@ export async function resourceHeads(services: Services, ids: readonly number[]):
   return unique.flatMap((id) => { const h = read.get(id) ?? known.get(id); return h ? [h] : [] })
 }
 
-/** The open feature layer of resource `id` (404 when there is no such feature layer). */
-export async function openFeatureLayer(services: Services, id: number): Promise<{ meta: LayerMeta; layer: Layer }> {
-  const reg = layersOf(services)
-  const meta = await reg.meta(id)
-  return { meta, layer: await reg.open(meta) }
-}
-
 /** The feature layer of resource `id`: 404 when it is missing, 422 when it is no feature layer. */
-export async function requireFeatureLayer(services: Services, id: number) {
+export async function requireFeatureLayer(services: DataOutServices, id: number): Promise<{ head: ResourceHead; layer: FeatureLayer }> {
   const [head] = await resourceHeads(services, [id])
   if (!head) throw resourceNotFound(id)
   if (!head.isFeatureLayer) throw notFeatureLayer(id)
-  return { head, ...await openFeatureLayer(services, id) }
+  const layer = await services.classes.featureLayer(id)
+  if (!layer) throw resourceNotFound(id)
+  return { head, layer }
 }

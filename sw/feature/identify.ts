@@ -1,20 +1,20 @@
 /**
  * @module feature/identify
  * `feature_layer.identify` (spec §4.11, reference §10): the features of several layers that
- * intersect a geometry, found through each layer's spatial index (R*Tree, then the exact
- * test), at most 100 per layer, labelled by the layer's label field.
+ * intersect a geometry, read through each layer's feature-layer capability (a vector layer
+ * answers from its R*Tree, then the exact test), at most 100 per layer, labelled by the
+ * layer's label field.
  */
-import type { Services } from '../services.ts'
 import type { Principal } from '../auth/types.ts'
-import { getClass } from '../classes/registry.ts'
 import { permissionsOf } from '../resource/permissions.ts'
-import { parseWkt, toWkt } from '../geo/wkt.ts'
+import { parseWkt } from '../geo/wkt.ts'
 import { reproject } from '../geo/reproject.ts'
+import { loadProjection } from '../geo/srs.ts'
 import type { Geometry } from '../geo/geometry.ts'
-import { openFeatureLayer, resourceHeads } from './capability.ts'
-import { dumpOptions, selection } from './query.ts'
-import { listFeatures } from './service.ts'
 import { validationError } from '../core/error.ts'
+import { resourceHeads, type DataOutServices } from './capability.ts'
+import { featureJson, rowShape } from './serialize.ts'
+import { dumpOptions } from './query.ts'
 
 /** Features per layer at most (the original's limit: the answer must stay small). */
 export const IDENTIFY_LIMIT = 100
@@ -37,45 +37,50 @@ export interface IdentifiedFeature {
 export type IdentifyResult = Record<string, { features: IdentifiedFeature[]; featureCount: number } | { error: string } | number>
 
 /** Identifies; throws 422 for a geometry that cannot be read or projected. */
-export async function identify(services: Services, user: Principal, req: IdentifyRequest): Promise<IdentifyResult> {
+export async function identify(services: DataOutServices, user: Principal, req: IdentifyRequest): Promise<IdentifyResult> {
   let geom: Geometry
   try {
     geom = parseWkt(req.geom)
   } catch {
     throw validationError('Geometry is not valid.')
   }
+  const { classes, platform } = services
   const heads = (await resourceHeads(services, req.layers)).sort((a, b) => a.id - b.id)
-  const parentIds = heads.map((h) => h.parentId).filter((p): p is number => p !== null)
-  const parents = new Map((await resourceHeads(services, parentIds)).map((p) => [p.id, p]))
+  const parents = new Map((await resourceHeads(services, heads.flatMap((h) => (h.parentId === null ? [] : [h.parentId]))))
+    .map((p) => [p.id, p]))
   const out: IdentifyResult = {}
   let total = 0
   for (const head of heads) {
     const key = String(head.id)
-    const perms = permissionsOf(user, head.cls)
-    if (getClass(head.cls).scopes.includes('data') && !perms.data?.read) {
+    const scopes = classes.find(head.cls)?.scopes ?? []
+    if (scopes.includes('data') && !permissionsOf(user, scopes).data?.read) {
       out[key] = { error: 'Forbidden' }
       continue
     }
-    if (!head.isFeatureLayer) {
+    const layer = head.isFeatureLayer ? await classes.featureLayer(head.id) : undefined
+    if (!layer) {
       out[key] = { error: 'Not implemented' }
       continue
     }
-    const { meta, layer } = await openFeatureLayer(services, head.id)
+    const { meta } = layer
     let g = geom
-    try {
-      if (req.srs !== meta.srs) g = reproject(geom, req.srs, meta.srs)
-    } catch {
-      throw validationError(`Failed to project the geometry from EPSG:${req.srs} to EPSG:${meta.srs}.`)
+    if (req.srs !== meta.srs) {
+      await loadProjection(meta.srs, platform.epsg)
+      try {
+        g = reproject(geom, req.srs, meta.srs)
+      } catch {
+        throw validationError(`Failed to project the geometry from EPSG:${req.srs} to EPSG:${meta.srs}.`)
+      }
     }
-    // The listing's own filter (R*Tree + exact intersects) and dumper, in `dt_format=iso`.
-    const params = new URLSearchParams({ intersects: toWkt(g), dt_format: 'iso', geom: 'no', extensions: '', label: 'true' })
-    const sel = selection(params, meta)
-    const opts = dumpOptions(params, meta)
-    const rows = await layer.db.read((db) => listFeatures(db, layer, meta, opts, { sel, limit: IDENTIFY_LIMIT }))
+    // The listing's own dumper, in `dt_format=iso`: dates as ISO strings, as the original's raw values.
+    const opts = await dumpOptions(new URLSearchParams({ dt_format: 'iso', geom: 'no', extensions: '', label: 'true' }), meta, platform.epsg)
+    const rows = await layer.read((tx) => tx.list({ filter: { conditions: [], intersects: g, filtered: true }, limit: IDENTIFY_LIMIT },
+      rowShape(opts)))
     const parent = head.parentId === null ? undefined : parents.get(head.parentId)
-    const parentName = parent && permissionsOf(user, parent.cls).resource?.read ? parent.displayName : undefined
+    const parentName = parent && permissionsOf(user, classes.find(parent.cls)?.scopes ?? []).resource?.read ? parent.displayName : undefined
     const features = rows.map((r) => {
-      const f: IdentifiedFeature = { id: r.id as number, layerId: head.id, label: r.label as string, fields: r.fields as Record<string, unknown> }
+      const j = featureJson(r, meta, opts, undefined)
+      const f: IdentifiedFeature = { id: r.fid, layerId: head.id, label: j.label as string, fields: j.fields as Record<string, unknown> }
       if (parentName !== undefined) f.parent = parentName
       return f
     })

@@ -4,7 +4,7 @@
  * and times as their ISO text (as stored), booleans as booleans, whole numbers beyond 2^53
  * as exact decimal text (`bigint_format=compat`), as `fromColumn(…, 'iso', 'compat')` does.
  */
-import type { FieldType } from '../classes/vector_layer/fields.ts'
+import type { FieldType, FieldValue } from './types.ts'
 import { SQLITE_INTEGER, SQLITE_NULL, type RowReader } from '../store/row-reader.ts'
 
 export type RowValue = string | number | boolean | null
@@ -31,4 +31,13 @@ export function rowValue(r: RowReader, i: number, type: FieldType): RowValue {
     case 'BOOLEAN': return r.int(i) !== 0
     default: return r.text(i)
   }
+}
+
+/** A canonical value (`feature/types.ts`: booleans 0/1, bigint past 2^53) in the same forms. */
+export function canonicalValue(v: FieldValue, type: FieldType): RowValue {
+  if (v === null || v === undefined) return null
+  if (type === 'BOOLEAN') return v !== 0 && v !== '0'
+  if (typeof v === 'bigint') return v.toString()
+  if (v instanceof Uint8Array) return null
+  return v
 }

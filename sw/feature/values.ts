@@ -1,20 +1,15 @@
 /**
  * @module feature/values
- * Attribute values between JSON and the layer's columns (reference §5.2): dates as objects
+ * Attribute values between JSON and their canonical form (reference §5.2): dates as objects
  * of parts or ISO strings, BIGINT as numbers or strings, BOOLEAN from several spellings.
- * Columns keep ISO text for dates and times, 0/1 for booleans, integers as INTEGER.
+ * The canonical form (what layers store and filter on) is ISO text for dates and times, 0/1
+ * for booleans, numbers for integers (bigint past 2^53).
  */
-import type { Field, FieldType } from '../classes/vector_layer/fields.ts'
+import type { Field, FieldType, FieldValue } from './types.ts'
 
-export type SqlValue = number | string | bigint | Uint8Array | null
+export type SqlValue = FieldValue
 export type DtFormat = 'obj' | 'iso'
 export type BigintFormat = 'compat' | 'string' | 'number'
-
-/** SQLite column types, as GeoPackage names them. */
-export const COLUMN_TYPES: Record<FieldType, string> = {
-  INTEGER: 'INTEGER', BIGINT: 'INTEGER', REAL: 'REAL', STRING: 'TEXT', DATE: 'DATE', TIME: 'TEXT',
-  DATETIME: 'DATETIME', BOOLEAN: 'BOOLEAN',
-}
 
 export class ValueError extends Error {}
 

@@ -1,8 +1,12 @@
 /**
  * @module geo/srs
- * The reference systems the server knows. 4326 and 3857 always exist (reference §11).
- * Projection definitions are proj4 strings; unknown codes are answered with a 422 by callers.
+ * Reference systems. The listed ones (`listSrs`, the `spatial_ref_sys` of the API) are built
+ * in; 4326 and 3857 always exist (reference §11). Reprojection knows every EPSG code of the
+ * host's EPSG index (the `epsg-index` package): a code is loaded once through the host's
+ * `EpsgSource` (`loadProjection`) and known to `projectionOf` from then on. Codes the index
+ * lacks, or whose definition proj4 cannot use, stay unknown: callers answer 422, never guess.
  */
+import proj4 from 'proj4'
 
 export interface SrsDef {
   id: number
@@ -10,6 +14,15 @@ export interface SrsDef {
   proj4: string
   geographic: boolean
 }
+
+/** One code of the EPSG index: its name and proj4 definition. */
+export interface EpsgEntry {
+  name: string
+  proj4: string
+}
+
+/** How a host looks a code up in its EPSG index; `undefined` when the index lacks it. */
+export type EpsgSource = (code: number) => Promise<EpsgEntry | undefined>
 
 const DEFS: SrsDef[] = [
   { id: 4326, displayName: 'WGS 84 (EPSG:4326)', geographic: true, proj4: '+proj=longlat +datum=WGS84 +no_defs' },
@@ -22,47 +35,85 @@ const DEFS: SrsDef[] = [
     proj4: '+proj=longlat +ellps=krass +towgs84=23.57,-140.95,-79.8,0,0.35,0.79,-0.22 +no_defs' },
 ]
 
-const BY_ID = new Map(DEFS.map((d) => [d.id, d]))
+const LISTED = new Map(DEFS.map((d) => [d.id, d]))
 
-/** The definition of EPSG code `id`, or `undefined` when the server does not know it. */
+/** The listed system `id` (the API's `spatial_ref_sys`), or `undefined`. */
 export function findSrs(id: number): SrsDef | undefined {
-  return BY_ID.get(id)
+  return LISTED.get(id)
 }
 
 export function listSrs(): readonly SrsDef[] {
   return DEFS
 }
 
-const PULKOVO_TOWGS84 = '+towgs84=23.57,-140.95,-79.8,0,0.35,0.79,-0.22'
+/**
+ * Definitions loaded from the EPSG index. They are facts about the code, the same whatever
+ * host loaded them, so one map serves the process.
+ */
+const LOADED = new Map<number, SrsDef>()
+const PENDING = new Map<number, Promise<SrsDef | undefined>>()
 
 /**
- * Families of projected systems generated from their zone number, so that reprojection of
- * feature input and output knows them without shipping an EPSG database (the packaged
- * indexes are megabytes, too heavy for the worker bundle): WGS 84 / UTM, ETRS89 / UTM,
- * Pulkovo 1942 / Gauss-Krüger (with and without the zone prefix), NAD83.
+ * The definition used to reproject coordinates: a listed system or one loaded from the EPSG
+ * index; `undefined` when the code is unknown or not loaded yet (see `loadProjection`).
  */
-function generated(id: number): SrsDef | undefined {
-  const def = (name: string, proj4: string, geographic = false): SrsDef =>
-    ({ id, displayName: `${name} (EPSG:${id})`, proj4, geographic })
-  if (id >= 32601 && id <= 32660) return def(`WGS 84 / UTM zone ${id - 32600}N`, `+proj=utm +zone=${id - 32600} +datum=WGS84 +units=m +no_defs`)
-  if (id >= 32701 && id <= 32760) return def(`WGS 84 / UTM zone ${id - 32700}S`, `+proj=utm +zone=${id - 32700} +south +datum=WGS84 +units=m +no_defs`)
-  if (id >= 25828 && id <= 25838) return def(`ETRS89 / UTM zone ${id - 25800}N`, `+proj=utm +zone=${id - 25800} +ellps=GRS80 +towgs84=0,0,0,0,0,0,0 +units=m +no_defs`)
-  if (id >= 28404 && id <= 28432) {
-    const z = id - 28400
-    return def(`Pulkovo 1942 / Gauss-Kruger zone ${z}`, `+proj=tmerc +lat_0=0 +lon_0=${6 * z - 3} +k=1 +x_0=${z * 1e6 + 500000} +y_0=0 +ellps=krass ${PULKOVO_TOWGS84} +units=m +no_defs`)
-  }
-  if (id >= 28464 && id <= 28492) {
-    const z = id - 28460
-    return def(`Pulkovo 1942 / Gauss-Kruger ${z}N`, `+proj=tmerc +lat_0=0 +lon_0=${6 * z - 3} +k=1 +x_0=500000 +y_0=0 +ellps=krass ${PULKOVO_TOWGS84} +units=m +no_defs`)
-  }
-  if (id === 4269) return def('NAD83', '+proj=longlat +datum=NAD83 +no_defs', true)
-  return undefined
+export function projectionOf(id: number): SrsDef | undefined {
+  return LISTED.get(id) ?? LOADED.get(id)
 }
 
 /**
- * The definition used to reproject coordinates: a known system or a generated family
- * member; `undefined` when the code is unknown (callers answer 422, never guess).
+ * The definition of an index entry if proj4 can use it, else `undefined`: vertical and
+ * engineering systems, and systems whose datum shift needs an NTv2 grid file (OSGB 1936,
+ * the NAD27 variants…), which is not shipped: without it proj4 would silently skip the
+ * shift, a guess off by up to hundreds of metres.
  */
-export function projectionOf(id: number): SrsDef | undefined {
-  return BY_ID.get(id) ?? generated(id)
+export function epsgDefinition(id: number, entry: EpsgEntry): SrsDef | undefined {
+  const def = entry.proj4.replace(/\s*\+type=crs\b/, '')
+  if (/\+nadgrids=(?!@null\b)/.test(def)) return undefined
+  try {
+    proj4(def, DEFS[0]!.proj4)
+  } catch {
+    return undefined
+  }
+  return { id, displayName: `${entry.name} (EPSG:${id})`, proj4: def, geographic: /\+proj=longlat\b/.test(def) }
+}
+
+/**
+ * Makes code `id` known to `projectionOf`, looking it up in the host's index on first use.
+ * Resolves to its definition, or `undefined` when the index lacks it or proj4 cannot use it.
+ * A failed lookup is not remembered: the next call asks the index again.
+ */
+export function loadProjection(id: number, source: EpsgSource): Promise<SrsDef | undefined> {
+  const known = projectionOf(id)
+  if (known) return Promise.resolve(known)
+  if (!Number.isSafeInteger(id) || id <= 0) return Promise.resolve(undefined)
+  let p = PENDING.get(id)
+  if (!p) {
+    p = source(id).then((entry) => entry ?? deprecatedEntry(id, source)).then((entry) => {
+      const def = entry && epsgDefinition(id, entry)
+      if (def) LOADED.set(id, def)
+      return def
+    }).finally(() => PENDING.delete(id))
+    PENDING.set(id, p)
+  }
+  return p
+}
+
+/**
+ * Deprecated codes the index omits but clients still send (they answered before the index
+ * was used), made from the current code each one duplicates: Pulkovo 1942 / Gauss-Kruger
+ * 4N–32N (28464–28492) are zones 4–32 (28404–28432) without the zone number in the false
+ * easting; ETRS89 / UTM zone 38N (25838) is zone 37N (25837) one zone east.
+ */
+async function deprecatedEntry(id: number, source: EpsgSource): Promise<EpsgEntry | undefined> {
+  if (id >= 28464 && id <= 28492) {
+    const z = id - 28460
+    const base = await source(28400 + z)
+    return base && { name: `Pulkovo 1942 / Gauss-Kruger ${z}N`, proj4: base.proj4.replace(/\+x_0=\d+/, '+x_0=500000') }
+  }
+  if (id === 25838) {
+    const base = await source(25837)
+    return base && { name: 'ETRS89 / UTM zone 38N', proj4: base.proj4.replace('+zone=37', '+zone=38') }
+  }
+  return undefined
 }

@@ -5,6 +5,7 @@
  */
 import { wktToGeoJSON } from 'betterknown'
 import { invalidReason, hasZ, type Geometry, type Position } from './geometry.ts'
+import type { GeoJsonLike } from './flat.ts'
 
 const KINDS = new Set(['Point', 'LineString', 'Polygon', 'MultiPoint', 'MultiLineString', 'MultiPolygon'])
 
@@ -19,18 +20,26 @@ export function parseWkt(text: string): Geometry {
     const x = Number(m[1]), y = Number(m[2])
     if (Number.isFinite(x) && Number.isFinite(y)) return { type: 'Point', coordinates: [x, y] }
   }
-  let g: unknown
-  try {
-    g = wktToGeoJSON(text)
-  } catch (err) {
-    throw new Error(`Invalid WKT: ${(err as Error).message}`)
-  }
+  const g = readWkt(text)
   if (g === null) throw new Error('Empty geometries are not supported.')
   const geom = g as Geometry
   if (!KINDS.has(geom.type)) throw new Error(`Geometry type ${geom.type} is not supported.`)
   const reason = invalidReason(geom)
   if (reason) throw new Error(`Geometry is not valid: ${reason}.`)
   return geom
+}
+
+/**
+ * Any WKT as GeoJSON: collections and `EMPTY` parts included (an empty geometry is `null`),
+ * keywords in any case. Throws an `Error` when the text is not WKT. Strict callers use
+ * `parseWkt`; the catalogue's filters take everything PostGIS would.
+ */
+export function readWkt(text: string): GeoJsonLike | null {
+  try {
+    return wktToGeoJSON(text) as GeoJsonLike | null
+  } catch (err) {
+    throw new Error(`Invalid WKT: ${(err as Error).message}`)
+  }
 }
 
 const NAMES: Record<Geometry['type'], string> = {

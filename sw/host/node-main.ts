@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path'
 import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { readCatalogueFolder } from '../catalogue/folder.ts'
-import { importCatalogue } from '../catalogue/service.ts'
+import { seedDemo } from '../demo.ts'
 import { createApp, nodePlatform, randomPassword, serve } from './node.ts'
 
 const USAGE = `Usage: npm run serve -- [--port 8080] [--data <dir> | --memory] [--static <dir>]
@@ -38,7 +38,7 @@ async function main(): Promise<void> {
   const dataDir = values.memory ? undefined : resolve(values.data ?? DEFAULT_DATA_DIR)
   const envPassword = process.env.OUTPOST_ADMIN_PASSWORD
   const admin = { password: envPassword || randomPassword(), mustChange: false, force: !!envPassword }
-  const app = createApp(nodePlatform({ dataDir, admin, demo: values.demo }))
+  const app = createApp(nodePlatform({ dataDir, admin }), { setup: values.demo ? seedDemo : undefined })
   const services = await app.services()
   if (services.adminCreated && !envPassword) console.log(`administrator password: ${admin.password}`)
   else if (!envPassword) console.log('administrator password: unchanged (set OUTPOST_ADMIN_PASSWORD to reset it)')
@@ -46,7 +46,7 @@ async function main(): Promise<void> {
     const dir = resolve(values.catalogue)
     if (!existsSync(join(dir, 'geoservices.json'))) throw new Error(`--catalogue: no geoservices.json in ${dir}`)
     const body = await readCatalogueFolder((name) => readFile(join(dir, name)).then((b) => new Uint8Array(b), () => undefined))
-    await importCatalogue(services, body)
+    await (await services.catalogue()).import(body)
     console.log(`catalogue loaded from ${dir}`)
   }
   const staticDir = values.static ?? (existsSync('dist/index.html') ? 'dist' : undefined)

@@ -1,12 +1,12 @@
 /**
  * @module host/node
- * The Node host: an HTTP server on 127.0.0.1 that passes `/api/` requests to the backend
- * and serves the built app (dist/) for everything else.
+ * The Node host: an HTTP server on 127.0.0.1 (@hono/node-server) that passes `/api/`
+ * requests to the backend and serves the built app (dist/) for everything else.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { createServer, type Server } from 'node:http'
 import { readFile, stat } from 'node:fs/promises'
 import { extname, join, normalize } from 'node:path'
-import { Readable } from 'node:stream'
+import { getRequestListener, RequestError } from '@hono/node-server'
 import { createApp, type OutpostApp } from '../app.ts'
 import type { AdminProvision, Platform } from '../platform/platform.ts'
 import { MemoryStore } from '../store/memory.ts'
@@ -16,15 +16,16 @@ import { createGdalLoader } from '../../wasm/gdal.ts'
 import { initGdalNode } from '../../wasm/gdal-node.ts'
 import { randomPassword } from '../auth/password.ts'
 import { FileStore } from './node-store.ts'
+import { nodeEpsg } from './node-epsg.ts'
 import { SET_COOKIE_COPY } from '../auth/middleware.ts'
-import { isApiPath } from '../core/http.ts'
+import { isApiPath, json, requestId } from '../core/http.ts'
+import { ApiError, internalServerError } from '../core/error.ts'
+import { badRequest } from '../upload/errors.ts'
 
 export interface NodePlatformOptions {
   /** Folder for the data; `undefined` keeps everything in memory. */
   dataDir?: string
   admin: AdminProvision
-  /** Create the demo data set on a fresh database. @default false */
-  demo?: boolean
   log?: (message: string, err?: unknown) => void
   /** Largest accepted upload in bytes. @default FILE_UPLOAD.maxSize */
   uploadMaxSize?: number
@@ -37,8 +38,8 @@ export function nodePlatform(opts: NodePlatformOptions): Platform {
     store,
     sqlite: createSqliteLoader(),
     gdal: createGdalLoader(initGdalNode),
+    epsg: nodeEpsg,
     admin: opts.admin,
-    demo: opts.demo ?? false,
     uploadMaxSize: opts.uploadMaxSize,
     asset: readAsset,
     now: () => new Date(),
@@ -64,87 +65,71 @@ const MIME: Record<string, string> = {
   '.wasm': 'application/wasm', '.ico': 'image/x-icon', '.data': 'application/octet-stream', '.txt': 'text/plain',
 }
 
-async function serveStatic(staticDir: string, pathname: string, res: ServerResponse): Promise<void> {
-  let rel = normalize(decodeURIComponent(pathname)).replace(/^([/\\])+/, '')
+/** A file of the built app; unknown paths get the app shell, which routes on the client. */
+async function serveStatic(staticDir: string, pathname: string): Promise<Response> {
+  let rel: string
+  try {
+    rel = normalize(decodeURIComponent(pathname)).replace(/^([/\\])+/, '')
+  } catch {
+    throw badRequest('The request path is not valid percent-encoding.')
+  }
   if (rel.startsWith('..')) rel = ''
   let file = join(staticDir, rel)
   const st = await stat(file).catch(() => undefined)
-  // Unknown paths get the app shell, which routes on the client.
   if (!st?.isFile()) file = join(staticDir, 'index.html')
   const body = await readFile(file).catch(() => undefined)
-  if (!body) {
-    res.writeHead(404, { 'content-type': 'text/plain' }).end('The app is not built: run `npm run build`.\n')
-    return
-  }
+  if (!body) return new Response('The app is not built: run `npm run build`.\n', { status: 404, headers: { 'content-type': 'text/plain' } })
   const headers: Record<string, string> = { 'content-type': MIME[extname(file)] ?? 'application/octet-stream' }
   // The worker script must never be cached by HTTP, or an update would not reach clients.
   if (file.endsWith('sw.js') || file.endsWith('index.html')) headers['cache-control'] = 'no-cache'
-  res.writeHead(200, headers).end(body)
+  return new Response(new Uint8Array(body), { headers })
 }
 
-/**
- * The request's URL. Joined as text: `new URL('//api/v1/', origin)` would read a path that
- * starts with two slashes (old QGIS plugins send them) as another host.
- */
-function requestUrl(req: IncomingMessage, origin: string): URL {
-  return new URL(origin + (req.url ?? '/'))
-}
-
-function toRequest(req: IncomingMessage, origin: string): Request {
-  const headers = new Headers()
-  for (const [k, v] of Object.entries(req.headers)) {
-    if (Array.isArray(v)) v.forEach((x) => headers.append(k, x))
-    else if (v !== undefined) headers.set(k, v)
-  }
-  const hasBody = req.method !== 'GET' && req.method !== 'HEAD'
-  return new Request(requestUrl(req, origin), {
-    method: req.method, headers,
-    body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined,
-    // @ts-expect-error Node's fetch needs `duplex` for a streamed body; the DOM types lack it.
-    duplex: 'half',
-  })
-}
-
-async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
-  const headers: Record<string, string | string[]> = {}
-  response.headers.forEach((v, k) => { if (k !== 'set-cookie' && k !== SET_COOKIE_COPY) headers[k] = v })
-  const cookies = response.headers.getSetCookie()
-  if (cookies.length) headers['set-cookie'] = cookies
-  res.writeHead(response.status, headers)
-  if (!response.body) { res.end(); return }
-  // Streamed: a large export is sent as it is made, never held whole.
-  const reader = response.body.getReader()
-  res.once('close', () => { void reader.cancel().catch(() => undefined) })
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    if (!res.write(value)) await new Promise<void>((resolve) => { res.once('drain', resolve); res.once('close', resolve) })
-    if (res.destroyed) return
-  }
-  res.end()
+/** NextGIS Web's JSON error body for anything that fails in the host itself. */
+function errorResponse(err: unknown, log: Platform['log']): Response {
+  const apiErr = err instanceof ApiError ? err : err instanceof RequestError ? badRequest(err.message) : internalServerError(err)
+  if (apiErr.status >= 500) log('The Node host failed to answer a request', err)
+  return json(apiErr.toBody(requestId()), apiErr.status)
 }
 
 export interface ServeOptions {
   port: number
   host?: string
   staticDir?: string
+  /** Where unexpected errors of the host are reported. @default console.error */
+  log?: Platform['log']
 }
 
+/**
+ * Serves `app` over HTTP with @hono/node-server: request and response bodies stream, and no
+ * request can end the process. A request node-server cannot turn into a `Request` (a
+ * malformed Host header such as `x:99999`, `[` or `a%zz`) is a JSON 400; any other failure
+ * of the host a JSON 500.
+ */
 export function serve(app: OutpostApp, opts: ServeOptions): Promise<Server> {
   const host = opts.host ?? '127.0.0.1'
-  const server = createServer(async (req, res) => {
-    const origin = `http://${req.headers.host ?? `${host}:${opts.port}`}`
-    const pathname = requestUrl(req, origin).pathname
+  const log = opts.log ?? ((message, err) => console.error(message, err ?? ''))
+  const fetch = async (request: Request): Promise<Response> => {
     try {
-      if (isApiPath(pathname) || !opts.staticDir) {
-        await writeResponse(res, await app.fetch(toRequest(req, origin)))
-      } else {
-        await serveStatic(opts.staticDir, pathname, res)
-      }
+      const pathname = new URL(request.url).pathname
+      const res = isApiPath(pathname) || !opts.staticDir ? await app.fetch(request) : await serveStatic(opts.staticDir, pathname)
+      // The backend's copy of Set-Cookie is for the worker only (auth/routes.ts).
+      res.headers.delete(SET_COOKIE_COPY)
+      return res
     } catch (err) {
-      console.error(err)
-      if (!res.headersSent) res.writeHead(500).end()
+      return errorResponse(err, log)
     }
+  }
+  const server = createServer(getRequestListener(fetch, {
+    hostname: host,
+    // The process's own Request and Response stay as they are (tests and scripts share them).
+    overrideGlobalObjects: false,
+    errorHandler: (err) => errorResponse(err, log),
+  }))
+  // A socket error of one client (a reset mid-request) concerns that client only.
+  server.on('clientError', (err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n')
+    else socket.destroy(err)
   })
   return new Promise((resolve, reject) => {
     server.once('error', reject)

@@ -9,24 +9,31 @@
 import { cleanupOutdatedCaches, createHandlerBoundToURL, matchPrecache, precacheAndRoute } from 'workbox-precaching'
 import { NavigationRoute, registerRoute } from 'workbox-routing'
 import { createApp } from '../app.ts'
+import { seedDemo } from '../demo.ts'
 import { isApiPath } from '../core/http.ts'
 import type { Platform } from '../platform/platform.ts'
 import { IdbStore } from '../store/idb.ts'
 import { createSqliteLoader } from '../../wasm/sqlite.ts'
+import sqliteWasmUrl from '@sqlite.org/sqlite-wasm/sqlite3.wasm?url'
 import { createGdalLoader } from '../../wasm/gdal.ts'
 import { initGdalBrowser } from '../../wasm/gdal-browser.ts'
 import { bridgeCookies, stripCookieCopy } from './sw-cookies.ts'
 import { installTileCache } from './tile-cache.ts'
+import { swEpsg } from './sw-epsg.ts'
 
 declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: Array<{ url: string; revision: string | null }> }
 
 /** Runtime cache for engine files that are too big to precache (GDAL). */
 export const ENGINE_CACHE = 'outpost-engines-v1'
 
-// The worker's own fetch() does not pass through its fetch handler, so an engine fetching its
-// .wasm while offline would fail. Answer such fetches from the precache or the engine cache.
+/**
+ * The fetch the engines get (SQLite's and GDAL's files, the EPSG index). The worker's own
+ * fetch() does not pass through its fetch handler, so an engine fetching its files while
+ * offline would fail: same-origin GETs are answered from the precache or the engine cache,
+ * and GDAL's files (too big to precache) are kept in the engine cache on first use.
+ */
 const networkFetch = self.fetch.bind(self)
-self.fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+async function engineFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
   const req = new Request(input, init)
   if (req.method === 'GET' && new URL(req.url).origin === self.location.origin) {
     const hit = (await matchPrecache(req.url)) ?? (await caches.match(req, { cacheName: ENGINE_CACHE }))
@@ -43,10 +50,10 @@ self.fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
 const platform: Platform = {
   host: 'service-worker',
   store: new IdbStore(),
-  sqlite: createSqliteLoader(),
-  gdal: createGdalLoader(initGdalBrowser),
+  sqlite: createSqliteLoader({ fetch: engineFetch, wasmUrl: sqliteWasmUrl }),
+  gdal: createGdalLoader(() => initGdalBrowser(engineFetch)),
+  epsg: swEpsg(engineFetch),
   admin: { password: 'admin', mustChange: true },
-  demo: true,
   // Shipped files are precached: read them from there, so they are there offline.
   asset: async (name) => {
     const res = await matchPrecache(`/${name}`)
@@ -55,7 +62,8 @@ const platform: Platform = {
   now: () => new Date(),
   log: (message, err) => console.error(message, err ?? ''),
 }
-const app = createApp(platform)
+// A fresh browser database starts with the demo data set.
+const app = createApp(platform, { setup: seedDemo })
 
 // Registered before Workbox's routes: the first listener to call respondWith wins.
 self.addEventListener('fetch', (event) => {

@@ -12,7 +12,6 @@ import type { Bbox } from '../geo/geometry.ts'
 import { gpkgBbox } from '../geo/gpkg.ts'
 import { reprojectBbox } from '../geo/reproject.ts'
 import { bboxesIntersect } from '../geo/tile.ts'
-import { FEATURE_TABLE } from '../feature/schema.ts'
 import { RtreeNodes } from './select.ts'
 
 /** Cached bytes across all layers. */
@@ -33,14 +32,14 @@ interface LayerState {
 }
 
 /** Installs the change notes on a layer connection (idempotent). */
-function track(db: SqlDb): void {
+function track(db: SqlDb, table: string): void {
   db.exec(`PRAGMA temp_store = MEMORY;
     CREATE TEMP TABLE IF NOT EXISTS outpost_tile_dirty (fid INTEGER, geom BLOB);
-    CREATE TEMP TRIGGER IF NOT EXISTS outpost_tile_ins AFTER INSERT ON main.${FEATURE_TABLE}
+    CREATE TEMP TRIGGER IF NOT EXISTS outpost_tile_ins AFTER INSERT ON main."${table}"
       BEGIN INSERT INTO outpost_tile_dirty VALUES (NEW.fid, NULL); END;
-    CREATE TEMP TRIGGER IF NOT EXISTS outpost_tile_upd AFTER UPDATE ON main.${FEATURE_TABLE}
+    CREATE TEMP TRIGGER IF NOT EXISTS outpost_tile_upd AFTER UPDATE ON main."${table}"
       BEGIN INSERT INTO outpost_tile_dirty VALUES (OLD.fid, OLD.geom); END;
-    CREATE TEMP TRIGGER IF NOT EXISTS outpost_tile_del AFTER DELETE ON main.${FEATURE_TABLE}
+    CREATE TEMP TRIGGER IF NOT EXISTS outpost_tile_del AFTER DELETE ON main."${table}"
       BEGIN INSERT INTO outpost_tile_dirty VALUES (OLD.fid, OLD.geom); END;
     DELETE FROM outpost_tile_dirty;`)
 }
@@ -70,10 +69,12 @@ export class TileCache {
    * Brings the layer's entries up to date with `db` at `version`; runs inside a read of the
    * layer database. Returns the R*Tree node reader valid for this version.
    */
-  sync(layer: number, rtree: string, db: SqlDb, version: number, signature: string, srs: number): RtreeNodes {
+  sync(layer: number, t: { db: SqlDb; featureTable: string; rtreeTable: string }, version: number, signature: string,
+    srs: number): RtreeNodes {
+    const { db, rtreeTable: rtree } = t
     let s = this.#layers.get(layer)
     if (!s || s.db !== db) {
-      track(db)
+      track(db, t.featureTable)
       this.dropLayer(layer)
       s = { db, version, signature, nodes: new RtreeNodes(rtree) }
       this.#layers.set(layer, s)
@@ -84,7 +85,7 @@ export class TileCache {
       s.signature = signature
     }
     if (s.version !== version) {
-      this.#invalidate(layer, db, srs)
+      this.#invalidate(layer, db, t.featureTable, srs)
       s.version = version
       s.nodes.release()
       s.nodes = new RtreeNodes(rtree)
@@ -93,7 +94,7 @@ export class TileCache {
   }
 
   /** Drops the layer's entries touched by the features its triggers noted. */
-  #invalidate(layer: number, db: SqlDb, srs: number): void {
+  #invalidate(layer: number, db: SqlDb, featureTable: string, srs: number): void {
     const dirty = db.selectArrays(`SELECT fid, geom FROM ${DIRTY}`) as [number, Uint8Array | null][]
     db.exec(`DELETE FROM ${DIRTY}`)
     if (!dirty.length) return
@@ -104,7 +105,7 @@ export class TileCache {
       if (b) boxes.push(srs === 3857 ? b : reprojectBbox(b, srs, 3857))
     }
     for (const [, old] of dirty) add(old)
-    const now = db.selectValues(`SELECT geom FROM main.${FEATURE_TABLE} WHERE fid IN (SELECT value FROM json_each(?))`,
+    const now = db.selectValues(`SELECT geom FROM main."${featureTable}" WHERE fid IN (SELECT value FROM json_each(?))`,
       [JSON.stringify([...new Set(dirty.map((d) => d[0]))])])
     for (const blob of now) add(blob)
     for (const [key, e] of this.#entries) {

@@ -3,14 +3,12 @@
  * `feature_layer.mvt` (spec §4.9, reference §9) and the deprecated
  * `/api/resource/{id}/{z}/{x}/{y}.mvt`: parse, check the layers, answer the tile or 204.
  */
-import type { Context } from 'hono'
-import type { AppEnv } from '../core/env.ts'
-import type { RouteTable } from '../core/routes.ts'
+import type { RequestContext, Routes } from '../core/routes.ts'
 import { invalidParameter, parameterRequired } from '../core/error.ts'
 import { lastValue, queryFloat, queryInt, queryIntList } from '../core/validate.ts'
 import { isTile, MAX_ZOOM } from '../geo/tile.ts'
 import { resourceNotFound } from '../resource/errors.ts'
-import { notFeatureLayer, resourceHeads } from '../feature/capability.ts'
+import { notFeatureLayer, resourceHeads, type DataOutVariables } from '../feature/capability.ts'
 import { renderTile, type TileAddress, type TileOptions } from './service.ts'
 
 export const MVT_TYPE = 'application/vnd.mapbox-vector-tile'
@@ -38,20 +36,24 @@ function tileAddress(z: number, x: number, y: number): TileAddress {
   return { z, x, y }
 }
 
-async function answer(c: Context<AppEnv>, ids: number[], t: TileAddress, opts: TileOptions): Promise<Response> {
+async function answer(c: RequestContext<DataOutVariables>, ids: number[], t: TileAddress, opts: TileOptions): Promise<Response> {
   const services = c.get('services')
   const heads = await resourceHeads(services, ids)
+  const layers = []
   for (const id of ids) {
     const head = heads.find((h) => h.id === id)
     if (!head) throw resourceNotFound(id)
     if (!head.isFeatureLayer) throw notFeatureLayer(id)
+    const layer = await services.classes.featureLayer(id)
+    if (!layer) throw resourceNotFound(id)
+    layers.push(layer)
   }
-  const tile = await renderTile(services, ids, t, opts)
+  const tile = await renderTile(services, layers, t, opts)
   if (!tile) return new Response(null, { status: 204 })
   return new Response(tile as Uint8Array<ArrayBuffer>, { headers: { 'content-type': MVT_TYPE } })
 }
 
-export function mountMvt(routes: RouteTable): void {
+export function mountMvt(routes: Routes<DataOutVariables>): void {
   routes.add('feature_layer.mvt', '/api/component/feature_layer/mvt', 'GET', (c) => {
     const params = new URL(c.req.url).searchParams
     const ids = queryIntList(params, 'resource')

@@ -4,7 +4,7 @@
  * y down, 0…extent across the tile), as flat coordinate arrays: no GeoJSON objects on the
  * tile path. Z is dropped (the original forces 2D before cutting).
  */
-import type { Bbox } from '../geo/geometry.ts'
+import type { Bbox, Geometry, Position } from '../geo/geometry.ts'
 import { latToMercator, lonToMercator } from '../geo/tile.ts'
 import { transformer } from '../geo/reproject.ts'
 import { gpkgWkbOffset } from '../geo/gpkg.ts'
@@ -119,6 +119,24 @@ export function readShape(blob: Uint8Array, project: Project): TileShape | null 
       for (let i = 0, n = r.u32(); i < n; i++) { r.header(); polygons.push(r.rings()) }
       return { type: POLYGON, polygons }
     }
+    default: return null
+  }
+}
+
+/** A geometry object in tile units (the generic path, for layers without GeoPackage storage). */
+export function shapeOf(g: Geometry, project: Project): TileShape | null {
+  const flat = (ps: Position[]) => {
+    const out: number[] = []
+    for (const p of ps) project(p[0]!, p[1]!, out)
+    return out
+  }
+  switch (g.type) {
+    case 'Point': return { type: POINT, points: flat([g.coordinates]) }
+    case 'MultiPoint': return { type: POINT, points: flat(g.coordinates) }
+    case 'LineString': return { type: LINE, lines: [flat(g.coordinates)] }
+    case 'MultiLineString': return { type: LINE, lines: g.coordinates.map(flat) }
+    case 'Polygon': return { type: POLYGON, polygons: [g.coordinates.map(flat)] }
+    case 'MultiPolygon': return { type: POLYGON, polygons: g.coordinates.map((p) => p.map(flat)) }
     default: return null
   }
 }

@@ -6,6 +6,7 @@
 import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
 import type { Store } from '../store/store.ts'
 import type { GdalApi } from '../../wasm/gdal.ts'
+import type { EpsgSource } from '../geo/srs.ts'
 
 export interface AdminProvision {
   /** The administrator's password on a fresh database. */
@@ -24,9 +25,9 @@ export interface Platform {
   sqlite(): Promise<Sqlite3Static>
   /** Starts GDAL-WASM on first call; later calls share it. */
   gdal(): Promise<GdalApi>
+  /** Looks EPSG codes up in the host's EPSG index (reprojection of any code). */
+  readonly epsg: EpsgSource
   readonly admin: AdminProvision
-  /** Create the demo data set on a fresh database. */
-  readonly demo: boolean
   /** Largest accepted upload in bytes; `FILE_UPLOAD.maxSize` when absent (tests set a small one). */
   readonly uploadMaxSize?: number
   /**

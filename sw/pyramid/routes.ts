@@ -5,18 +5,19 @@
  */
 import { parameterRequired } from '../core/error.ts'
 import { json } from '../core/http.ts'
-import type { RouteTable } from '../core/routes.ts'
+import type { Routes } from '../core/routes.ts'
+import type { Database } from '../store/database.ts'
+import type { Platform } from '../platform/platform.ts'
 import { lastValue } from '../core/validate.ts'
 import { findSrs, listSrs, type SrsDef } from '../geo/srs.ts'
 import { srsNotFound } from './errors.ts'
 import { exportFormatSettings } from '../export/formats.ts'
+import { FILE_UPLOAD, uploadMaxSize } from '../upload/limits.ts'
 
 /** The original's version this server answers as (reference §11: clients parse `major.minor`). */
 export const NGW_COMPAT_VERSION = '5.5.0'
 export const OUTPOST_VERSION = '0.1.0'
 
-/** Upload limits, also used by the upload component when it arrives. */
-export const FILE_UPLOAD = { maxSize: 512 * 1024 * 1024, chunkSize: 16 * 1024 * 1024 }
 
 const started = Date.now() / 1000
 
@@ -25,7 +26,12 @@ function srsJson(d: SrsDef) {
     catalog_id: null, system: d.id === 4326 || d.id === 3857, protected: true, geographic: d.geographic }
 }
 
-function settingsOf(component: string, uploadMaxSize?: number): Record<string, unknown> {
+/** The pyramid component's context. */
+export interface PyramidVariables {
+  services: { main: Database; platform: Pick<Platform, 'host' | 'now' | 'uploadMaxSize'> }
+}
+
+function settingsOf(component: string, platform: { uploadMaxSize?: number }): Record<string, unknown> {
   switch (component) {
     case 'pyramid':
       return { urlSafePattern: null, support_url: null, help_page_url: null, contactAdministratorUrl: null,
@@ -34,7 +40,7 @@ function settingsOf(component: string, uploadMaxSize?: number): Record<string, u
         storage: { enabled: false, limit: null }, backup: { download: false },
         lunkwill: { enabled: false, hmux: false }, logoMaxSize: 0 }
     case 'file_upload':
-      return { ...FILE_UPLOAD, maxSize: uploadMaxSize ?? FILE_UPLOAD.maxSize }
+      return { ...FILE_UPLOAD, maxSize: uploadMaxSize(platform) }
     case 'feature_layer':
       return { exportFormats: exportFormatSettings(), versioning: { default: false } }
     case 'resource':
@@ -44,20 +50,21 @@ function settingsOf(component: string, uploadMaxSize?: number): Record<string, u
   }
 }
 
-export function mountPyramid(routes: RouteTable): void {
+/** `routes` is the table itself: `pyramid.route` serves it. */
+export function mountPyramid(routes: Routes<PyramidVariables> & { toJSON(): unknown }): void {
   routes.add('pyramid.route', '/api/component/pyramid/route', 'GET', () => json(routes))
 
   routes.add('pyramid.settings', '/api/component/pyramid/settings', 'GET', (c) => {
     const component = lastValue(new URL(c.req.url).searchParams, 'component')
     if (!component) throw parameterRequired('component')
-    return json(settingsOf(component, c.get('platform').uploadMaxSize))
+    return json(settingsOf(component, c.get('services').platform))
   })
 
   routes.add('pyramid.pkg_version', '/api/component/pyramid/pkg_version', 'GET', (c) =>
-    json({ nextgisweb: NGW_COMPAT_VERSION, outpost: OUTPOST_VERSION, outpost_host: c.get('platform').host }))
+    json({ nextgisweb: NGW_COMPAT_VERSION, outpost: OUTPOST_VERSION, outpost_host: c.get('services').platform.host }))
 
   routes.add('pyramid.ping', '/api/component/pyramid/ping', 'GET', (c) =>
-    json({ current: c.get('platform').now().getTime() / 1000, started }))
+    json({ current: c.get('services').platform.now().getTime() / 1000, started }))
 
   routes.add('pyramid.healthcheck', '/api/component/pyramid/healthcheck', 'GET', async (c) => {
     const ok = await c.get('services').main.read((db) => db.selectValue('SELECT 1') === 1)

@@ -3,7 +3,6 @@
  * Effective permissions (reference §3.4). This server has two roles: administrators may do
  * everything; everyone else, the guest included, may read.
  */
-import { getClass } from '../classes/registry.ts'
 import type { Principal } from '../auth/types.ts'
 
 const PERMISSIONS: Record<string, string[]> = {
@@ -19,8 +18,9 @@ export const SCOPES = Object.fromEntries(Object.entries(PERMISSIONS).map(([sid, 
 
 const READS = new Set(['resource.read', 'data.read', 'connection.read', 'connection.connect', 'service.connect'])
 
-export function permissionsOf(user: Principal, cls: string): Record<string, Record<string, boolean>> {
-  const scopes = new Set(['resource', ...getClass(cls).scopes])
+/** The effective permissions of `user` on a resource of a class with `classScopes`. */
+export function permissionsOf(user: Principal, classScopes: readonly string[]): Record<string, Record<string, boolean>> {
+  const scopes = new Set(['resource', ...classScopes])
   return Object.fromEntries([...scopes].map((sid) => [sid, Object.fromEntries((PERMISSIONS[sid] ?? []).map((p) =>
     [p, user.isAdmin || READS.has(`${sid}.${p}`)]))]))
 }

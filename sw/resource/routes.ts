@@ -3,33 +3,44 @@
  * `resource.item`, `resource.collection`, `resource.search`, `resource.permission` and
  * `resource.blueprint` (spec §4.1, §4.2; reference §4).
  */
-import type { Context } from 'hono'
-import type { AppEnv } from '../core/env.ts'
 import { json, readJsonObject } from '../core/http.ts'
-import type { RouteTable } from '../core/routes.ts'
+import type { RequestContext, Routes } from '../core/routes.ts'
 import { queryBool, queryInt, lastValue } from '../core/validate.ts'
 import { invalidParameter } from '../core/error.ts'
 import { requireAdmin } from '../auth/middleware.ts'
-import { listClasses } from '../classes/registry.ts'
-import type { ClassContext } from '../classes/types.ts'
 import type { SqlDb } from '../store/database.ts'
-import { children, createResource, deleteResource, requireRow, serialize, updateResource } from './service.ts'
+import type { ResourceVariables } from './env.ts'
+import {
+  children, createResource, deleteResource, getRow, runAfterCommit, serialize, updateResource, type ResourceContext,
+} from './service.ts'
 import { searchResources } from './search.ts'
 import { permissionsOf, SCOPES } from './permissions.ts'
+import { resourceNotFound } from './errors.ts'
+import type { ResourceRow } from './types.ts'
 
-function ctxOf(c: Context<AppEnv>, db: SqlDb): ClassContext {
-  return { db, user: c.get('user'), now: c.get('platform').now() }
+type Ctx = RequestContext<ResourceVariables>
+
+function ctxOf(c: Ctx, db: SqlDb): ResourceContext {
+  const { classes, platform } = c.get('services')
+  return { db, user: c.get('user'), now: platform.now(), classes }
 }
 
-const read = <T>(c: Context<AppEnv>, fn: (ctx: ClassContext) => T) =>
+const read = <T>(c: Ctx, fn: (ctx: ResourceContext) => T) =>
   c.get('services').main.read((db) => fn(ctxOf(c, db)))
-const write = <T>(c: Context<AppEnv>, fn: (ctx: ClassContext) => T) =>
+const write = <T>(c: Ctx, fn: (ctx: ResourceContext) => T) =>
   c.get('services').main.write((db) => fn(ctxOf(c, db)))
 
-const idOf = (c: Context<AppEnv>) => Number(c.req.param('id'))
+const idOf = (c: Ctx) => Number(c.req.param('id'))
 
-export function mountResource(routes: RouteTable): void {
-  const collection = async (c: Context<AppEnv>) => {
+/** Resource `id`'s row or the original's 404. */
+function rowOf(ctx: ResourceContext, id: number): ResourceRow {
+  const row = getRow(ctx.db, id)
+  if (!row) throw resourceNotFound(id)
+  return row
+}
+
+export function mountResource(routes: Routes<ResourceVariables>): void {
+  const collection = async (c: Ctx) => {
     if (c.req.method === 'POST') {
       const body = await readJsonObject(c.req.raw)
       const parentId = (body.resource as { parent?: { id?: unknown } } | undefined)?.parent?.id
@@ -40,7 +51,7 @@ export function mountResource(routes: RouteTable): void {
     const parent = queryInt(params, 'parent')
     return json(await read(c, (ctx) => {
       // Without `parent`: the resources with no parent, i.e. the root (reference §4.3).
-      const rows = parent === undefined ? [requireRow(ctx.db, 0)] : children(ctx.db, parent)
+      const rows = parent === undefined ? [rowOf(ctx, 0)] : children(ctx, parent)
       return rows.map((r) => serialize(ctx, r))
     }))
   }
@@ -49,13 +60,18 @@ export function mountResource(routes: RouteTable): void {
 
   routes.add('resource.item', '/api/resource/{id}', ['GET', 'PUT', 'DELETE'], async (c) => {
     const id = idOf(c)
-    if (c.req.method === 'GET') return json(await read(c, (ctx) => serialize(ctx, requireRow(ctx.db, id))))
+    if (c.req.method === 'GET') return json(await read(c, (ctx) => serialize(ctx, rowOf(ctx, id))))
     // Read the body before deciding on permissions: a malformed body is a 400 for anyone.
     const body = c.req.method === 'PUT' ? await readJsonObject(c.req.raw) : undefined
-    await read(c, (ctx) => requireRow(ctx.db, id))
+    await read(c, (ctx) => rowOf(ctx, id))
     requireAdmin(c.get('user'), c.req.method === 'PUT' ? 'update' : 'delete', 'resource', id)
-    if (body) await write(c, (ctx) => updateResource(ctx, id, body))
-    else await write(c, (ctx) => deleteResource(ctx, id))
+    if (body) {
+      if (!await write(c, (ctx) => updateResource(ctx, id, body))) throw resourceNotFound(id)
+    } else {
+      const after = await write(c, (ctx) => deleteResource(ctx, id))
+      if (!after) throw resourceNotFound(id)
+      await runAfterCommit(after, c.get('services').platform.log)
+    }
     return json({})
   })
 
@@ -65,7 +81,7 @@ export function mountResource(routes: RouteTable): void {
     if (ser !== 'resource' && ser !== 'full') throw invalidParameter('serialization', `Invalid value '${ser}'; expected resource or full.`)
     const breadcrumb = queryBool(params, 'breadcrumb', false)
     return json(await read(c, (ctx) => {
-      const res = searchResources(ctx.db, params)
+      const res = searchResources(ctx.db, ctx.classes, params)
       const items = res.rows.map((r) => serialize(ctx, r, ser === 'full'))
       if (!res.paged) return items
       const out: Record<string, unknown> = { items, total_count: res.total, limit: res.limit, offset: res.offset, order: res.order }
@@ -76,14 +92,14 @@ export function mountResource(routes: RouteTable): void {
 
   routes.add('resource.permission', '/api/resource/{id}/permission', 'GET', async (c) => {
     const id = idOf(c)
-    const row = await read(c, (ctx) => requireRow(ctx.db, id))
-    return json(permissionsOf(c.get('user'), row.cls))
+    const row = await read(c, (ctx) => rowOf(ctx, id))
+    return json(permissionsOf(c.get('user'), c.get('services').classes.get(row.cls).scopes))
   })
 
-  routes.add('resource.blueprint', '/api/component/resource/blueprint', 'GET', () => {
-    const resources = Object.fromEntries(listClasses().map((k) => [k.identity, {
+  routes.add('resource.blueprint', '/api/component/resource/blueprint', 'GET', (c) => {
+    const resources = Object.fromEntries(c.get('services').classes.list().map((k) => [k.identity, {
       identity: k.identity, label: k.label, base_classes: ['resource'], interfaces: k.interfaces,
-      scopes: k.scopes, category: k.identity === 'resource_group' ? 'resource_group' : 'layer', order: k.order }]))
+      scopes: k.scopes, category: k.category, order: k.order }]))
     return json({ resources, scopes: SCOPES, categories: {} })
   })
 }

@@ -4,9 +4,10 @@
  * Both the current syntax and the 4.x aliases that older clients still send are accepted.
  */
 import { invalidParameter } from '../core/error.ts'
+import { likeToGlob } from '../core/text.ts'
 import { lastValue, queryInt, queryIntList } from '../core/validate.ts'
 import type { SqlDb } from '../store/database.ts'
-import { findClass } from '../classes/registry.ts'
+import type { ClassLookup } from './class.ts'
 import type { ResourceRow } from './types.ts'
 import { selectRows } from './service.ts'
 
@@ -26,11 +27,6 @@ const COLUMNS: Record<string, string> = {
 }
 const INT_COLUMNS = new Set(['id', 'parent', 'owner_user'])
 
-/** A case-sensitive LIKE: SQL's `%`/`_` become GLOB's `*`/`?`, GLOB's own specials are quoted. */
-function likeToGlob(pattern: string): string {
-  return pattern.replace(/[*?[\]%_]/g, (ch) => ({ '%': '*', _: '?' } as Record<string, string>)[ch] ?? `[${ch}]`)
-}
-
 export interface SearchResult {
   rows: ResourceRow[]
   paged: boolean
@@ -44,7 +40,8 @@ const ORDER_SQL: Record<string, string> = {
   name: 'display_name', type: 'cls', owner: 'owner_user_id', created: 'creation_date',
 }
 
-export function searchResources(db: SqlDb, params: URLSearchParams): SearchResult {
+/** The resources matching the filters of `params`; class names are resolved through `classes`. */
+export function searchResources(db: SqlDb, classes: ClassLookup, params: URLSearchParams): SearchResult {
   const where: string[] = []
   const bind: Bind[] = []
   for (const rawKey of new Set(params.keys())) {
@@ -83,7 +80,7 @@ export function searchResources(db: SqlDb, params: URLSearchParams): SearchResul
     const col = COLUMNS[name]!
     if (op === 'in') {
       const values: Bind[] = INT_COLUMNS.has(name) ? queryIntList(params, rawKey)! : value.split(',').filter((v) => v !== '')
-      if (name === 'cls') values.splice(0, values.length, ...values.map((v) => findClass(String(v))?.identity ?? String(v)))
+      if (name === 'cls') values.splice(0, values.length, ...values.map((v) => classes.find(String(v))?.identity ?? String(v)))
       where.push(values.length ? `${col} IN (${values.map(() => '?').join(',')})` : '0')
       bind.push(...values)
     } else if (op === 'like') {
@@ -97,7 +94,7 @@ export function searchResources(db: SqlDb, params: URLSearchParams): SearchResul
       bind.push(queryInt(params, rawKey)!)
     } else {
       where.push(`${col} = ?`)
-      bind.push(name === 'cls' ? findClass(value)?.identity ?? value : value)
+      bind.push(name === 'cls' ? classes.find(value)?.identity ?? value : value)
     }
   }
 

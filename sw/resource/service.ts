@@ -6,12 +6,16 @@
  */
 import { validationError } from '../core/error.ts'
 import { expectKind, expectObject, expectRef } from '../core/validate.ts'
-import { findClass, getClass } from '../classes/registry.ts'
-import type { ClassContext, ClassData } from '../classes/types.ts'
+import type { AfterCommit, ClassContext, ClassData, ClassLookup } from './class.ts'
 import type { Database, SqlDb } from '../store/database.ts'
-import { displayNameNotUnique, hierarchyError, keynameNotUnique, resourceNotFound, rootDeleteError, unknownClass } from './errors.ts'
+import { displayNameNotUnique, hierarchyError, keynameNotUnique, rootDeleteError, unknownClass } from './errors.ts'
 import type { ResourceRow } from './types.ts'
 import { applyResmeta, readResmeta } from './resmeta.ts'
+
+/** What the tree's functions get: the main database inside a read or write, and the classes. */
+export interface ResourceContext extends ClassContext {
+  classes: ClassLookup
+}
 
 export const ROOT_ID = 0
 const ROW_COLUMNS = 'id, cls, parent_id, keyname, display_name, description, owner_user_id, creation_date, permissions, data'
@@ -19,6 +23,7 @@ const ROW_COLUMNS = 'id, cls, parent_id, keyname, display_name, description, own
 /** Naive ISO datetime without fractions, as the original writes `creation_date`. */
 export const naiveIso = (d: Date) => d.toISOString().slice(0, 19)
 
+/** Creates the root on a fresh database: a resource group, as in every NextGIS Web tree. */
 export async function provisionRoot(main: Database, now: Date): Promise<void> {
   const exists = await main.read((db) => db.selectValue(`SELECT 1 FROM resource WHERE id = ?`, [ROOT_ID]))
   if (exists) return
@@ -28,14 +33,9 @@ export async function provisionRoot(main: Database, now: Date): Promise<void> {
   })
 }
 
+/** Resource `id`'s row, or `undefined` when there is none. */
 export function getRow(db: SqlDb, id: number): ResourceRow | undefined {
   return db.selectObject(`SELECT ${ROW_COLUMNS} FROM resource WHERE id = ?`, [id]) as ResourceRow | undefined
-}
-
-export function requireRow(db: SqlDb, id: number): ResourceRow {
-  const row = getRow(db, id)
-  if (!row) throw resourceNotFound(id)
-  return row
 }
 
 export function selectRows(db: SqlDb, where: string, bind: (string | number | null)[]): ResourceRow[] {
@@ -43,8 +43,9 @@ export function selectRows(db: SqlDb, where: string, bind: (string | number | nu
 }
 
 /** The `resource` member of the composite object (reference §4.1), keys in the original's order. */
-export function resourceMember(db: SqlDb, row: ResourceRow): Record<string, unknown> {
-  const cls = getClass(row.cls)
+export function resourceMember(ctx: ResourceContext, row: ResourceRow): Record<string, unknown> {
+  const { db } = ctx
+  const cls = ctx.classes.get(row.cls)
   let parent: unknown = null
   if (row.parent_id !== null) {
     const pp = db.selectValue(`SELECT parent_id FROM resource WHERE id = ?`, [row.parent_id]) ?? null
@@ -67,22 +68,22 @@ export function resourceMember(db: SqlDb, row: ResourceRow): Record<string, unkn
 }
 
 /** The whole composite object: `resource`, `resmeta`, `social` and the class's members. */
-export function serialize(ctx: ClassContext, row: ResourceRow, full = true): Record<string, unknown> {
-  const out: Record<string, unknown> = { resource: resourceMember(ctx.db, row) }
+export function serialize(ctx: ResourceContext, row: ResourceRow, full = true): Record<string, unknown> {
+  const out: Record<string, unknown> = { resource: resourceMember(ctx, row) }
   if (!full) return out
   out.resmeta = { items: readResmeta(ctx.db, row.id) }
   out.social = { image_exists: false, description: null }
-  Object.assign(out, getClass(row.cls).serialize(ctx, row.id, JSON.parse(row.data) as ClassData))
+  Object.assign(out, ctx.classes.get(row.cls).serialize(ctx, row.id, JSON.parse(row.data) as ClassData))
   return out
 }
 
 /** Children of `parentId`, in the original's order: class order, then display name. */
-export function children(db: SqlDb, parentId: number): ResourceRow[] {
-  return sortRows(selectRows(db, 'parent_id = ?', [parentId]))
+export function children(ctx: ResourceContext, parentId: number): ResourceRow[] {
+  return sortRows(ctx.classes, selectRows(ctx.db, 'parent_id = ?', [parentId]))
 }
 
-export function sortRows(rows: ResourceRow[]): ResourceRow[] {
-  return rows.sort((a, b) => getClass(a.cls).order - getClass(b.cls).order
+export function sortRows(classes: ClassLookup, rows: ResourceRow[]): ResourceRow[] {
+  return rows.sort((a, b) => classes.get(a.cls).order - classes.get(b.cls).order
     || a.display_name.localeCompare(b.display_name) || a.id - b.id)
 }
 
@@ -98,10 +99,11 @@ function checkNames(db: SqlDb, id: number, parentId: number | null, displayName:
   }
 }
 
-function checkParent(db: SqlDb, parentId: number, cls: string, movingId?: number): void {
+function checkParent(ctx: ResourceContext, parentId: number, cls: string, movingId?: number): void {
+  const { db } = ctx
   const parent = getRow(db, parentId)
   if (!parent) throw hierarchyError(`Parent resource id = ${parentId} was not found.`)
-  if (!getClass(cls).acceptsParent(parent.cls)) {
+  if (!ctx.classes.get(cls).acceptsParent(parent.cls)) {
     throw hierarchyError(`Resource of type '${cls}' can't be a child of a resource of type '${parent.cls}'.`)
   }
   if (movingId !== undefined) {
@@ -134,11 +136,11 @@ function journal(ctx: ClassContext, resourceId: number, action: string, payload:
 }
 
 /** Creates a resource from a composite body; returns its id and parent id. */
-export function createResource(ctx: ClassContext, body: Record<string, unknown>): { id: number; parent: { id: number } } {
+export function createResource(ctx: ResourceContext, body: Record<string, unknown>): { id: number; parent: { id: number } } {
   const db = ctx.db
   const r = expectObject(body.resource, '$.resource')
   const clsName = expectKind<string>('str', r.cls, '$.resource.cls')
-  const cls = findClass(clsName)
+  const cls = ctx.classes.find(clsName)
   if (!cls) throw unknownClass(clsName)
   if (r.parent === undefined) throw validationError('Object missing required field `parent` - at `$.resource`')
   const parentId = expectRef(r.parent, '$.resource.parent')
@@ -147,7 +149,7 @@ export function createResource(ctx: ClassContext, body: Record<string, unknown>)
   const keyname = r.keyname === undefined ? null : keynameOf(r.keyname)
   const description = r.description === undefined ? null : nullableStr(r.description, '$.resource.description')
   const permissions = r.permissions === undefined ? [] : expectKind<unknown[]>('array', r.permissions, '$.resource.permissions')
-  checkParent(db, parentId, cls.identity)
+  checkParent(ctx, parentId, cls.identity)
   checkNames(db, -1, parentId, displayName, keyname)
 
   db.exec({ sql: `INSERT INTO resource (cls, parent_id, keyname, display_name, description, owner_user_id, creation_date, permissions)
@@ -165,16 +167,20 @@ function pickMembers(body: Record<string, unknown>, names: string[]): Record<str
   return Object.fromEntries(names.map((n) => [n, body[n]]))
 }
 
-/** Applies a partial composite body to resource `id`: rename, move, class members, resmeta. */
-export function updateResource(ctx: ClassContext, id: number, body: Record<string, unknown>): void {
+/**
+ * Applies a partial composite body to resource `id`: rename, move, class members, resmeta.
+ * `false` when there is no such resource (nothing is changed then).
+ */
+export function updateResource(ctx: ResourceContext, id: number, body: Record<string, unknown>): boolean {
   const db = ctx.db
-  const row = requireRow(db, id)
-  const cls = getClass(row.cls)
+  const row = getRow(db, id)
+  if (!row) return false
+  const cls = ctx.classes.get(row.cls)
   let { parent_id: parentId, display_name: displayName, keyname, description } = row
   let { owner_user_id: owner, permissions } = row
   if (body.resource !== undefined) {
     const r = expectObject(body.resource, '$.resource')
-    if (r.cls !== undefined && findClass(expectKind<string>('str', r.cls, '$.resource.cls'))?.identity !== cls.identity) {
+    if (r.cls !== undefined && ctx.classes.find(expectKind<string>('str', r.cls, '$.resource.cls'))?.identity !== cls.identity) {
       throw validationError('The class of an existing resource cannot be changed - at `$.resource.cls`')
     }
     if (r.id !== undefined && r.id !== id) throw validationError('Resource id cannot be changed - at `$.resource.id`')
@@ -182,7 +188,7 @@ export function updateResource(ctx: ClassContext, id: number, body: Record<strin
       const next = r.parent === null ? null : expectRef(r.parent, '$.resource.parent')
       if (next !== parentId) {
         if (id === ROOT_ID || next === null) throw hierarchyError('The root resource cannot be moved, and every other resource needs a parent.')
-        checkParent(db, next, cls.identity, id)
+        checkParent(ctx, next, cls.identity, id)
         parentId = next
       }
     }
@@ -205,6 +211,7 @@ export function updateResource(ctx: ClassContext, id: number, body: Record<strin
   if (body.resmeta !== undefined) applyResmeta(db, id, body.resmeta)
   journal(ctx, id, parentId !== row.parent_id ? 'resource.move' : 'resource.update',
     { parent: parentId, display_name: displayName })
+  return true
 }
 
 /** Ids of `id` and everything below it, deepest last. */
@@ -213,14 +220,30 @@ export function subtreeIds(db: SqlDb, id: number): number[] {
       SELECT id FROM t`, [id]) as number[]).map(Number)
 }
 
-/** Deletes resource `id` and, recursively, its children. Returns the deleted rows. */
-export function deleteResource(ctx: ClassContext, id: number): ResourceRow[] {
+/**
+ * Deletes resource `id` and, recursively, its children, inside the caller's write. Returns
+ * what the classes' delete hooks left for after the commit (see `runAfterCommit`), or
+ * `undefined` when there is no such resource.
+ */
+export function deleteResource(ctx: ResourceContext, id: number): AfterCommit[] | undefined {
   if (id === ROOT_ID) throw rootDeleteError()
-  requireRow(ctx.db, id)
+  if (!getRow(ctx.db, id)) return undefined
   const ids = subtreeIds(ctx.db, id)
-  const rows = ids.map((i) => requireRow(ctx.db, i))
-  for (const r of rows) getClass(r.cls).remove?.(ctx, r.id, JSON.parse(r.data) as ClassData)
+  const after: AfterCommit[] = []
+  for (const i of ids) {
+    const r = getRow(ctx.db, i)!
+    const action = ctx.classes.get(r.cls).remove?.(ctx, r.id, JSON.parse(r.data) as ClassData)
+    if (action) after.push(action)
+  }
   ctx.db.exec({ sql: `DELETE FROM resource WHERE id IN (${ids.map(() => '?').join(',')})`, bind: ids })
   journal(ctx, id, 'resource.delete', { ids })
-  return rows
+  return after
+}
+
+/**
+ * Runs the after-commit actions of a delete. The resource is gone already, so a failing
+ * action is logged, not answered: what it left behind is swept later.
+ */
+export async function runAfterCommit(actions: AfterCommit[], log: (message: string, err?: unknown) => void): Promise<void> {
+  for (const action of actions) await action().catch((err: unknown) => log('An after-delete action failed', err))
 }

@@ -3,19 +3,23 @@
  * `file_upload.collection`, `file_upload.item` and the legacy `file_upload.upload`
  * (spec §4.10, reference §7): multipart POST, raw PUT, and TUS 1.0.0 (creation, termination).
  */
-import type { Context } from 'hono'
-import type { AppEnv } from '../core/env.ts'
 import { pageNotFound, validationError } from '../core/error.ts'
 import { json } from '../core/http.ts'
-import type { RouteTable } from '../core/routes.ts'
+import type { RequestContext, Routes } from '../core/routes.ts'
 import { dispositionName, readBytes, sanitizeName } from './body.ts'
 import { badRequest, fileUploadNotCompleted, fileUploadNotFound, offsetConflict, unsupportedMediaType, uploadTooLarge } from './errors.ts'
-import { deleteUpload, findUpload, storeUploads, toRecord, tusAppend, tusCreate, uploadMaxSize, type NewUpload } from './service.ts'
+import { deleteUpload, findUpload, storeUploads, toRecord, tusAppend, tusCreate, type NewUpload } from './service.ts'
+import { uploadMaxSize } from './limits.ts'
 import { intHeader, isTusRequest, parseUploadMetadata, TUS_CONTENT_TYPE, TUS_EXTENSIONS, TUS_VERSION, tusResponse } from './tus.ts'
-import type { UploadInfo } from './types.ts'
+import type { UploadInfo, UploadServices } from './types.ts'
 import { normalizeUploadId } from './upload-id.ts'
 
-type Ctx = Context<AppEnv>
+/** The upload component's context. */
+export interface UploadVariables {
+  services: UploadServices
+}
+
+type Ctx = RequestContext<UploadVariables>
 
 const COLLECTION = '/api/component/file_upload/'
 
@@ -25,7 +29,7 @@ const mediaType = (v: string | undefined) => (v ?? '').split(';')[0]!.trim().toL
 /** OPTIONS: what TUS this server speaks. */
 function collectionOptions(c: Ctx): Response {
   return new Response(null, { status: 204, headers: { 'Tus-Resumable': TUS_VERSION, 'Tus-Version': TUS_VERSION,
-    'Tus-Extension': TUS_EXTENSIONS, 'Tus-Max-Size': String(uploadMaxSize(c.get('platform'))) } })
+    'Tus-Extension': TUS_EXTENSIONS, 'Tus-Max-Size': String(uploadMaxSize(c.get('services').platform)) } })
 }
 
 /** POST: a TUS creation when `Tus-Resumable` is sent, a multipart form, or else a raw body. */
@@ -39,7 +43,7 @@ async function collectionPost(c: Ctx): Promise<Response> {
 
 /** Multipart: `files[]` (several) or `file` (one, named by the `name` field if sent). */
 async function formPost(c: Ctx): Promise<Response> {
-  const max = uploadMaxSize(c.get('platform'))
+  const max = uploadMaxSize(c.get('services').platform)
   let form: FormData
   try {
     form = await c.req.raw.formData()
@@ -74,7 +78,7 @@ async function formPost(c: Ctx): Promise<Response> {
 
 /** PUT (or a non-form POST): the body is the file. 201 with one record, no wrapper. */
 async function rawPut(c: Ctx): Promise<Response> {
-  const bytes = await readBytes(c.req.raw, uploadMaxSize(c.get('platform')))
+  const bytes = await readBytes(c.req.raw, uploadMaxSize(c.get('services').platform))
   const type = c.req.header('content-type')
   // As the original, a form content type (curl's default) says nothing about the file.
   const mimeType = type && mediaType(type) !== 'application/x-www-form-urlencoded' ? type : undefined
@@ -86,7 +90,7 @@ async function rawPut(c: Ctx): Promise<Response> {
 async function tusCreateRoute(c: Ctx): Promise<Response> {
   const headers = c.req.raw.headers
   const size = intHeader(headers, 'upload-length')
-  const max = uploadMaxSize(c.get('platform'))
+  const max = uploadMaxSize(c.get('services').platform)
   if (size > max) throw uploadTooLarge(max)
   const meta = parseUploadMetadata(headers.get('upload-metadata'))
   const id = await tusCreate(c.get('services'), size, sanitizeName(meta.name), meta.mime_type || undefined)
@@ -138,7 +142,7 @@ async function itemDelete(c: Ctx): Promise<Response> {
   return tusResponse(204)
 }
 
-export function mountUpload(routes: RouteTable): void {
+export function mountUpload(routes: Routes<UploadVariables>): void {
   // Before the item route, whose `{id}` would otherwise also see "upload".
   routes.add('file_upload.upload', '/api/component/file_upload/upload', ['POST', 'PUT'], (c) =>
     c.req.method === 'PUT' ? rawPut(c) : collectionPost(c))

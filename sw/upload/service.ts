@@ -23,12 +23,10 @@ import { concatBytes } from '../core/bytes.ts'
 import { internalServerError } from '../core/error.ts'
 import { expectKind } from '../core/validate.ts'
 import type { Platform } from '../platform/platform.ts'
-import { FILE_UPLOAD } from '../pyramid/routes.ts'
-import type { Services } from '../services.ts'
 import type { SqlDb } from '../store/database.ts'
 import { fileUploadNotCompleted, fileUploadNotFound, offsetConflict } from './errors.ts'
 import { SNIFF_WINDOW, sniffMime } from './sniff.ts'
-import type { UploadInfo, UploadRecord, UploadRow } from './types.ts'
+import type { UploadInfo, UploadRecord, UploadRow, UploadServices as Services } from './types.ts'
 import { newUploadId, normalizeUploadId } from './upload-id.ts'
 
 /** How long an upload lives: the original sweeps date folders older than yesterday. */
@@ -36,11 +34,6 @@ export const UPLOAD_TTL_MS = 2 * 24 * 3600 * 1000
 
 /** At most this many expired uploads are swept per write, so a sweep never stalls a request. */
 const SWEEP_BATCH = 100
-
-/** Largest accepted upload in bytes: the host's override or `FILE_UPLOAD.maxSize`. */
-export function uploadMaxSize(platform: Platform): number {
-  return platform.uploadMaxSize ?? FILE_UPLOAD.maxSize
-}
 
 const dataBlob = (id: string) => `upload-${id}`
 

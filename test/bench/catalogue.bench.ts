@@ -5,7 +5,7 @@
  * is no ratio column.
  */
 import { createApp, nodePlatform } from '../../sw/host/node.ts'
-import { encodeRgba } from '../../sw/catalogue/png.ts'
+import { encodeRgba } from '../../sw/image/png.ts'
 import { machine, median, timeRuns, writeSection } from './report.ts'
 
 const N = 10_000

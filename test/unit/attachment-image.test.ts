@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { fitSize, readExif, thumbnail, transpose } from '../../sw/feature/attachment-image.ts'
-import { quotePlus } from '../../sw/feature/attachment-routes.ts'
+import { fitSize, readExif, thumbnail, transpose } from '../../sw/feature/attachment/image.ts'
+import { quotePlus } from '../../sw/core/text.ts'
 import { exifSegment, imageSize, makeJpeg } from '../api/cases/attachment-images.ts'
 import { base64 } from '../api/harness.ts'
 

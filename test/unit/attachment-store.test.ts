@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createApp, nodePlatform } from '../../sw/host/node.ts'
+import type { Store } from '../../sw/store/store.ts'
 import { makeJpeg } from '../api/cases/attachment-images.ts'
 
 const AUTH = { authorization: 'Basic ' + btoa('administrator:pw') }
@@ -88,10 +89,15 @@ describe('attachment storage', () => {
     await expect.poll(async () => (await platform.store.listImages()).includes(`layer-${layer}`)).toBe(false)
     expect(attachmentBlobs()).toEqual([])
 
-    // A layer deleted by an app that never opened it: the next app's sweep drops image and blobs.
+    // A drop interrupted after the delete's commit (a worker stopped then): the next app's
+    // sweep drops image and blobs.
     const { call: call2, upload: upload2, layer: layer2, col: col2, attachmentBlobs: blobs2, platform: p2 } = await setup()
     await call2('POST', col2, { file_upload: await upload2(new Uint8Array([3]), 'z.bin') })
-    const other = createApp(p2)
+    const s = p2.store
+    const stopped: Store = { loadImage: (n) => s.loadImage(n), saveImage: (n, v) => s.saveImage(n, v), listImages: () => s.listImages(),
+      putBlob: (i, d) => s.putBlob(i, d), getBlob: (i) => s.getBlob(i), close: () => s.close(),
+      deleteImage: () => Promise.reject(new Error('stopped')), deleteBlob: () => Promise.reject(new Error('stopped')) }
+    const other = createApp({ ...p2, store: stopped })
     const del = await other.fetch(new Request(`http://host/api/resource/${layer2}`, { method: 'DELETE', headers: AUTH }))
     expect(del.status).toBe(200)
     expect(blobs2()).toHaveLength(1)

@@ -3,8 +3,11 @@ import { parseWkt, toWkt } from '../../sw/geo/wkt.ts'
 import { readWkb, toWkb } from '../../sw/geo/wkb.ts'
 import { decodeGpkg, encodeGpkg, gpkgBbox } from '../../sw/geo/gpkg.ts'
 import { layerTypeOf, type Geometry } from '../../sw/geo/geometry.ts'
-import { intersects, areaOf, lengthOf } from '../../sw/geo/measure.ts'
+import { areaOf, lengthOf } from '../../sw/geo/measure.ts'
+import { flatten, intersects as flatIntersects } from '../../sw/geo/flat.ts'
 import { reproject, UnknownSrsError } from '../../sw/geo/reproject.ts'
+import { loadProjection, projectionOf } from '../../sw/geo/srs.ts'
+import { nodeEpsg } from '../../sw/host/node-epsg.ts'
 
 const SAMPLES: [string, string][] = [
   ['POINT (1 2)', 'POINT(1 2)'],
@@ -74,6 +77,9 @@ describe('geo/wkb and geo/gpkg', () => {
   })
 })
 
+/** The kernel's predicate on two geometries. */
+const intersects = (a: Geometry, b: Geometry) => flatIntersects(flatten(a), flatten(b))
+
 describe('geo/measure', () => {
   const g = (wkt: string) => parseWkt(wkt) as Geometry
   it('tests intersection between every kind of geometry', () => {
@@ -98,7 +104,14 @@ describe('geo/measure', () => {
 })
 
 describe('geo/reproject', () => {
-  it('projects between known systems, including generated UTM zones, and refuses unknown codes', () => {
+  it('projects between known systems, including UTM zones of the EPSG index, and refuses unknown codes', async () => {
+    expect(projectionOf(32637)).toBeUndefined() // not loaded yet
+    expect((await loadProjection(32637, nodeEpsg))?.displayName).toBe('WGS 84 / UTM zone 37N (EPSG:32637)')
+    expect(await loadProjection(999999, nodeEpsg)).toBeUndefined()
+    expect(await loadProjection(27700, nodeEpsg)).toBeUndefined() // needs an NTv2 grid that is not shipped
+    // Deprecated codes the index omits still answer, as they did before it was used.
+    expect((await loadProjection(28467, nodeEpsg))?.proj4).toMatch(/\+lon_0=39 .*\+x_0=500000 /)
+    expect((await loadProjection(25838, nodeEpsg))?.proj4).toMatch(/\+zone=38 /)
     const p = reproject(g4326('POINT(37.6173 55.7558)'), 4326, 32637) as { coordinates: number[] }
     expect(p.coordinates[0]).toBeGreaterThan(413_000)
     expect(p.coordinates[0]).toBeLessThan(413_500)

@@ -4,7 +4,7 @@
  */
 import { validationError } from '../../core/error.ts'
 import { expectKind, expectObject } from '../../core/validate.ts'
-import type { ClassData, ResourceClass } from '../types.ts'
+import type { ClassData, ClassFactory } from '../types.ts'
 
 const SORTS = ['KEY_ASC', 'KEY_DESC', 'VALUE_ASC', 'VALUE_DESC', 'CUSTOM'] as const
 
@@ -39,10 +39,11 @@ function parse(member: unknown, prev: ClassData): ClassData {
   return next
 }
 
-export const lookupTable: ResourceClass = {
+export const lookupTable: ClassFactory = () => ({
   identity: 'lookup_table',
   label: 'Lookup table',
   order: 100,
+  category: 'layer',
   scopes: ['resource'],
   interfaces: [],
   members: ['lookup_table'],
@@ -53,4 +54,5 @@ export const lookupTable: ResourceClass = {
   },
   update: (_ctx, _id, members, data) => parse(members.lookup_table, data),
   serialize: (_ctx, _id, data) => ({ lookup_table: { sort: data.sort, items: data.items, order: data.order } }),
-}
+  capabilities: {},
+})

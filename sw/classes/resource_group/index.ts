@@ -2,12 +2,13 @@
  * @module classes/resource_group
  * A folder of the tree. The root (id 0) is one.
  */
-import type { ResourceClass } from '../types.ts'
+import type { ClassFactory } from '../types.ts'
 
-export const resourceGroup: ResourceClass = {
+export const resourceGroup: ClassFactory = () => ({
   identity: 'resource_group',
   label: 'Resource group',
   order: 0,
+  category: 'resource_group',
   scopes: ['resource'],
   interfaces: [],
   members: [],
@@ -15,4 +16,5 @@ export const resourceGroup: ResourceClass = {
   create: () => ({}),
   update: (_ctx, _id, _members, data) => data,
   serialize: () => ({}),
-}
+  capabilities: {},
+})

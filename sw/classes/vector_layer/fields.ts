@@ -6,22 +6,7 @@
 import { validationError } from '../../core/error.ts'
 import { expectKind, expectObject } from '../../core/validate.ts'
 import type { SqlDb } from '../../store/database.ts'
-
-export const FIELD_TYPES = ['INTEGER', 'BIGINT', 'REAL', 'STRING', 'DATE', 'TIME', 'DATETIME', 'BOOLEAN'] as const
-export type FieldType = (typeof FIELD_TYPES)[number]
-
-export interface Field {
-  id: number
-  keyname: string
-  display_name: string
-  datatype: FieldType
-  typemod: null
-  label_field: boolean
-  grid_visibility: boolean
-  text_search: boolean
-  required: boolean
-  lookup_table: { id: number } | null
-}
+import { FIELD_TYPES, type Field, type FieldType } from '../../feature/types.ts'
 
 interface FieldRow {
   id: number; keyname: string; display_name: string; datatype: FieldType; label_field: number

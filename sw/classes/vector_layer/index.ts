@@ -1,14 +1,15 @@
 /**
  * @module classes/vector_layer
- * Vector layers: a reference system, a geometry type and fields. Features live in the
- * layer's own database (the feature component); this class owns the metadata.
+ * Vector layers: a reference system, a geometry type and fields in the main database, and
+ * the features in the layer's own GeoPackage-shaped database (`layers.ts`), served to the
+ * feature component through the feature-layer capability.
  */
 import { validationError } from '../../core/error.ts'
 import { expectKind, expectObject, expectRef } from '../../core/validate.ts'
 import { findSrs } from '../../geo/srs.ts'
-import type { ClassContext, ClassData, ResourceClass } from '../types.ts'
+import type { ClassContext, ClassData, ClassFactory } from '../types.ts'
 import { applyFields, listFields } from './fields.ts'
-import { layerRemoved } from '../../feature/layers.ts'
+import { CLASS, LayerStore } from './layers.ts'
 
 export const GEOMETRY_TYPES = ['POINT', 'LINESTRING', 'POLYGON', 'MULTIPOINT', 'MULTILINESTRING', 'MULTIPOLYGON',
   'POINTZ', 'LINESTRINGZ', 'POLYGONZ', 'MULTIPOINTZ', 'MULTILINESTRINGZ', 'MULTIPOLYGONZ'] as const
@@ -33,58 +34,62 @@ function applyFeatureLayer(ctx: ClassContext, id: number, member: unknown): void
   if (m.fields !== undefined) applyFields(ctx.db, id, m.fields, '$.feature_layer.fields', false)
 }
 
-export const vectorLayer: ResourceClass = {
-  identity: 'vector_layer',
-  label: 'Vector layer',
-  order: 60,
-  scopes: ['data', 'resource'],
-  interfaces: ['IFeatureLayer', 'IWritableFeatureLayer', 'IFieldEditableFeatureLayer',
-    'IGeometryEditableFeatureLayer', 'IFilterableFeatureLayer', 'IBboxLayer'],
-  members: ['vector_layer', 'feature_layer'],
-  acceptsParent: (p) => p === 'resource_group',
+export const vectorLayer: ClassFactory = (env) => {
+  const layers = new LayerStore(env)
+  return {
+    identity: CLASS,
+    label: 'Vector layer',
+    order: 60,
+    category: 'layer',
+    scopes: ['data', 'resource'],
+    interfaces: ['IFeatureLayer', 'IWritableFeatureLayer', 'IFieldEditableFeatureLayer',
+      'IGeometryEditableFeatureLayer', 'IFilterableFeatureLayer', 'IBboxLayer'],
+    members: ['vector_layer', 'feature_layer'],
+    acceptsParent: (p) => p === 'resource_group',
 
-  create(ctx, id, members) {
-    if (members.vector_layer === undefined) throw validationError('Vector layer member is required - at `$.vector_layer`')
-    const m = expectObject(members.vector_layer, '$.vector_layer')
-    if (m.source !== undefined) {
-      throw validationError('Creating a vector layer from a file is not available yet; create an empty layer with fields.',
-        { location: ['body', 'vector_layer', 'source'] })
-    }
-    if (m.srs === undefined) throw validationError('Field `srs` is required - at `$.vector_layer`')
-    if (m.geometry_type === undefined) throw validationError('Field `geometry_type` is required - at `$.vector_layer`')
-    const data: ClassData = { srs: srsOf(m.srs, '$.vector_layer.srs'),
-      geometry_type: geometryTypeOf(m.geometry_type, '$.vector_layer.geometry_type') }
-    applyFields(ctx.db, id, m.fields ?? [], '$.vector_layer.fields', true)
-    applyFeatureLayer(ctx, id, members.feature_layer)
-    return data
-  },
-
-  update(ctx, id, members, data) {
-    if (members.vector_layer !== undefined) {
+    create(ctx, id, members) {
+      if (members.vector_layer === undefined) throw validationError('Vector layer member is required - at `$.vector_layer`')
       const m = expectObject(members.vector_layer, '$.vector_layer')
-      if (m.srs !== undefined && srsOf(m.srs, '$.vector_layer.srs') !== data.srs) {
-        throw validationError('The reference system of an existing layer cannot be changed - at `$.vector_layer.srs`')
+      if (m.source !== undefined) {
+        throw validationError('Creating a vector layer from a file is not available yet; create an empty layer with fields.',
+          { location: ['body', 'vector_layer', 'source'] })
       }
-      if (m.geometry_type !== undefined && geometryTypeOf(m.geometry_type, '$.vector_layer.geometry_type') !== data.geometry_type) {
-        throw validationError('The geometry type of an existing layer cannot be changed - at `$.vector_layer.geometry_type`')
+      if (m.srs === undefined) throw validationError('Field `srs` is required - at `$.vector_layer`')
+      if (m.geometry_type === undefined) throw validationError('Field `geometry_type` is required - at `$.vector_layer`')
+      const data: ClassData = { srs: srsOf(m.srs, '$.vector_layer.srs'),
+        geometry_type: geometryTypeOf(m.geometry_type, '$.vector_layer.geometry_type') }
+      applyFields(ctx.db, id, m.fields ?? [], '$.vector_layer.fields', true)
+      applyFeatureLayer(ctx, id, members.feature_layer)
+      return data
+    },
+
+    update(ctx, id, members, data) {
+      if (members.vector_layer !== undefined) {
+        const m = expectObject(members.vector_layer, '$.vector_layer')
+        if (m.srs !== undefined && srsOf(m.srs, '$.vector_layer.srs') !== data.srs) {
+          throw validationError('The reference system of an existing layer cannot be changed - at `$.vector_layer.srs`')
+        }
+        if (m.geometry_type !== undefined && geometryTypeOf(m.geometry_type, '$.vector_layer.geometry_type') !== data.geometry_type) {
+          throw validationError('The geometry type of an existing layer cannot be changed - at `$.vector_layer.geometry_type`')
+        }
+        if (m.fields !== undefined) applyFields(ctx.db, id, m.fields, '$.vector_layer.fields', false)
       }
-      if (m.fields !== undefined) applyFields(ctx.db, id, m.fields, '$.vector_layer.fields', false)
-    }
-    applyFeatureLayer(ctx, id, members.feature_layer)
-    return data
-  },
+      applyFeatureLayer(ctx, id, members.feature_layer)
+      return data
+    },
 
-  serialize(ctx, id, data) {
-    const srs = { id: data.srs as number }
-    return {
-      feature_layer: { srs, geometry_type: data.geometry_type, fields: listFields(ctx.db, id),
-        versioning: { enabled: false }, aggregations: [] },
-      vector_layer: { srs, geometry_type: data.geometry_type },
-    }
-  },
+    serialize(ctx, id, data) {
+      const srs = { id: data.srs as number }
+      return {
+        feature_layer: { srs, geometry_type: data.geometry_type, fields: listFields(ctx.db, id),
+          versioning: { enabled: false }, aggregations: [] },
+        vector_layer: { srs, geometry_type: data.geometry_type },
+      }
+    },
 
-  remove(ctx, id) {
-    // The layer's own database is deleted once this transaction has committed.
-    layerRemoved(ctx.db, id)
-  },
+    // The layer's own database is deleted once the main transaction has committed.
+    remove: (_ctx, id) => () => layers.drop(id),
+
+    capabilities: { featureLayer: layers },
+  }
 }

@@ -226,6 +226,11 @@ export const catalogueCases: ApiCase[] = [
       // An unencoded `;` is part of the value: the query is split on `&` only.
       const raw = await G(api, `/api/v1/geoservices/?intersects_boundary=SRID=4326;POINT(-9.1%2038.7)`)
       expect(ids(raw)).toEqual(ids(await G(api, '/api/v1/geoservices/?intersects_boundary=POINT(-9.1%2038.7)')))
+      // Any EPSG code of the index: the same point in ETRS89 / LAEA Europe.
+      const laea = await G(api, `/api/v1/geoservices/?intersects_boundary=${encodeURIComponent('SRID=3035;POINT(2668283.44 1943501.02)')}`)
+      expect(laea.status).toBe(200)
+      expect(ids(laea)).toEqual(ids(raw))
+      expect(ids(raw).length).toBeGreaterThan(0)
       // Nowhere: the middle of the Pacific matches nothing (global services have no boundary).
       expect((await G(api, `/api/v1/geoservices/?intersects_extent=${encodeURIComponent('POINT(-150 -40)')}`)).body).toEqual([])
       for (const [name, value] of [['intersects_extent', 'POLYGON((1 2, 3'], ['intersects_boundary', 'not a geometry'],

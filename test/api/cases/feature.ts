@@ -129,6 +129,34 @@ export const featureCases: ApiCase[] = [
     },
   },
   {
+    name: '?srs= takes any EPSG code of the index (2056, 3035, 32632) for reads, writes and geometry_info; grid-bound and unknown codes are 422',
+    async run(api, expect) {
+      const layer = await createLayer(api, expect)
+      // Zürich (8.5417 47.3769) in CH1903+ / LV95, as PROJ computes it.
+      const fid = await post(api, expect, layer, { geom: 'POINT(2683303.894 1247925.628)' }, '?srs=2056')
+      const base = `/api/resource/${layer}/feature/${fid}`
+      const coords = async (srs: number) => (await api.request('GET', `${base}?srs=${srs}&geom_format=geojson`)).body.geom.coordinates as number[]
+      const [lon, lat] = await coords(4326)
+      expect(lon).toBeCloseTo(8.5417, 5)
+      expect(lat).toBeCloseTo(47.3769, 5)
+      const [x, y] = await coords(3035)
+      expect(x).toBeCloseTo(4210798.05, -1)
+      expect(y).toBeCloseTo(2697006.94, -1)
+      const utm = (await api.request('GET', `${base}/geometry_info?srs=32632`)).body
+      expect(utm.type).toBe('Point')
+      expect(utm.extent.minX).toBeCloseTo(465403.28, -1)
+      const put = await api.request('PUT', `${base}?srs=2056`, { body: { geom: 'POINT(2600000 1200000)' } })
+      expect(put.status).toBe(200)
+      const [lon2, lat2] = await coords(4326)
+      expect(lon2).toBeCloseTo(7.43864, 4)
+      expect(lat2).toBeCloseTo(46.95108, 4)
+      // OSGB 1936 needs an NTv2 grid that is not shipped: refused rather than guessed.
+      expectError(expect, await api.request('GET', `${base}?srs=27700`), 422, VALIDATION)
+      expectError(expect, await api.request('POST', `/api/resource/${layer}/feature/?srs=27700`, { body: { geom: 'POINT(1 2)' } }), 422, VALIDATION)
+      expectError(expect, await api.request('GET', `${base}?srs=4000000`), 422, VALIDATION)
+    },
+  },
+  {
     name: 'batch PATCH creates, changes and deletes in request order, all or nothing',
     async run(api, expect) {
       const layer = await createLayer(api, expect)

@@ -1,5 +1,5 @@
 /**
- * @module catalogue/png
+ * @module image/png
  * Icon images: decoding any PNG to 8-bit RGBA, the original's "cover then crop" resize
  * (reference §10: scale until the box is covered, upscaling allowed, then cut the centre) and
  * encoding back to PNG. Pure JS (fast-png), so it runs the same in the worker and in Node.

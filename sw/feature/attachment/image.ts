@@ -1,11 +1,11 @@
 /**
- * @module feature/attachment-image
+ * @module feature/attachment/image
  * Image attachments: the EXIF facts the original reads (orientation, DateTimeOriginal) and
  * PIL-style thumbnails (`Image.thumbnail` after `exif_transpose`, optional centre crop) for
  * JPEG (jpeg-js) and PNG (fast-png). Pure JS, so it runs in the worker and in Node alike.
  */
 import { decode as decodeJpeg, encode as encodeJpeg } from 'jpeg-js'
-import { coverResize, decodeRgba, encodeRgba, pngSize, type Rgba } from '../catalogue/png.ts'
+import { coverResize, decodeRgba, encodeRgba, pngSize, type Rgba } from '../../image/png.ts'
 
 export interface ExifFacts {
   /** EXIF Orientation, 1–8. */

@@ -1,10 +1,10 @@
 /**
- * @module feature/attachment-errors
+ * @module feature/attachment/errors
  * The feature_attachment exceptions (reference §2.5, §6). Where the original answers 500
  * (thumbnail of a non-image, a bad `size`, a clashing keyname) these answer 422
  * (docs/attachments.md).
  */
-import { ApiError, invalidParameter, validationError } from '../core/error.ts'
+import { ApiError, invalidParameter, validationError } from '../../core/error.ts'
 
 export const attachmentNotFound = (resourceId: number, featureId: number, attachmentId: number) =>
   new ApiError(404, 'Attachment not found', {

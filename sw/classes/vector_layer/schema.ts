@@ -1,25 +1,23 @@
 /**
- * @module feature/schema
+ * @module classes/vector_layer/schema
  * A vector layer's own database, shaped as a GeoPackage: the `gpkg_*` tables, the feature
  * table `feature` (`fid`, `geom` as GeoPackage blobs, one `fld_<field id>` column per field,
  * so renames touch nothing here), its R*Tree `rtree_feature_geom`, and the layer's
  * extension tables: descriptions, attachments and the change journal.
  */
-import type { SqlDb } from '../store/database.ts'
-import { projectionOf } from '../geo/srs.ts'
-import { gpkgBbox } from '../geo/gpkg.ts'
-import { COLUMN_TYPES } from './values.ts'
-import type { Field } from '../classes/vector_layer/fields.ts'
+import type { SqlDb } from '../../store/database.ts'
+import { projectionOf } from '../../geo/srs.ts'
+import { gpkgBbox } from '../../geo/gpkg.ts'
+import type { Field, FieldType, LayerMeta } from '../../feature/types.ts'
 
 export const FEATURE_TABLE = 'feature'
 export const RTREE_TABLE = 'rtree_feature_geom'
 const SCHEMA_VERSION = '1'
 
-export interface LayerMeta {
-  resourceId: number
-  srs: number
-  geometryType: string
-  fields: Field[]
+/** SQLite column types of the field types, as GeoPackage names them. */
+export const COLUMN_TYPES: Record<FieldType, string> = {
+  INTEGER: 'INTEGER', BIGINT: 'INTEGER', REAL: 'REAL', STRING: 'TEXT', DATE: 'DATE', TIME: 'TEXT',
+  DATETIME: 'DATETIME', BOOLEAN: 'BOOLEAN',
 }
 
 export const columnOf = (fieldId: number) => `fld_${fieldId}`

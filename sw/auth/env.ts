@@ -1,0 +1,24 @@
+/**
+ * @module auth/env
+ * The auth component's context: what its middleware and routes read per request, and the
+ * services they use. Other components read `user` through their own contexts.
+ */
+import type { ApiError } from '../core/error.ts'
+import type { Database } from '../store/database.ts'
+import type { Authenticator } from './service.ts'
+import type { Principal } from './types.ts'
+
+export interface AuthServices {
+  main: Database
+  auth: Authenticator
+  platform: { now(): Date }
+}
+
+export interface AuthVariables {
+  services: AuthServices
+  /** Who sent the request; the guest when nobody logged in. */
+  user: Principal
+  authMedium: 'session' | 'basic' | null
+  /** Set when the request carried credentials that failed; thrown once a route matched. */
+  authError: ApiError | undefined
+}

@@ -1,0 +1,252 @@
+/**
+ * @module classes/vector_layer/writer
+ * The write side of a vector layer's feature-layer capability, inside one layer transaction
+ * (recorded in the change journal). Statements are prepared once per shape and new features
+ * are inserted in bulk, so a batch of thousands costs one parse per distinct field set.
+ */
+import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
+import type { SqlDb } from '../../store/database.ts'
+import type { Bbox, Geometry } from '../../geo/geometry.ts'
+import { encodeGpkg, gpkgSize, writeGpkg } from '../../geo/gpkg.ts'
+import { rtreeBulkInsert, rtreeSize } from '../../geo/rtree.ts'
+import { bindValues, insertMany, type BlobSource, type BulkValue } from '../../store/bulk.ts'
+import type {
+  AttachmentFields, AttachmentFile, AttachmentRow, FeatureInput, FeatureWrite, Field, FieldValue, LayerMeta,
+} from '../../feature/types.ts'
+import { columnOf, FEATURE_TABLE, RTREE_TABLE } from './schema.ts'
+import { binding, LayerReader } from './reader.ts'
+import type { Layer } from './layer.ts'
+
+/** Fewest new boxes worth rebuilding the spatial index for. */
+const BULK_INDEX_MIN = 256
+/** Boxes beyond this stay with SQLite's own rounding at the float32 limits. */
+const F32_SAFE = 1e38
+
+/** A geometry as a GeoPackage blob written in place by `insertMany`. */
+class GpkgSource implements BlobSource {
+  readonly byteLength: number
+  constructor(readonly g: Geometry, readonly srs: number) {
+    this.byteLength = gpkgSize(g)
+  }
+
+  writeTo(view: DataView, at: number): void {
+    writeGpkg(view, at, this.g, this.srs)
+  }
+}
+
+/** Column names of a field list, made once per list (inputs that set every field share one). */
+const COLUMNS = new WeakMap<readonly Field[], string[]>()
+function columnsOf(fields: readonly Field[]): string[] {
+  let cols = COLUMNS.get(fields)
+  if (!cols) COLUMNS.set(fields, cols = fields.map((f) => columnOf(f.id)))
+  return cols
+}
+
+function sameFields(a: readonly Field[], b: readonly Field[]): boolean {
+  if (a === b) return true
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i]!.id !== b[i]!.id) return false
+  return true
+}
+
+type Pending = { fid: number; input: FeatureInput }
+
+export class LayerWriter extends LayerReader implements FeatureWrite {
+  #stmts = new Map<string, ReturnType<SqlDb['prepare']>>()
+  #pending: Pending[] = []
+  #nextFid: number | undefined
+  readonly orphanBlobs: string[] = []
+
+  constructor(db: SqlDb, layer: Layer, meta: LayerMeta, readonly time: string, readonly sqlite: Sqlite3Static) {
+    super(db, layer, meta)
+  }
+
+  #run(sql: string, bind: FieldValue[]): void {
+    let st = this.#stmts.get(sql)
+    if (!st) {
+      st = this.db.prepare(sql)
+      this.#stmts.set(sql, st)
+    }
+    bindValues(this.sqlite, st, bind)
+    st.stepReset()
+  }
+
+  #journal(fid: number, op: 'create' | 'update' | 'delete'): void {
+    this.#run(`INSERT INTO feature_journal (fid, op, time) VALUES (?, ?, ?)`, [fid, op, this.time])
+  }
+
+  #rtree(fid: number, bbox: Bbox | null): void {
+    if (bbox) this.#run(`INSERT OR REPLACE INTO ${RTREE_TABLE} VALUES (?, ?, ?, ?, ?)`, [fid, bbox[0], bbox[2], bbox[1], bbox[3]])
+    else this.#run(`DELETE FROM ${RTREE_TABLE} WHERE id = ?`, [fid])
+  }
+
+  /**
+   * Queues a new feature and returns its fid. Creates are inserted in bulk (see `#flush`):
+   * fids are assigned here, past every fid the table ever had (AUTOINCREMENT's sequence).
+   */
+  create(input: FeatureInput): number {
+    this.#nextFid ??= Number(this.db.selectValue(`SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = '${FEATURE_TABLE}'), 0),
+      coalesce((SELECT max(fid) FROM ${FEATURE_TABLE}), 0))`)) + 1
+    const fid = this.#nextFid++
+    this.#pending.push({ fid, input })
+    return fid
+  }
+
+  /**
+   * Inserts the queued creates with one prepared statement per field set, bound through
+   * `insertMany` (texts and geometry blobs written once into the WASM heap).
+   */
+  #flush(): void {
+    if (!this.#pending.length) return
+    const pending = this.#pending
+    this.#pending = []
+    const groups: { fields: readonly Field[]; items: Pending[] }[] = []
+    let last: { fields: readonly Field[]; items: Pending[] } | undefined
+    for (const p of pending) {
+      // Rows of a batch mostly share their fields: compare with the previous row first.
+      if (!last || !sameFields(last.fields, p.input.fields)) {
+        last = groups.find((g) => sameFields(g.fields, p.input.fields))
+        if (!last) groups.push(last = { fields: p.input.fields, items: [] })
+      }
+      last.items.push(p)
+    }
+    const srs = this.meta.srs
+    for (const { fields, items } of groups) {
+      const cols = columnsOf(fields)
+      const rows = items.map(({ fid, input }) => {
+        const row: BulkValue[] = [fid, input.geom ? new GpkgSource(input.geom, srs) : null]
+        for (const v of input.values) row.push(v)
+        return row
+      })
+      insertMany(this.sqlite, this.db, `INSERT INTO ${FEATURE_TABLE} (fid, geom${cols.map((c) => `, ${c}`).join('')})`, rows)
+    }
+    this.#indexCreated(pending)
+    this.db.exec({ sql: `INSERT INTO feature_journal (fid, op, time) SELECT j.value, 'create', ? FROM json_each(?) j`,
+      bind: [this.time, JSON.stringify(pending.map((p) => p.fid))] })
+    for (const { fid, input } of pending) this.#description(fid, input)
+  }
+
+  /**
+   * Adds the new features' boxes to the spatial index. A batch at least a quarter the size
+   * of the index rebuilds it packed in one go (`rtreeBulkInsert`): SQLite's row-by-row
+   * R*Tree insert would spend most of the batch's time there.
+   */
+  #indexCreated(pending: Pending[]): void {
+    const ids: number[] = []
+    const boxes: number[] = []
+    let inRange = true
+    for (const { fid, input } of pending) {
+      const b = input.bbox
+      if (!b) continue
+      ids.push(fid)
+      boxes.push(b[0], b[1], b[2], b[3])
+      inRange &&= Math.abs(b[0]) < F32_SAFE && Math.abs(b[1]) < F32_SAFE && Math.abs(b[2]) < F32_SAFE && Math.abs(b[3]) < F32_SAFE
+    }
+    if (!ids.length) return
+    if (inRange && ids.length >= BULK_INDEX_MIN && ids.length * 4 >= rtreeSize(this.db, RTREE_TABLE)) {
+      rtreeBulkInsert(this.sqlite, this.db, RTREE_TABLE, ids, boxes)
+      return
+    }
+    insertMany(this.sqlite, this.db, `INSERT INTO ${RTREE_TABLE}`,
+      ids.map((id, i) => [id, boxes[4 * i]!, boxes[4 * i + 2]!, boxes[4 * i + 1]!, boxes[4 * i + 3]!]))
+  }
+
+  override exists(fid: number): boolean {
+    this.#flush()
+    return super.exists(fid)
+  }
+
+  update(fid: number, input: FeatureInput): boolean {
+    if (!this.exists(fid)) return false
+    const sets = columnsOf(input.fields).map((c) => `${c} = ?`)
+    const bind: FieldValue[] = [...input.values]
+    if (input.geom !== undefined) {
+      sets.unshift('geom = ?')
+      bind.unshift(input.geom && encodeGpkg(input.geom, this.meta.srs))
+      this.#rtree(fid, input.bbox ?? null)
+    }
+    if (sets.length) this.#run(`UPDATE ${FEATURE_TABLE} SET ${sets.join(', ')} WHERE fid = ?`, [...bind, fid])
+    this.#description(fid, input)
+    this.#journal(fid, 'update')
+    return true
+  }
+
+  delete(fid: number): boolean {
+    if (!this.exists(fid)) return false
+    this.#collectBlobs(`fid = ?`, [fid])
+    this.#run(`DELETE FROM ${FEATURE_TABLE} WHERE fid = ?`, [fid])
+    this.#run(`DELETE FROM ${RTREE_TABLE} WHERE id = ?`, [fid])
+    this.#journal(fid, 'delete')
+    return true
+  }
+
+  deleteAll(): void {
+    this.#flush()
+    this.#collectBlobs('1', [])
+    this.db.exec({ sql: `INSERT INTO feature_journal (fid, op, time) SELECT fid, 'delete', ? FROM ${FEATURE_TABLE}`, bind: [this.time] })
+    this.db.exec(`DELETE FROM feature_description; DELETE FROM feature_attachment; DELETE FROM ${FEATURE_TABLE}; DELETE FROM ${RTREE_TABLE}`)
+  }
+
+  #collectBlobs(where: string, bind: FieldValue[]): void {
+    for (const id of this.db.selectValues(`SELECT blob_id FROM feature_attachment WHERE ${where}`, binding(bind))) {
+      this.orphanBlobs.push(String(id))
+    }
+  }
+
+  #description(fid: number, input: FeatureInput): void {
+    if (input.description === undefined) return
+    if (input.description === null || input.description === '') this.#run(`DELETE FROM feature_description WHERE fid = ?`, [fid])
+    else this.#run(`INSERT OR REPLACE INTO feature_description (fid, value) VALUES (?, ?)`, [fid, input.description])
+  }
+
+  override attachments(fids?: number[]): Map<number, AttachmentRow[]> {
+    this.#flush()
+    return super.attachments(fids)
+  }
+
+  override attachment(fid: number, aid: number): AttachmentRow | undefined {
+    this.#flush()
+    return super.attachment(fid, aid)
+  }
+
+  addAttachment(fid: number, f: AttachmentFields, file: AttachmentFile): number {
+    this.#flush()
+    this.db.exec({ sql: `INSERT INTO feature_attachment (fid, keyname, name, size, mime_type, description, file_meta, blob_id)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, bind: [fid, f.keyname ?? null, f.name ?? null, file.size, f.mime_type!,
+      f.description ?? null, JSON.stringify(file.fileMeta), file.blobId] })
+    return Number(this.db.selectValue('SELECT last_insert_rowid()'))
+  }
+
+  changeAttachment(row: AttachmentRow, f: AttachmentFields, file?: AttachmentFile): void {
+    const sets: string[] = []
+    const bind: (string | number | null)[] = []
+    for (const key of ['name', 'keyname', 'mime_type', 'description'] as const) {
+      if (f[key] === undefined) continue
+      sets.push(`${key} = ?`)
+      bind.push(f[key]!)
+    }
+    if (file) {
+      sets.push('size = ?', 'file_meta = ?', 'blob_id = ?')
+      bind.push(file.size, JSON.stringify(file.fileMeta), file.blobId)
+      this.orphanBlobs.push(row.blob_id)
+    }
+    if (sets.length) this.db.exec({ sql: `UPDATE feature_attachment SET ${sets.join(', ')} WHERE id = ?`, bind: [...bind, row.id] })
+  }
+
+  removeAttachment(row: AttachmentRow): void {
+    this.db.exec({ sql: `DELETE FROM feature_attachment WHERE id = ?`, bind: [row.id] })
+    this.orphanBlobs.push(row.blob_id)
+  }
+
+  /** Finalizes the prepared statements and marks the GeoPackage contents as changed. */
+  finish(): void {
+    this.#flush()
+    this.abort()
+    this.db.exec({ sql: `UPDATE gpkg_contents SET last_change = ? WHERE table_name = ?`, bind: [`${this.time}Z`, FEATURE_TABLE] })
+  }
+
+  abort(): void {
+    for (const st of this.#stmts.values()) st.finalize()
+    this.#stmts.clear()
+  }
+}

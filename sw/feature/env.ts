@@ -1,0 +1,19 @@
+/**
+ * @module feature/env
+ * The feature component's context: who asks, and the services it uses. Layers are found
+ * through `classes` (the registry's capability lookup), whatever class provides them.
+ */
+import type { Principal } from '../auth/types.ts'
+import type { Platform } from '../platform/platform.ts'
+import type { UploadServices } from '../upload/types.ts'
+import type { FeatureLayers } from './types.ts'
+
+export interface FeatureServices extends UploadServices {
+  platform: Platform
+  classes: FeatureLayers
+}
+
+export interface FeatureVariables {
+  services: FeatureServices
+  user: Principal
+}

@@ -1,0 +1,210 @@
+/**
+ * @module feature/types
+ * The feature-layer capability: what a resource class provides so that the feature
+ * component serves its features (`vector_layer` does; a `spatialdb_layer` will). The
+ * component parses requests into the plain queries and inputs below and serializes the
+ * rows it gets back; the class owns storage and the translation into its own queries.
+ * Values cross this boundary in their canonical form (`feature/values.ts`): integers as
+ * numbers (bigint past 2^53), dates and times as ISO text, booleans as 0/1.
+ */
+import type { Bbox, Geometry } from '../geo/geometry.ts'
+import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
+import type { SqlDb } from '../store/database.ts'
+
+export const FIELD_TYPES = ['INTEGER', 'BIGINT', 'REAL', 'STRING', 'DATE', 'TIME', 'DATETIME', 'BOOLEAN'] as const
+export type FieldType = (typeof FIELD_TYPES)[number]
+
+/** A field of a feature layer, as the API serializes it (reference §5.1). */
+export interface Field {
+  id: number
+  keyname: string
+  display_name: string
+  datatype: FieldType
+  typemod: null
+  label_field: boolean
+  grid_visibility: boolean
+  text_search: boolean
+  required: boolean
+  lookup_table: { id: number } | null
+}
+
+/** A value in its canonical form. */
+export type FieldValue = number | string | bigint | Uint8Array | null
+
+export interface LayerMeta {
+  resourceId: number
+  /** EPSG code of the stored geometries. */
+  srs: number
+  /** NGW's geometry type: `POINT`, `MULTIPOLYGONZ`… */
+  geometryType: string
+  fields: Field[]
+}
+
+/** One parsed feature body. `undefined` members are left as they are. */
+export interface FeatureInput {
+  geom?: Geometry | null
+  bbox?: Bbox | null
+  /** The fields given, in layer order; inputs that set every field share one array. */
+  fields: readonly Field[]
+  /** Their values, in the same order. */
+  values: FieldValue[]
+  description?: string | null
+  /** `extensions.attachment`: the feature's whole list (the attachment sub-component applies it). */
+  attachment?: Record<string, unknown>[] | null
+}
+
+export type FilterOp = 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le' | 'like' | 'ilike' | 'in' | 'notin' | 'startswith' | 'isnull'
+
+/**
+ * One condition of a filter on a field (`field: null` = the feature id). `value` is canonical
+ * for comparisons, a list for `in`/`notin`, the raw pattern text for `like`, `ilike` and
+ * `startswith` (LIKE wildcards `%` and `_`), a boolean for `isnull`.
+ */
+export interface Condition {
+  field: Field | null
+  op: FilterOp
+  value: FieldValue | FieldValue[] | boolean
+}
+
+export interface FeatureFilter {
+  /** ANDed. */
+  conditions: Condition[]
+  /** Full-text search over the `text_search` fields (LIKE wildcards; case-sensitive or not). */
+  search?: { pattern: string; caseSensitive: boolean }
+  /** Features whose geometry shares a point with this one (in the layer's SRS). */
+  intersects?: Geometry
+  /** Whether any filter was given (`feature_count` reports `filtered_count` then). */
+  filtered: boolean
+}
+
+export interface FeatureQuery {
+  filter?: FeatureFilter
+  /** Sort keys; NULLs last ascending and first descending; the fid breaks ties. */
+  order?: { field: Field; desc: boolean }[]
+  /** `undefined` or negative: no limit. */
+  limit?: number
+  offset?: number
+  /** Only this feature. */
+  fid?: number
+}
+
+/** Which parts of each feature a listing reads. */
+export interface RowShape {
+  geom: boolean
+  fields: Field[]
+  /** The label field's value (`label=true`). */
+  label: boolean
+  description: boolean
+}
+
+export interface FeatureRow {
+  fid: number
+  /** `null` without a geometry or when the shape did not ask for it. */
+  geom: Geometry | null
+  /** Values of `shape.fields`, canonical. */
+  values: FieldValue[]
+  label?: FieldValue
+  description?: string | null
+}
+
+/** A stored attachment (reference §6); its bytes are blob `blobId` of the platform store. */
+export interface AttachmentRow {
+  id: number; fid: number; keyname: string | null; name: string | null; size: number; mime_type: string
+  description: string | null; file_meta: string | null; blob_id: string
+}
+
+/** The writable attributes of an attachment; `undefined` members stay as they are. */
+export interface AttachmentFields {
+  name?: string | null
+  keyname?: string | null
+  mime_type?: string
+  description?: string | null
+}
+
+/** The file of a new or replaced attachment, already in the store. */
+export interface AttachmentFile {
+  blobId: string
+  size: number
+  fileMeta: Record<string, unknown>
+}
+
+/** Reads inside one consistent snapshot of a layer. */
+export interface FeatureRead {
+  list(q: FeatureQuery, shape: RowShape): FeatureRow[]
+  count(filter?: FeatureFilter): number
+  /** Bounds of the selected geometries in the layer's SRS; `null` when there are none. */
+  extent(filter?: FeatureFilter): Bbox | null
+  exists(fid: number): boolean
+  /** The feature's geometry: `null` when it has none, `undefined` when there is no such feature. */
+  geometry(fid: number): Geometry | null | undefined
+  /** Attachments by fid, each list in id order; `fids` absent = every feature's. */
+  attachments(fids?: number[]): Map<number, AttachmentRow[]>
+  attachment(fid: number, aid: number): AttachmentRow | undefined
+}
+
+/** Writes inside one durable transaction of a layer: all of them or none. */
+export interface FeatureWrite extends FeatureRead {
+  /** Queues a new feature (its attachments aside) and returns its fid. */
+  create(input: FeatureInput): number
+  /** `false` when there is no such feature. */
+  update(fid: number, input: FeatureInput): boolean
+  delete(fid: number): boolean
+  deleteAll(): void
+  addAttachment(fid: number, fields: AttachmentFields, file: AttachmentFile): number
+  /** A new `file` replaces the old one, whose blob becomes an orphan. */
+  changeAttachment(row: AttachmentRow, fields: AttachmentFields, file?: AttachmentFile): void
+  removeAttachment(row: AttachmentRow): void
+  /** Blobs no longer referenced once the transaction commits; deleted after it. */
+  readonly orphanBlobs: readonly string[]
+}
+
+/** An open feature layer. */
+export interface FeatureLayer {
+  readonly meta: LayerMeta
+  read<T>(fn: (tx: FeatureRead) => T): Promise<T>
+  write<T>(fn: (tx: FeatureWrite) => T): Promise<T>
+  /** Direct read access to GeoPackage-shaped storage, for the data-out fast paths (below). */
+  readonly gpkg?: GpkgStorage
+}
+
+/** The capability a resource class provides (`capabilities.featureLayer`). */
+export interface FeatureLayerProvider {
+  /** Opens the features of resource `id`; `undefined` when the resource is not one of this class. */
+  open(id: number): Promise<FeatureLayer | undefined>
+}
+
+/** How the feature component finds the layer of a resource, whatever its class. */
+export interface FeatureLayers {
+  /** `undefined` when there is no such resource or its class has no feature-layer capability. */
+  featureLayer(id: number): Promise<FeatureLayer | undefined>
+}
+
+// ---- optional: GeoPackage storage for the data-out fast paths ----
+// A class whose features live in a GeoPackage-shaped SQLite table offers read access to it
+// (`FeatureLayer.gpkg`), so vector tiles are cut from its R*Tree and a GeoPackage export is a
+// copy; the data-out components fall back to the generic reads for a class without it.
+
+/** The table and how to query it, valid inside one `GpkgStorage.read`. */
+export interface GpkgTables {
+  sqlite: Sqlite3Static
+  /** The layer's connection; `main` holds the tables. */
+  db: SqlDb
+  /** `fid INTEGER PRIMARY KEY`, `geom` (GeoPackage geometry blobs), one column per field. */
+  featureTable: string
+  /** The R*Tree of `geom`: `id` (= fid), `minx`, `maxx`, `miny`, `maxy`. */
+  rtreeTable: string
+  /** The column of a field. */
+  column(field: Field): string
+  /** A filter as SQL conditions on alias `f` (ANDed) with their parameters. */
+  where(filter: FeatureFilter | undefined): { where: string[]; bind: FieldValue[] }
+}
+
+export interface GpkgStorage {
+  /** Changes whenever the content may have changed (a saved write, a reload). */
+  readonly version: number
+  /**
+   * Runs `fn` inside one read of the layer's database, the intersects test of `filter` (if
+   * any) active for the conditions `where` gives. `fn` is synchronous: nothing waits inside.
+   */
+  read<T>(fn: (t: GpkgTables) => T, filter?: FeatureFilter): Promise<T>
+}

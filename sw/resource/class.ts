@@ -1,0 +1,60 @@
+/**
+ * @module resource/class
+ * What the resource tree needs of a resource class: its identity and listing facts, and the
+ * hooks that validate, store and serialize its members of the composite resource object.
+ * The plug-in contract (`classes/types.ts`) extends this with capabilities; the tree finds
+ * classes through a `ClassLookup` in its context, never by importing them.
+ */
+import type { SqlDb } from '../store/database.ts'
+import type { Principal } from '../auth/types.ts'
+
+/** What a class hook gets: the main database inside the caller's read or write. */
+export interface ClassContext {
+  db: SqlDb
+  user: Principal
+  now: Date
+}
+
+/** Class-owned state kept in the resource row's `data` column (JSON). */
+export type ClassData = Record<string, unknown>
+
+/** Work a delete hook leaves for after the main transaction has committed (dropping a database). */
+export type AfterCommit = () => Promise<void>
+
+export interface ResourceKind {
+  identity: string
+  label: string
+  /** Listing order among siblings (reference §4.3): groups 0, web maps 20, layers 60… */
+  order: number
+  /** The blueprint's category (`resource_group`, `layer`…). */
+  category: string
+  scopes: string[]
+  interfaces: string[]
+  /** Names of the top-level members this class reads on create and change. */
+  members: string[]
+  /** Whether a resource of this class may live under a parent of class `parentCls`. */
+  acceptsParent(parentCls: string): boolean
+  /**
+   * Validates the members sent on create (absent ones are `undefined`), writes any rows of its
+   * own and returns the initial `data`. Throws `ApiError` (422) on bad input.
+   */
+  create(ctx: ClassContext, id: number, members: Record<string, unknown>): ClassData
+  /** Applies the members sent on change; returns the new `data`. */
+  update(ctx: ClassContext, id: number, members: Record<string, unknown>, data: ClassData): ClassData
+  /** The class's members of the composite object, by member name. */
+  serialize(ctx: ClassContext, id: number, data: ClassData): Record<string, unknown>
+  /**
+   * Runs inside the main transaction that deletes resource `id` (its rows cascade by
+   * themselves). Returns what must happen only once that transaction has committed, such as
+   * deleting the class's own database; a rolled-back delete runs none of it.
+   */
+  remove?(ctx: ClassContext, id: number, data: ClassData): AfterCommit | void
+}
+
+export interface ClassLookup {
+  /** The class named `cls` (or its original alias), or `undefined`. */
+  find(cls: string): ResourceKind | undefined
+  /** Like `find` for names read from the database, which are always registered. */
+  get(cls: string): ResourceKind
+  list(): readonly ResourceKind[]
+}
