@@ -8,7 +8,7 @@ import { mountMvt } from '../../sw/mvt/routes.ts'
 import { mountExport } from '../../sw/export/routes.ts'
 import { mountIdentify } from '../../sw/feature/identify-routes.ts'
 import type { DataOutVariables } from '../../sw/feature/capability.ts'
-import type { FeatureLayer, FeatureRead, Field, FieldValue, LayerMeta } from '../../sw/feature/types.ts'
+import type { FeatureLayer, FeatureQuery, FeatureRead, Field, FieldValue, LayerMeta, RowShape } from '../../sw/feature/types.ts'
 import { bboxOf, type Geometry } from '../../sw/geo/geometry.ts'
 import { bboxesIntersect } from '../../sw/geo/tile.ts'
 import { nodePlatform } from '../../sw/host/node.ts'
@@ -33,7 +33,7 @@ const arrayLayer: FeatureLayer = {
   meta: META,
   read: async (fn) => fn({
     // Only what the data-out components ask: the fid paging condition and intersects (by box).
-    list(q, shape) {
+    list(q: FeatureQuery, shape: RowShape) {
       return ROWS.filter((r) => (q.filter?.conditions ?? []).every((c) => c.field === null && c.op === 'gt' && r.fid > Number(c.value)))
         .filter((r) => !q.filter?.intersects || bboxesIntersect(bboxOf(r.geom), bboxOf(q.filter.intersects)))
         .slice(0, q.limit !== undefined && q.limit >= 0 ? q.limit : undefined)
