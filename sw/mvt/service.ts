@@ -16,7 +16,7 @@ import { concatBytes } from '../core/bytes.ts'
 import { TileCache } from './cache.ts'
 import { cutShape } from './cut.ts'
 import { LayerEncoder } from './encode.ts'
-import { readPoint, readShape, shapeOf, tileProjection } from './shape.ts'
+import { readPoint, readShape, shapeOf, tileProjection, tinyInTile } from './shape.ts'
 import { countInBox, GRID, THIN_ABOVE, thinnedIds, type RtreeNodes } from './select.ts'
 
 /** MVT layer names: the spec's fixed prefix and the resource id. */
@@ -118,6 +118,8 @@ export function cutLayer(tables: GpkgTables, meta: LayerMeta, nodes: RtreeNodes,
         encoder.addPoint(r.number(0), Math.round(at[0]), Math.round(at[1]), values)
         continue
       }
+      // Lines and polygons under one tile unit round to nothing: skipped before they are read.
+      if (tinyInTile(blob, project)) continue
       const shape = readShape(blob, project)
       const cut = shape && cutShape(shape, clip, opts.simplification)
       if (!cut) continue

@@ -164,6 +164,24 @@ export function readPoint(blob: Uint8Array, project: Project, out: [number, numb
   return true
 }
 
+const CORNERS: number[] = []
+
+/**
+ * Whether a blob's envelope (when it has one: lines and polygons do) spans less than one
+ * tile unit both ways: such a feature rounds to nothing and is skipped unread. Only the
+ * envelope's two corners are projected.
+ */
+export function tinyInTile(blob: Uint8Array, project: Project): boolean {
+  const flags = blob[3]!
+  if (((flags >> 1) & 7) === 0 || blob.length < 40) return false
+  const le = (flags & 1) === 1
+  const v = new DataView(blob.buffer, blob.byteOffset + 8, 32)
+  CORNERS.length = 0
+  project(v.getFloat64(0, le), v.getFloat64(16, le), CORNERS) // minX, minY
+  project(v.getFloat64(8, le), v.getFloat64(24, le), CORNERS) // maxX, maxY
+  return Math.abs(CORNERS[2]! - CORNERS[0]!) < 1 && Math.abs(CORNERS[3]! - CORNERS[1]!) < 1
+}
+
 /** The box of flat arrays `parts` (`[minX, minY, maxX, maxY]`). */
 export function partsBbox(parts: number[][]): Bbox {
   const b: Bbox = [Infinity, Infinity, -Infinity, -Infinity]
