@@ -31,6 +31,8 @@ if (!run('types', 'npm', ['run', '-s', 'typecheck'])) { failed++; finish(false) 
 // Chromium and validate_gpkg.py: the Node suites validate exported GeoPackages too.
 if (!run('system tools', 'node', ['scripts/ensure-chromium.mjs'])) { failed++; finish(false) }
 
+if (!run('gdal-bin', 'node', ['scripts/ensure-gdal.mjs'])) { failed++; finish(false) }
+
 const unitOk = run('node tests', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${results}/vitest.json`])
 const unit = readJson(`${results}/vitest.json`)
 if (unit) {

@@ -25,9 +25,13 @@ import { mountMvt } from './mvt/routes.ts'
 import { mountIdentify } from './feature/identify-routes.ts'
 import { mountExport } from './export/routes.ts'
 import { mountBasemap } from './basemap/routes.ts'
+import { mountIngest } from './ingest/routes.ts'
+import { mountFiles } from './files/routes.ts'
 
 /** Every per-request value: the union of the components' contexts. */
 interface AppEnv {
+  /** What the host passed with the request (`OutpostApp.fetch`'s second argument). */
+  Bindings: RequestInfo | undefined
   Variables: Omit<AuthVariables, 'services'> & {
     requestId: string
     services: Services
@@ -39,8 +43,14 @@ export interface AppOptions {
   setup?: (services: Services) => Promise<void>
 }
 
+/** What a host knows of a request beyond the Request itself. */
+export interface RequestInfo {
+  /** The client's network address (the Node host's socket peer), for per-address limits. */
+  peer?: string
+}
+
 export interface OutpostApp {
-  fetch(request: Request): Promise<Response>
+  fetch(request: Request, info?: RequestInfo): Promise<Response>
   /** Opens the databases now instead of on the first request (the Node host does). */
   services(): Promise<Services>
 }
@@ -61,6 +71,7 @@ export function createApp(platform: Platform, opts: AppOptions = {}): OutpostApp
 
   app.use('*', async (c, next) => {
     c.set('requestId', requestId())
+    c.set('peer', c.env?.peer)
     c.set('services', await services())
     await authenticate(c)
     await next()
@@ -79,22 +90,20 @@ export function createApp(platform: Platform, opts: AppOptions = {}): OutpostApp
   mountIdentify(routes)
   mountExport(routes)
   mountBasemap(routes)
-  mountMvt(routes)
-  mountIdentify(routes)
-  mountExport(routes)
-  mountBasemap(routes)
+  mountIngest(routes)
+  mountFiles(routes)
 
   app.notFound((c) => json(pageNotFound().toBody(c.get('requestId')), 404))
   app.onError((err, c) => {
     const apiErr = err instanceof ApiError ? err : internalServerError(err)
     if (apiErr.status >= 500) platform.log(`${c.req.method} ${c.req.path} failed`, err)
-    return json(apiErr.toBody(c.get('requestId') ?? requestId()), apiErr.status)
+    return json(apiErr.toBody(c.get('requestId') ?? requestId()), apiErr.status, apiErr.opts.headers)
   })
 
   return {
-    fetch: async (request) => {
+    fetch: async (request, info) => {
       try {
-        return await app.fetch(mergeLeadingSlashes(request))
+        return await app.fetch(mergeLeadingSlashes(request), { peer: info?.peer })
       } catch (err) {
         // Errors thrown before routing (opening the database) still get the JSON body.
         const apiErr = err instanceof ApiError ? err : internalServerError(err)

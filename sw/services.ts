@@ -13,6 +13,7 @@ import { Authenticator, provisionUsers } from './auth/service.ts'
 import { provisionRoot } from './resource/service.ts'
 import { Catalogue } from './catalogue/service.ts'
 import { ClassRegistry } from './classes/registry.ts'
+import { sweepFiles } from './files/service.ts'
 
 export interface Services {
   platform: Platform
@@ -31,9 +32,11 @@ export async function openServices(platform: Platform): Promise<Services> {
   const main = await Database.open(await platform.sqlite(), platform.store, 'main', migrateMain)
   const adminCreated = await provisionUsers(main, platform.admin)
   await provisionRoot(main, platform.now())
+  // Files an interrupted create or delete left behind go now, without delaying the start.
+  void sweepFiles({ platform, main }).catch((err) => platform.log('Sweeping stored files failed', err))
   return {
     platform, main, adminCreated,
-    auth: new Authenticator(main),
+    auth: new Authenticator(main, () => platform.now().getTime()),
     classes: new ClassRegistry({ platform, main }),
     catalogue: sharedStart(() => Catalogue.open(platform)),
   }

@@ -12,10 +12,42 @@ export interface GdalApi {
   getInfo(ds: GdalDataset): Promise<Record<string, unknown>>
   /** `ogrinfo -json` of a vector dataset (layers, fields, geometry fields with their SRS). */
   ogrinfo(ds: GdalDataset, args?: string[]): Promise<Record<string, unknown>>
-  ogr2ogr(ds: GdalDataset, args: string[], outName?: string): Promise<{ local: string; real?: string; all: unknown[] }>
+  ogr2ogr(ds: GdalDataset, args: string[], outName?: string): Promise<GdalOutput>
+  /** `gdalinfo -json` of a raster dataset (bands with types and colour interpretation, SRS, metadata). */
+  gdalinfo(ds: GdalDataset, args?: string[]): Promise<Record<string, unknown>>
+  gdalwarp(ds: GdalDataset, args: string[], outName?: string): Promise<GdalOutput>
+  gdal_translate(ds: GdalDataset, args: string[], outName?: string): Promise<GdalOutput>
+  gdal_rasterize(ds: GdalDataset, args: string[], outName?: string): Promise<GdalOutput>
   getFileBytes(path: string | { local: string }): Promise<Uint8Array>
-  Module: { FS: { writeFile(path: string, data: Uint8Array): void; unlink(path: string): void; mkdir(path: string): void;
-    rmdir(path: string): void; readdir(path: string): string[]; analyzePath(path: string): { exists: boolean } } }
+  Module: GdalModule
+}
+
+/** Emscripten's module: the file system and calls into GDAL's exported C functions. */
+export interface GdalModule {
+  FS: GdalFs
+  ccall(name: string, returns: 'number' | 'string' | null, args: Array<'number' | 'string'>, values: Array<number | string>): number | string
+  _malloc(n: number): number
+  _free(p: number): void
+  lengthBytesUTF8(s: string): number
+  stringToUTF8(s: string, p: number, max: number): void
+  HEAPU32: Uint32Array
+}
+
+/** Where a gdal3.js application wrote its result (always under `/output/`). */
+export interface GdalOutput { local: string; real?: string; all: Array<{ local: string }> }
+
+/** The part of Emscripten's file system the backend uses. */
+export interface GdalFs {
+  /** With `canOwn`, the file takes `data` as its contents instead of copying it. */
+  writeFile(path: string, data: Uint8Array, opts?: { canOwn?: boolean }): void
+  readFile(path: string): Uint8Array
+  unlink(path: string): void
+  mkdir(path: string): void
+  rmdir(path: string): void
+  readdir(path: string): string[]
+  analyzePath(path: string): { exists: boolean }
+  /** A memory file's node: its bytes are `contents.subarray(0, usedBytes)`. */
+  lookupPath(path: string): { node: { contents: Uint8Array | null; usedBytes: number } }
 }
 
 export interface GdalDataset {

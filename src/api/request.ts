@@ -47,6 +47,9 @@ export interface RequestOptions {
   /** Sent as JSON. */
   json?: unknown
   query?: Record<string, string | number | boolean | undefined>
+  /** Sent as it is (a file upload's FormData) instead of `json`. */
+  body?: BodyInit
+  headers?: Record<string, string>
   signal?: AbortSignal
 }
 
@@ -64,12 +67,12 @@ export async function request<T>(path: string, opts: RequestOptions = {}): Promi
     const qs = params.toString()
     if (qs) url += `?${qs}`
   }
-  const headers: Record<string, string> = { Accept: 'application/json' }
+  const headers: Record<string, string> = { Accept: 'application/json', ...opts.headers }
   if (opts.json !== undefined) headers['Content-Type'] = 'application/json'
   let res: Response
   try {
     res = await fetch(url, { method: opts.method ?? 'GET', headers, credentials: 'include', signal: opts.signal,
-      body: opts.json === undefined ? undefined : JSON.stringify(opts.json) })
+      body: opts.json === undefined ? opts.body : JSON.stringify(opts.json) })
   } catch (err) {
     if (err instanceof DOMException && err.name === 'AbortError') throw err
     throw new NetworkError(`The server could not be reached (${opts.method ?? 'GET'} ${path}).`, { cause: err })

@@ -19,6 +19,10 @@ export interface AuthVariables {
   /** Who sent the request; the guest when nobody logged in. */
   user: Principal
   authMedium: 'session' | 'basic' | null
+  /** The stored key of the session the request's cookie names, whether or not it is live. */
+  sessionKey: string | undefined
+  /** The client's network address, where the host knows it (Node; a service worker does not). */
+  peer: string | undefined
   /** Set when the request carried credentials that failed; thrown once a route matched. */
   authError: ApiError | undefined
 }

@@ -25,3 +25,21 @@ export const userDisabled = () =>
 export const userNotFound = (id: number) =>
   new ApiError(404, 'User not found', { message: `User with id = ${id} was not found.`, data: { user_id: id },
     exception: `${AUTH}.UserNotFound` })
+
+/** 429 while a login name (or client address) is locked after failed attempts (auth/rate-limit.ts). */
+export const tooManyAttempts = (waitMs: number) => {
+  const seconds = Math.max(1, Math.ceil(waitMs / 1000))
+  return new ApiError(429, 'Too many attempts', {
+    message: `Too many failed login attempts. Try again in ${seconds} s.`, data: { retry_after: seconds },
+    headers: { 'retry-after': String(seconds) }, exception: `${AUTH}.TooManyAttempts` })
+}
+
+/** A cookie-authenticated write whose Origin (or Referer) is not this server's: cross-site request forgery. */
+export const crossOriginRefused = () =>
+  new ApiError(403, 'Forbidden', {
+    message: 'A request authenticated by the session cookie must come from this server\'s own origin.',
+    contact: 'administrator', exception: `${AUTH}.CrossOriginRequestRefused` })
+
+export const oldPasswordWrong = () =>
+  new ApiError(422, 'Validation error', { message: 'The old password is wrong - at `$.old_password`',
+    data: { location: ['body', 'old_password'] }, exception: 'nextgisweb.core.exception.ValidationError' })

@@ -8,8 +8,8 @@ import { base64ToUtf8 } from '../core/bytes.ts'
 import type { MiddlewareContext, RequestContext } from '../core/routes.ts'
 import type { AuthVariables } from './env.ts'
 import { insufficientPermissions } from '../core/error.ts'
-import { sessionUser } from './service.ts'
-import { invalidAuthorizationHeader, invalidCredentials, userDisabled } from './errors.ts'
+import { sessionKey, sessionUser } from './service.ts'
+import { crossOriginRefused, invalidAuthorizationHeader, invalidCredentials, userDisabled } from './errors.ts'
 import type { Principal } from './types.ts'
 
 export const SESSION_COOKIE = 'ngw_sid'
@@ -18,10 +18,16 @@ export const SET_COOKIE_COPY = 'x-outpost-set-cookie'
 /** Header that carries Cookie from a host that cannot put Cookie on a Request (the worker). */
 export const COOKIE_COPY = 'x-outpost-cookie'
 
+/** A cookie's value; `undefined` when absent or not valid percent-encoding (a forged value names no session). */
 export function readCookie(header: string | null, name: string): string | undefined {
   for (const part of (header ?? '').split(';')) {
     const [k, ...v] = part.trim().split('=')
-    if (k === name) return decodeURIComponent(v.join('='))
+    if (k !== name) continue
+    try {
+      return decodeURIComponent(v.join('='))
+    } catch {
+      return undefined
+    }
   }
   return undefined
 }
@@ -42,8 +48,26 @@ function parseBasic(header: string): { login: string; password: string } | undef
 }
 
 /** The session id the request carries, from its Cookie header or the worker's copy of it. */
-export function sessionIdOf(c: RequestContext<AuthVariables>): string | undefined {
+function sessionIdOf(c: RequestContext<AuthVariables>): string | undefined {
   return readCookie(c.req.header('cookie') ?? c.req.header(COOKIE_COPY) ?? null, SESSION_COOKIE)
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+/**
+ * Whether a request comes from this server's own pages, by its Origin, else its Referer.
+ * Browsers send Origin with every cross-origin write; a request with neither header nor a
+ * cross-site `Sec-Fetch-Site` comes from a non-browser client (NextGIS Mobile logs in and
+ * keeps the cookie), which a forged page cannot be.
+ */
+function sameOrigin(c: RequestContext<AuthVariables>): boolean {
+  const own = new URL(c.req.url).origin
+  const origin = c.req.header('origin')
+  if (origin !== undefined) return origin === own
+  const referer = c.req.header('referer')
+  if (referer !== undefined) return URL.canParse(referer) && new URL(referer).origin === own
+  const site = c.req.header('sec-fetch-site')
+  return site === undefined || site === 'same-origin' || site === 'none'
 }
 
 export async function authenticate(c: MiddlewareContext<AuthVariables>): Promise<void> {
@@ -51,11 +75,21 @@ export async function authenticate(c: MiddlewareContext<AuthVariables>): Promise
   c.set('authMedium', null)
   c.set('authError', undefined)
   const sid = sessionIdOf(c)
-  if (sid) {
-    const user = await main.read((db) => sessionUser(db, sid, platform.now()))
-    if (user) {
+  const key = sid ? await sessionKey(sid) : undefined
+  c.set('sessionKey', key)
+  if (key) {
+    const user = await main.read((db) => sessionUser(db, key, platform.now()))
+    // The cookie rides along with requests other sites make: their writes do not get it
+    // (refused, unless they carry Basic credentials of their own).
+    const forged = !!user && !SAFE_METHODS.has(c.req.method) && !sameOrigin(c)
+    if (user && !forged) {
       c.set('user', user)
       c.set('authMedium', 'session')
+      return
+    }
+    if (forged && !c.req.header('authorization')) {
+      c.set('user', await auth.guest())
+      c.set('authError', crossOriginRefused())
       return
     }
   }
@@ -65,7 +99,7 @@ export async function authenticate(c: MiddlewareContext<AuthVariables>): Promise
   try {
     const creds = parseBasic(header)
     if (!creds) throw invalidAuthorizationHeader()
-    const user = await auth.check(creds.login, creds.password)
+    const user = await auth.check(creds.login, creds.password, c.get('peer'))
     if (!user) throw invalidCredentials()
     if (user.disabled) throw userDisabled()
     c.set('user', user)

@@ -4,12 +4,13 @@
  * password part of `auth.user.item` (reference §3.2).
  */
 import type { AuthVariables } from './env.ts'
-import { forbidden, validationError } from '../core/error.ts'
+import { forbidden, payloadTooLarge, validationError } from '../core/error.ts'
+import { LOGIN_BODY_LIMIT, readBytes } from '../core/limits.ts'
 import { json, readJsonObject } from '../core/http.ts'
 import type { RequestContext, Routes } from '../core/routes.ts'
 import { expectKind, queryBool } from '../core/validate.ts'
-import { authenticationRequired, invalidCredentials, userDisabled, userNotFound } from './errors.ts'
-import { SESSION_COOKIE, SET_COOKIE_COPY, sessionIdOf } from './middleware.ts'
+import { authenticationRequired, invalidCredentials, oldPasswordWrong, userDisabled, userNotFound } from './errors.ts'
+import { SESSION_COOKIE, SET_COOKIE_COPY } from './middleware.ts'
 import { createSession, deleteSession, getUser, SESSION_MAX_AGE_S } from './service.ts'
 import type { Principal } from './types.ts'
 
@@ -20,15 +21,21 @@ function userBrief(u: Principal) {
   return { id: u.id, keyname: u.keyname, display_name: u.displayName }
 }
 
-/** Login accepts JSON or a form-encoded body (reference §3.2). */
+/** Login accepts JSON or a form-encoded body (reference §3.2), of at most `LOGIN_BODY_LIMIT` bytes. */
 async function readCredentials(c: RequestContext<AuthVariables>): Promise<{ login: string; password: string }> {
   const type = c.req.header('content-type') ?? ''
   let body: Record<string, unknown>
   if (type.startsWith('application/x-www-form-urlencoded') || type.startsWith('multipart/form-data')) {
-    const form = await c.req.raw.formData()
+    const bytes = await readBytes(c.req.raw, LOGIN_BODY_LIMIT, () => payloadTooLarge(LOGIN_BODY_LIMIT))
+    let form: FormData
+    try {
+      form = await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': type } }).formData()
+    } catch (err) {
+      throw validationError(`The form could not be read: ${(err as Error).message}`, { location: ['body'] })
+    }
     body = { login: form.get('login') ?? undefined, password: form.get('password') ?? undefined }
   } else {
-    body = await readJsonObject(c.req.raw)
+    body = await readJsonObject(c.req.raw, LOGIN_BODY_LIMIT)
   }
   return { login: expectKind<string>('str', body.login, '$.login'), password: expectKind<string>('str', body.password, '$.password') }
 }
@@ -43,11 +50,23 @@ function cookie(value: string, maxAge: number): Record<string, string> {
   return { 'set-cookie': line, [SET_COOKIE_COPY]: line }
 }
 
+/**
+ * One's own password changes only with the old one (`old_password`), checked like a login
+ * (and limited like one), so a session left open does not hand the account over. Only the
+ * browser host's first-run password, which everyone knows, is replaced without it.
+ */
+async function checkOldPassword(c: RequestContext<AuthVariables>, me: Principal, old: unknown): Promise<void> {
+  if (me.mustChangePassword) return
+  if (old === undefined) throw validationError('Object missing required field `old_password` - at `$`', { location: ['body', 'old_password'] })
+  const given = expectKind<string>('str', old, '$.old_password')
+  if ((await c.get('services').auth.check(me.keyname, given, c.get('peer')))?.id !== me.id) throw oldPasswordWrong()
+}
+
 export function mountAuth(routes: Routes<AuthVariables>): void {
   routes.add('auth.login_cookies', '/api/component/auth/login', 'POST', async (c) => {
     const { login, password } = await readCredentials(c)
     const { auth, main, platform } = c.get('services')
-    const user = await auth.check(login, password)
+    const user = await auth.check(login, password, c.get('peer'))
     if (!user) throw invalidCredentials()
     if (user.disabled) throw userDisabled()
     const sid = await createSession(main, user.id, platform.now())
@@ -56,8 +75,8 @@ export function mountAuth(routes: Routes<AuthVariables>): void {
   })
 
   routes.add('auth.logout_cookies', '/api/component/auth/logout', 'POST', async (c) => {
-    const sid = sessionIdOf(c)
-    if (sid) await deleteSession(c.get('services').main, sid)
+    const key = c.get('sessionKey')
+    if (key) await deleteSession(c.get('services').main, key)
     return json({}, 200, cookie('', 0))
   })
 
@@ -88,11 +107,13 @@ export function mountAuth(routes: Routes<AuthVariables>): void {
     if (!target || target.isGuest && c.req.method === 'PUT') throw userNotFound(id)
     if (!me.isAdmin && me.id !== id) throw forbidden('You are not allowed to manage other users.')
     if (c.req.method === 'GET') return json({ ...userBrief(target), system: false, disabled: false, language: target.language })
-    const body = await readJsonObject(c.req.raw)
+    const body = await readJsonObject(c.req.raw, LOGIN_BODY_LIMIT)
     if (body.password !== undefined) {
       const password = expectKind<string>('str', body.password, '$.password')
       if (password.length < MIN_PASSWORD) throw validationError(`Password must be at least ${MIN_PASSWORD} characters long - at \`$.password\``)
-      await auth.setPassword(id, password)
+      if (me.id === id) await checkOldPassword(c, me, body.old_password)
+      // Every other session of the user ends; the one making the change (if any) goes on.
+      await auth.setPassword(id, password, me.id === id && c.get('authMedium') === 'session' ? c.get('sessionKey') : undefined)
     }
     if (body.display_name !== undefined) {
       const name = expectKind<string>('str', body.display_name, '$.display_name').trim()

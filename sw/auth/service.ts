@@ -1,12 +1,20 @@
 /**
  * @module auth/service
  * Users, passwords and sessions. Verified Basic credentials are remembered by their SHA-256
- * so that PBKDF2 runs once per password, not once per request.
+ * so that PBKDF2 runs once per password, not once per request. Failed attempts are slowed
+ * down per login name and client address (auth/rate-limit.ts). Sessions are stored by the
+ * SHA-256 of their id: a copy of the database does not hand out live sessions.
  */
 import type { Database, SqlDb } from '../store/database.ts'
 import type { AdminProvision } from '../platform/platform.ts'
 import { GUEST_ID, type Principal } from './types.ts'
-import { hashPassword, sha256Hex, verifyPassword } from './password.ts'
+import { hashPassword, sha256Hex, verifyNothing, verifyPassword } from './password.ts'
+import { RateLimiter, type LimitPolicy } from './rate-limit.ts'
+import { tooManyAttempts } from './errors.ts'
+
+/** A login name gets 5 free failures; a client address, which many people may share, 20. */
+const LOGIN_LIMIT: LimitPolicy = { free: 5 }
+const PEER_LIMIT: LimitPolicy = { free: 20 }
 
 /** Sessions last 7 days, as the original's `session.cookie.max_age`. */
 export const SESSION_MAX_AGE_S = 7 * 24 * 3600
@@ -67,8 +75,11 @@ export class Authenticator {
   /** sha256(login:password) → the user, for credentials already verified. */
   #verified = new Map<string, Cached>()
   #guest: Cached | undefined
+  #limiter: RateLimiter
 
-  constructor(private main: Database) {}
+  constructor(private main: Database, now: () => number = Date.now) {
+    this.#limiter = new RateLimiter(now)
+  }
 
   /** The guest user, read again only after the main database changed. */
   async guest(): Promise<Principal> {
@@ -81,14 +92,28 @@ export class Authenticator {
    * The user for a login and password, or `undefined` when they do not match. PBKDF2 runs
    * once per password; while the main database is unchanged not even the row is read again.
    */
-  async check(login: string, password: string): Promise<Principal | undefined> {
+  async check(login: string, password: string, peer?: string): Promise<Principal | undefined> {
+    const loginKey = `login:${login.toLowerCase()}`
+    const keys: Array<[string, LimitPolicy]> = [[loginKey, LOGIN_LIMIT]]
+    if (peer) keys.push([`peer:${peer}`, PEER_LIMIT])
+    const wait = this.#limiter.retryAfter(keys.map(([k]) => k))
+    if (wait > 0) throw tooManyAttempts(wait)
+    const user = await this.#verify(login, password)
+    // A success clears only the login: a valid account of one's own must not reset the address.
+    if (user) this.#limiter.success([loginKey])
+    else this.#limiter.failure(keys)
+    return user
+  }
+
+  async #verify(login: string, password: string): Promise<Principal | undefined> {
     const key = await sha256Hex(`${login.toLowerCase()}\u0000${password}`)
     const hit = this.#verified.get(key)
     if (hit?.version === this.main.version) return hit.user
     const version = this.main.version
     const row = await this.main.read((db) =>
       db.selectObject(`SELECT ${COLUMNS} FROM principal WHERE keyname = ? AND cls = 'U' AND system = 0`, [login]) as PrincipalRow | undefined)
-    if (!row) return undefined
+    // An unknown name costs the same PBKDF2 work as a known one: timing tells nothing.
+    if (!row) return verifyNothing(password).then(() => undefined)
     if (hit?.user.id !== row.id && !(await verifyPassword(password, row.password_hash))) return undefined
     const user = toPrincipal(row)
     this.#verified.set(key, { user, version })
@@ -100,34 +125,44 @@ export class Authenticator {
     for (const [k, c] of this.#verified) if (c.user.id === userId) this.#verified.delete(k)
   }
 
-  async setPassword(userId: number, password: string): Promise<void> {
+  /**
+   * Sets a password and ends every session of the user but `keepSession` (the key of the
+   * session that made the change, if one did), in the same write.
+   */
+  async setPassword(userId: number, password: string, keepSession?: string): Promise<void> {
     const hash = await hashPassword(password)
     await this.main.write((db) => {
       db.exec({ sql: `UPDATE principal SET password_hash = ?, must_change_password = 0 WHERE id = ?`, bind: [hash, userId] })
+      db.exec({ sql: `DELETE FROM session WHERE user_id = ? AND id IS NOT ?`, bind: [userId, keepSession ?? null] })
     })
     this.forget(userId)
   }
 }
 
+/** The stored key of session id `sid`: its SHA-256, so the table holds nothing to log in with. */
+export const sessionKey = (sid: string) => sha256Hex(sid)
+
+/** Starts a session; returns its id, which only the cookie carries. */
 export async function createSession(main: Database, userId: number, now: Date): Promise<string> {
   const id = Array.from(crypto.getRandomValues(new Uint8Array(24)), (b) => b.toString(16).padStart(2, '0')).join('')
+  const key = await sessionKey(id)
   const expires = new Date(now.getTime() + SESSION_MAX_AGE_S * 1000)
   await main.write((db) => {
     db.exec({ sql: `DELETE FROM session WHERE expires < ?`, bind: [now.toISOString()] })
     db.exec({ sql: `INSERT INTO session (id, user_id, created, expires) VALUES (?, ?, ?, ?)`,
-      bind: [id, userId, now.toISOString(), expires.toISOString()] })
+      bind: [key, userId, now.toISOString(), expires.toISOString()] })
   })
   return id
 }
 
-/** The user of a live session, or `undefined`. */
-export function sessionUser(db: SqlDb, sid: string, now: Date): Principal | undefined {
+/** The user of the live session stored under `key`, or `undefined`. */
+export function sessionUser(db: SqlDb, key: string, now: Date): Principal | undefined {
   const row = db.selectObject(`SELECT p.id, p.keyname, p.display_name, p.is_admin, p.disabled, p.password_hash,
       p.must_change_password, p.language FROM session s JOIN principal p ON p.id = s.user_id
-      WHERE s.id = ? AND s.expires > ?`, [sid, now.toISOString()]) as PrincipalRow | undefined
+      WHERE s.id = ? AND s.expires > ?`, [key, now.toISOString()]) as PrincipalRow | undefined
   return row && !row.disabled ? toPrincipal(row) : undefined
 }
 
-export async function deleteSession(main: Database, sid: string): Promise<void> {
-  await main.write((db) => { db.exec({ sql: `DELETE FROM session WHERE id = ?`, bind: [sid] }) })
+export async function deleteSession(main: Database, key: string): Promise<void> {
+  await main.write((db) => { db.exec({ sql: `DELETE FROM session WHERE id = ?`, bind: [key] }) })
 }

@@ -81,8 +81,21 @@ class Checker {
     return v
   }
 
+  has(key: string): boolean { return this.o[key] !== undefined && this.o[key] !== null }
+
   str(key: string, nullable = true) { return this.get(key, 'str', { nullable, required: !nullable }) as string | null }
   int(key: string) { return this.get(key, 'int', { nullable: true }) as number | null }
+}
+
+/**
+ * A URL that would run script where a page shows it as a link or loads it (`javascript:`,
+ * `vbscript:`, `data:`). Browsers drop ASCII whitespace and control characters from URLs, so
+ * `java\tscript:` counts too. Free text in link fields (the sample data has some) passes.
+ */
+function checkUrl(c: Checker, key: string, v: string | null): void {
+  if (v === null) return
+  const scheme = /^([a-z][a-z0-9+.-]*):/.exec(v.replace(/[\x00-\x20\x7f]/g, '').toLowerCase())?.[1]
+  if (scheme === 'javascript' || scheme === 'vbscript' || scheme === 'data') c.fail(key, `A '${scheme}:' URL is not allowed`)
 }
 
 function checkTime(c: Checker, key: string, v: string | null): void {
@@ -137,6 +150,7 @@ function normaliseService(o: unknown, i: number, iconIds: Set<number>): Detail {
   v.type = type
   v.epsg = c.int('epsg')
   for (const k of ['license_name', 'license_url', 'copyright_text', 'copyright_url', 'terms_of_use_url', 'source', 'source_url']) v[k] = c.str(k)
+  for (const k of ['license_url', 'copyright_url', 'terms_of_use_url', 'source_url']) checkUrl(c, k, v[k] as string | null)
   v.created_at = c.str('created_at', false); checkTime(c, 'created_at', v.created_at as string)
   v.updated_at = c.str('updated_at'); checkTime(c, 'updated_at', v.updated_at as string | null)
   v.boundary = c.str('boundary'); checkGeometry(c, 'boundary', v.boundary as string | null)
@@ -149,6 +163,7 @@ function normaliseService(o: unknown, i: number, iconIds: Set<number>): Detail {
   v.submitter = c.str('submitter')
   if (type === 'tms') {
     const origin = (c.get('origin_url', 'str', { nullable: true }) as string | null) ?? (c.get('url', 'str', { required: true }) as string)
+    checkUrl(c, c.has('origin_url') ? 'origin_url' : 'url', origin)
     v.origin_url = origin
     v.url = origin
     v.alt_urls = altUrls(origin)
@@ -157,6 +172,7 @@ function normaliseService(o: unknown, i: number, iconIds: Set<number>): Detail {
     v.y_origin_top = c.get('y_origin_top', 'bool', { fallback: false })
   } else {
     v.url = c.get('url', 'str', { required: true })
+    checkUrl(c, 'url', v.url as string)
     if (type === 'wms') {
       v.params = c.str('params')
       v.layers = c.str('layers')

@@ -5,16 +5,24 @@
  * capabilities through it (`find`, `featureLayerOf`), never by naming a class.
  */
 import type { ClassLookup } from '../resource/class.ts'
+import type { Bbox } from '../geo/geometry.ts'
 import type { FeatureLayer, FeatureLayerProvider, FeatureLayers } from '../feature/types.ts'
-import type { ClassEnv, ClassFactory, ResourceClass } from './types.ts'
+import type { BucketFile, StoredFile, StoredFiles } from '../files/types.ts'
+import type { Capabilities, ClassEnv, ClassFactory, ResourceClass } from './types.ts'
 import { resourceGroup } from './resource_group/index.ts'
 import { vectorLayer } from './vector_layer/index.ts'
 import { lookupTable } from './lookup_table/index.ts'
+import { rasterLayer } from './raster_layer/index.ts'
+import { rasterStyle } from './raster_style/index.ts'
+import { fileBucket } from './file_bucket/index.ts'
 
 const CLASSES: ClassFactory[] = [
   resourceGroup,
   vectorLayer,
   lookupTable,
+  rasterLayer,
+  rasterStyle,
+  fileBucket,
 ]
 
 /** The spec's names for classes the original calls otherwise (accepted on input). */
@@ -24,7 +32,7 @@ const ALIASES: Record<string, string> = {
   mapserver_style: 'engine_style',
 }
 
-export class ClassRegistry implements ClassLookup, FeatureLayers {
+export class ClassRegistry implements ClassLookup, FeatureLayers, StoredFiles {
   readonly #classes: ResourceClass[]
   readonly #byId: Map<string, ResourceClass>
   /** Resource id → class, per version of the main database. */
@@ -58,6 +66,24 @@ export class ClassRegistry implements ClassLookup, FeatureLayers {
   async featureLayer(id: number): Promise<FeatureLayer | undefined> {
     const cls = await this.#classOf(id)
     return cls === undefined ? undefined : this.featureLayerOf(cls)?.open(id)
+  }
+
+  async layerExtent(id: number): Promise<{ bbox: Bbox | null; srs: number } | undefined> {
+    return (await this.#capability(id, 'bboxLayer'))?.extent(id)
+  }
+
+  async rasterFile(id: number): Promise<StoredFile | undefined> {
+    return (await this.#capability(id, 'rasterFile'))?.rasterFile(id)
+  }
+
+  async bucketFiles(id: number): Promise<BucketFile[] | undefined> {
+    return (await this.#capability(id, 'fileBucket'))?.bucketFiles(id)
+  }
+
+  /** Capability `key` of the class of resource `id`, if it provides one. */
+  async #capability<K extends keyof Capabilities>(id: number, key: K): Promise<Capabilities[K] | undefined> {
+    const cls = await this.#classOf(id)
+    return cls === undefined ? undefined : this.find(cls)?.capabilities[key]
   }
 
   /** The class of resource `id`; read once per version of the main database. */

@@ -9,17 +9,19 @@
  * - its members of the composite resource object (`members`) with the hooks that validate
  *   and store them (`create`, `update`), serialize them (`serialize`) and clean up on delete
  *   (`remove`, which returns actions that run after the commit) — see `resource/class.ts`;
- * - the capabilities it provides to components (`capabilities`): `featureLayer` (open, query and write its features: `feature/types.ts`); renderable
- *   style, tile source, file bucket… join `Capabilities` as their components arrive.
+ * - the capabilities it provides to components (`capabilities`): `featureLayer` (open, query and write its features: `feature/types.ts`),
+ *   `bboxLayer` (an extent), `rasterFile` and `fileBucket` (stored files: `files/types.ts`); renderable
+ *   style, tile source… join `Capabilities` as their components arrive.
  * Components look capabilities up through the registry (`featureLayerOf(cls)`), so any
  * class that provides one is served, whatever its storage.
  */
 import type { Platform } from '../platform/platform.ts'
 import type { Database } from '../store/database.ts'
-import type { FeatureLayerProvider } from '../feature/types.ts'
+import type { BboxLayerProvider, FeatureLayerProvider } from '../feature/types.ts'
+import type { FileBucketProvider, RasterFileProvider } from '../files/types.ts'
 import type { ResourceKind } from '../resource/class.ts'
 
-export type { AfterCommit, ClassContext, ClassData } from '../resource/class.ts'
+export type { AfterCommit, ClassContext, ClassData, Prepared, PrepareEnv } from '../resource/class.ts'
 
 /** What a class's capabilities get from the app they serve. */
 export interface ClassEnv {
@@ -32,6 +34,12 @@ export interface ClassEnv {
 export interface Capabilities {
   /** Features: read, filter, write (`IFeatureLayer` and friends). */
   featureLayer?: FeatureLayerProvider
+  /** An extent without features (`IBboxLayer` of a raster): `layer.extent`. */
+  bboxLayer?: BboxLayerProvider
+  /** One stored raster file: `/download`, `/cog` (files component). */
+  rasterFile?: RasterFileProvider
+  /** Named stored files: `/file/{name}`, `/export` (files component). */
+  fileBucket?: FileBucketProvider
 }
 
 export interface ResourceClass extends ResourceKind {

@@ -26,6 +26,8 @@ export interface ApiErrorOptions {
   exception?: string
   contact?: ErrorContact
   data?: Record<string, unknown>
+  /** Response headers that go with the body (`Retry-After` of a 429). */
+  headers?: Record<string, string>
   cause?: unknown
 }
 
@@ -88,6 +90,11 @@ export const insufficientPermissions = (permission: string, scope: string, resou
     message: `Insufficient '${permission}' permission in scope '${scope}' on resource id = ${resourceId}.`,
     contact: 'administrator', data: { resource: { id: resourceId }, permission, scope },
     exception: `${CORE}.InsufficientPermissions` })
+
+/** 413: a request body over its documented limit (JSON bodies, logins); uploads have their own class. */
+export const payloadTooLarge = (limit: number) =>
+  new ApiError(413, 'Request entity too large', { message: `The request body exceeds the limit of ${limit} bytes.`,
+    data: { limit }, exception: 'nextgisweb.pyramid.exception.PyramidHTTPError' })
 
 export const forbidden = (message: string) =>
   new ApiError(403, 'Forbidden', { message, contact: 'administrator', exception: `${CORE}.ForbiddenError` })

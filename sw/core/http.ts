@@ -2,7 +2,9 @@
  * @module core/http
  * Response helpers and request-body parsing shared by every component.
  */
-import { malformedJsonBody, validationError } from './error.ts'
+import { malformedJsonBody, payloadTooLarge, validationError } from './error.ts'
+import { nestsDeeperThan } from './json-depth.ts'
+import { JSON_BODY_LIMIT, JSON_DEPTH_LIMIT, readBytes } from './limits.ts'
 
 /** NGW sends JSON as exactly `application/json`; nextgis_connect needs that (reference §1.1). */
 export const JSON_TYPE = 'application/json'
@@ -13,21 +15,29 @@ export function json(body: unknown, status = 200, headers: Record<string, string
 
 /**
  * Reads a request body as JSON whatever its Content-Type (reference §1.1: browsers send
- * `text/plain`). Malformed JSON is a 400; an empty body is `undefined`.
+ * `text/plain`). Over `limit` bytes is a 413 (the read stops there); malformed JSON or UTF-8
+ * is a 400; nesting deeper than `JSON_DEPTH_LIMIT` a 422; an empty body is `undefined`.
+ * Callers check permissions first: the body is the last thing read.
  */
-export async function readJson(request: Request): Promise<unknown> {
-  const text = await request.text()
-  if (text.trim() === '') return undefined
+export async function readJson(request: Request, limit = JSON_BODY_LIMIT): Promise<unknown> {
+  const bytes = await readBytes(request, limit, () => payloadTooLarge(limit))
+  let value: unknown
   try {
-    return JSON.parse(text)
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    if (text.trim() === '') return undefined
+    value = JSON.parse(text)
   } catch (err) {
     throw malformedJsonBody(err)
   }
+  if (nestsDeeperThan(value, JSON_DEPTH_LIMIT)) {
+    throw validationError(`The JSON body nests deeper than ${JSON_DEPTH_LIMIT} levels.`, { location: ['body'] })
+  }
+  return value
 }
 
 /** Reads a JSON object body; anything else is a 422 naming the expected shape. */
-export async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
-  const body = await readJson(request)
+export async function readJsonObject(request: Request, limit = JSON_BODY_LIMIT): Promise<Record<string, unknown>> {
+  const body = await readJson(request, limit)
   if (!isObject(body)) throw validationError('Expected `object`, got `' + jsonType(body) + '`', { location: ['body'] })
   return body
 }

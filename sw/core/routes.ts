@@ -9,6 +9,8 @@
  * one table serves every component while none of them knows the app.
  */
 import type { Context, Env, HonoRequest } from 'hono'
+import { pageNotFound } from './error.ts'
+import { isSafeIdText } from './limits.ts'
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS'
 
@@ -57,7 +59,10 @@ export class RouteTable<E extends Env & { Variables: object }> implements Routes
     if (!this.#names.has(name)) this.#names.set(name, [indexed, ...params])
     const path = template.replace(/\{(\w+)\}/g, (_, p: string) =>
       `:${p}{${patterns[p] ?? PARAM_PATTERNS[p] ?? '[^/]+'}}`)
+    const numeric = params.filter((p) => !patterns[p] && PARAM_PATTERNS[p])
     const guarded = (c: Context<E>) => {
+      // An id past 2^53 names no row: SQLite would wrap it onto another one (2^64 is 0, the root).
+      for (const p of numeric) if (!isSafeIdText(c.req.param(p) ?? '')) throw pageNotFound()
       this.#guard(c)
       return handler(c)
     }

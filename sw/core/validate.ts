@@ -8,15 +8,18 @@ import { isObject, jsonType } from './http.ts'
 
 type Kind = 'str' | 'int' | 'bool' | 'object' | 'array' | 'float'
 
+/** The `location` of an error body for JSON path `path` (`$.a.b` → `['body', 'a', 'b']`). */
+export const locationOf = (path: string) => ['body', ...path.replace(/^\$\.?/, '').split('.').filter(Boolean)]
+
 function fail(expected: string, value: unknown, path: string): never {
-  throw validationError(`Expected \`${expected}\`, got \`${jsonType(value)}\` - at \`${path}\``,
-    { location: ['body', ...path.replace(/^\$\.?/, '').split('.').filter(Boolean)] })
+  throw validationError(`Expected \`${expected}\`, got \`${jsonType(value)}\` - at \`${path}\``, { location: locationOf(path) })
 }
 
 function matches(kind: Kind, v: unknown): boolean {
   switch (kind) {
     case 'str': return typeof v === 'string'
-    case 'int': return typeof v === 'number' && Number.isInteger(v)
+    // Past 2^53 a JSON number has already been rounded: it is refused, not guessed at.
+    case 'int': return typeof v === 'number' && Number.isSafeInteger(v)
     case 'float': return typeof v === 'number' && Number.isFinite(v)
     case 'bool': return typeof v === 'boolean'
     case 'object': return isObject(v)
@@ -27,6 +30,9 @@ function matches(kind: Kind, v: unknown): boolean {
 /** Asserts `v` has the JSON kind `kind` (or null when `nullable`). */
 export function expectKind<T>(kind: Kind, v: unknown, path: string, nullable = false): T {
   if (v === null && nullable) return v as T
+  if (kind === 'int' && typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v)) {
+    throw validationError(`Integer ${v} is out of range (beyond ±2^53) - at \`${path}\``, { location: locationOf(path) })
+  }
   if (!matches(kind, v)) fail(nullable ? `${kind} | null` : kind, v, path)
   return v as T
 }
@@ -57,12 +63,18 @@ export function queryBool(params: URLSearchParams, name: string, fallback: boole
   return v
 }
 
-/** Query integers must match `^-?[0-9]+$` (reference §1.2). */
+/** One query integer: `^-?[0-9]+$` (reference §1.2) and within ±2^53, where numbers are exact. */
+function intOf(name: string, raw: string): number {
+  if (!/^-?[0-9]+$/.test(raw)) throw invalidParameter(name, `Invalid integer value '${raw}'.`)
+  const v = Number(raw)
+  if (!Number.isSafeInteger(v)) throw invalidParameter(name, `Integer value '${raw}' is out of range.`)
+  return v
+}
+
 export function queryInt(params: URLSearchParams, name: string, opts: { min?: number } = {}): number | undefined {
   const raw = lastValue(params, name)
   if (raw === undefined) return undefined
-  if (!/^-?[0-9]+$/.test(raw)) throw invalidParameter(name, `Invalid integer value '${raw}'.`)
-  const v = Number(raw)
+  const v = intOf(name, raw)
   if (opts.min !== undefined && v < opts.min) throw invalidParameter(name, `Value must be >= ${opts.min}.`)
   return v
 }
@@ -83,10 +95,7 @@ export function queryIntList(params: URLSearchParams, name: string): number[] | 
   const raw = lastValue(params, name)
   if (raw === undefined) return undefined
   if (raw === '') return []
-  return raw.split(',').map((s) => {
-    if (!/^-?[0-9]+$/.test(s)) throw invalidParameter(name, `Invalid integer value '${s}'.`)
-    return Number(s)
-  })
+  return raw.split(',').map((s) => intOf(name, s))
 }
 
 /** If a parameter is repeated, the last value wins (reference §1.2). */

@@ -10,11 +10,14 @@ import type { Routes } from '../core/routes.ts'
 import type { Principal } from '../auth/types.ts'
 import type { GdalApi } from '../../wasm/gdal.ts'
 import { lastValue } from '../core/validate.ts'
+import { readBytes } from '../core/limits.ts'
+import { uploadMaxSize } from '../upload/limits.ts'
+import { uploadTooLarge } from '../upload/errors.ts'
 import { inspect } from './service.ts'
 
 /** The diagnostics' context. */
 export interface DiagnosticsVariables {
-  services: { platform: { gdal(): Promise<GdalApi> } }
+  services: { platform: { gdal(): Promise<GdalApi>; uploadMaxSize?: number } }
   user: Principal
 }
 
@@ -24,7 +27,8 @@ export function mountDiagnostics(routes: Routes<DiagnosticsVariables>): void {
     const name = lastValue(new URL(c.req.url).searchParams, 'name')
     if (!name) throw parameterRequired('name')
     if (!/^[^/\\\0]+$/.test(name) || name === '.' || name === '..') throw invalidParameter('name', 'A plain file name is expected.')
-    const bytes = new Uint8Array(await c.req.arrayBuffer())
+    const max = uploadMaxSize(c.get('services').platform)
+    const bytes = await readBytes(c.req.raw, max, () => uploadTooLarge(max))
     const gdal = await c.get('services').platform.gdal()
     return json(await inspect(gdal, name, bytes))
   })

@@ -7,7 +7,7 @@
 import { validationError } from '../core/error.ts'
 import { expectKind, expectObject } from '../core/validate.ts'
 import { isObject } from '../core/http.ts'
-import { bboxOf, invalidReason, layerTypeOf, type Geometry } from '../geo/geometry.ts'
+import { bboxOf, bboxProblem, invalidReason, layerTypeOf, type Geometry } from '../geo/geometry.ts'
 import { parseWkt } from '../geo/wkt.ts'
 import { reproject, UnknownSrsError } from '../geo/reproject.ts'
 import { toColumn, ValueError } from './values.ts'
@@ -71,6 +71,8 @@ export function parseInput(raw: unknown, meta: LayerMeta, opts: WriteOptions, pa
       const g = parseGeom(body.geom, meta, opts, path)
       input.geom = g
       input.bbox = bboxOf(g)
+      const far = bboxProblem(input.bbox)
+      if (far) throw geometryNotValid(far, `${path}.geom`)
     }
   }
   if (body.fields !== undefined && body.fields !== null) {

@@ -58,14 +58,15 @@ export function mountFeature(routes: Routes<FeatureVariables>): void {
         }))
       }
       case 'POST': {
-        const body = await readJson(c.req.raw)
+        // The layer and the right to write it first, the body after.
         const layer = await writableLayerOf(c)
+        const body = await readJson(c.req.raw)
         const input = parseInput(body, layer.meta, await writeOptions(c), '$')
         return json({ id: await write(c, layer, (w) => w.create(input), [input]) })
       }
       case 'PATCH': {
-        const body = await readJson(c.req.raw)
         const layer = await writableLayerOf(c)
+        const body = await readJson(c.req.raw)
         expectKind<unknown[]>('array', body, '$') // the body's shape is judged before the query's
         const ops = parseBatch(body, layer.meta, await writeOptions(c))
         return json(await write(c, layer, (w) => ops.map((op) => {
@@ -76,8 +77,8 @@ export function mountFeature(routes: Routes<FeatureVariables>): void {
         }), ops.flatMap((op) => ('input' in op ? [op.input] : []))))
       }
       case 'DELETE': {
-        const body = await readJson(c.req.raw)
         const layer = await writableLayerOf(c)
+        const body = await readJson(c.req.raw)
         if (body === undefined) {
           await write(c, layer, (w) => w.deleteAll())
           return json(true)
@@ -105,8 +106,8 @@ export function mountFeature(routes: Routes<FeatureVariables>): void {
       return json(feature)
     }
     if (c.req.method === 'PUT') {
-      const body = await readJson(c.req.raw)
       const layer = await writableLayerOf(c)
+      const body = await readJson(c.req.raw)
       const input = parseInput(body ?? {}, layer.meta, await writeOptions(c), '$')
       await write(c, layer, (w) => w.update(fid, input), [input])
       return json({ id: fid })
@@ -152,6 +153,9 @@ export function mountFeature(routes: Routes<FeatureVariables>): void {
   })
 
   routes.add('layer.extent', '/api/resource/{id}/extent', 'GET', async (c) => {
+    // A layer without features (a raster) has an extent too.
+    const other = await c.get('services').classes.layerExtent?.(Number(c.req.param('id')))
+    if (other) return json({ extent: lonLatExtent(other.bbox, other.srs) })
     const layer = await layerOf(c)
     return json({ extent: lonLatExtent(await layer.read((tx) => tx.extent()), layer.meta.srs) })
   })

@@ -4,6 +4,7 @@
  * values in the requested formats, geometry as WKT or GeoJSON in the requested system,
  * extents as lon/lat in EPSG:4326.
  */
+import { validationError } from '../core/error.ts'
 import { bboxOf, type Bbox, type Geometry } from '../geo/geometry.ts'
 import { toWkt } from '../geo/wkt.ts'
 import { reproject, reprojectBbox } from '../geo/reproject.ts'
@@ -55,8 +56,16 @@ export function featureJson(row: FeatureRow, meta: LayerMeta, opts: DumpOptions,
 /** A box as the original's lon/lat extent object, in EPSG:4326. */
 export function lonLatExtent(b: Bbox | null, srs: number): Record<string, number | null> {
   if (!b) return { minLon: null, minLat: null, maxLon: null, maxLat: null }
-  const [minLon, minLat, maxLon, maxLat] = reprojectBbox(b, srs, 4326)
-  return { minLon, minLat, maxLon, maxLat }
+  let box: Bbox
+  try {
+    box = reprojectBbox(b, srs, 4326)
+  } catch (err) {
+    // Only data stored before coordinates were bounded gets here (proj4 throws on overflow).
+    throw validationError(`The extent of the layer cannot be expressed in EPSG:4326: ${(err as Error).message}`)
+  }
+  // A projection's edge may map to infinity, which JSON has no number for.
+  const [minLon, minLat, maxLon, maxLat] = box.map((v) => (Number.isFinite(v) ? v : null))
+  return { minLon: minLon!, minLat: minLat!, maxLon: maxLon!, maxLat: maxLat! }
 }
 
 const TYPE_NAMES: Record<Geometry['type'], string> = {

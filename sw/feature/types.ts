@@ -177,6 +177,14 @@ export interface FeatureLayerProvider {
 export interface FeatureLayers {
   /** `undefined` when there is no such resource or its class has no feature-layer capability. */
   featureLayer(id: number): Promise<FeatureLayer | undefined>
+  /** The extent of a layer that is no feature layer (a raster); `undefined` when there is none. */
+  layerExtent?(id: number): Promise<{ bbox: Bbox | null; srs: number } | undefined>
+}
+
+/** A class whose resources have an extent without features (a raster layer). */
+export interface BboxLayerProvider {
+  /** The box in the layer's `srs`; `undefined` when `id` is not one of its resources. */
+  extent(id: number): Promise<{ bbox: Bbox | null; srs: number } | undefined>
 }
 
 // ---- optional: GeoPackage storage for the data-out fast paths ----

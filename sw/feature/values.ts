@@ -6,6 +6,7 @@
  * for booleans, numbers for integers (bigint past 2^53).
  */
 import type { Field, FieldType, FieldValue } from './types.ts'
+import { jsonType } from '../core/http.ts'
 
 export type SqlValue = FieldValue
 export type DtFormat = 'obj' | 'iso'
@@ -17,19 +18,31 @@ const INT32 = [-(2 ** 31), 2 ** 31 - 1]
 const INT64 = [-(2n ** 63n), 2n ** 63n - 1n]
 const pad = (n: number, w = 2) => String(n).padStart(w, '0')
 
+/** A value as an error message shows it: numbers and short strings as they are, else the JSON type. */
+function shown(v: unknown): string {
+  if (typeof v === 'number') return String(v)
+  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)
+  return jsonType(v)
+}
+
+/**
+ * An integer exactly as sent, or a `ValueError`: nothing is rounded. A JSON number past 2^53
+ * was already rounded when the body was parsed, so BIGINTs that large must come as strings.
+ */
 function integer(v: unknown, big: boolean): number | bigint {
   // The common case, without BigInt: a whole number inside the range.
   if (typeof v === 'number' && Number.isInteger(v) && (big ? Number.isSafeInteger(v) : v >= INT32[0]! && v <= INT32[1]!)) return v
   let b: bigint
   if (typeof v === 'number') {
-    if (!Number.isFinite(v)) throw new ValueError('expected an integer')
-    b = BigInt(Math.round(v))
+    if (!Number.isInteger(v)) throw new ValueError(`${v} is not an integer`)
+    if (!Number.isSafeInteger(v)) throw new ValueError(`${v} is beyond ±2^53, where JSON numbers are not exact; send it as a string`)
+    b = BigInt(v)
   } else if (typeof v === 'string' && /^\s*[-+]?\d+\s*$/.test(v)) {
     b = BigInt(v.trim())
-  } else if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) {
-    b = BigInt(Math.round(Number(v)))
+  } else if (typeof v === 'string' && v.trim() !== '' && Number.isSafeInteger(Number(v))) {
+    b = BigInt(Number(v)) // '3.0', '1e3': written otherwise, but whole
   } else {
-    throw new ValueError(`expected an integer, got ${JSON.stringify(v)}`)
+    throw new ValueError(`expected an integer, got ${shown(v)}`)
   }
   const [lo, hi] = big ? INT64 : INT32.map(BigInt)
   if (b < lo! || b > hi!) throw new ValueError(`${b} is out of the ${big ? 'int64' : 'int32'} range`)
@@ -48,8 +61,9 @@ const DATE_KEYS = ['year', 'month', 'day']
 const TIME_KEYS = ['hour', 'minute', 'second']
 
 /** Reads the obj form: exactly the given keys, each an integer. */
-function parts(v: Record<string, unknown>, keys: string[]): number[] {
-  const extra = Object.keys(v).filter((k) => !keys.includes(k))
+function parts(v: Record<string, unknown>, keys: string[], zeros: string[] = []): number[] {
+  // `zeros` may be there when they are 0 (midnight on a date): they say nothing more.
+  const extra = Object.keys(v).filter((k) => !keys.includes(k) && !(zeros.includes(k) && v[k] === 0))
   if (extra.length) throw new ValueError(`unexpected key '${extra[0]}'`)
   return keys.map((k) => {
     const x = v[k]
@@ -96,20 +110,21 @@ export function toColumn(type: FieldType, v: unknown): SqlValue {
     case 'BIGINT': return integer(v, true)
     case 'REAL': {
       const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v
-      if (typeof n !== 'number' || !Number.isFinite(n)) throw new ValueError(`expected a number, got ${JSON.stringify(v)}`)
+      if (typeof n !== 'number' || !Number.isFinite(n)) throw new ValueError(`expected a number, got ${shown(v)}`)
       return n
     }
     case 'STRING':
-      if (typeof v !== 'string') throw new ValueError(`expected a string, got ${JSON.stringify(v)}`)
+      if (typeof v !== 'string') throw new ValueError(`expected a string, got ${jsonType(v)}`)
       return v
     case 'BOOLEAN':
-      if (v === true || v === 'true' || v === '1') return 1
-      if (v === false || v === 'false' || v === '0') return 0
-      if (typeof v === 'number' && Number.isInteger(v)) return v ? 1 : 0
-      throw new ValueError(`expected a boolean, got ${JSON.stringify(v)}`)
+      // 1 and 0 are booleans as the original's clients write them; -7 is not.
+      if (v === true || v === 'true' || v === '1' || v === 1) return 1
+      if (v === false || v === 'false' || v === '0' || v === 0) return 0
+      throw new ValueError(`expected a boolean, got ${shown(v)}`)
     case 'DATE':
       if (typeof v === 'string') return isoDate(v)
-      if (typeof v === 'object' && !Array.isArray(v)) return dateText(...(parts(v as Record<string, unknown>, DATE_KEYS) as [number, number, number]))
+      // GDAL's NGW driver sends a date with hour, minute and second 0.
+      if (typeof v === 'object' && !Array.isArray(v)) return dateText(...(parts(v as Record<string, unknown>, DATE_KEYS, TIME_KEYS) as [number, number, number]))
       throw new ValueError('expected a date')
     case 'TIME':
       if (typeof v === 'string') return isoTime(v)

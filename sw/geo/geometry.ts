@@ -69,6 +69,18 @@ export function bboxOf(g: Geometry): Bbox {
  * Why `g` is not a valid geometry, or `undefined` when it is: finite coordinates of one
  * dimension, lines of two or more positions, closed rings of four or more.
  */
+/**
+ * Largest absolute coordinate accepted: no reference system comes near it, and past it
+ * reprojection overflows (±1e308 made every later `/extent` of the layer fail).
+ */
+export const COORDINATE_LIMIT = 1e15
+
+/** Why box `b` is out of bounds, or `undefined` (NaN and infinities are out too). */
+export function bboxProblem(b: Bbox): string | undefined {
+  for (const v of b) if (!(Math.abs(v) <= COORDINATE_LIMIT)) return `coordinate ${v} is beyond ±${COORDINATE_LIMIT}`
+  return undefined
+}
+
 export function invalidReason(g: Geometry): string | undefined {
   const dim = firstPosition(g)?.length
   if (dim === undefined) return 'empty geometry'

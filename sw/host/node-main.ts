@@ -18,6 +18,7 @@ const USAGE = `Usage: npm run serve -- [--port 8080] [--data <dir> | --memory] [
   --static   folder of the built app to serve (default ./dist when it exists)
   --demo     create the demo data set when the data folder is new
   --catalogue  folder in the QMS data layout that replaces the geoservice catalogue at start
+  --upload-quota  bytes of pending uploads anonymous users may add to (default 1 GiB)
 The administrator's password comes from OUTPOST_ADMIN_PASSWORD; without it a random one is
 generated on the first start and printed.`
 
@@ -28,7 +29,7 @@ async function main(): Promise<void> {
     options: {
       port: { type: 'string', default: '8080' }, data: { type: 'string' }, memory: { type: 'boolean', default: false },
       static: { type: 'string' }, demo: { type: 'boolean', default: false }, help: { type: 'boolean', default: false },
-      catalogue: { type: 'string' },
+      catalogue: { type: 'string' }, 'upload-quota': { type: 'string' },
     },
   })
   if (values.help) { console.log(USAGE); return }
@@ -38,7 +39,11 @@ async function main(): Promise<void> {
   const dataDir = values.memory ? undefined : resolve(values.data ?? DEFAULT_DATA_DIR)
   const envPassword = process.env.OUTPOST_ADMIN_PASSWORD
   const admin = { password: envPassword || randomPassword(), mustChange: false, force: !!envPassword }
-  const app = createApp(nodePlatform({ dataDir, admin }), { setup: values.demo ? seedDemo : undefined })
+  const uploadQuota = values['upload-quota'] === undefined ? undefined : Number(values['upload-quota'])
+  if (uploadQuota !== undefined && !(Number.isSafeInteger(uploadQuota) && uploadQuota >= 0)) {
+    throw new Error(`Invalid --upload-quota '${values['upload-quota']}': a number of bytes.\n${USAGE}`)
+  }
+  const app = createApp(nodePlatform({ dataDir, admin, uploadQuota }), { setup: values.demo ? seedDemo : undefined })
   const services = await app.services()
   if (services.adminCreated && !envPassword) console.log(`administrator password: ${admin.password}`)
   else if (!envPassword) console.log('administrator password: unchanged (set OUTPOST_ADMIN_PASSWORD to reset it)')

@@ -17,7 +17,7 @@ import { constants } from 'node:fs'
 import { mkdir, open, readdir, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 import { crc32 } from 'node:zlib'
-import { operationalError } from '../core/error.ts'
+import { ApiError, operationalError } from '../core/error.ts'
 import { CHUNK_SIZE, type ImageSave, type Store } from '../store/store.ts'
 
 const safeName = (name: string) => {
@@ -157,6 +157,7 @@ export class FileStore implements Store {
       return await fn()
     } catch (err) {
       if (missingOk && (err as NodeJS.ErrnoException).code === 'ENOENT') return undefined as T
+      if (err instanceof ApiError) throw err // from a streamed body (413, a client gone), not the disk
       throw operationalError(`Storage failed while ${what}: ${(err as Error).message}`, err)
     }
   }
@@ -244,6 +245,31 @@ export class FileStore implements Store {
 
   putBlob(id: string, data: Uint8Array) {
     return this.#wrap('saving a file', () => atomicWrite(this.#blobs, safeName(id), data), false)
+  }
+
+  /** Into a temporary file chunk by chunk, fsynced, then renamed over the blob: atomic. */
+  putBlobStream(id: string, chunks: AsyncIterable<Uint8Array>) {
+    return this.#wrap('saving a file', async () => {
+      const name = safeName(id)
+      const tmp = join(this.#blobs, `.${name}.${process.pid}.${Date.now()}.tmp`)
+      let size = 0
+      const fh = await open(tmp, 'w')
+      try {
+        for await (const c of chunks) {
+          await fh.write(c)
+          size += c.length
+        }
+        await fh.sync()
+      } catch (err) {
+        await fh.close().catch(() => undefined)
+        await rm(tmp, { force: true })
+        throw err
+      }
+      await fh.close()
+      await rename(tmp, join(this.#blobs, name))
+      await syncDir(this.#blobs)
+      return size
+    }, false)
   }
 
   getBlob(id: string) {

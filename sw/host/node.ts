@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http'
 import { readFile, stat } from 'node:fs/promises'
 import { extname, join, normalize } from 'node:path'
-import { getRequestListener, RequestError } from '@hono/node-server'
+import { getRequestListener, RequestError, type Http2Bindings, type HttpBindings } from '@hono/node-server'
 import { createApp, type OutpostApp } from '../app.ts'
 import type { AdminProvision, Platform } from '../platform/platform.ts'
 import { MemoryStore } from '../store/memory.ts'
@@ -29,6 +29,8 @@ export interface NodePlatformOptions {
   log?: (message: string, err?: unknown) => void
   /** Largest accepted upload in bytes. @default FILE_UPLOAD.maxSize */
   uploadMaxSize?: number
+  /** Pending upload bytes anonymous users may add to. @default DEFAULT_UPLOAD_QUOTA (1 GiB) */
+  uploadQuota?: number
 }
 
 export function nodePlatform(opts: NodePlatformOptions): Platform {
@@ -42,6 +44,7 @@ export function nodePlatform(opts: NodePlatformOptions): Platform {
     admin: opts.admin,
     uploadMaxSize: opts.uploadMaxSize,
     asset: readAsset,
+    uploadQuota: opts.uploadQuota,
     now: () => new Date(),
     log: opts.log ?? ((message, err) => console.error(message, err ?? '')),
   }
@@ -109,10 +112,12 @@ export interface ServeOptions {
 export function serve(app: OutpostApp, opts: ServeOptions): Promise<Server> {
   const host = opts.host ?? '127.0.0.1'
   const log = opts.log ?? ((message, err) => console.error(message, err ?? ''))
-  const fetch = async (request: Request): Promise<Response> => {
+  const fetch = async (request: Request, env: HttpBindings | Http2Bindings): Promise<Response> => {
     try {
       const pathname = new URL(request.url).pathname
-      const res = isApiPath(pathname) || !opts.staticDir ? await app.fetch(request) : await serveStatic(opts.staticDir, pathname)
+      // The socket's peer, for the per-address login limit (the backend cannot see sockets).
+      const peer = env.incoming.socket?.remoteAddress
+      const res = isApiPath(pathname) || !opts.staticDir ? await app.fetch(request, { peer }) : await serveStatic(opts.staticDir, pathname)
       // The backend's copy of Set-Cookie is for the worker only (auth/routes.ts).
       res.headers.delete(SET_COOKIE_COPY)
       return res

@@ -14,17 +14,32 @@ interface CookieStoreLike {
   delete(opts: { name: string; path?: string } | string): Promise<void>
 }
 
+/**
+ * Whether a request comes from this origin's own pages. Only pages this worker controls (its
+ * own origin's) fetch through it, but a page of any site can navigate here, a form POST
+ * included: such a navigation is cross-site request forgery unless its referrer is ours. The
+ * worker sees neither Origin nor Sec-Fetch-* headers, so the check is made here, not in the app.
+ */
+function fromOwnPages(request: Request): boolean {
+  if (request.mode !== 'navigate' || request.method === 'GET' || request.method === 'HEAD') return true
+  return URL.canParse(request.referrer) && new URL(request.referrer).origin === self.location.origin
+}
+
 export async function bridgeCookies(request: Request, handle: (req: Request) => Promise<Response>): Promise<Response> {
   const store = (globalThis as { cookieStore?: CookieStoreLike }).cookieStore
-  // A request sent without credentials neither carries nor sets cookies, as in a browser.
-  if (!store || request.credentials === 'omit') return handle(request)
+  // A request sent without credentials neither carries nor sets cookies, as in a browser; a
+  // write another site navigates to gets none either (it runs as the guest's).
+  if (!store || request.credentials === 'omit' || !fromOwnPages(request)) return handle(request)
   let req = request
   const cookies = await store.getAll()
   if (cookies.length) {
     const headers = new Headers(request.headers)
     headers.set(COOKIE_COPY, cookies.map((c) => `${c.name}=${encodeURIComponent(c.value)}`).join('; '))
-    const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer()
-    req = new Request(request.url, { method: request.method, headers, body, credentials: request.credentials })
+    // The body passes on as a stream: the app reads it only once it knows who is asking.
+    const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : request.body
+    req = new Request(request.url, { method: request.method, headers, body, credentials: request.credentials,
+      // @ts-expect-error `duplex` is needed for a streamed body; the WebWorker types lack it.
+      duplex: 'half' })
   }
   const res = await handle(req)
   const line = res.headers.get(SET_COOKIE_COPY)

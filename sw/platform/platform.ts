@@ -35,6 +35,8 @@ export interface Platform {
    * the host has none. The worker reads its precache, Node the built app or the source tree.
    */
   asset?(name: string): Promise<Uint8Array | undefined>
+  /** Pending upload bytes anonymous users may add to; `DEFAULT_UPLOAD_QUOTA` when absent. */
+  readonly uploadQuota?: number
   /** Current time; injected so tests can fix it. */
   now(): Date
   /** Where unexpected errors are reported. */

@@ -7,12 +7,36 @@
  */
 import type { SqlDb } from '../store/database.ts'
 import type { Principal } from '../auth/types.ts'
+import type { Progress } from '../ingest/progress.ts'
 
 /** What a class hook gets: the main database inside the caller's read or write. */
 export interface ClassContext {
   db: SqlDb
   user: Principal
   now: Date
+  /** What the class's `prepare` made for this create or change, if it has one. */
+  prepared?: Prepared
+}
+
+/**
+ * Work a class does before the main write of a create or change, outside its transaction:
+ * reading uploads and building storage (an ingest). The write then only records it.
+ */
+export interface Prepared {
+  /** The id reserved for the new resource, when its storage is named after it. */
+  resourceId?: number
+  /** Undoes the preparation: the write did not happen. */
+  discard(): Promise<void>
+  /** The write committed (or was discarded): what was prepared needs no protection any more. */
+  settle(): void
+}
+
+export interface PrepareEnv {
+  /** Reports the progress of long work (see ingest/progress). */
+  progress: Progress
+  signal?: AbortSignal
+  /** The resource being changed; absent on create. */
+  resourceId?: number
 }
 
 /** Class-owned state kept in the resource row's `data` column (JSON). */
@@ -43,6 +67,12 @@ export interface ResourceKind {
   update(ctx: ClassContext, id: number, members: Record<string, unknown>, data: ClassData): ClassData
   /** The class's members of the composite object, by member name. */
   serialize(ctx: ClassContext, id: number, data: ClassData): Record<string, unknown>
+  /**
+   * Optional: work before the main write of a create or change (members as sent), such as
+   * an ingest. Returns `undefined` when there is none for these members. Throws `ApiError`
+   * (422) on bad input, leaving nothing behind.
+   */
+  prepare?(env: PrepareEnv, members: Record<string, unknown>): Promise<Prepared | undefined>
   /**
    * Runs inside the main transaction that deletes resource `id` (its rows cascade by
    * themselves). Returns what must happen only once that transaction has committed, such as

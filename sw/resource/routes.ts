@@ -6,12 +6,15 @@
 import { json, readJsonObject } from '../core/http.ts'
 import type { RequestContext, Routes } from '../core/routes.ts'
 import { queryBool, queryInt, lastValue } from '../core/validate.ts'
-import { invalidParameter } from '../core/error.ts'
+import { ApiError, internalServerError, invalidParameter } from '../core/error.ts'
 import { requireAdmin } from '../auth/middleware.ts'
 import type { SqlDb } from '../store/database.ts'
+import { requestProgress } from '../ingest/progress.ts'
 import type { ResourceVariables } from './env.ts'
+import type { ResourceKind } from './class.ts'
 import {
-  children, createResource, deleteResource, getRow, runAfterCommit, serialize, updateResource, type ResourceContext,
+  checkCreate, children, createResource, deleteResource, getRow, pickMembers, ROOT_ID, runAfterCommit, serialize,
+  updateResource, type ResourceContext,
 } from './service.ts'
 import { searchResources } from './search.ts'
 import { permissionsOf, SCOPES } from './permissions.ts'
@@ -32,6 +35,35 @@ const write = <T>(c: Ctx, fn: (ctx: ResourceContext) => T) =>
 
 const idOf = (c: Ctx) => Number(c.req.param('id'))
 
+/**
+ * A create or change in one main write, after the class's `prepare` (an ingest) did its long
+ * work outside it. Progress is reported under the request's `X-Outpost-Progress` token; what
+ * was prepared is discarded when the write fails.
+ */
+async function prepareAndWrite<T>(c: Ctx, cls: ResourceKind | undefined, body: Record<string, unknown>,
+  resourceId: number | undefined, fn: (ctx: ResourceContext) => T, idOfResult: (r: T) => number): Promise<T> {
+  const progress = requestProgress(c.get('services'), c.req.raw)
+  try {
+    const prep = cls?.prepare
+      ? await cls.prepare({ progress, signal: c.req.raw.signal, resourceId }, pickMembers(body, cls.members))
+      : undefined
+    try {
+      if (prep) progress.stage('saving')
+      const out = await write(c, (ctx) => fn({ ...ctx, prepared: prep }))
+      progress.finish({ id: idOfResult(out) })
+      return out
+    } catch (err) {
+      await prep?.discard()
+      throw err
+    } finally {
+      prep?.settle()
+    }
+  } catch (err) {
+    progress.fail((err instanceof ApiError ? err : internalServerError(err)).toBody())
+    throw err
+  }
+}
+
 /** Resource `id`'s row or the original's 404. */
 function rowOf(ctx: ResourceContext, id: number): ResourceRow {
   const row = getRow(ctx.db, id)
@@ -42,10 +74,14 @@ function rowOf(ctx: ResourceContext, id: number): ResourceRow {
 export function mountResource(routes: Routes<ResourceVariables>): void {
   const collection = async (c: Ctx) => {
     if (c.req.method === 'POST') {
+      // Permissions first, the body after: nobody can make the server buffer a body it refuses.
+      // Without per-resource rules a non-administrator may create nowhere; the root stands for the parent.
+      requireAdmin(c.get('user'), 'manage_children', 'resource', ROOT_ID)
       const body = await readJsonObject(c.req.raw)
-      const parentId = (body.resource as { parent?: { id?: unknown } } | undefined)?.parent?.id
-      requireAdmin(c.get('user'), 'manage_children', 'resource', typeof parentId === 'number' ? parentId : 0)
-      return json(await write(c, (ctx) => createResource(ctx, body)), 201)
+      const cls = c.get('services').classes.find(String((body.resource as { cls?: unknown } | undefined)?.cls))
+      // A create that will fail anyway is refused before a long preparation.
+      if (cls?.prepare) await read(c, (ctx) => checkCreate(ctx, body))
+      return json(await prepareAndWrite(c, cls, body, undefined, (ctx) => createResource(ctx, body), (r) => r.id), 201)
     }
     const params = new URL(c.req.url).searchParams
     const parent = queryInt(params, 'parent')
@@ -61,12 +97,13 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
   routes.add('resource.item', '/api/resource/{id}', ['GET', 'PUT', 'DELETE'], async (c) => {
     const id = idOf(c)
     if (c.req.method === 'GET') return json(await read(c, (ctx) => serialize(ctx, rowOf(ctx, id))))
-    // Read the body before deciding on permissions: a malformed body is a 400 for anyone.
-    const body = c.req.method === 'PUT' ? await readJsonObject(c.req.raw) : undefined
-    await read(c, (ctx) => rowOf(ctx, id))
+    const row = await read(c, (ctx) => rowOf(ctx, id))
     requireAdmin(c.get('user'), c.req.method === 'PUT' ? 'update' : 'delete', 'resource', id)
+    // The body only once the user may change the resource: nobody can make the server buffer a body it refuses.
+    const body = c.req.method === 'PUT' ? await readJsonObject(c.req.raw) : undefined
     if (body) {
-      if (!await write(c, (ctx) => updateResource(ctx, id, body))) throw resourceNotFound(id)
+      const cls = c.get('services').classes.get(row.cls)
+      if (!await prepareAndWrite(c, cls, body, id, (ctx) => updateResource(ctx, id, body), () => id)) throw resourceNotFound(id)
     } else {
       const after = await write(c, (ctx) => deleteResource(ctx, id))
       if (!after) throw resourceNotFound(id)

@@ -110,7 +110,8 @@ export function searchResources(db: SqlDb, classes: ClassLookup, params: URLSear
     return `${col} ${desc ? 'DESC' : 'ASC'}`
   })
   const cond = where.length ? where.join(' AND ') : '1'
-  const total = Number(db.selectValue(`SELECT count(*) FROM resource WHERE ${cond}`, bind))
+  // sqlite-wasm refuses an empty bind array for a statement without parameters.
+  const total = Number(db.selectValue(`SELECT count(*) FROM resource WHERE ${cond}`, bind.length ? bind : undefined))
   const page = paged ? ` LIMIT ${limit ?? -1} OFFSET ${offset}` : ''
   const rows = selectRows(db, `${cond} ORDER BY ${orderSql.join(', ')}, id${page}`, bind)
   return { rows, paged, limit, offset, order, total }

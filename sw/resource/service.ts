@@ -11,6 +11,8 @@ import type { Database, SqlDb } from '../store/database.ts'
 import { displayNameNotUnique, hierarchyError, keynameNotUnique, rootDeleteError, unknownClass } from './errors.ts'
 import type { ResourceRow } from './types.ts'
 import { applyResmeta, readResmeta } from './resmeta.ts'
+import { guardTree } from './tree-guard.ts'
+import { permissionsInput } from './acl-input.ts'
 
 /** What the tree's functions get: the main database inside a read or write, and the classes. */
 export interface ResourceContext extends ClassContext {
@@ -39,7 +41,7 @@ export function getRow(db: SqlDb, id: number): ResourceRow | undefined {
 }
 
 export function selectRows(db: SqlDb, where: string, bind: (string | number | null)[]): ResourceRow[] {
-  return db.selectObjects(`SELECT ${ROW_COLUMNS} FROM resource WHERE ${where}`, bind) as unknown as ResourceRow[]
+  return db.selectObjects(`SELECT ${ROW_COLUMNS} FROM resource WHERE ${where}`, bind.length ? bind : undefined) as unknown as ResourceRow[]
 }
 
 /** The `resource` member of the composite object (reference §4.1), keys in the original's order. */
@@ -135,9 +137,11 @@ function journal(ctx: ClassContext, resourceId: number, action: string, payload:
     bind: [ctx.now.toISOString(), ctx.user.id, resourceId, action, JSON.stringify(payload)] })
 }
 
-/** Creates a resource from a composite body; returns its id and parent id. */
-export function createResource(ctx: ResourceContext, body: Record<string, unknown>): { id: number; parent: { id: number } } {
-  const db = ctx.db
+/**
+ * Checks the `resource` member of a create body against the tree (class, parent, names)
+ * without writing: a create that will fail is refused before any long preparation.
+ */
+export function checkCreate(ctx: ResourceContext, body: Record<string, unknown>) {
   const r = expectObject(body.resource, '$.resource')
   const clsName = expectKind<string>('str', r.cls, '$.resource.cls')
   const cls = ctx.classes.find(clsName)
@@ -148,13 +152,23 @@ export function createResource(ctx: ResourceContext, body: Record<string, unknow
   const displayName = displayNameOf(r.display_name)
   const keyname = r.keyname === undefined ? null : keynameOf(r.keyname)
   const description = r.description === undefined ? null : nullableStr(r.description, '$.resource.description')
-  const permissions = r.permissions === undefined ? [] : expectKind<unknown[]>('array', r.permissions, '$.resource.permissions')
+  const permissions = r.permissions === undefined ? '[]' : permissionsInput(r.permissions)
   checkParent(ctx, parentId, cls.identity)
-  checkNames(db, -1, parentId, displayName, keyname)
+  checkNames(ctx.db, -1, parentId, displayName, keyname)
+  return { cls, parentId, displayName, keyname, description, permissions }
+}
 
-  db.exec({ sql: `INSERT INTO resource (cls, parent_id, keyname, display_name, description, owner_user_id, creation_date, permissions)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    bind: [cls.identity, parentId, keyname, displayName, description, ctx.user.id, naiveIso(ctx.now), JSON.stringify(permissions)] })
+/**
+ * Creates a resource from a composite body; returns its id and parent id. The id is the one
+ * `ctx.prepared` reserved, if it did.
+ */
+export function createResource(ctx: ResourceContext, body: Record<string, unknown>): { id: number; parent: { id: number } } {
+  const db = ctx.db
+  const { cls, parentId, displayName, keyname, description, permissions } = checkCreate(ctx, body)
+  guardTree(() => db.exec({ sql: `INSERT INTO resource (id, cls, parent_id, keyname, display_name, description, owner_user_id, creation_date, permissions)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    bind: [ctx.prepared?.resourceId ?? null, cls.identity, parentId, keyname, displayName, description, ctx.user.id,
+      naiveIso(ctx.now), permissions] }))
   const id = Number(db.selectValue('SELECT last_insert_rowid()'))
   const data = cls.create(ctx, id, pickMembers(body, cls.members))
   db.exec({ sql: `UPDATE resource SET data = ? WHERE id = ?`, bind: [JSON.stringify(data), id] })
@@ -163,7 +177,7 @@ export function createResource(ctx: ResourceContext, body: Record<string, unknow
   return { id, parent: { id: parentId } }
 }
 
-function pickMembers(body: Record<string, unknown>, names: string[]): Record<string, unknown> {
+export function pickMembers(body: Record<string, unknown>, names: string[]): Record<string, unknown> {
   return Object.fromEntries(names.map((n) => [n, body[n]]))
 }
 
@@ -195,7 +209,7 @@ export function updateResource(ctx: ResourceContext, id: number, body: Record<st
     if (r.display_name !== undefined) displayName = displayNameOf(r.display_name)
     if (r.keyname !== undefined) keyname = keynameOf(r.keyname)
     if (r.description !== undefined) description = nullableStr(r.description, '$.resource.description')
-    if (r.permissions !== undefined) permissions = JSON.stringify(expectKind<unknown[]>('array', r.permissions, '$.resource.permissions'))
+    if (r.permissions !== undefined) permissions = permissionsInput(r.permissions, permissions)
     if (r.owner_user !== undefined) {
       owner = expectRef(r.owner_user, '$.resource.owner_user')
       if (!db.selectValue(`SELECT 1 FROM principal WHERE id = ? AND cls = 'U'`, [owner])) {
@@ -205,9 +219,9 @@ export function updateResource(ctx: ResourceContext, id: number, body: Record<st
   }
   checkNames(db, id, parentId, displayName, keyname)
   const data = cls.update(ctx, id, pickMembers(body, cls.members), JSON.parse(row.data) as ClassData)
-  db.exec({ sql: `UPDATE resource SET parent_id = ?, display_name = ?, keyname = ?, description = ?, owner_user_id = ?,
+  guardTree(() => db.exec({ sql: `UPDATE resource SET parent_id = ?, display_name = ?, keyname = ?, description = ?, owner_user_id = ?,
       permissions = ?, data = ? WHERE id = ?`,
-    bind: [parentId, displayName, keyname, description, owner, permissions, JSON.stringify(data), id] })
+    bind: [parentId, displayName, keyname, description, owner, permissions, JSON.stringify(data), id] }))
   if (body.resmeta !== undefined) applyResmeta(db, id, body.resmeta)
   journal(ctx, id, parentId !== row.parent_id ? 'resource.move' : 'resource.update',
     { parent: parentId, display_name: displayName })
@@ -235,7 +249,7 @@ export function deleteResource(ctx: ResourceContext, id: number): AfterCommit[] 
     const action = ctx.classes.get(r.cls).remove?.(ctx, r.id, JSON.parse(r.data) as ClassData)
     if (action) after.push(action)
   }
-  ctx.db.exec({ sql: `DELETE FROM resource WHERE id IN (${ids.map(() => '?').join(',')})`, bind: ids })
+  guardTree(() => ctx.db.exec({ sql: `DELETE FROM resource WHERE id IN (${ids.map(() => '?').join(',')})`, bind: ids }))
   journal(ctx, id, 'resource.delete', { ids })
   return after
 }

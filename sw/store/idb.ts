@@ -4,12 +4,23 @@
  * the chunks it changed and the image's size record, so it lands whole or not at all.
  */
 import { Dexie, type Table } from 'dexie'
+import { concatBytes } from '../core/bytes.ts'
 import { operationalError } from '../core/error.ts'
 import { CHUNK_SIZE, joinChunks, type ImageSave, type Store } from './store.ts'
 
 interface ChunkRow { db: string; idx: number; data: Uint8Array }
 interface ImageRow { name: string; size: number }
-interface BlobRow { id: string; data: Uint8Array }
+/**
+ * A blob: its bytes in `data`, or, when it was written as a stream, the row of its manifest
+ * (`gen`, `parts`, `size`) with the bytes in part rows keyed `<id>\0<gen>\0<index>`, each
+ * about `PART_SIZE`. A stream's parts are written first and its manifest last, in one
+ * transaction that also drops any older bytes of the id, so a blob is always whole.
+ */
+interface BlobRow { id: string; data?: Uint8Array; gen?: string; parts?: number; size?: number }
+
+const PART_SIZE = 1 << 20
+const partsOf = (id: string) => [`${id}\u0000`, `${id}\u0001`] as const
+const partKey = (id: string, gen: string, n: number) => `${id}\u0000${gen}\u0000${String(n).padStart(8, '0')}`
 
 class OutpostDexie extends Dexie {
   chunks!: Table<ChunkRow, [string, number]>
@@ -122,15 +133,65 @@ export class IdbStore implements Store {
   }
 
   async putBlob(id: string, data: Uint8Array) {
-    await this.#db.blobs.put({ id, data: data.slice() }).catch(mapError)
+    const { blobs } = this.#db
+    await this.#db.transaction('rw', blobs, async () => {
+      await blobs.put({ id, data: data.slice() })
+      await blobs.where('id').between(...partsOf(id)).delete()
+    }).catch(mapError)
+  }
+
+  async putBlobStream(id: string, chunks: AsyncIterable<Uint8Array>) {
+    const { blobs } = this.#db
+    const gen = Array.from(crypto.getRandomValues(new Uint8Array(6)), (b) => b.toString(16).padStart(2, '0')).join('')
+    let parts = 0
+    let size = 0
+    let pending: Uint8Array[] = []
+    let pendingSize = 0
+    // A part per transaction: IndexedDB cannot keep one open while the network is awaited.
+    const flush = async () => {
+      if (!pendingSize) return
+      const data = pending.length === 1 ? pending[0]!.slice() : concatBytes(pending)
+      pending = []
+      pendingSize = 0
+      await blobs.put({ id: partKey(id, gen, parts++), data }).catch(mapError)
+    }
+    try {
+      for await (const c of chunks) {
+        pending.push(c)
+        pendingSize += c.length
+        size += c.length
+        if (pendingSize >= PART_SIZE) await flush()
+      }
+      await flush()
+    } catch (err) {
+      await blobs.where('id').between(`${id}\u0000${gen}\u0000`, `${id}\u0000${gen}\u0001`).delete().catch(() => undefined)
+      throw err
+    }
+    await this.#db.transaction('rw', blobs, async () => {
+      await blobs.put({ id, gen, parts, size })
+      const mine = `${id}\u0000${gen}\u0000`
+      await blobs.where('id').between(...partsOf(id)).filter((r) => !r.id.startsWith(mine)).delete()
+    }).catch(mapError)
+    return size
   }
 
   async getBlob(id: string) {
-    return (await this.#db.blobs.get(id).catch(mapError))?.data
+    const { blobs } = this.#db
+    return this.#db.transaction('r', blobs, async () => {
+      const row = await blobs.get(id)
+      if (!row || row.data) return row?.data
+      const parts = await blobs.where('id').between(`${id}\u0000${row.gen}\u0000`, `${id}\u0000${row.gen}\u0001`).toArray()
+      if (parts.length !== row.parts) throw new Error(`Blob ${id} is missing parts (${parts.length} of ${row.parts}).`)
+      return concatBytes(parts.map((p) => p.data!))
+    }).catch(mapError)
   }
 
   async deleteBlob(id: string) {
-    await this.#db.blobs.delete(id).catch(mapError)
+    const { blobs } = this.#db
+    await this.#db.transaction('rw', blobs, async () => {
+      await blobs.delete(id)
+      await blobs.where('id').between(...partsOf(id)).delete()
+    }).catch(mapError)
   }
 
   async close() { this.#db.close() }

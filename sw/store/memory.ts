@@ -2,6 +2,7 @@
  * @module store/memory
  * A store that keeps everything in memory: for `--memory` servers and fast tests.
  */
+import { concatBytes } from '../core/bytes.ts'
 import { CHUNK_SIZE, joinChunks, type ImageSave, type Store } from './store.ts'
 
 export class MemoryStore implements Store {
@@ -25,6 +26,13 @@ export class MemoryStore implements Store {
   async deleteImage(name: string) { this.#images.delete(name) }
   async listImages() { return [...this.#images.keys()] }
   async putBlob(id: string, data: Uint8Array) { this.#blobs.set(id, data.slice()) }
+  async putBlobStream(id: string, chunks: AsyncIterable<Uint8Array>) {
+    const parts: Uint8Array[] = []
+    for await (const c of chunks) parts.push(c.slice())
+    const data = concatBytes(parts)
+    this.#blobs.set(id, data)
+    return data.length
+  }
   async getBlob(id: string) { return this.#blobs.get(id)?.slice() }
   async deleteBlob(id: string) { this.#blobs.delete(id) }
   async close() {}

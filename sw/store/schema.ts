@@ -70,6 +70,39 @@ const MIGRATIONS: string[] = [
      parts TEXT NOT NULL DEFAULT '[]',
      created TEXT NOT NULL);
    CREATE INDEX upload_created ON upload(created);`,
+  // 3: stored files (sw/files/) on their way into or out of a resource: `staged` until a
+  // resource adopts them, `released` until their chunks are deleted.
+  `CREATE TABLE file_pending (
+     key TEXT PRIMARY KEY,
+     size INTEGER NOT NULL,
+     state TEXT NOT NULL CHECK (state IN ('staged', 'released')),
+     created TEXT NOT NULL);`,
+  // 4: the tree's invariants, held by the database itself and not only by the routes: the root
+  // (id 0) never moves, changes its id or goes; every other resource has a parent; no move
+  // makes a cycle (walking up from the new parent must not meet the moved resource; UNION, not
+  // UNION ALL, so the walk ends even on a tree that is already broken). `resource/tree-guard.ts`
+  // turns the messages into the original's 422s.
+  `CREATE TRIGGER resource_root_delete BEFORE DELETE ON resource WHEN OLD.id = 0
+     BEGIN SELECT RAISE(ABORT, 'outpost:tree:root_delete'); END;
+   CREATE TRIGGER resource_root_update BEFORE UPDATE OF id, parent_id ON resource
+     WHEN OLD.id = 0 AND (NEW.id IS NOT 0 OR NEW.parent_id IS NOT NULL)
+     BEGIN SELECT RAISE(ABORT, 'outpost:tree:root_move'); END;
+   CREATE TRIGGER resource_parent_insert BEFORE INSERT ON resource
+     WHEN NEW.parent_id IS NULL AND NEW.id IS NOT 0
+     BEGIN SELECT RAISE(ABORT, 'outpost:tree:parent_required'); END;
+   CREATE TRIGGER resource_parent_update BEFORE UPDATE OF parent_id ON resource
+     WHEN NEW.parent_id IS NULL AND OLD.id IS NOT 0
+     BEGIN SELECT RAISE(ABORT, 'outpost:tree:parent_required'); END;
+   CREATE TRIGGER resource_cycle BEFORE UPDATE OF parent_id ON resource
+     WHEN NEW.parent_id IS NOT NULL AND NEW.id IN (
+       WITH RECURSIVE up(id) AS (
+         SELECT NEW.parent_id
+         UNION SELECT r.parent_id FROM resource r JOIN up ON r.id = up.id WHERE r.parent_id IS NOT NULL)
+       SELECT id FROM up)
+     BEGIN SELECT RAISE(ABORT, 'outpost:tree:cycle'); END;`,
+  // 5: sessions are stored by the SHA-256 of their id (auth/service.ts); sessions stored by
+  // the plain id are dropped (their users log in again).
+  `DELETE FROM session;`,
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS.length

@@ -24,6 +24,12 @@ export interface Store {
   /** Names of every saved database image. */
   listImages(): Promise<string[]>
   putBlob(id: string, data: Uint8Array): Promise<void>
+  /**
+   * Writes blob `id` from `chunks` as they arrive, never holding it whole (uploads of any
+   * size). Returns the byte count. Durable and atomic like `putBlob` when it resolves; if
+   * `chunks` throws, the write is abandoned and the blob is as it was before.
+   */
+  putBlobStream(id: string, chunks: AsyncIterable<Uint8Array>): Promise<number>
   /** The blob's bytes, or `undefined` when there is none. */
   getBlob(id: string): Promise<Uint8Array | undefined>
   deleteBlob(id: string): Promise<void>

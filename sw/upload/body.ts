@@ -1,40 +1,7 @@
 /**
  * @module upload/body
- * Request bodies read as bytes with a ceiling, so an oversized upload is refused as soon as it
- * passes the limit instead of after it has been buffered whole.
+ * File names from the headers and form parts of an upload.
  */
-import { concatBytes } from '../core/bytes.ts'
-import { badRequest, uploadTooLarge } from './errors.ts'
-
-/**
- * The whole body of `request`, at most `limit` bytes. A larger declared Content-Length, or
- * more bytes than `limit` arriving, is a 413 (`tooLarge` builds it).
- */
-export async function readBytes(request: Request, limit: number,
-  tooLarge = () => uploadTooLarge(limit)): Promise<Uint8Array> {
-  const declared = request.headers.get('content-length')
-  if (declared !== null && Number(declared) > limit) throw tooLarge()
-  if (!request.body) return new Uint8Array(0)
-  const reader = request.body.getReader()
-  const chunks: Uint8Array[] = []
-  let total = 0
-  for (;;) {
-    let step: ReadableStreamReadResult<Uint8Array>
-    try {
-      step = await reader.read()
-    } catch (err) {
-      throw badRequest(`The request body could not be read: ${(err as Error).message}`)
-    }
-    if (step.done) break
-    total += step.value.length
-    if (total > limit) {
-      await reader.cancel().catch(() => undefined)
-      throw tooLarge()
-    }
-    chunks.push(step.value)
-  }
-  return concatBytes(chunks)
-}
 
 /** A file name without any path, trimmed; `undefined` when nothing is left (the original's `_sanitize_name`). */
 export function sanitizeName(name: string | null | undefined): string | undefined {
@@ -54,4 +21,17 @@ export function dispositionName(header: string | null): string | undefined {
   if (quoted) return sanitizeName(quoted[1]!.replace(/\\(.)/g, '$1'))
   const bare = /filename\s*=\s*([^;]+)/i.exec(header)
   return sanitizeName(bare?.[1])
+}
+
+/**
+ * The `name` and `filename` of a form part's Content-Disposition. Browsers write non-ASCII
+ * file names as raw UTF-8 inside the quotes, which multipasta's own parser gives up on.
+ */
+export function partNames(header: string | undefined): { name: string; filename?: string } {
+  const quoted = (key: string) => new RegExp(`(?:^|;)\\s*${key}\\s*=\\s*(?:"((?:[^"\\\\]|\\\\.)*)"|([^;\\s]*))`, 'i').exec(header ?? '')
+  const value = (m: RegExpExecArray | null) => (m ? (m[1] ?? m[2] ?? '').replace(/\\(.)/g, '$1') : undefined)
+  const out: { name: string; filename?: string } = { name: value(quoted('name')) ?? '' }
+  const filename = /filename\*\s*=/i.test(header ?? '') ? dispositionName(header!) ?? '' : value(quoted('filename'))
+  if (filename !== undefined) out.filename = filename
+  return out
 }

@@ -19,6 +19,15 @@ export const uploadTooLarge = (maxSize: number, message = `The uploaded file exc
  * Unknown or expired upload id. The original raises it as a ValidationError (422) where an
  * upload is referenced from a body, and as 404 on the upload's own routes.
  */
+/**
+ * 402 (the original's status for quotas): anonymous uploads would take the host's pending
+ * uploads past its quota. Logged-in users are not held to it.
+ */
+export const uploadQuotaExceeded = (quota: number) =>
+  new ApiError(402, 'Upload quota exceeded', {
+    message: `Anonymous uploads are limited to ${quota} bytes of uploads not yet used on this server; log in, or try again later.`,
+    data: { quota }, exception: 'nextgisweb.file_upload.exception.UploadQuotaExceeded' })
+
 export const fileUploadNotFound = (id: string, status: 404 | 422 = 422) =>
   new ApiError(status, 'Uploaded file not found', {
     message: `Uploaded file with id = ${id} was not found; it may have expired.`,

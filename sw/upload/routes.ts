@@ -6,17 +6,24 @@
 import { pageNotFound, validationError } from '../core/error.ts'
 import { json } from '../core/http.ts'
 import type { RequestContext, Routes } from '../core/routes.ts'
-import { dispositionName, readBytes, sanitizeName } from './body.ts'
-import { badRequest, fileUploadNotCompleted, fileUploadNotFound, offsetConflict, unsupportedMediaType, uploadTooLarge } from './errors.ts'
-import { deleteUpload, findUpload, storeUploads, toRecord, tusAppend, tusCreate, type NewUpload } from './service.ts'
+import { bodyChunks } from '../core/limits.ts'
+import { dispositionName, sanitizeName } from './body.ts'
+import { fileUploadNotCompleted, fileUploadNotFound, offsetConflict, unsupportedMediaType, uploadQuotaExceeded, uploadTooLarge } from './errors.ts'
+import {
+  deleteUpload, discardStaged, findUpload, recordUploads, stageUpload, storeUploads, toRecord, tusAppend, tusCreate, uploadCutoff,
+} from './service.ts'
 import { uploadMaxSize } from './limits.ts'
+import type { Principal } from '../auth/types.ts'
+import { readForm } from './multipart.ts'
+import { pendingBytes, uploadQuota } from './stream.ts'
 import { intHeader, isTusRequest, parseUploadMetadata, TUS_CONTENT_TYPE, TUS_EXTENSIONS, TUS_VERSION, tusResponse } from './tus.ts'
 import type { UploadInfo, UploadServices } from './types.ts'
 import { normalizeUploadId } from './upload-id.ts'
 
-/** The upload component's context. */
+/** The upload component's context: anonymous uploads have a quota of their own. */
 export interface UploadVariables {
   services: UploadServices
+  user: Principal
 }
 
 type Ctx = RequestContext<UploadVariables>
@@ -41,59 +48,75 @@ async function collectionPost(c: Ctx): Promise<Response> {
   return rawPut(c)
 }
 
-/** Multipart: `files[]` (several) or `file` (one, named by the `name` field if sent). */
-async function formPost(c: Ctx): Promise<Response> {
-  const max = uploadMaxSize(c.get('services').platform)
-  let form: FormData
-  try {
-    form = await c.req.raw.formData()
-  } catch (err) {
-    throw badRequest(`The multipart body could not be parsed: ${(err as Error).message}`)
-  }
-  const many = form.getAll('files[]')
-  const field = many.length ? 'files[]' : 'file'
-  // A repeated `file` counts once, the last, as webob's MultiDict reads it.
-  const values = many.length ? many : form.getAll('file').slice(-1)
-  if (!values.length) {
-    throw validationError('The form has no `file` or `files[]` field.', { location: ['body', 'file'] })
-  }
-  // Every part is checked before any is stored: a refused form stores nothing.
-  const parts: File[] = []
-  for (const v of values) {
-    if (typeof v === 'string') {
-      throw validationError(`Expected a file, got a text value - at form field \`${field}\``, { location: ['body', field] })
-    }
-    if (v.size > max) throw uploadTooLarge(max)
-    parts.push(v)
-  }
-  const files: NewUpload[] = []
-  for (const f of parts) {
-    files.push({ bytes: new Uint8Array(await f.arrayBuffer()), name: sanitizeName(f.name), mimeType: f.type || undefined })
-  }
-  const name = form.get('name')
-  // The spec names the file by the `name` field; the original reads only the part's filename.
-  if (field === 'file' && typeof name === 'string' && sanitizeName(name)) files[0]!.name = sanitizeName(name)
-  return json({ upload_meta: await storeUploads(c.get('services'), files) })
+/**
+ * How much the request may upload: `max` bytes per file, the host's limit, and for an
+ * anonymous uploader `room`, what is left of the quota (`quota` is then set, for the check
+ * inside the write); `Infinity` for a logged-in user.
+ */
+interface Budget { max: number; room: number; quota?: number }
+
+async function uploadBudget(c: Ctx): Promise<Budget> {
+  const services = c.get('services')
+  const max = uploadMaxSize(services.platform)
+  if (!c.get('user').isGuest) return { max, room: Infinity }
+  const quota = uploadQuota(services.platform)
+  return { max, room: Math.max(0, quota - await pendingBytes(services, uploadCutoff(services.platform))), quota }
 }
 
-/** PUT (or a non-form POST): the body is the file. 201 with one record, no wrapper. */
+/** The 413 or 402 for a file past `Math.min(b.max, b.room)` bytes. */
+const overBudget = (b: Budget) => () => (b.room < b.max ? uploadQuotaExceeded(b.quota!) : uploadTooLarge(b.max))
+
+/**
+ * Multipart: `files[]` (several) or `file` (one, named by the `name` field if sent). Each file
+ * part streams into its blob while the form is read; the parts that do not count (a repeated
+ * `file`, files beside `files[]`) and everything of a refused form are deleted again.
+ */
+async function formPost(c: Ctx): Promise<Response> {
+  const services = c.get('services')
+  const budget = await uploadBudget(c)
+  // The whole form counts against an anonymous uploader's quota; each file against the size limit.
+  const body = bodyChunks(c.req.raw, budget.room, () => uploadQuotaExceeded(budget.quota!))
+  const entries = await readForm(c.req.header('content-type') ?? '', body,
+    { maxFile: budget.max, fileTooLarge: () => uploadTooLarge(budget.max) },
+    (part, chunks) => stageUpload(services, { bytes: chunks, name: sanitizeName(part.filename), mimeType: part.type }),
+    (staged) => discardStaged(services, staged))
+  const all = await Promise.all(entries.map(async (e) => ({ name: e.name, text: 'text' in e ? e.text : undefined,
+    file: 'file' in e ? await e.file : undefined })))
+  const many = all.filter((e) => e.name === 'files[]')
+  const field = many.length ? 'files[]' : 'file'
+  // A repeated `file` counts once, the last, as webob's MultiDict reads it.
+  const values = many.length ? many : all.filter((e) => e.name === 'file').slice(-1)
+  const chosen = values.flatMap((v) => (v.file ? [v.file] : []))
+  await discardStaged(services, all.flatMap((e) => (e.file && !chosen.includes(e.file) ? [e.file] : [])))
+  if (!values.length || chosen.length < values.length) {
+    await discardStaged(services, chosen)
+    if (!values.length) throw validationError('The form has no `file` or `files[]` field.', { location: ['body', 'file'] })
+    throw validationError(`Expected a file, got a text value - at form field \`${field}\``, { location: ['body', field] })
+  }
+  const name = all.filter((e) => e.name === 'name' && e.text !== undefined).pop()?.text
+  // The spec names the file by the `name` field; the original reads only the part's filename.
+  if (field === 'file' && name !== undefined && sanitizeName(name)) chosen[0]!.name = sanitizeName(name)
+  return json({ upload_meta: await recordUploads(services, chosen, budget.quota) })
+}
+
+/** PUT (or a non-form POST): the body is the file, streamed into the store. 201 with one record, no wrapper. */
 async function rawPut(c: Ctx): Promise<Response> {
-  const bytes = await readBytes(c.req.raw, uploadMaxSize(c.get('services').platform))
+  const budget = await uploadBudget(c)
   const type = c.req.header('content-type')
   // As the original, a form content type (curl's default) says nothing about the file.
   const mimeType = type && mediaType(type) !== 'application/x-www-form-urlencoded' ? type : undefined
-  const [record] = await storeUploads(c.get('services'), [{ bytes, mimeType,
-    name: dispositionName(c.req.header('content-disposition') ?? null) }])
+  const [record] = await storeUploads(c.get('services'), [{ bytes: bodyChunks(c.req.raw, Math.min(budget.max, budget.room), overBudget(budget)), mimeType,
+    name: dispositionName(c.req.header('content-disposition') ?? null) }], budget.quota)
   return json(record, 201)
 }
 
 async function tusCreateRoute(c: Ctx): Promise<Response> {
   const headers = c.req.raw.headers
   const size = intHeader(headers, 'upload-length')
-  const max = uploadMaxSize(c.get('services').platform)
-  if (size > max) throw uploadTooLarge(max)
+  const budget = await uploadBudget(c)
+  if (size > Math.min(budget.max, budget.room)) throw overBudget(budget)()
   const meta = parseUploadMetadata(headers.get('upload-metadata'))
-  const id = await tusCreate(c.get('services'), size, sanitizeName(meta.name), meta.mime_type || undefined)
+  const id = await tusCreate(c.get('services'), size, sanitizeName(meta.name), meta.mime_type || undefined, budget.quota)
   // Absolute, as the original's route_url: clients take the id from its last segment.
   return tusResponse(201, { Location: new URL(COLLECTION + id, c.req.url).href })
 }
@@ -130,8 +153,7 @@ async function itemPatch(c: Ctx): Promise<Response> {
   const declared = c.req.header('content-length')
   if (declared && offset + Number(declared) > info.size) throw pastEnd()
   if (offset !== info.received) throw offsetConflict(offset, info.received)
-  const bytes = await readBytes(c.req.raw, Math.max(left, 0), pastEnd)
-  const end = await tusAppend(c.get('services'), info, offset, bytes)
+  const end = await tusAppend(c.get('services'), info, offset, bodyChunks(c.req.raw, Math.max(left, 0), pastEnd))
   return tusResponse(204, { 'Upload-Offset': String(end) })
 }
 

@@ -12,7 +12,8 @@
  * An upload may be referenced any number of times until it expires, as in the original, so
  * consumers copy the bytes they keep and nothing "consumes" an upload.
  *
- * Storage: a multipart or raw upload is one blob `upload-<id>`. Each TUS PATCH is saved as its
+ * Storage: a multipart or raw upload is one blob `upload-<id>`, streamed from the request into
+ * the store (`stageUpload`, upload/stream.ts) and recorded after (`recordUploads`). Each TUS PATCH is saved as its
  * own blob `upload-<id>.<offset>-<random>` before the record's offset moves (one write that
  * appends the blob to the record's `parts`); `readUpload` joins the parts. So an acknowledged
  * chunk is durable, completing is a record update only, a retried or racing PATCH never
@@ -22,70 +23,19 @@
 import { concatBytes } from '../core/bytes.ts'
 import { internalServerError } from '../core/error.ts'
 import { expectKind } from '../core/validate.ts'
+import { isMediaType } from '../core/media-type.ts'
 import type { Platform } from '../platform/platform.ts'
 import type { SqlDb } from '../store/database.ts'
 import { fileUploadNotCompleted, fileUploadNotFound, offsetConflict } from './errors.ts'
+import { streamToBlob, type StreamedBlob } from './stream.ts'
+import {
+  checkQuota, cutoff, dataBlob, dropBlobs, insertRow, partBlob, selectRow, sweepExpired, toInfo, toRecord,
+} from './rows.ts'
 import { SNIFF_WINDOW, sniffMime } from './sniff.ts'
-import type { UploadInfo, UploadRecord, UploadRow, UploadServices as Services } from './types.ts'
+import type { UploadInfo, UploadRecord, UploadServices as Services } from './types.ts'
 import { newUploadId, normalizeUploadId } from './upload-id.ts'
 
-/** How long an upload lives: the original sweeps date folders older than yesterday. */
-export const UPLOAD_TTL_MS = 2 * 24 * 3600 * 1000
-
-/** At most this many expired uploads are swept per write, so a sweep never stalls a request. */
-const SWEEP_BATCH = 100
-
-const dataBlob = (id: string) => `upload-${id}`
-
-function partBlob(id: string, offset: number): string {
-  const r = crypto.getRandomValues(new Uint8Array(4))
-  return `upload-${id}.${offset}-${Array.from(r, (b) => b.toString(16).padStart(2, '0')).join('')}`
-}
-
-function toInfo(r: UploadRow): UploadInfo {
-  const info: UploadInfo = { id: r.id, size: r.size, received: r.received, incomplete: r.received < r.size,
-    parts: JSON.parse(r.parts) as string[] }
-  if (r.name) info.name = r.name
-  if (r.mime_type) info.mimeType = r.mime_type
-  return info
-}
-
-/** The wire record, keys in the original's order. */
-export function toRecord(info: UploadInfo): UploadRecord {
-  const rec: UploadRecord = { id: info.id, size: info.size }
-  if (info.name) rec.name = info.name
-  if (info.mimeType) rec.mime_type = info.mimeType
-  return rec
-}
-
-const cutoff = (platform: Platform) => new Date(platform.now().getTime() - UPLOAD_TTL_MS).toISOString()
-
-function selectRow(db: SqlDb, id: string, since: string): UploadRow | undefined {
-  return db.selectObject('SELECT * FROM upload WHERE id = ? AND created >= ?', [id, since]) as UploadRow | undefined
-}
-
-/** Deletes a batch of expired records; returns their blobs, to delete once the write is saved. */
-function sweepExpired(db: SqlDb, since: string): string[] {
-  const rows = db.selectObjects('SELECT id, parts FROM upload WHERE created < ? ORDER BY created LIMIT ?',
-    [since, SWEEP_BATCH]) as Array<Pick<UploadRow, 'id' | 'parts'>>
-  const blobs: string[] = []
-  for (const r of rows) {
-    db.exec({ sql: 'DELETE FROM upload WHERE id = ?', bind: [r.id] })
-    blobs.push(dataBlob(r.id), ...(JSON.parse(r.parts) as string[]))
-  }
-  return blobs
-}
-
-/** Removes blobs nobody references any more; a failure only leaves garbage behind. */
-async function dropBlobs(platform: Platform, blobs: string[]): Promise<void> {
-  for (const b of blobs) {
-    try {
-      await platform.store.deleteBlob(b)
-    } catch (err) {
-      platform.log(`Deleting upload blob ${b} failed`, err)
-    }
-  }
-}
+export { toRecord, UPLOAD_TTL_MS, uploadCutoff } from './rows.ts'
 
 /** The details of upload `id`, complete or not; `undefined` when unknown, malformed or expired. */
 export async function findUpload(services: Services, id: string): Promise<UploadInfo | undefined> {
@@ -130,67 +80,111 @@ export async function readUpload(services: Services, id: string): Promise<Uint8A
   throw internalServerError(new Error(`The bytes of upload ${info.id} are missing from the store.`))
 }
 
+/**
+ * The media type a client sent, if it is one: it will be a Content-Type header when the file
+ * is served, so anything else (control characters from TUS metadata) is dropped and sniffed.
+ */
+const givenType = (t: string | undefined) => (t && isMediaType(t) ? t : undefined)
+
 export interface NewUpload {
-  bytes: Uint8Array
+  /** The bytes, or a stream of them, written to the store as they come. */
+  bytes: Uint8Array | AsyncIterable<Uint8Array>
   /** File name without a path; omitted from the record when empty. */
   name?: string
   /** Media type as sent; sniffed from the bytes when absent. */
   mimeType?: string
 }
 
+/** An upload whose bytes are in its blob already, waiting for its record. */
+export interface StagedUpload {
+  id: string
+  size: number
+  /** The first bytes, for the type sniffer. */
+  head: Uint8Array
+  name?: string
+  mimeType?: string
+}
+
+/** Writes the bytes of a new upload into its blob; nothing refers to it until `recordUploads`. */
+export async function stageUpload(services: Services, f: NewUpload): Promise<StagedUpload> {
+  const { platform } = services
+  const id = newUploadId(platform.now())
+  let blob: StreamedBlob
+  if (f.bytes instanceof Uint8Array) {
+    await platform.store.putBlob(dataBlob(id), f.bytes)
+    blob = { size: f.bytes.length, head: f.bytes.subarray(0, SNIFF_WINDOW + 1) }
+  } else {
+    blob = await streamToBlob(platform, dataBlob(id), f.bytes)
+  }
+  return { id, ...blob, name: f.name, mimeType: f.mimeType }
+}
+
+/** Deletes the blobs of staged uploads that will not be recorded. */
+export const discardStaged = (services: Services, staged: StagedUpload[]) =>
+  dropBlobs(services.platform, staged.map((s) => dataBlob(s.id)))
+
+
 /**
- * Stores complete uploads (multipart parts, a raw body): blobs first, then the records in one
- * write, which also sweeps expired uploads. Returns the records in order.
+ * Records staged uploads in one write, which also sweeps expired uploads, and returns their
+ * records in order. `quota` (for an anonymous uploader) caps the pending bytes. If anything
+ * fails, the staged blobs are deleted: a refused request stores nothing.
  */
-export async function storeUploads(services: Services, files: NewUpload[]): Promise<UploadRecord[]> {
+export async function recordUploads(services: Services, staged: StagedUpload[], quota?: number): Promise<UploadRecord[]> {
   const { platform, main } = services
   const now = platform.now()
-  const infos: UploadInfo[] = files.map((f) => {
-    const info: UploadInfo = { id: newUploadId(now), size: f.bytes.length, received: f.bytes.length,
-      incomplete: false, parts: [] }
+  const infos: UploadInfo[] = staged.map((f) => {
+    const info: UploadInfo = { id: f.id, size: f.size, received: f.size, incomplete: false, parts: [] }
     if (f.name) info.name = f.name
-    const mime = f.mimeType || (f.bytes.length > 0 ? sniffMime(f.bytes) : undefined)
+    const mime = givenType(f.mimeType) || (f.size > 0 ? sniffMime(f.head) : undefined)
     if (mime) info.mimeType = mime
     return info
   })
-  const written: string[] = []
   try {
-    for (let i = 0; i < files.length; i++) {
-      await platform.store.putBlob(dataBlob(infos[i]!.id), files[i]!.bytes)
-      written.push(dataBlob(infos[i]!.id))
-    }
+    const since = cutoff(platform)
     const expired = await main.write((db) => {
-      const swept = sweepExpired(db, cutoff(platform))
+      checkQuota(db, since, infos.reduce((n, i) => n + i.size, 0), quota)
+      const swept = sweepExpired(db, since)
       for (const i of infos) insertRow(db, i, now)
       return swept
     })
     await dropBlobs(platform, expired)
   } catch (err) {
-    await dropBlobs(platform, written)
+    await discardStaged(services, staged)
     throw err
   }
   return infos.map(toRecord)
 }
 
-function insertRow(db: SqlDb, i: UploadInfo, now: Date): void {
-  db.exec({ sql: 'INSERT INTO upload (id, size, name, mime_type, received, created) VALUES (?, ?, ?, ?, ?, ?)',
-    bind: [i.id, i.size, i.name ?? null, i.mimeType ?? null, i.received, now.toISOString()] })
+/** Stores complete uploads (bytes or streams): blobs first, then the records in one write. */
+export async function storeUploads(services: Services, files: NewUpload[], quota?: number): Promise<UploadRecord[]> {
+  const staged: StagedUpload[] = []
+  try {
+    for (const f of files) staged.push(await stageUpload(services, f))
+  } catch (err) {
+    await discardStaged(services, staged)
+    throw err
+  }
+  return recordUploads(services, staged, quota)
 }
+
 
 /**
  * Starts a TUS upload of `size` bytes and returns its id. A zero-length upload is complete
  * at once, typed `application/octet-stream` unless a type was given (as the original).
  */
-export async function tusCreate(services: Services, size: number, name?: string, mimeType?: string): Promise<string> {
+export async function tusCreate(services: Services, size: number, name?: string, mimeType?: string, quota?: number): Promise<string> {
   const { platform, main } = services
   const now = platform.now()
   const info: UploadInfo = { id: newUploadId(now), size, received: 0, incomplete: size > 0, parts: [] }
   if (name) info.name = name
-  if (mimeType) info.mimeType = mimeType
+  if (givenType(mimeType)) info.mimeType = mimeType
   else if (size === 0) info.mimeType = 'application/octet-stream'
   if (size === 0) await platform.store.putBlob(dataBlob(info.id), new Uint8Array(0))
+  const since = cutoff(platform)
   const expired = await main.write((db) => {
-    const swept = sweepExpired(db, cutoff(platform))
+    // A TUS upload reserves its declared length.
+    checkQuota(db, since, size, quota)
+    const swept = sweepExpired(db, since)
     insertRow(db, info, now)
     return swept
   })
@@ -203,12 +197,23 @@ export async function tusCreate(services: Services, size: number, name?: string,
  * caller checked the offset and the declared length; the check is repeated inside the write,
  * so of two racing PATCHes at one offset only the first counts (the other gets a 409).
  */
-export async function tusAppend(services: Services, info: UploadInfo, offset: number, bytes: Uint8Array): Promise<number> {
+export async function tusAppend(services: Services, info: UploadInfo, offset: number,
+  bytes: Uint8Array | AsyncIterable<Uint8Array>): Promise<number> {
   const { platform, main } = services
-  if (bytes.length === 0) return offset
-  const end = offset + bytes.length
   const part = partBlob(info.id, offset)
-  await platform.store.putBlob(part, bytes)
+  let size: number
+  if (bytes instanceof Uint8Array) {
+    if (bytes.length === 0) return offset
+    await platform.store.putBlob(part, bytes)
+    size = bytes.length
+  } else {
+    size = (await streamToBlob(platform, part, bytes)).size
+    if (size === 0) {
+      await dropBlobs(platform, [part])
+      return offset
+    }
+  }
+  const end = offset + size
   let mimeType = info.mimeType
   if (end === info.size && !mimeType) {
     // The original sniffs the type of a completed upload that was sent without one; the

@@ -1,10 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { NODE_ADMIN_PASSWORD } from './node-client.ts'
-import { fromWire, toWire, type Api } from './harness.ts'
+import { apiOf, kill, startHost, type Host } from './node-process.ts'
 import { bodyOf, checkAfterRestart, type Sent } from './durability-shared.ts'
 
 // Crash test of the Node host (ARCHITECTURE.md "Storage"): the real server process is
@@ -12,44 +11,6 @@ import { bodyOf, checkAfterRestart, type Sent } from './durability-shared.ts'
 // must hold every acknowledged write whole and no write half-done.
 
 const AUTH = { authorization: 'Basic ' + Buffer.from(`administrator:${NODE_ADMIN_PASSWORD}`).toString('base64') }
-
-interface Host { proc: ChildProcess; base: string }
-
-/** Starts `node --import tsx sw/host/node-main.ts` (one process, so SIGKILL really kills the server). */
-function startHost(dataDir: string): Promise<Host> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'sw/host/node-main.ts', '--port', '0', '--data', dataDir],
-    { env: { ...process.env, OUTPOST_ADMIN_PASSWORD: NODE_ADMIN_PASSWORD }, stdio: ['ignore', 'pipe', 'pipe'] })
-  return new Promise((resolve, reject) => {
-    let out = ''
-    const onData = (b: Buffer) => {
-      out += b.toString()
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)
-      if (m) { proc.stdout!.off('data', onData); resolve({ proc, base: m[1]! }) }
-    }
-    proc.stdout!.on('data', onData)
-    proc.stderr!.on('data', (b: Buffer) => { out += b.toString() })
-    proc.once('exit', (code) => reject(new Error(`host exited (${code}) before listening:\n${out}`)))
-  })
-}
-
-function apiOf(base: string): Api {
-  return {
-    host: 'node',
-    async request(method, path, opts = {}) {
-      const w = toWire(method, path, opts, NODE_ADMIN_PASSWORD)
-      const res = await fetch(base + w.path, { method: w.method, headers: w.headers, body: w.body })
-      return fromWire(res.status, Object.fromEntries(res.headers), await res.text())
-    },
-  }
-}
-
-function kill(host: Host): Promise<void> {
-  return new Promise((resolve) => {
-    if (host.proc.exitCode !== null || host.proc.signalCode !== null) return resolve()
-    host.proc.once('exit', () => resolve())
-    host.proc.kill('SIGKILL')
-  })
-}
 
 async function call(base: string, method: string, path: string, body?: unknown) {
   const res = await fetch(base + path, { method, headers: AUTH, body: body === undefined ? undefined : JSON.stringify(body) })

@@ -14,6 +14,7 @@ export const WELLS = readFileSync(new URL('../fixtures/wells.geojson', import.me
 /** What GDAL must report for WELLS. */
 export const WELLS_SUMMARY = {
   driver: 'GeoJSON',
+  encoding: 'UTF-8',
   layers: [{ name: 'wells', feature_count: 3, geometry_type: 'POINT', srs: 'EPSG:4326',
     fields: [{ name: 'name', type: 'String' }, { name: 'depth', type: 'Real' }, { name: 'year', type: 'Integer' }] }],
 }

@@ -96,6 +96,35 @@ export function storeContract(name: string, sut: StoreUnderTest): void {
       expect(await s.getBlob('upload-1')).toBeUndefined()
     })
 
+    it('writes a blob from a stream of chunks, whole or not at all', async () => {
+      const s = await sut.fresh()
+      // Past two of IndexedDB's 1 MiB parts; compared as Buffers (deep equality is slow at this size).
+      const data = image(2 * 1024 * 1024 + 5, 37)
+      const same = (got: Uint8Array | undefined, want: Uint8Array) => expect(!!got && Buffer.from(want).equals(got)).toBe(true)
+      async function* pieces(upTo = data.length, fail = false) {
+        for (let at = 0; at < upTo; at += 70_000) yield data.slice(at, Math.min(at + 70_000, upTo))
+        if (fail) throw new Error('the client went away')
+      }
+      expect(await s.putBlobStream('up-1', pieces())).toBe(data.length)
+      same(await s.getBlob('up-1'), data)
+      // A failed stream leaves the blob as it was, and an unknown id stays unknown.
+      await expect(s.putBlobStream('up-1', pieces(1_500_000, true))).rejects.toThrow('went away')
+      await expect(s.putBlobStream('up-2', pieces(100, true))).rejects.toThrow('went away')
+      same(await s.getBlob('up-1'), data)
+      expect(await s.getBlob('up-2')).toBeUndefined()
+      // Streams and whole writes replace one another; empty streams are empty blobs.
+      await s.putBlobStream('up-1', pieces(10))
+      same(await s.getBlob('up-1'), data.slice(0, 10))
+      await s.putBlob('up-1', image(5, 3))
+      same(await s.getBlob('up-1'), image(5, 3))
+      await s.putBlobStream('up-1', pieces(1_100_000))
+      same(await s.getBlob('up-1'), data.slice(0, 1_100_000))
+      expect(await s.putBlobStream('empty', pieces(0))).toBe(0)
+      same(await s.getBlob('empty'), new Uint8Array(0))
+      await s.deleteBlob('up-1')
+      expect(await s.getBlob('up-1')).toBeUndefined()
+    })
+
     it('a saved image does not change when the caller reuses its buffers', async () => {
       const s = await sut.fresh()
       const v1 = image(2 * CHUNK_SIZE, 23)

@@ -50,6 +50,7 @@ class FlakyStore implements Store {
   deleteImage(name: string) { return this.inner.deleteImage(name) }
   listImages() { return this.inner.listImages() }
   putBlob(id: string, data: Uint8Array) { return this.inner.putBlob(id, data) }
+  putBlobStream(id: string, chunks: AsyncIterable<Uint8Array>) { return this.inner.putBlobStream(id, chunks) }
   getBlob(id: string) { return this.inner.getBlob(id) }
   deleteBlob(id: string) { return this.inner.deleteBlob(id) }
   close() { return this.inner.close() }

@@ -90,6 +90,15 @@ export function applyFields(db: SqlDb, resourceId: number, value: unknown, base:
   checkUnique(db, resourceId)
 }
 
+/** Inserts the fields of a layer made from a file, with the ids its storage was built for. */
+export function insertFields(db: SqlDb, resourceId: number, fields: readonly Field[]): void {
+  fields.forEach((f, idx) => {
+    db.exec({ sql: `INSERT INTO layer_field (id, resource_id, idx, keyname, display_name, datatype, label_field, grid_visibility,
+        text_search, lookup_table_id) VALUES (?, ?, ?, ?, ?, ?, 0, 1, 1, NULL)`, bind: [f.id, resourceId, idx, f.keyname, f.display_name, f.datatype] })
+  })
+  checkUnique(db, resourceId)
+}
+
 function keynameOf(v: unknown, path: string): string {
   const s = expectKind<string>('str', v, path).trim()
   if (!s) throw validationError(`Field keyname must not be empty - at \`${path}\``)

@@ -5,20 +5,15 @@
  * feature component through the feature-layer capability.
  */
 import { validationError } from '../../core/error.ts'
-import { expectKind, expectObject, expectRef } from '../../core/validate.ts'
-import { findSrs } from '../../geo/srs.ts'
+import { expectKind, expectObject } from '../../core/validate.ts'
+import { memberSrs } from '../../ingest/member.ts'
 import type { ClassContext, ClassData, ClassFactory } from '../types.ts'
-import { applyFields, listFields } from './fields.ts'
+import { applyFields, insertFields, listFields } from './fields.ts'
 import { CLASS, LayerStore } from './layers.ts'
+import { prepareVectorLayer, type PreparedLayer } from './ingest.ts'
 
 export const GEOMETRY_TYPES = ['POINT', 'LINESTRING', 'POLYGON', 'MULTIPOINT', 'MULTILINESTRING', 'MULTIPOLYGON',
   'POINTZ', 'LINESTRINGZ', 'POLYGONZ', 'MULTIPOINTZ', 'MULTILINESTRINGZ', 'MULTIPOLYGONZ'] as const
-
-function srsOf(v: unknown, path: string): number {
-  const id = expectRef(v, path)
-  if (!findSrs(id)) throw validationError(`Spatial reference system id = ${id} is not known - at \`${path}.id\``, { srs_id: id })
-  return id
-}
 
 function geometryTypeOf(v: unknown, path: string): string {
   const s = expectKind<string>('str', v, path)
@@ -47,16 +42,27 @@ export const vectorLayer: ClassFactory = (env) => {
     members: ['vector_layer', 'feature_layer'],
     acceptsParent: (p) => p === 'resource_group',
 
+    // A layer from a file (`source`): GDAL reads it and the layer's database is built before the
+    // create's main write (ingest.ts), which then only records the resource and its fields.
+    async prepare(penv, members) {
+      if (penv.resourceId !== undefined || members.vector_layer === undefined) return undefined
+      const m = expectObject(members.vector_layer, '$.vector_layer')
+      if (m.source === undefined || m.source === null) return undefined
+      return prepareVectorLayer(env, m, penv)
+    },
+
     create(ctx, id, members) {
       if (members.vector_layer === undefined) throw validationError('Vector layer member is required - at `$.vector_layer`')
       const m = expectObject(members.vector_layer, '$.vector_layer')
-      if (m.source !== undefined) {
-        throw validationError('Creating a vector layer from a file is not available yet; create an empty layer with fields.',
-          { location: ['body', 'vector_layer', 'source'] })
+      if (m.source !== undefined && m.source !== null) {
+        const p = ctx.prepared as PreparedLayer
+        insertFields(ctx.db, id, p.fields)
+        applyFeatureLayer(ctx, id, members.feature_layer)
+        return { srs: p.srs, geometry_type: p.geometryType }
       }
-      if (m.srs === undefined) throw validationError('Field `srs` is required - at `$.vector_layer`')
+      const srs = memberSrs(m, '$.vector_layer')
       if (m.geometry_type === undefined) throw validationError('Field `geometry_type` is required - at `$.vector_layer`')
-      const data: ClassData = { srs: srsOf(m.srs, '$.vector_layer.srs'),
+      const data: ClassData = { srs,
         geometry_type: geometryTypeOf(m.geometry_type, '$.vector_layer.geometry_type') }
       applyFields(ctx.db, id, m.fields ?? [], '$.vector_layer.fields', true)
       applyFeatureLayer(ctx, id, members.feature_layer)
@@ -66,7 +72,7 @@ export const vectorLayer: ClassFactory = (env) => {
     update(ctx, id, members, data) {
       if (members.vector_layer !== undefined) {
         const m = expectObject(members.vector_layer, '$.vector_layer')
-        if (m.srs !== undefined && srsOf(m.srs, '$.vector_layer.srs') !== data.srs) {
+        if (m.srs !== undefined && memberSrs(m, '$.vector_layer') !== data.srs) {
           throw validationError('The reference system of an existing layer cannot be changed - at `$.vector_layer.srs`')
         }
         if (m.geometry_type !== undefined && geometryTypeOf(m.geometry_type, '$.vector_layer.geometry_type') !== data.geometry_type) {

@@ -17,6 +17,7 @@ import { LayerWriter } from './writer.ts'
 import { Layer } from './layer.ts'
 import { gpkgStorage } from './storage.ts'
 import type { GpkgStorage } from '../../feature/types.ts'
+import { isPending } from '../../ingest/pending.ts'
 
 export const CLASS = 'vector_layer'
 export const imageName = (resourceId: number) => `layer-${resourceId}`
@@ -146,7 +147,8 @@ export class LayerStore implements FeatureLayerProvider {
   /** Deletes layer images whose resource is gone (a drop interrupted by a stopped worker). */
   async #sweep(): Promise<void> {
     const names = await this.env.platform.store.listImages()
-    const ids = names.map((n) => /^layer-(\d+)$/.exec(n)?.[1]).filter((x): x is string => !!x).map(Number)
+    // An image an ingest is still building has no resource yet: it is not an orphan.
+    const ids = names.filter((n) => !isPending(n)).map((n) => /^layer-(\d+)$/.exec(n)?.[1]).filter((x): x is string => !!x).map(Number)
     if (!ids.length) return
     await this.env.main.read(async (db) => {
       for (const id of ids) {

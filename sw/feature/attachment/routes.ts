@@ -4,6 +4,7 @@
  * a feature's attachments, download their bytes and image thumbnails. Reads are open to
  * everyone; writes need an administrator (anyone else gets 403).
  */
+import { fileHeaders } from '../../core/media-type.ts'
 import { internalServerError } from '../../core/error.ts'
 import { quotePlus } from '../../core/text.ts'
 import { json, readJsonObject } from '../../core/http.ts'
@@ -111,11 +112,7 @@ export function mountAttachment(routes: Routes<FeatureVariables>): void {
     const row = await layer.read((tx) => rowOf(tx, layer, fid, aid))
     const bytes = await bytesOf(c, row)
     const name = row.name || `unnamed${row.id}${EXTENSIONS[row.mime_type] ?? ''}`
-    return new Response(body(bytes), { headers: {
-      'content-type': row.mime_type,
-      'content-disposition': `filename*=utf-8''${quotePlus(name)}`,
-      'content-security-policy': 'sandbox',
-    } })
+    return new Response(body(bytes), { headers: fileHeaders(row.mime_type, `filename*=utf-8''${quotePlus(name)}`) })
   })
 
   routes.add('feature_attachment.image', `${ITEM}/image`, 'GET', async (c) => {
@@ -141,6 +138,6 @@ export function mountAttachment(routes: Routes<FeatureVariables>): void {
         throw err
       }
     }
-    return new Response(body(bytes), { headers: { 'content-type': row.mime_type } })
+    return new Response(body(bytes), { headers: { 'content-type': row.mime_type, 'x-content-type-options': 'nosniff' } })
   })
 }

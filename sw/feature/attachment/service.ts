@@ -6,7 +6,9 @@
  * transaction; blobs staged for a write that fails are deleted, and blobs of replaced or
  * deleted attachments only after the commit.
  */
-import { expectKind } from '../../core/validate.ts'
+import { expectKind, locationOf } from '../../core/validate.ts'
+import { validationError } from '../../core/error.ts'
+import { isMediaType } from '../../core/media-type.ts'
 import { readUpload, resolveUploadRef } from '../../upload/service.ts'
 import type { UploadServices } from '../../upload/types.ts'
 import type { AttachmentFields, AttachmentFile, FeatureWrite } from '../types.ts'
@@ -28,7 +30,13 @@ export function parseFields(body: Record<string, unknown>, path: string): Attach
   for (const key of ['name', 'keyname', 'description'] as const) {
     if (body[key] !== undefined) f[key] = expectKind<string | null>('str', body[key], `${path}.${key}`, true)
   }
-  if (body.mime_type !== undefined) f.mime_type = expectKind<string>('str', body.mime_type, `${path}.mime_type`)
+  if (body.mime_type !== undefined) {
+    f.mime_type = expectKind<string>('str', body.mime_type, `${path}.mime_type`)
+    if (!isMediaType(f.mime_type)) {
+      throw validationError(`Not a media type: ${JSON.stringify(f.mime_type.slice(0, 80))} - at \`${path}.mime_type\``,
+        { location: locationOf(`${path}.mime_type`) })
+    }
+  }
   return f
 }
 

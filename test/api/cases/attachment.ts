@@ -183,7 +183,8 @@ export const attachmentCases: ApiCase[] = [
       expect(res.status).toBe(200)
       expect(res.bodyBase64).toBe(base64(bytes))
       expect(res.headers['content-type']).toBe('application/x-thing')
-      expect(res.headers['content-disposition']).toBe(`filename*=utf-8''%D0%BA%D0%B0%D1%80%D1%82%D0%B0+%D0%B8+%D0%BF%D0%BB%D0%B0%D0%BD.bin`)
+      // Not a passive type: a download, never a page (the original served it inline).
+      expect(res.headers['content-disposition']).toBe(`attachment; filename*=utf-8''%D0%BA%D0%B0%D1%80%D1%82%D0%B0+%D0%B8+%D0%BF%D0%BB%D0%B0%D0%BD.bin`)
       expect(res.headers['content-security-policy']).toBe('sandbox')
       // Unnamed: `unnamed<aid><ext>`.
       const txt = await attach(api, expect, col, 'abc', 'a.txt', 'text/plain')

@@ -14,6 +14,12 @@ import { mvtCases } from './mvt.ts'
 import { identifyCases } from './identify.ts'
 import { exportCases } from './export.ts'
 import { basemapCases } from './basemap.ts'
+import { ingestCases } from './ingest.ts'
+import { rasterCases } from './raster.ts'
+import { fileBucketCases } from './file-bucket.ts'
+import { hardeningCases } from './hardening.ts'
+import { hardeningAuthCases } from './hardening-auth.ts'
+import { hardeningValueCases } from './hardening-values.ts'
 
 export const CASE_GROUPS: Record<string, ApiCase[]> = {
   pyramid: pyramidCases,
@@ -28,4 +34,10 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   identify: identifyCases,
   export: exportCases,
   basemap: basemapCases,
+  ingest: ingestCases,
+  raster: rasterCases,
+  'file-bucket': fileBucketCases,
+  hardening: hardeningCases,
+  'hardening-auth': hardeningAuthCases,
+  'hardening-values': hardeningValueCases,
 }

@@ -1,0 +1,21 @@
+/**
+ * @module classes/raster_style
+ * The style of a raster layer (spec §2.2: no member). It lives under its raster layer; how it
+ * is drawn belongs to rendering.
+ */
+import type { ClassFactory } from '../types.ts'
+
+export const rasterStyle: ClassFactory = () => ({
+  identity: 'raster_style',
+  label: 'Raster style',
+  order: 100,
+  category: 'style',
+  scopes: ['data', 'resource'],
+  interfaces: ['IRenderableStyle'],
+  members: [],
+  acceptsParent: (p) => p === 'raster_layer',
+  create: () => ({}),
+  update: (_ctx, _id, _members, data) => data,
+  serialize: () => ({}),
+  capabilities: {},
+})

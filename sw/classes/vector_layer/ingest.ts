@@ -1,0 +1,91 @@
+/**
+ * @module classes/vector_layer/ingest
+ * A vector layer from a file, as one transaction. Before the resource exists: GDAL converts
+ * the file (`ingest/vector-convert`), the geometry type and fields are decided
+ * (`ingest/vector-plan`), the resource's and fields' ids are reserved, and the layer's
+ * database is built under its final name, every feature checked (`ingest-load`). Only then
+ * does the create's main write record the resource and its fields. Until that write the new
+ * database belongs to no resource: a refused file writes none, a failure deletes it, and a
+ * worker stopped in between leaves it to the layer sweep of the next start (the ingest holds
+ * it meanwhile, `ingest/pending`). Nobody ever sees a half-made layer.
+ */
+import { Database } from '../../store/database.ts'
+import type { Field, FieldType } from '../../feature/types.ts'
+import type { Prepared, PrepareEnv } from '../../resource/class.ts'
+import { convertSource, freeImage } from '../../ingest/vector-convert.ts'
+import { decideGeometryType, explorer, fidColumn, loaderOptions, planFields } from '../../ingest/vector-plan.ts'
+import { memberSource, memberSrs } from '../../ingest/member.ts'
+import { holdPending } from '../../ingest/pending.ts'
+import { reserveIds } from '../../ingest/reserve.ts'
+import type { ClassEnv } from '../types.ts'
+import { imageName } from './layers.ts'
+import { loadFeatures } from './ingest-load.ts'
+
+/** A layer database built and saved, waiting for its resource row. */
+export interface PreparedLayer extends Prepared {
+  resourceId: number
+  srs: number
+  geometryType: string
+  fields: Field[]
+  count: number
+}
+
+const newField = (id: number, keyname: string, datatype: FieldType): Field => ({ id, keyname, display_name: keyname,
+  datatype, typemod: null, label_field: false, grid_visibility: true, text_search: true, required: false, lookup_table: null })
+
+/**
+ * Builds the database of a vector layer from the upload named in `member.source`, with the
+ * loader options in `member`. Throws a 422 naming the file (and feature and field) for
+ * anything the spec refuses; leaves nothing behind when it throws.
+ */
+export async function prepareVectorLayer(env: ClassEnv, member: Record<string, unknown>, { progress, signal }: PrepareEnv): Promise<PreparedLayer> {
+  const { platform, main } = env
+  const srs = memberSrs(member, '$.vector_layer')
+  const opts = loaderOptions(member)
+  const source = await memberSource(env, member, '$.vector_layer')
+  const [gdal, sqlite] = await Promise.all([platform.gdal(), platform.sqlite()])
+  signal?.throwIfAborted()
+  const conv = await convertSource(gdal, sqlite, await source.read(), srs, opts.sourceLayer, (s) => progress.stage(s, null))
+  try {
+    let geometryType: string
+    let fid: string | undefined
+    let planned: ReturnType<typeof planFields>
+    try {
+      const ex = explorer(conv.db)
+      try {
+        geometryType = decideGeometryType(conv.layer.geometryType, opts, ex.next, conv.file)
+      } finally {
+        ex.close()
+      }
+      fid = fidColumn(conv, opts)
+      planned = planFields(conv.layer, conv.file, fid, conv.foreignEncoding)
+    } finally {
+      // The layer's connection takes the converted features from here on.
+      conv.db.close()
+    }
+    const { resourceId, firstField } = await main.write((db) => ({
+      resourceId: reserveIds(db, 'resource', 1), firstField: reserveIds(db, 'layer_field', planned.length) }))
+    const fields = planned.map((f, i) => newField(firstField + i, f.keyname, f.datatype))
+    const name = imageName(resourceId)
+    const release = holdPending(name)
+    const discard = async () => { await platform.store.deleteImage(name).catch(() => undefined) }
+    try {
+      const meta = { resourceId, srs, geometryType, fields }
+      // The schema is made by the one write that fills it: a refused file writes nothing.
+      const layer = await Database.open(sqlite, platform.store, name, () => {})
+      let count: number
+      try {
+        ({ count } = await loadFeatures(sqlite, layer, conv, { file: conv.file, srs, meta, fields: planned, fid, opts }, progress, signal))
+      } finally {
+        await layer.close()
+      }
+      return { resourceId, srs, geometryType, fields, count, settle: release, discard }
+    } catch (err) {
+      await discard()
+      release()
+      throw err
+    }
+  } finally {
+    freeImage(sqlite, conv.image)
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * @module ingest/progress
+ * Progress of long requests (ingests), readable while they run. A client that wants to watch
+ * sends a token of its choosing in `X-Outpost-Progress` with the long request and polls
+ * `GET /api/component/outpost/progress/{token}` meanwhile. This works in the service worker
+ * (one fetch event keeps running while the page's polls are other fetch events of the same
+ * worker) and on the Node host alike; the long request itself still answers as usual, so
+ * clients that know nothing of it (GDAL, ngw-connector) are served unchanged. Progress lives
+ * in memory only, a few minutes after the request ends.
+ */
+import type { ErrorBody } from '../core/error.ts'
+
+export const PROGRESS_HEADER = 'x-outpost-progress'
+/** Tokens are the client's: long enough to be unguessable, short enough to be a path segment. */
+export const TOKEN_PATTERN = /^[A-Za-z0-9_-]{16,64}$/
+/** How long a finished job's last state stays readable. */
+const KEEP_MS = 5 * 60 * 1000
+
+export type JobState = 'running' | 'done' | 'failed'
+
+/** What the progress endpoint answers. */
+export interface ProgressBody {
+  state: JobState
+  /** What is happening now: `reading`, `converting`, `loading`, `indexing`, `saving`… */
+  stage: string
+  /** Features (or bytes) done in this stage, and the total when known. */
+  done: number
+  total: number | null
+  /** The created resource, once done. */
+  result?: { id: number }
+  /** The error body the long request answered, once failed. */
+  error?: ErrorBody
+}
+
+/** The reporting side, handed to the work. A no-op when nobody watches. */
+export interface Progress {
+  stage(name: string, total?: number | null): void
+  done(n: number): void
+}
+
+export const SILENT: Progress = { stage() {}, done() {} }
+
+export class ProgressBoard {
+  #jobs = new Map<string, { body: ProgressBody; expires: number }>()
+
+  constructor(readonly now: () => number) {}
+
+  /** Starts reporting under `token`; the returned handle reports and finishes the job. */
+  start(token: string): TrackedProgress {
+    this.#sweep()
+    const job = { body: { state: 'running' as JobState, stage: 'starting', done: 0, total: null } as ProgressBody, expires: Infinity }
+    this.#jobs.set(token, job)
+    const end = (patch: Partial<ProgressBody>) => {
+      Object.assign(job.body, patch)
+      job.expires = this.now() + KEEP_MS
+    }
+    return {
+      stage(name, total = null) { job.body.stage = name; job.body.done = 0; job.body.total = total },
+      done(n) { job.body.done = n },
+      finish(result) { end({ state: 'done', result }) },
+      fail(error) { end({ state: 'failed', error }) },
+    }
+  }
+
+  get(token: string): ProgressBody | undefined {
+    this.#sweep()
+    return this.#jobs.get(token)?.body
+  }
+
+  #sweep(): void {
+    const t = this.now()
+    for (const [k, j] of this.#jobs) if (j.expires < t) this.#jobs.delete(k)
+  }
+}
+
+const BOARDS = new WeakMap<object, ProgressBoard>()
+
+/** The progress board of an app (one per `Services`). */
+export function progressBoard(owner: object, now: () => number = Date.now): ProgressBoard {
+  let b = BOARDS.get(owner)
+  if (!b) BOARDS.set(owner, b = new ProgressBoard(now))
+  return b
+}
+
+export type TrackedProgress = Progress & { finish(result: { id: number }): void; fail(error: ErrorBody): void }
+
+const UNTRACKED: TrackedProgress = { ...SILENT, finish() {}, fail() {} }
+
+/** The progress of a request: reported under its `X-Outpost-Progress` token, or nowhere. */
+export function requestProgress(owner: object, request: Request): TrackedProgress {
+  const token = request.headers.get(PROGRESS_HEADER)
+  return token && TOKEN_PATTERN.test(token) ? progressBoard(owner).start(token) : UNTRACKED
+}

@@ -1,0 +1,206 @@
+/**
+ * Requests for the fuzz runs (test/api/fuzz.test.ts on the Node host, test/e2e/fuzz-sw.spec.ts
+ * in the service worker): every route group, with ids at the limits, bodies of wrong types,
+ * deep nesting, long strings, invalid UTF-8 and wrong content types, odd headers and cookies.
+ * Deterministic: the same seed gives the same requests. Host-neutral (no Node APIs).
+ */
+import type { RequestOptions } from '../api/harness.ts'
+
+/** mulberry32: a small, good-enough seeded PRNG. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/** Ids of things the run created first, so that some requests reach real objects. */
+export interface Known {
+  group: number
+  layer: number
+  fid: number
+  aid: number
+  upload: string
+}
+
+export interface FuzzRequest {
+  method: string
+  path: string
+  opts: RequestOptions
+}
+
+const ODD_IDS = ['-1', '0', '1', '2', '9007199254740991', '9007199254740992', '9007199254740993', '18446744073709551616',
+  '18446744073709551617', '1e400', 'abc', '%00', '%2e%2e', '', '00', '1.5', '99999999999999999999999999999', '0x10', ' 1']
+const KEYS = ['resource', 'cls', 'parent', 'id', 'display_name', 'keyname', 'description', 'permissions', 'owner_user', 'resmeta',
+  'items', 'vector_layer', 'srs', 'geometry_type', 'fields', 'datatype', 'feature_layer', 'lookup_table', 'geom', 'extensions',
+  'attachment', 'file_upload', 'size', 'name', 'mime_type', 'login', 'password', 'old_password', 'geoservices', 'icons', 'type',
+  'url', 'delete', 'intersects', '__proto__', 'constructor', '']
+const STRINGS = ['', ' ', 'x', 'POINT(1 2)', 'POINT(1e308 -1e308)', 'POLYGON((0 0,1 0,1 1,0 0))', 'LINESTRING(0 0)', 'POINT EMPTY',
+  'MULTIPOLYGON(((0 0,1 1,0 0)))', 'resource_group', 'vector_layer', 'lookup_table', 'POINT', 'STRING', 'INTEGER', 'BIGINT',
+  'BOOLEAN', 'DATE', 'text/plain\r\nX: y', 'image/png', 'javascript:alert(1)', '2024-02-30', '9007199254740993', '-7', '1.5',
+  '\u0000', '\ud800', '../../etc/passwd', '%E0%A4%A', '🙂', '<script>', "'; DROP TABLE resource; --", 'administrator', 'guest']
+const NUMBERS = [0, -0, 1, -1, 1.5, -7, 2 ** 31, 2 ** 53, 2 ** 53 + 2, 2 ** 64, 1e308, -1e308, 1e-320, 0.1, 123456789]
+const CONTENT_TYPES = [undefined, 'application/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data',
+  'multipart/form-data; boundary=x', 'application/offset+octet-stream', 'application/octet-stream', 'text/html; charset=utf-8', '\u0001']
+const COOKIES = ['ngw_sid=%E0%A4%A', 'ngw_sid=', 'ngw_sid=%', 'ngw_sid=deadbeef', 'ngw_sid=' + 'a'.repeat(5000), 'a=b; ngw_sid=%zz',
+  'ngw_sid="\\u0000"', ';;;', 'ngw_sid=1; ngw_sid=2']
+
+export class Generator {
+  readonly #r: () => number
+  /** The objects requests aim at; the runner replaces them when a request deleted them. */
+  known: Known
+  constructor(seed: number, known: Known) {
+    this.#r = prng(seed)
+    this.known = known
+  }
+
+  #int(n: number): number { return Math.floor(this.#r() * n) }
+  #pick<T>(xs: readonly T[]): T { return xs[this.#int(xs.length)]! }
+  #chance(p: number): boolean { return this.#r() < p }
+
+  /** An id: usually a real one, often one at the limits. */
+  #id(real: number | string): string {
+    return this.#chance(0.75) ? String(real) : this.#pick(ODD_IDS)
+  }
+
+  #string(): string {
+    if (this.#chance(0.03)) return 'x'.repeat(1000 + this.#int(100_000))
+    if (this.#chance(0.3)) return this.#pick(STRINGS)
+    const len = this.#int(20)
+    let s = ''
+    for (let i = 0; i < len; i++) s += String.fromCharCode(this.#chance(0.8) ? 32 + this.#int(95) : this.#int(0x3000))
+    return s
+  }
+
+  /** Any JSON value, to `depth` levels. */
+  json(depth = 3): unknown {
+    const k = this.#int(depth > 0 ? 8 : 5)
+    switch (k) {
+      case 0: return null
+      case 1: return this.#chance(0.5)
+      case 2: return this.#pick(NUMBERS) * (this.#chance(0.2) ? this.#r() : 1)
+      case 3: case 4: return this.#string()
+      case 5: return Array.from({ length: this.#int(4) }, () => this.json(depth - 1))
+      default: return Object.fromEntries(Array.from({ length: this.#int(5) }, () => [this.#pick(KEYS), this.json(depth - 1)]))
+    }
+  }
+
+  /** A body shaped like a real one for the route, with some members replaced by anything. */
+  #shaped(kind: string): unknown {
+    const k = this.known
+    const shapes: Record<string, () => Record<string, unknown>> = {
+      resource: () => ({ resource: { cls: this.#pick(['resource_group', 'vector_layer', 'lookup_table', 'nope']),
+        parent: { id: this.#pick([0, k.group, k.layer, -1, 2 ** 64]) }, display_name: this.#string(), keyname: this.#chance(0.3) ? this.#string() : undefined },
+        vector_layer: { srs: { id: this.#pick([3857, 4326, 0, 999999]) }, geometry_type: this.#pick(['POINT', 'POLYGON', 'X']),
+          fields: [{ keyname: this.#string(), datatype: this.#pick(['STRING', 'INTEGER', 'BIGINT', 'REAL', 'BOOLEAN', 'DATE', 'X']) }] },
+        lookup_table: { items: { a: 'b' } } }),
+      move: () => ({ resource: { parent: { id: this.#pick([0, k.group, k.layer, 2 ** 64, -1]) }, display_name: this.#string() } }),
+      feature: () => ({ geom: this.#pick([this.#string(), { type: 'Point', coordinates: [this.#pick(NUMBERS), this.#pick(NUMBERS)] }, null]),
+        fields: { s: this.json(1), i: this.json(1), b: this.json(1), big: this.json(1), r: this.json(1), d: this.json(1), ok: this.json(1) },
+        extensions: this.#chance(0.3) ? { description: this.json(1), attachment: this.#chance(0.5) ? [{ file_upload: { id: k.upload }, mime_type: this.json(1) }] : null } : undefined }),
+      attachment: () => ({ file_upload: { id: this.#pick([k.upload, this.#string()]), size: 1 }, name: this.json(1), mime_type: this.#pick([...STRINGS, 'text/plain']),
+        keyname: this.json(1) }),
+      login: () => ({ login: this.#chance(0.5) ? this.#string() : this.json(1), password: this.json(1) }),
+      password: () => ({ password: this.json(1), old_password: this.json(1), display_name: this.json(1) }),
+      catalogue: () => ({ geoservices: [{ id: this.#pick([1, 2, -1, 2 ** 64]), guid: '00000000-0000-4000-8000-000000000001', name: this.#string(),
+        type: this.#pick(['tms', 'wms', 'x']), url: this.#pick(STRINGS), created_at: '2024-01-01T00:00:00Z' }] }),
+    }
+    const body = (shapes[kind] ?? shapes.feature!)()
+    // Replace one member (or one inside `resource`) by anything.
+    if (this.#chance(0.5)) {
+      const target = this.#chance(0.5) && typeof body.resource === 'object' ? body.resource as Record<string, unknown> : body
+      target[this.#pick(KEYS)] = this.json(2)
+    }
+    return body
+  }
+
+  /** A body: shaped, any JSON, deeply nested, broken, or bytes that are not UTF-8. */
+  #body(kind: string): Pick<RequestOptions, 'body' | 'raw' | 'bytesBase64'> {
+    const k = this.#int(20)
+    if (k < 9) return { body: this.#shaped(kind) }
+    if (k < 12) return { body: this.json(4) }
+    if (k === 12) return { raw: '['.repeat(2000 + this.#int(20_000)) + ']'.repeat(this.#chance(0.5) ? 100 : 22_000) }
+    if (k === 13) return { raw: `{"resource": {"permissions": ${'['.repeat(100)}${']'.repeat(100)}}}` }
+    if (k === 14) return { raw: this.#pick(['{', '{"a":', '[1,', 'nope', '\u0000', '1e400', '"\\ud800"', '{"a":1}{"b":2}', '']) }
+    if (k === 15) return { bytesBase64: btoa(String.fromCharCode(...Array.from({ length: 1 + this.#int(64) }, () => this.#int(256)))) }
+    if (k === 16) return { raw: `login=${encodeURIComponent(this.#string().replace(/[\ud800-\udfff]/g, "?"))}&password=%E0%A4%A&x=${'y'.repeat(this.#int(5000))}` }
+    if (k === 17) return { raw: '--x\r\nContent-Disposition: form-data; name="file"; filename="' + this.#string() + '"\r\n\r\n' + this.#string() + (this.#chance(0.5) ? '\r\n--x--\r\n' : '') }
+    return { body: this.#shaped(this.#pick(['resource', 'feature', 'attachment', 'login'])) }
+  }
+
+  #headers(): Record<string, string> {
+    const h: Record<string, string> = {}
+    const ct = this.#pick(CONTENT_TYPES)
+    if (ct !== undefined) h['content-type'] = ct
+    if (this.#chance(0.1)) h['x-outpost-cookie'] = this.#pick(COOKIES)
+    if (this.#chance(0.1)) h.origin = this.#pick(['http://evil.example', 'null', 'http://127.0.0.1'])
+    if (this.#chance(0.1)) h['tus-resumable'] = this.#pick(['1.0.0', '0.2', ''])
+    if (this.#chance(0.1)) h['upload-length'] = this.#pick(['0', '5', '-1', '99999999999999999999', 'x', '1e3'])
+    if (this.#chance(0.1)) h['upload-offset'] = this.#pick(['0', '3', '-1', 'x'])
+    if (this.#chance(0.05)) h['upload-metadata'] = this.#pick(['name eC50eHQ=,mime_type dGV4dC9wbGFpbg0KWDogeQ==', 'name !!!', ',', 'a b c'])
+    if (this.#chance(0.05)) h['content-disposition'] = this.#pick(['attachment; filename="a.txt"', "filename*=UTF-8''%E0%A4%A", 'filename=../../x'])
+    return h
+  }
+
+  /** Who asks: mostly the administrator (to reach deep code), sometimes the guest or broken credentials. */
+  #auth(): Pick<RequestOptions, 'auth' | 'headers'> {
+    const k = this.#int(20)
+    if (k < 14) return { auth: 'admin' }
+    if (k < 18) return { auth: 'guest' }
+    // Never a wrong password for the administrator: the run must not lock its own login.
+    // Rare, as every wrong password costs a full PBKDF2 (by design).
+    if (k === 18 && this.#chance(0.3)) return { auth: { login: `nobody-${this.#int(1000)}`, password: this.#string() } }
+    if (k === 18) return { auth: 'admin' }
+    return { auth: 'guest', headers: { authorization: this.#pick(['Basic !!!', 'Basic ' + btoa('no-colon'), 'Bearer x', 'Basic ' + btoa('\u00ff:\u00fe'), 'Basic']) } }
+  }
+
+  next(): FuzzRequest {
+    const k = this.known
+    const layer = () => this.#id(this.#chance(0.85) ? k.layer : k.group)
+    const routes: Array<() => [string, string, string]> = [
+      () => [this.#pick(['GET', 'PUT', 'DELETE', 'PATCH']), `/api/resource/${this.#id(this.#pick([k.group, k.layer, 0]))}`, 'move'],
+      () => [this.#pick(['GET', 'POST']), `/api/resource/${this.#chance(0.2) ? '' : `?parent=${this.#id(k.group)}`}`, 'resource'],
+      () => ['GET', `/api/resource/search/?${this.#pick(['', 'limit=', 'limit=99999999999999999999', 'id=1e400', 'order=-x', 'display_name__ilike=%25',
+        'resmeta__json[a]={', 'parent_id__recursive=0', 'breadcrumb=true&limit=2', `cls__in=${this.#string()}`, 'owner_user__in=1,,2'])}`, 'resource'],
+      () => ['GET', `/api/resource/${layer()}/permission`, 'resource'],
+      () => [this.#pick(['GET', 'POST', 'PATCH', 'DELETE']), `/api/resource/${layer()}/feature/${this.#pick(['', '?limit=2', '?fld_s__eq=x', '?order_by=-s',
+        '?srs=999999', '?geom_format=geojson&srs=4326', '?intersects=POLYGON((0 0', '?like=%', '?fld_i__gt=1.5', '?fld_big__eq=99999999999999999999',
+        '?dt_format=iso&bigint_format=string', '?geom_null=true', '?limit=-1', '?offset=1e400'])}`, 'feature'],
+      () => [this.#pick(['GET', 'PUT', 'DELETE']), `/api/resource/${layer()}/feature/${this.#id(k.fid)}${this.#pick(['', '?srs=4326'])}`, 'feature'],
+      () => ['GET', `/api/resource/${layer()}/feature/${this.#id(k.fid)}/${this.#pick(['extent', 'geometry_info', 'geometry_info?srs=0'])}`, 'feature'],
+      () => ['GET', `/api/resource/${layer()}/${this.#pick(['feature_count', 'feature_extent', 'extent', 'feature_count?fld_i__in=1,x'])}`, 'feature'],
+      () => [this.#pick(['GET', 'POST']), `/api/resource/${layer()}/feature/${this.#id(k.fid)}/attachment/`, 'attachment'],
+      () => [this.#pick(['GET', 'PUT', 'DELETE']), `/api/resource/${layer()}/feature/${this.#id(k.fid)}/attachment/${this.#id(k.aid)}`, 'attachment'],
+      () => ['GET', `/api/resource/${layer()}/feature/${this.#id(k.fid)}/attachment/${this.#id(k.aid)}/${this.#pick(['download', 'image', 'image?size=0x0',
+        'image?size=99999x99999', 'image?size=10x10&crop=true'])}`, 'attachment'],
+      () => [this.#pick(['POST', 'PUT', 'OPTIONS']), this.#pick(['/api/component/file_upload/', '/api/component/file_upload/upload']), 'upload'],
+      () => [this.#pick(['GET', 'HEAD', 'PATCH', 'DELETE']), `/api/component/file_upload/${this.#pick([k.upload, this.#string().replace(/[/?#]/g, ''), '0'.repeat(32), 'upload'])}`, 'upload'],
+      () => ['POST', '/api/component/auth/login', 'login'],
+      () => [this.#pick(['GET', 'POST']), this.#pick(['/api/component/auth/logout', '/api/component/auth/current_user?require_authenticated=' + this.#pick(['true', 'x']),
+        '/api/component/auth/profile']), 'login'],
+      () => [this.#pick(['GET', 'PUT']), `/api/component/auth/user/${this.#pick(['1', '2', '5', '7', ...ODD_IDS])}`, 'password'],
+      () => ['GET', this.#pick(['/api/component/pyramid/route', '/api/component/pyramid/pkg_version', '/api/component/pyramid/settings?component=' + this.#string(),
+        '/api/component/pyramid/healthcheck', '/api/component/pyramid/ping', '/api/component/resource/blueprint', '/api/component/spatial_ref_sys/',
+        `/api/component/spatial_ref_sys/${this.#pick(ODD_IDS)}`]), 'resource'],
+      () => ['GET', this.#pick(['/api/v1/', `/api/v1/geoservices/?${this.#pick(['limit=1e400', 'offset=-1', 'search=%', 'epsg=1e400', 'type=x', 'ordering=-x', 'intersects_extent=POINT(1'])}`,
+        `/api/v1/geoservices/${this.#pick(ODD_IDS)}/`, `/api/v1/geoservice_status/?geoservice=${this.#pick(ODD_IDS)}`, `/api/v1/icons/${this.#pick(ODD_IDS)}/content?width=${this.#pick(ODD_IDS)}`,
+        '/api/v1/icons/default/content?width=99999&height=99999']), 'catalogue'],
+      () => [this.#pick(['GET', 'POST']), '/api/component/outpost/catalogue/import', 'catalogue'],
+      () => [this.#pick(['GET', 'POST', 'DELETE']), this.#pick(['/api/nothing', '/api//resource/0', '/api/resource/0/%00', '/api/' + this.#string().replace(/[?#]/g, '')]), 'resource'],
+    ]
+    let route = this.#pick(routes)
+    // Logins cost a PBKDF2 each: a third of their share is enough.
+    while (route === routes[13] && this.#chance(0.67)) route = this.#pick(routes)
+    const [method, path, kind] = route()
+    const who = this.#auth()
+    const opts: RequestOptions = { ...who, headers: { ...this.#headers(), ...who.headers } }
+    if (method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS' || this.#chance(0.05)) Object.assign(opts, this.#body(kind))
+    if (method === 'GET' || method === 'HEAD') { delete opts.body; delete opts.raw; delete opts.bytesBase64 }
+    if (this.#chance(0.05)) opts.credentials = 'include'
+    return { method, path, opts }
+  }
+}
