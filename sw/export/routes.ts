@@ -4,7 +4,7 @@
  * `feature_layer.export` (GET and POST). Reading needs `data.read`, which everyone has here.
  */
 import type { Routes } from '../core/routes.ts'
-import type { DataOutVariables } from '../feature/capability.ts'
+import { resourceHeads, type DataOutVariables } from '../feature/capability.ts'
 import { readJson } from '../core/http.ts'
 import { checkItems, exportRequest, postedExport, queriedItems, type ExportRequest } from './params.ts'
 import { exportLayer, exportLayers, type ExportAnswer } from './service.ts'
@@ -23,8 +23,13 @@ function withFixed(url: string, fixed: Record<string, string>): URLSearchParams 
 }
 
 export function mountExport(routes: Routes<DataOutVariables>): void {
-  routes.add('resource.export', '/api/resource/{id}/export', 'GET', async (c) =>
-    respond(await exportLayer(c.get('services'), Number(c.req.param('id')), await exportRequest(new URL(c.req.url).searchParams, c.get('services').platform.epsg))))
+  // Overloaded per class, as in the original: other resources pass on to the next component.
+  routes.add('resource.export', '/api/resource/{id}/export', 'GET', async (c) => {
+    const id = Number(c.req.param('id'))
+    const [head] = await resourceHeads(c.get('services'), [id])
+    if (!head?.isFeatureLayer) return undefined
+    return respond(await exportLayer(c.get('services'), id, await exportRequest(new URL(c.req.url).searchParams, c.get('services').platform.epsg)))
+  })
 
   // The whole layer as a GeoJSON file in its own SRS (reference §8).
   routes.add('feature_layer.geojson', '/api/resource/{id}/geojson', 'GET', async (c) => {
