@@ -25,6 +25,7 @@ import { mountMvt } from './mvt/routes.ts'
 import { mountIdentify } from './feature/identify-routes.ts'
 import { mountExport } from './export/routes.ts'
 import { mountBasemap } from './basemap/routes.ts'
+import { mountRender } from './render/routes.ts'
 import { mountIngest } from './ingest/routes.ts'
 import { mountFiles } from './files/routes.ts'
 
@@ -90,6 +91,7 @@ export function createApp(platform: Platform, opts: AppOptions = {}): OutpostApp
   mountIdentify(routes)
   mountExport(routes)
   mountBasemap(routes)
+  mountRender(routes)
   mountIngest(routes)
   mountFiles(routes)
 

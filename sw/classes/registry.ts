@@ -12,6 +12,8 @@ import type { Capabilities, ClassEnv, ClassFactory, ResourceClass } from './type
 import { resourceGroup } from './resource_group/index.ts'
 import { vectorLayer } from './vector_layer/index.ts'
 import { lookupTable } from './lookup_table/index.ts'
+import { engineStyle } from './engine_style/index.ts'
+import { qgisVectorStyle } from './qgis_vector_style/index.ts'
 import { rasterLayer } from './raster_layer/index.ts'
 import { rasterStyle } from './raster_style/index.ts'
 import { fileBucket } from './file_bucket/index.ts'
@@ -20,6 +22,8 @@ const CLASSES: ClassFactory[] = [
   resourceGroup,
   vectorLayer,
   lookupTable,
+  engineStyle,
+  qgisVectorStyle,
   rasterLayer,
   rasterStyle,
   fileBucket,
@@ -39,8 +43,11 @@ export class ClassRegistry implements ClassLookup, FeatureLayers, StoredFiles {
   #clsOf = new Map<number, string | undefined>()
   #clsVersion = -1
 
-  constructor(readonly env: ClassEnv) {
-    this.#classes = CLASSES.map((make) => make(env))
+  readonly env: ClassEnv
+
+  constructor(env: Omit<ClassEnv, 'classes'>) {
+    this.env = { ...env, classes: this }
+    this.#classes = CLASSES.map((make) => make(this.env))
     this.#byId = new Map(this.#classes.map((c) => [c.identity, c]))
   }
 

@@ -17,9 +17,10 @@
  */
 import type { Platform } from '../platform/platform.ts'
 import type { Database } from '../store/database.ts'
+import type { ClassLookup, ResourceKind } from '../resource/class.ts'
+import type { RenderableStyle } from '../render/types.ts'
 import type { BboxLayerProvider, FeatureLayerProvider } from '../feature/types.ts'
 import type { FileBucketProvider, RasterFileProvider } from '../files/types.ts'
-import type { ResourceKind } from '../resource/class.ts'
 
 export type { AfterCommit, ClassContext, ClassData, Prepared, PrepareEnv } from '../resource/class.ts'
 
@@ -28,12 +29,16 @@ export interface ClassEnv {
   platform: Platform
   /** The main database (the resource tree). */
   main: Database
+  /** The app's registry, for a class whose rules depend on other classes' capabilities (a style's parent). */
+  classes: ClassLookup
 }
 
 /** The capabilities of a class; each is optional. */
 export interface Capabilities {
   /** Features: read, filter, write (`IFeatureLayer` and friends). */
   featureLayer?: FeatureLayerProvider
+  /** How a style draws its layer (`IRenderableStyle`): `render/types.ts`. */
+  renderable?: RenderableStyle
   /** An extent without features (`IBboxLayer` of a raster): `layer.extent`. */
   bboxLayer?: BboxLayerProvider
   /** One stored raster file: `/download`, `/cog` (files component). */

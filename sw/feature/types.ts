@@ -129,8 +129,21 @@ export interface AttachmentFile {
 }
 
 /** Reads inside one consistent snapshot of a layer. */
+/** A feature for drawing: the geometry as stored (a GeoPackage blob), the asked fields canonical. */
+export interface BoxRow {
+  fid: number
+  geom: Uint8Array
+  values: FieldValue[]
+}
+
 export interface FeatureRead {
   list(q: FeatureQuery, shape: RowShape): FeatureRow[]
+  /**
+   * Optional fast path for drawing: the features whose bounding box meets `box` (the spatial
+   * index's answer, no exact test), in fid order, geometries undecoded. Without it a reader of
+   * boxes falls back to `list` with an `intersects` filter.
+   */
+  inBox?(box: Bbox, fields: readonly Field[]): BoxRow[]
   count(filter?: FeatureFilter): number
   /** Bounds of the selected geometries in the layer's SRS; `null` when there are none. */
   extent(filter?: FeatureFilter): Bbox | null
@@ -161,6 +174,8 @@ export interface FeatureWrite extends FeatureRead {
 /** An open feature layer. */
 export interface FeatureLayer {
   readonly meta: LayerMeta
+  /** Changes whenever the features may have changed (a write, a reload): what caches key on. Absent: never cache. */
+  readonly version?: number
   read<T>(fn: (tx: FeatureRead) => T): Promise<T>
   write<T>(fn: (tx: FeatureWrite) => T): Promise<T>
   /** Direct read access to GeoPackage-shaped storage, for the data-out fast paths (below). */

@@ -50,10 +50,10 @@ function header(blob: Uint8Array): Header {
   return { le, empty: (flags & 0x10) !== 0, envelope, wkbOffset: 8 + ENVELOPE_BYTES[envelope]!, srsId: view.getInt32(4, le) }
 }
 
-/** Where the WKB of `blob` starts, or `null` for an empty geometry; throws on a non-GeoPackage blob. */
-export function gpkgWkbOffset(blob: Uint8Array): number | null {
+/** Where the WKB of a blob starts, or `undefined` for an empty geometry. */
+export function gpkgWkbOffset(blob: Uint8Array): number | undefined {
   const h = header(blob)
-  return h.empty ? null : h.wkbOffset
+  return h.empty ? undefined : h.wkbOffset
 }
 
 export function decodeGpkg(blob: Uint8Array): Geometry | null {

@@ -16,6 +16,7 @@ import { createGdalLoader } from '../../wasm/gdal.ts'
 import { initGdalNode } from '../../wasm/gdal-node.ts'
 import { randomPassword } from '../auth/password.ts'
 import { FileStore } from './node-store.ts'
+import { nodeCanvas } from './node-canvas.ts'
 import { nodeEpsg } from './node-epsg.ts'
 import { SET_COOKIE_COPY } from '../auth/middleware.ts'
 import { isApiPath, json, requestId } from '../core/http.ts'
@@ -40,6 +41,7 @@ export function nodePlatform(opts: NodePlatformOptions): Platform {
     store,
     sqlite: createSqliteLoader(),
     gdal: createGdalLoader(initGdalNode),
+    canvas: nodeCanvas,
     epsg: nodeEpsg,
     admin: opts.admin,
     uploadMaxSize: opts.uploadMaxSize,

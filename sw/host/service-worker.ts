@@ -19,6 +19,7 @@ import { createGdalLoader } from '../../wasm/gdal.ts'
 import { initGdalBrowser } from '../../wasm/gdal-browser.ts'
 import { bridgeCookies, stripCookieCopy } from './sw-cookies.ts'
 import { installTileCache } from './tile-cache.ts'
+import { offscreenCanvas } from './offscreen-canvas.ts'
 import { swEpsg } from './sw-epsg.ts'
 
 declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: Array<{ url: string; revision: string | null }> }
@@ -53,6 +54,7 @@ const platform: Platform = {
   sqlite: createSqliteLoader({ fetch: engineFetch, wasmUrl: sqliteWasmUrl }),
   gdal: createGdalLoader(() => initGdalBrowser(engineFetch)),
   epsg: swEpsg(engineFetch),
+  canvas: offscreenCanvas,
   admin: { password: 'admin', mustChange: true },
   // Shipped files are precached: read them from there, so they are there offline.
   asset: async (name) => {

@@ -91,13 +91,13 @@ class Reader {
 
 /** The blob's geometry in tile units, or `null` for an empty or unsupported one. */
 export function readShape(blob: Uint8Array, project: Project): TileShape | null {
-  let offset: number | null
+  let offset: number | undefined
   try {
     offset = gpkgWkbOffset(blob)
   } catch {
     return null
   }
-  if (offset === null) return null
+  if (offset === undefined) return null
   const r = new Reader(blob, offset, project)
   const code = r.header()
   switch (code) {

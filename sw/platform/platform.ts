@@ -6,6 +6,7 @@
 import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
 import type { Store } from '../store/store.ts'
 import type { GdalApi } from '../../wasm/gdal.ts'
+import type { CanvasFactory } from '../image/canvas.ts'
 import type { EpsgSource } from '../geo/srs.ts'
 
 export interface AdminProvision {
@@ -25,6 +26,8 @@ export interface Platform {
   sqlite(): Promise<Sqlite3Static>
   /** Starts GDAL-WASM on first call; later calls share it. */
   gdal(): Promise<GdalApi>
+  /** A new transparent drawing surface (OffscreenCanvas in the worker, Skia in Node). */
+  canvas: CanvasFactory
   /** Looks EPSG codes up in the host's EPSG index (reprojection of any code). */
   readonly epsg: EpsgSource
   readonly admin: AdminProvision

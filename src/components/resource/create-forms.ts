@@ -8,8 +8,14 @@
 import type { Component } from 'vue'
 import ResourceCreateLookupTable from './ResourceCreateLookupTable.vue'
 import ResourceCreateVectorLayer from './ResourceCreateVectorLayer.vue'
+import { createDefaultStyle } from '../../style/default-style.ts'
 
 export const CREATE_FORMS: Readonly<Record<string, Component>> = {
   vector_layer: ResourceCreateVectorLayer,
   lookup_table: ResourceCreateLookupTable,
+}
+
+/** What follows a class's creation (the new id and the body sent): a new vector layer gets its default style. */
+export const AFTER_CREATE: Readonly<Record<string, (id: number, body: Record<string, unknown>) => Promise<void>>> = {
+  vector_layer: createDefaultStyle,
 }

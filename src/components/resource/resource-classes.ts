@@ -14,6 +14,9 @@ const CLASS_BADGES: Record<string, string> = {
   raster_layer: 'R',
   file_bucket: 'F',
   webmap: 'M',
+  engine_style: 'S',
+  qgis_vector_style: 'S',
+  raster_style: 'S',
 }
 
 const labels = computed(() => new Map(useBlueprint().classes.value.map((c) => [c.identity, c.label])))

@@ -1,7 +1,7 @@
 /**
  * @module classes/raster_style
- * The style of a raster layer (spec §2.2: no member). It lives under its raster layer; how it
- * is drawn belongs to rendering.
+ * The style of a raster layer (spec §2.2: no member). It lives under its raster layer; render/
+ * draws its parent's stored raster (`renderable.kind = 'raster'`).
  */
 import type { ClassFactory } from '../types.ts'
 
@@ -17,5 +17,5 @@ export const rasterStyle: ClassFactory = () => ({
   create: () => ({}),
   update: (_ctx, _id, _members, data) => data,
   serialize: () => ({}),
-  capabilities: {},
+  capabilities: { renderable: { kind: 'raster' } },
 })

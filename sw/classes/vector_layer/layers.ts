@@ -30,6 +30,10 @@ class VectorFeatureLayer implements FeatureLayer {
     this.gpkg = gpkgStorage(layer, meta)
   }
 
+  get version(): number {
+    return this.layer.db.version
+  }
+
   read<T>(fn: (tx: FeatureRead) => T): Promise<T> {
     return this.layer.db.read((db) => fn(new LayerReader(db, this.layer, this.meta)))
   }

@@ -10,7 +10,7 @@ import { bboxOf, type Bbox, type Geometry } from '../../geo/geometry.ts'
 import { decodeGpkg } from '../../geo/gpkg.ts'
 import { likeToGlob } from '../../core/text.ts'
 import type {
-  AttachmentRow, Condition, FeatureFilter, FeatureQuery, FeatureRead, FeatureRow, Field, FieldValue, LayerMeta, RowShape,
+  AttachmentRow, BoxRow, Condition, FeatureFilter, FeatureQuery, FeatureRead, FeatureRow, Field, FieldValue, LayerMeta, RowShape,
 } from '../../feature/types.ts'
 import { columnOf, FEATURE_TABLE, RTREE_TABLE } from './schema.ts'
 import type { Layer } from './layer.ts'
@@ -122,6 +122,21 @@ export class LayerReader implements FeatureRead {
       if (shape.description) row.description = (r[i] ?? null) as string | null
       return row
     })
+  }
+
+  inBox(box: Bbox, fields: readonly Field[]): BoxRow[] {
+    const cols = fields.map((f) => `, f.${columnOf(f.id)}`).join('')
+    const out: BoxRow[] = []
+    this.db.exec({
+      sql: `SELECT f.fid, f.geom${cols} FROM ${RTREE_TABLE} r JOIN ${FEATURE_TABLE} f ON f.fid = r.id
+        WHERE r.minx <= ? AND r.maxx >= ? AND r.miny <= ? AND r.maxy >= ? AND f.geom IS NOT NULL ORDER BY f.fid`,
+      bind: [box[2], box[0], box[3], box[1]], rowMode: 'array',
+      callback: (r: unknown) => {
+        const a = r as FieldValue[]
+        out.push({ fid: Number(a[0]), geom: a[1] as Uint8Array, values: a.slice(2) })
+      },
+    })
+    return out
   }
 
   count(filter?: FeatureFilter): number {

@@ -14,6 +14,10 @@ import { mvtCases } from './mvt.ts'
 import { identifyCases } from './identify.ts'
 import { exportCases } from './export.ts'
 import { basemapCases } from './basemap.ts'
+import { renderCases } from './render.ts'
+import { renderQmlCases } from './render-qml.ts'
+import { renderGoldenCases } from './render-golden.ts'
+import { renderRasterCases } from './render-raster.ts'
 import { ingestCases } from './ingest.ts'
 import { rasterCases } from './raster.ts'
 import { fileBucketCases } from './file-bucket.ts'
@@ -34,6 +38,10 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   identify: identifyCases,
   export: exportCases,
   basemap: basemapCases,
+  render: renderCases,
+  'render-qml': renderQmlCases,
+  'render-golden': renderGoldenCases,
+  'render-raster': renderRasterCases,
   ingest: ingestCases,
   raster: rasterCases,
   'file-bucket': fileBucketCases,

@@ -1,0 +1,53 @@
+/**
+ * @module host/node-canvas
+ * The Node host's canvas: `@napi-rs/canvas`, Skia like Chromium's OffscreenCanvas, so the
+ * same drawing code gives the same pixels on both hosts (measured in docs/rendering.md).
+ * Labels use DejaVu Sans, registered from the system fonts when present.
+ */
+import { createCanvas, GlobalFonts, ImageData, type Canvas, type SKRSContext2D } from '@napi-rs/canvas'
+import { existsSync } from 'node:fs'
+import type { CanvasFactory, Ctx2D, Surface } from '../image/canvas.ts'
+
+const FONTS = ['/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf', '/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf']
+let fontsLoaded = false
+
+function loadFonts(): void {
+  if (fontsLoaded) return
+  fontsLoaded = true
+  for (const f of FONTS) if (existsSync(f)) GlobalFonts.registerFromPath(f, 'DejaVu Sans')
+}
+
+class NodeSurface implements Surface {
+  readonly canvas: Canvas
+  readonly ctx: Ctx2D
+  readonly #ctx: SKRSContext2D
+
+  constructor(readonly width: number, readonly height: number) {
+    this.canvas = createCanvas(width, height)
+    this.#ctx = this.canvas.getContext('2d')
+    this.ctx = this.#ctx as unknown as Ctx2D
+  }
+
+  putRgba(rgba: Uint8ClampedArray): void {
+    this.#ctx.putImageData(new ImageData(rgba, this.width, this.height), 0, 0)
+  }
+
+  drawSurface(other: Surface, alpha = 1): void {
+    this.#ctx.globalAlpha = alpha
+    this.#ctx.drawImage((other as NodeSurface).canvas, 0, 0)
+    this.#ctx.globalAlpha = 1
+  }
+
+  rgba(): Uint8ClampedArray {
+    return this.#ctx.getImageData(0, 0, this.width, this.height).data
+  }
+
+  async png(): Promise<Uint8Array> {
+    return new Uint8Array(await this.canvas.encode('png'))
+  }
+}
+
+export const nodeCanvas: CanvasFactory = (w, h) => {
+  loadFonts()
+  return new NodeSurface(w, h)
+}

@@ -1,0 +1,20 @@
+/**
+ * @module render/env
+ * The render component's context: who asks, and the services it draws with. Styles and
+ * the layers they draw are found through `classes` (the registry's capabilities).
+ */
+import type { Principal } from '../auth/types.ts'
+import type { Platform } from '../platform/platform.ts'
+import type { Database } from '../store/database.ts'
+import type { RenderClasses } from './types.ts'
+
+export interface RenderServices {
+  platform: Platform
+  main: Database
+  classes: RenderClasses
+}
+
+export interface RenderVariables {
+  services: RenderServices
+  user: Principal
+}

@@ -1,0 +1,47 @@
+/**
+ * @module render/tile-cache
+ * Rendered tiles kept in memory, least recently used out first, within a byte budget. An
+ * entry is valid only while its token (the styles' text and their layers' versions) is the
+ * one it was made with, so any edit of a layer or a style invalidates its tiles.
+ */
+
+interface Entry { token: string; png: Uint8Array | undefined; size: number }
+
+export class TileCache {
+  #map = new Map<string, Entry>()
+  #bytes = 0
+
+  /** @param budget bytes of PNG kept at most. @default 64 MiB */
+  constructor(private budget = 64 << 20) {}
+
+  /** The tile (or `null` for a cached empty tile) if cached with this token; `undefined` on a miss. */
+  get(key: string, token: string): Uint8Array | null | undefined {
+    const e = this.#map.get(key)
+    if (!e) return undefined
+    if (e.token !== token) {
+      this.#delete(key, e)
+      return undefined
+    }
+    // Re-insert: a Map iterates in insertion order, so the oldest is first.
+    this.#map.delete(key)
+    this.#map.set(key, e)
+    return e.png ?? null
+  }
+
+  set(key: string, token: string, png: Uint8Array | undefined): void {
+    const old = this.#map.get(key)
+    if (old) this.#delete(key, old)
+    const e = { token, png, size: (png?.byteLength ?? 0) + key.length + token.length + 64 }
+    this.#map.set(key, e)
+    this.#bytes += e.size
+    for (const [k, v] of this.#map) {
+      if (this.#bytes <= this.budget) break
+      this.#delete(k, v)
+    }
+  }
+
+  #delete(key: string, e: Entry): void {
+    this.#map.delete(key)
+    this.#bytes -= e.size
+  }
+}

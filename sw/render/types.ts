@@ -1,0 +1,68 @@
+/**
+ * @module render/types
+ * The capabilities a resource class offers the render component. A style class says how
+ * it draws (`IRenderableStyle`); render/ serves any class that has one and never names a class.
+ */
+import type { ClassData } from '../resource/class.ts'
+import type { FeatureLayers } from '../feature/types.ts'
+import type { Bbox } from '../geo/geometry.ts'
+import type { GeometryKind, VectorStyle } from './style.ts'
+
+export interface RenderableStyle {
+  /**
+   * `vector`: draws its parent feature layer with `vectorStyle`; `raster`: draws its parent
+   * raster layer's pixels.
+   */
+  kind: 'vector' | 'raster'
+  /** The style model of a resource with class data `data`, for a layer of geometry `geom`. */
+  vectorStyle?(data: ClassData, geom: GeometryKind): VectorStyle
+  /**
+   * The class data of an unsaved style from its member as a create body would send it
+   * (`{"xml": …}`), for a preview; throws a 422 naming what is wrong.
+   */
+  previewData?(member: unknown, geom: GeometryKind): ClassData
+  /** The style as a file, by the route's suffix (`qml` → `GET /api/resource/{id}/qml`). */
+  files?: Record<string, { contentType: string; body(data: ClassData): string }>
+}
+
+/** A layer geometry type (`MULTIPOLYGONZ`) as the kind a style draws. */
+export function geometryKindOf(geometryType: string): GeometryKind {
+  const t = geometryType.replace(/^MULTI/, '').replace(/Z$/, '')
+  return t === 'POINT' ? 'point' : t === 'LINESTRING' ? 'line' : 'polygon'
+}
+
+/** A raster layer's stored GeoTIFF (tiled, with overviews). */
+export interface RasterSource {
+  srs: number
+  /** Identifies the stored file: changes whenever the raster does. */
+  key: string
+  /** Byte length of the file. */
+  size: number
+  /** Bytes `start` (inclusive) to `end` (exclusive) of the file. */
+  read(start: number, end: number): Promise<Uint8Array>
+}
+
+
+/** A resource class as the render component sees it: its capabilities, found through the registry. */
+export interface RenderClass {
+  identity: string
+  interfaces: string[]
+  acceptsParent(parentCls: string): boolean
+  capabilities: { renderable?: RenderableStyle }
+}
+
+/** The registry's side render uses: classes by name, and feature layers by resource id. */
+export interface RenderClasses extends FeatureLayers {
+  /** A raster layer's stored file (its class's `rasterFile` capability); `undefined` for others. */
+  rasterFile(id: number): Promise<{ key: string; size: number } | undefined>
+  find(cls: string): RenderClass | undefined
+  list(): readonly RenderClass[]
+}
+
+export interface View {
+  /** `[minX, minY, maxX, maxY]` in `srs`. */
+  extent: Bbox
+  srs: number
+  width: number
+  height: number
+}

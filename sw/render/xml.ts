@@ -1,0 +1,57 @@
+/**
+ * @module render/xml
+ * A small element tree over fast-xml-parser (pure JS, so it runs in the service worker,
+ * which has no DOMParser). Malformed XML throws `XmlError` with its line and column.
+ */
+import { XMLParser, XMLValidator } from 'fast-xml-parser'
+
+export interface XmlNode {
+  /** Lower-cased tag name. */
+  name: string
+  attrs: Record<string, string>
+  children: XmlNode[]
+  text: string
+}
+
+export class XmlError extends Error {
+  constructor(message: string, readonly line?: number, readonly column?: number) {
+    super(line === undefined ? message : `${message} (line ${line}, column ${column})`)
+  }
+}
+
+const parser = new XMLParser({
+  preserveOrder: true, ignoreAttributes: false, attributeNamePrefix: '', parseTagValue: false,
+  parseAttributeValue: false, trimValues: false, processEntities: true, commentPropName: '#comment',
+})
+
+type Raw = Record<string, unknown>
+
+function toNode(raw: Raw): XmlNode | undefined {
+  const name = Object.keys(raw).find((k) => k !== ':@')
+  if (!name || name === '#text' || name === '#comment' || name.startsWith('?')) return undefined
+  const attrs: Record<string, string> = {}
+  for (const [k, v] of Object.entries((raw[':@'] ?? {}) as Record<string, unknown>)) attrs[k.toLowerCase()] = String(v)
+  const node: XmlNode = { name: name.toLowerCase(), attrs, children: [], text: '' }
+  for (const c of (raw[name] ?? []) as Raw[]) {
+    if ('#text' in c) node.text += String(c['#text'])
+    else {
+      const child = toNode(c)
+      if (child) node.children.push(child)
+    }
+  }
+  return node
+}
+
+/** The root element of `xml`; throws `XmlError`. */
+export function parseXml(xml: string): XmlNode {
+  const valid = XMLValidator.validate(xml)
+  if (valid !== true) throw new XmlError(valid.err.msg, valid.err.line, valid.err.col)
+  const roots = (parser.parse(xml) as Raw[]).map(toNode).filter((n): n is XmlNode => !!n)
+  if (roots.length !== 1) throw new XmlError('Expected exactly one root element')
+  return roots[0]!
+}
+
+export const child = (n: XmlNode, name: string) => n.children.find((c) => c.name === name)
+export const childrenOf = (n: XmlNode, name: string) => n.children.filter((c) => c.name === name)
+/** Trimmed text of child `name`, or `undefined`. */
+export const textOf = (n: XmlNode, name: string) => child(n, name)?.text.trim()

@@ -1,0 +1,61 @@
+/**
+ * GDAL's NGW driver (Debian gdal-bin, a real client of the original) reads a QGIS style of
+ * the Node host as a raster: it opens the resource, then fetches `render/tile` as a 256 px
+ * tile service with its 3.6 quirk (`&amp;` between the parameters).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { execFile } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import type { Server } from 'node:http'
+import { decode } from 'fast-png'
+import type { Api } from './harness.ts'
+import { startNodeApi } from './node-client.ts'
+
+const GDAL = '/usr/bin/gdal_translate'
+let api: Api
+let server: Server
+let base: string
+const dir = mkdtempSync(join(tmpdir(), 'outpost-gdal-ngw-'))
+
+beforeAll(async () => {
+  ({ api, server, base } = await startNodeApi())
+})
+afterAll(async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe.skipIf(!existsSync(GDAL))('GDAL NGW driver', () => {
+  it('reads a QGIS style as a raster through render/tile', async () => {
+    const layer = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'vector_layer', parent: { id: 0 }, display_name: 'GDAL reads' },
+      vector_layer: { srs: { id: 3857 }, geometry_type: 'POLYGON', fields: [] } } })
+    await api.request('PATCH', `/api/resource/${layer.body.id}/feature/`, { body: [{ geom: 'POLYGON((0 0,1000000 0,1000000 1000000,0 1000000,0 0))', fields: {} }] })
+    const style = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'qgis_vector_style', parent: { id: layer.body.id }, display_name: 'Q' } } })
+    expect(style.status).toBe(201)
+    const out = join(dir, 'style.png')
+    const url = `NGW:${base}/resource/${style.body.id}`
+    // GDAL keeps fetched tiles in ./gdalwmscache unless told where.
+    const env = { ...process.env, GDAL_DEFAULT_WMS_CACHE_PATH: join(dir, 'cache') }
+    const { stdout } = await promisify(execFile)('gdalinfo', [url], { env })
+    expect(stdout).toContain('Driver: NGW/NextGIS Web')
+    // The polygon fills the left half of the window; the right half is empty.
+    await promisify(execFile)(GDAL, ['-q', '-of', 'PNG', '-outsize', '128', '64', '-projwin', '0', '1000000', '2000000', '0', url, out], { env })
+    const png = decode(readFileSync(out))
+    const at = (x: number, y: number) => Array.from(png.data.subarray((y * png.width + x) * png.channels, (y * png.width + x + 1) * png.channels))
+    expect(png.channels).toBe(4)
+    // The default style's colour (ColorBrewer palette, picked by the style's id) is opaque inside.
+    const inside = at(32, 32)
+    expect(inside[3]).toBe(255)
+    expect(inside.slice(0, 3)).toEqual(await defaultColour(style.body.id))
+    expect(at(100, 32)[3]).toBe(0)
+  })
+})
+
+/** The fill of the default QML, read back from the server. */
+async function defaultColour(id: number): Promise<number[]> {
+  const qml = (await api.request('GET', `/api/resource/${id}/qml`)).text
+  return /name="color" value="(\d+),(\d+),(\d+)/.exec(qml)!.slice(1, 4).map(Number)
+}

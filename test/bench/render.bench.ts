@@ -1,0 +1,336 @@
+/**
+ * Render benchmark: median time per 256 px tile over a fixed tile set, for a 20,000-polygon
+ * layer drawn with a 5-class XML style with labels, on the Node host (HTTP) and in Chromium
+ * (the service worker), side by side with MapServer (Debian `mapserver-bin`, `map2img`)
+ * drawing the same data (a GeoPackage written by ogr2ogr) with the same style translated to
+ * a mapfile. Uncached tiles use `cache=false`; cached tiles are the same URLs asked again.
+ * The tiles of both engines are compared pixel by pixel. Results go to the "Rendering"
+ * section of docs/benchmarks.md.
+ */
+import { execSync, spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium, type Page } from 'playwright-core'
+import { createApp, nodePlatform, serve } from '../../sw/host/node.ts'
+import { compareImages, pngToImage } from '../api/render-helpers.ts'
+import { machine, median, writeSection } from './report.ts'
+import { toMapfile } from './mapfile.ts'
+import { writeArrayBuffer } from 'geotiff'
+import { openSync, readSync, closeSync } from 'node:fs'
+import { nodeCanvas } from '../../sw/host/node-canvas.ts'
+import { openRaster } from '../../sw/render/raster-style.ts'
+import { readRasterView } from '../../sw/render/raster.ts'
+// @ts-expect-error plain JS helper shared with the scripts
+import { CHROMIUM_ARGS, findChromium } from '../../scripts/chromium.mjs'
+
+const PORT = Number(process.env.E2E_PORT ?? 4206)
+const ORIGIN = 20037508.342789244
+const COLS = 200, ROWS = 100, CELL = 10_000, X0 = 0, Y0 = 5_000_000
+const N = COLS * ROWS
+const CYCLES = 6
+
+const COLORS = [[141, 211, 199], [255, 255, 179], [190, 186, 218], [251, 128, 114], [128, 177, 211]]
+const STYLE = `<map><layer><labelitem>name</labelitem>
+${COLORS.map(([r, g, b], i) => `  <class><name>Class ${i}</name><expression>([cls] = ${i})</expression>
+    <style><color red="${r}" green="${g}" blue="${b}"/><outlinecolor red="64" green="64" blue="64"/><width>1</width></style>
+    <label><size>9</size><color red="0" green="0" blue="0"/><outlinecolor red="255" green="255" blue="255"/><outlinewidth>2</outlinewidth></label></class>`).join('\n')}
+</layer></map>`
+
+/** Octagons on a grid: cell i holds a polygon of radius 0.45 cell. */
+function polygonWkt(i: number): string {
+  const cx = X0 + (i % COLS) * CELL + CELL / 2, cy = Y0 + Math.floor(i / COLS) * CELL + CELL / 2
+  const pts: string[] = []
+  for (let k = 0; k <= 8; k++) {
+    const a = ((k % 8) / 8) * Math.PI * 2
+    pts.push(`${(cx + Math.cos(a) * CELL * 0.45).toFixed(2)} ${(cy + Math.sin(a) * CELL * 0.45).toFixed(2)}`)
+  }
+  return `POLYGON((${pts.join(',')}))`
+}
+const fieldsOf = (i: number) => ({ cls: (i * 7919) % 5, name: `P${i}`, num: i / 10 })
+
+/** The tile set: 5 tiles at each of zooms 6, 8, 10, 12 over the data, spread from its centre. */
+function tileSet(): [number, number, number][] {
+  const out: [number, number, number][] = []
+  for (const z of [6, 8, 10, 12]) {
+    const step = (2 * ORIGIN) / 2 ** z
+    for (let k = 0; k < 5; k++) {
+      const x = X0 + (COLS * CELL) * (0.2 + 0.15 * k), y = Y0 + (ROWS * CELL) * (0.3 + 0.1 * k)
+      out.push([z, Math.floor((x + ORIGIN) / step), Math.floor((ORIGIN - y) / step)])
+    }
+  }
+  return out
+}
+const extentOf = ([z, x, y]: [number, number, number]) => {
+  const s = (2 * ORIGIN) / 2 ** z
+  return [-ORIGIN + x * s, ORIGIN - (y + 1) * s, -ORIGIN + (x + 1) * s, ORIGIN - y * s]
+}
+
+interface Side { uncached: number[]; cached: number[]; pngs: Uint8Array[] }
+
+/** Creates the layer and style through the API (`call` sends one request) and times the tile set. */
+async function runOurs(call: (method: string, path: string, body?: string) => Promise<{ ms: number; status: number; text?: string; bytes?: Uint8Array }>, label: string): Promise<Side> {
+  const create = await call('POST', '/api/resource/', JSON.stringify({ resource: { cls: 'vector_layer', parent: { id: 0 }, display_name: `bench ${Date.now()}` },
+    vector_layer: { srs: { id: 3857 }, geometry_type: 'POLYGON', fields: [{ keyname: 'cls', datatype: 'INTEGER' }, { keyname: 'name', datatype: 'STRING' }, { keyname: 'num', datatype: 'REAL' }] } }))
+  const layer = (JSON.parse(create.text!) as { id: number }).id
+  for (let i = 0; i < N; i += 5000) {
+    const body = JSON.stringify(Array.from({ length: Math.min(5000, N - i) }, (_, k) => ({ geom: polygonWkt(i + k), fields: fieldsOf(i + k) })))
+    const r = await call('PATCH', `/api/resource/${layer}/feature/`, body)
+    if (r.status !== 200) throw new Error(`${label}: PATCH ${r.status} ${r.text?.slice(0, 200)}`)
+  }
+  const style = (JSON.parse((await call('POST', '/api/resource/', JSON.stringify({ resource: { cls: 'engine_style', parent: { id: layer }, display_name: 'bench' },
+    engine_style: { xml: STYLE } }))).text!) as { id: number }).id
+  const tiles = tileSet()
+  const url = (t: [number, number, number], cache: boolean) => `/api/component/render/tile?z=${t[0]}&x=${t[1]}&y=${t[2]}&resource=${style}&cache=${cache}`
+  await call('GET', url(tiles[0]!, false))
+  const side: Side = { uncached: [], cached: [], pngs: [] }
+  for (const t of tiles) {
+    const runs: number[] = []
+    let last: Uint8Array | undefined
+    for (let i = 0; i < 3; i++) {
+      const r = await call('GET', url(t, false))
+      if (r.status !== 200) throw new Error(`${label}: tile ${t} → ${r.status}`)
+      runs.push(r.ms)
+      last = r.bytes
+    }
+    side.uncached.push(median(runs))
+    side.pngs.push(last!)
+    await call('GET', url(t, true))
+    const cached: number[] = []
+    for (let i = 0; i < 5; i++) cached.push((await call('GET', url(t, true))).ms)
+    side.cached.push(median(cached))
+  }
+  console.log(`${label}: uncached median ${median(side.uncached).toFixed(1)} ms, cached ${median(side.cached).toFixed(2)} ms`)
+  return side
+}
+
+async function nodeSide(): Promise<Side> {
+  const app = createApp(nodePlatform({ admin: { password: 'bench', mustChange: false, force: true }, log: () => {} }))
+  const server = await serve(app, { port: 0 })
+  const addr = server.address()
+  const base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`
+  const auth = 'Basic ' + btoa('administrator:bench')
+  try {
+    return await runOurs(async (method, path, body) => {
+      const t0 = performance.now()
+      const res = await fetch(base + path, { method, headers: { authorization: auth }, body })
+      const bytes = new Uint8Array(await res.arrayBuffer())
+      const ms = performance.now() - t0
+      return { ms, status: res.status, bytes, text: res.headers.get('content-type')?.includes('json') ? new TextDecoder().decode(bytes) : undefined }
+    }, 'node')
+  } finally {
+    await new Promise((r) => server.close(r))
+  }
+}
+
+async function swSide(): Promise<Side> {
+  if (!process.env.BENCH_SKIP_BUILD) execSync('npx vite build', { stdio: 'ignore' })
+  const preview = spawn('npx', ['vite', 'preview', '--port', String(PORT), '--strictPort'], { stdio: 'ignore', detached: true })
+  const browser = await chromium.launch({ executablePath: findChromium(), args: ['--headless', ...CHROMIUM_ARGS] })
+  try {
+    let page: Page | undefined
+    for (let i = 0; i < 60 && !page; i++) {
+      try {
+        const p = await browser.newPage()
+        await p.goto(`http://127.0.0.1:${PORT}/`)
+        page = p
+      } catch { await new Promise((r) => setTimeout(r, 500)) }
+    }
+    if (!page) throw new Error('vite preview did not start')
+    await page.waitForFunction(() => !!navigator.serviceWorker?.controller, undefined, { timeout: 30_000 })
+    await page.goto(`http://127.0.0.1:${PORT}/api/component/pyramid/route`)
+    const auth = 'Basic ' + btoa('administrator:admin')
+    return await runOurs(async (method, path, body) => {
+      const r = await page!.evaluate(async ({ method, path, body, auth }) => {
+        const t0 = performance.now()
+        const res = await fetch(path, { method, headers: { authorization: auth }, body })
+        const buf = new Uint8Array(await res.arrayBuffer())
+        const ms = performance.now() - t0
+        const json = res.headers.get('content-type')?.includes('json')
+        let bin = ''
+        if (!json) for (let i = 0; i < buf.length; i += 0x8000) bin += String.fromCharCode(...buf.subarray(i, i + 0x8000))
+        return { ms, status: res.status, text: json ? new TextDecoder().decode(buf) : undefined, b64: json ? undefined : btoa(bin) }
+      }, { method, path, body, auth })
+      return { ms: r.ms, status: r.status, text: r.text, bytes: r.b64 === undefined ? undefined : new Uint8Array(Buffer.from(r.b64, 'base64')) }
+    }, 'service worker')
+  } finally {
+    await browser.close()
+    try { if (preview.pid) process.kill(-preview.pid, 'SIGTERM') } catch { /* gone */ }
+  }
+}
+
+function ensureMapserver(): void {
+  if (existsSync('/usr/bin/map2img')) return
+  console.log('installing mapserver-bin with apt-get…')
+  execSync('apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mapserver-bin', { stdio: 'inherit' })
+}
+
+const FONT = ['/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf'].find(existsSync)
+
+/** MapServer's time per tile: `map2img -c n` draws the map n times in one process, so the start-up is subtracted. */
+function mapserverSide(dir: string): { uncached: number[]; pngs: Uint8Array[]; version: string } {
+  ensureMapserver()
+  const geojson = join(dir, 'features.geojson')
+  writeFileSync(geojson, JSON.stringify({ type: 'FeatureCollection', features: Array.from({ length: N }, (_, i) => {
+    const ring = polygonWkt(i).slice(9, -2).split(',').map((p) => p.split(' ').map(Number))
+    return { type: 'Feature', properties: fieldsOf(i), geometry: { type: 'Polygon', coordinates: [ring] } }
+  }) }))
+  const gpkg = join(dir, 'features.gpkg')
+  execSync(`ogr2ogr -f GPKG ${gpkg} ${geojson} -nln features -a_srs EPSG:3857`)
+  writeFileSync(join(dir, 'fonts.txt'), `regular ${FONT}\n`)
+  const mapfile = join(dir, 'style.map')
+  writeFileSync(mapfile, toMapfile(STYLE, { data: gpkg, type: 'polygon', fontset: join(dir, 'fonts.txt') }))
+  const version = execSync('map2img -v').toString().split(' ').slice(0, 3).join(' ')
+  const out = { uncached: [] as number[], pngs: [] as Uint8Array[], version }
+  const draw = (t: [number, number, number], cycles: number) => {
+    const png = join(dir, 'tile.png')
+    const t0 = performance.now()
+    const r = spawnSync('map2img', ['-m', mapfile, '-o', png, '-e', ...extentOf(t).map(String), '-s', '256', '256', '-c', String(cycles)])
+    if (r.status !== 0) throw new Error(`map2img failed: ${r.stderr}`)
+    return { ms: performance.now() - t0, png }
+  }
+  for (const t of tileSet()) {
+    const runs: number[] = []
+    for (let i = 0; i < 3; i++) runs.push((draw(t, CYCLES + 1).ms - draw(t, 1).ms) / CYCLES)
+    out.uncached.push(median(runs))
+    out.pngs.push(new Uint8Array(readFileSync(draw(t, 1).png)))
+  }
+  console.log(`mapserver: median ${median(out.uncached).toFixed(1)} ms`)
+  return out
+}
+
+// ---- raster: an RGB GeoTIFF (COG) over the same area ----
+
+const RW = 4096, RH = 2048
+
+/** Writes the raster with geotiff.js and makes it a COG with Debian's gdal_translate (tiled, DEFLATE, averaged overviews). */
+function makeRaster(dir: string): string {
+  const px = new Uint8Array(RW * RH * 3)
+  for (let y = 0; y < RH; y++) {
+    for (let x = 0; x < RW; x++) {
+      const o = (y * RW + x) * 3
+      const n = (Math.imul(x * 73856093 ^ y * 19349663, 2654435761) >>> 24) & 31
+      px[o] = (x * 255) / RW + n; px[o + 1] = (y * 255) / RH + n; px[o + 2] = 128 + 64 * Math.sin(x / 40) * Math.cos(y / 40)
+    }
+  }
+  const res = (COLS * CELL) / RW
+  const tif = writeArrayBuffer(Object.assign(px, { width: RW, height: RH }) as never, { width: RW, height: RH, SamplesPerPixel: 3,
+    BitsPerSample: [8, 8, 8], PhotometricInterpretation: 2, PlanarConfiguration: 1, ModelPixelScale: [res, res, 0],
+    ModelTiepoint: [0, 0, 0, X0, Y0 + RH * res, 0], GTModelTypeGeoKey: 1, GTRasterTypeGeoKey: 1, ProjectedCSTypeGeoKey: 3857 })
+  writeFileSync(join(dir, 'raw.tif'), new Uint8Array(tif))
+  const cog = join(dir, 'raster.tif')
+  execSync(`gdal_translate -q -of COG -co BLOCKSIZE=256 -co COMPRESS=DEFLATE -co OVERVIEW_RESAMPLING=AVERAGE ${join(dir, 'raw.tif')} ${cog}`)
+  return cog
+}
+
+const RASTER_STYLE = '<map><layer></layer></map>'
+
+/** MapServer and our raster path (the code `raster_style` draws with) on the Node host, per tile. */
+async function rasterSides(dir: string): Promise<{ mapserver: number[]; node: number[]; diffs: { share: number; meanAbs: number }[] }> {
+  const cog = makeRaster(dir)
+  const mapfile = join(dir, 'raster.map')
+  writeFileSync(mapfile, toMapfile(RASTER_STYLE, { data: cog, type: 'raster', fontset: join(dir, 'fonts.txt') }))
+  const size = readFileSync(cog).length
+  const fd = openSync(cog, 'r')
+  const levels = await openRaster({ srs: 3857, key: cog, size, read: async (start, end) => {
+    const b = new Uint8Array(end - start)
+    readSync(fd, b, 0, end - start, start)
+    return b
+  } })
+  const out = { mapserver: [] as number[], node: [] as number[], diffs: [] as { share: number; meanAbs: number }[] }
+  for (const t of tileSet()) {
+    const png = join(dir, 'rtile.png')
+    const ms: number[] = []
+    for (let i = 0; i < 3; i++) {
+      const t0 = performance.now()
+      spawnSync('map2img', ['-m', mapfile, '-o', png, '-e', ...extentOf(t).map(String), '-s', '256', '256', '-c', String(CYCLES + 1)])
+      const t1 = performance.now()
+      const r = spawnSync('map2img', ['-m', mapfile, '-o', png, '-e', ...extentOf(t).map(String), '-s', '256', '256', '-c', '1'])
+      if (r.status !== 0) throw new Error(`map2img raster failed: ${r.stderr}`)
+      ms.push((t1 - t0 - (performance.now() - t1)) / CYCLES)
+    }
+    out.mapserver.push(median(ms))
+    const ours: number[] = []
+    let last: Uint8Array | undefined
+    for (let i = 0; i < 3; i++) {
+      const t0 = performance.now()
+      const surface = nodeCanvas(256, 256)
+      const rgba = await readRasterView(levels, { extent: extentOf(t) as [number, number, number, number], width: 256, height: 256 })
+      if (rgba) surface.putRgba(rgba)
+      last = await surface.png()
+      ours.push(performance.now() - t0)
+    }
+    out.node.push(median(ours))
+    out.diffs.push(compareImages(pngToImage(last!), pngToImage(new Uint8Array(readFileSync(png))), { channel: 40, share: 0 }))
+  }
+  closeSync(fd)
+  console.log(`raster: mapserver ${median(out.mapserver).toFixed(1)} ms, node ${median(out.node).toFixed(1)} ms`)
+  return out
+}
+
+const fmt = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2))
+
+async function main(): Promise<void> {
+  const loadStart = loadavg()[0]!
+  const dir = mkdtempSync(join(tmpdir(), 'outpost-render-bench-'))
+  try {
+    const ms = mapserverSide(dir)
+    const raster = await rasterSides(dir)
+    const node = await nodeSide()
+    const sw = await swSide()
+    const m = median(ms.uncached)
+    const diffs = ms.pngs.map((p, i) => compareImages(pngToImage(node.pngs[i]!), pngToImage(p), { channel: 40, share: 0 }))
+    const hostDiffs = node.pngs.map((p, i) => compareImages(pngToImage(p), pngToImage(sw.pngs[i]!), { channel: 40, share: 0 }))
+    const pct = (xs: number[]) => `${(median(xs) * 100).toFixed(1)}% (max ${(Math.max(...xs) * 100).toFixed(1)}%)`
+    const byZoom = [6, 8, 10, 12].map((z) => {
+      const idx = tileSet().map((t, i) => (t[0] === z ? i : -1)).filter((i) => i >= 0)
+      const med = (xs: number[]) => median(idx.map((i) => xs[i]!))
+      return `| ${z} | ${fmt(med(ms.uncached))} ms | ${fmt(med(node.uncached))} ms | ${fmt(med(sw.uncached))} ms |`
+    })
+    const body = [
+      `Machine: ${machine()}; reference: ${ms.version} (\`map2img\`, AGG renderer, data from a GeoPackage through OGR).`,
+      `Load average (1 min) at the start ${loadStart.toFixed(1)}, at the end ${loadavg()[0]!.toFixed(1)} on 2 cores: the machine is shared, compare within the run.`,
+      '',
+      `Data: ${N.toLocaleString('en')} octagons on a grid, a 5-class XML style (class by an integer field, grey outline) with a`,
+      'label per feature (haloed); the same style translated into a mapfile for MapServer. Tile set: 5 tiles at each of',
+      'zooms 6, 8, 10 and 12 (zoom 6 holds about 10,000 polygons per tile, zoom 12 about 20). Our times are whole HTTP',
+      'requests from the client (Node host over HTTP; in Chromium a `fetch` from a page to the service worker), median of 3',
+      `per tile with \`cache=false\`; MapServer's is the drawing time per map inside one process (\`map2img -c ${CYCLES + 1}\``,
+      'minus `-c 1`, so its start-up is left out), median of 3. Cached: the same tile asked again (median of 5).',
+      '',
+      '| median per tile | MapServer | Node host | service worker (Chromium) |',
+      '|---|---|---|---|',
+      `| uncached | ${fmt(m)} ms | ${fmt(median(node.uncached))} ms (${(median(node.uncached) / m).toFixed(1)}×) | ${fmt(median(sw.uncached))} ms (${(median(sw.uncached) / m).toFixed(1)}×) |`,
+      `| cached | — | ${fmt(median(node.cached))} ms | ${fmt(median(sw.cached))} ms |`,
+      '',
+      '| zoom | MapServer | Node host | service worker |',
+      '|---|---|---|---|',
+      ...byZoom,
+      '',
+      `Pixels, MapServer vs Outpost (Node host), per tile, channel difference over 40: ${pct(diffs.map((d) => d.share))};`,
+      `mean absolute difference per channel ${median(diffs.map((d) => d.meanAbs)).toFixed(2)} (0–255). Node host vs service worker:`,
+      `${pct(hostDiffs.map((d) => d.share))}, mean ${median(hostDiffs.map((d) => d.meanAbs)).toFixed(2)}. The differences with MapServer are`,
+      'antialiasing at polygon edges and the labels (font rasterising, placement rules); docs/rendering.md shows examples.',
+      '',
+      `**Raster** (RGB, ${RW} × ${RH} px over the same area, a COG with DEFLATE and averaged overviews made by gdal_translate;`,
+      'the same tile set; MapServer reads it through GDAL with `RESAMPLE=BILINEAR`). Ours: the raster style\'s drawing path',
+      '(windowed `geotiff` reads from the stored file, bilinear resampling, PNG) on the Node host, in-process.',
+      '',
+      '| median per tile | MapServer | Node host |',
+      '|---|---|---|',
+      `| raster, uncached | ${fmt(median(raster.mapserver))} ms | ${fmt(median(raster.node))} ms (${(median(raster.node) / median(raster.mapserver)).toFixed(1)}×) |`,
+      '',
+      `Raster pixels, MapServer vs Outpost: ${pct(raster.diffs.map((d) => d.share))} over 40, mean ${median(raster.diffs.map((d) => d.meanAbs)).toFixed(2)}.`,
+    ].join('\n')
+    writeSection('Rendering', body)
+    console.log(body)
+    for (const [i, p] of ms.pngs.entries()) {
+      writeFileSync(join('test-results', `bench-mapserver-${i}.png`), p)
+      writeFileSync(join('test-results', `bench-outpost-${i}.png`), node.pngs[i]!)
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+main().catch((err) => { console.error(err); process.exit(1) })
