@@ -56,12 +56,14 @@ function update(key: string, change: Partial<MapLayerEntry>): void {
   save()
 }
 
+/** What the person chose for a layer: shown, opaque when new. */
+const chosen = (saved: Record<string, Saved>, key: string) => ({ visible: saved[key]?.visible ?? true, opacity: saved[key]?.opacity ?? 1 })
+
 /** `vectors` and the styles on the map, each in its saved place; new ones go on top, in the order given. */
 function arrange(vectors: MapLayerEntry[], shown: ShownStyle[]): MapLayerEntry[] {
   const saved = readSaved()
-  const entry = (key: string) => ({ visible: saved[key]?.visible ?? true, opacity: saved[key]?.opacity ?? 1 })
   const list = [...vectors, ...shown.map((s): MapLayerEntry => ({ key: `style:${s.id}`, kind: 'style', resourceId: s.id,
-    title: s.name, layerId: s.layerId, ...entry(`style:${s.id}`) }))]
+    title: s.name, layerId: s.layerId, ...chosen(saved, `style:${s.id}`) }))]
   const order = (e: MapLayerEntry) => saved[e.key]?.order ?? Number.MAX_SAFE_INTEGER
   return list.map((e, i) => ({ e, i })).sort((a, b) => order(a.e) - order(b.e) || a.i - b.i).map((x) => x.e)
 }
@@ -73,8 +75,7 @@ async function load(): Promise<void> {
   const vectors: MapLayerEntry[] = items.filter((i) => i.feature_layer).map((i) => {
     const key = `vector:${i.resource.id}`
     const label = i.feature_layer!.fields.find((f) => f.label_field)
-    return { key, kind: 'vector', resourceId: i.resource.id, title: i.resource.display_name,
-      visible: saved[key]?.visible ?? true, opacity: saved[key]?.opacity ?? 1,
+    return { key, kind: 'vector', resourceId: i.resource.id, title: i.resource.display_name, ...chosen(saved, key),
       geometryType: i.feature_layer!.geometry_type, labelKey: label?.keyname }
   })
   entries.value = arrange(vectors, styles.shown.value)
