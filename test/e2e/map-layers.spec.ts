@@ -4,7 +4,7 @@ import { decode } from 'fast-png'
 import { firstLogin, openApp } from './ui-steps.ts'
 
 // The map as a person uses it, offline: the bundled world basemap, two layers drawn from the
-// worker's vector tiles and switched on and off, identify by click, and an export download.
+// worker's vector tiles and switched on and off, identify by click and by a drawn area, and an export download.
 
 /** Pixels of the map close to `hex` (within `tolerance` per channel). */
 async function countColor(page: Page, hex: string, tolerance = 24): Promise<number> {
@@ -96,6 +96,33 @@ test('map offline: world basemap, two layers from vector tiles toggled, identify
   await expect(well.locator('[data-field="depth"]')).toHaveText('12.5')
   await expect(popup.locator(`[data-testid="identify-feature"][data-layer="${areas}"] summary`)).toHaveText(/^#\d+$/)
   await page.screenshot({ path: 'test-results/map-identify-offline.png' })
+  await page.getByTestId('identify-close').click()
+
+  // "Identify area": a triangle drawn around the well finds it and the area; one beside it, nothing.
+  // The popup may have panned the map: the well is put back in the middle first.
+  await page.getByTestId('layer-list-toggle').click()
+  await page.getByTestId(`layer-zoom-${wells}`).click()
+  await page.getByTestId('layer-list-toggle').click()
+  await settle(page)
+  const cx = box.x + box.width / 2, cy = box.y + box.height / 2
+  const drawTriangle = async (dx: number) => {
+    await page.getByTestId('identify-area').click()
+    await expect(page.getByTestId('identify-area')).toHaveAttribute('aria-pressed', 'true')
+    await page.mouse.click(cx + dx - 30, cy + 25)
+    await page.waitForTimeout(300)
+    await page.mouse.click(cx + dx + 30, cy + 25)
+    await page.waitForTimeout(300)
+    await page.mouse.dblclick(cx + dx, cy - 30)
+    await expect(page.getByTestId('identify-area')).toHaveAttribute('aria-pressed', 'false')
+  }
+  await drawTriangle(0)
+  await expect(popup).toBeVisible()
+  await expect(popup).toHaveAttribute('data-count', '2')
+  await expect(popup.locator(`[data-testid="identify-feature"][data-layer="${wells}"] summary`)).toHaveText('Well A')
+  await page.getByTestId('identify-close').click()
+  await drawTriangle(-250)
+  await expect(popup).toBeVisible()
+  await expect(popup).toHaveAttribute('data-count', '0')
   await page.getByTestId('identify-close').click()
 
   // Export the wells as GeoJSON: the file is downloaded under the backend's name.
