@@ -106,6 +106,15 @@ test('styles a layer with classes and labels, and shows it on the map with its l
   await page.getByTestId(`layer-opacity-${styleId}`).fill('0.5')
   await expect.poll(async () => (await mapPixel(page, styleId, 0.5, 0.5))[3] ?? 0).toBeLessThan(160)
 
+  // After a reload the style is still on the map, on top of the list, at half opacity.
+  await page.reload()
+  await page.getByTestId('layer-list-toggle').click()
+  await expect(page.getByTestId('layer-list').locator('li').first()).toHaveAttribute('data-testid', `layer-item-${styleId}`)
+  await expect(page.getByTestId(`layer-opacity-${styleId}`)).toHaveValue('0.5')
+  await expect(onMap.getByTestId('legend-item')).toHaveCount(3)
+  await pick(page, 'Main resource group')
+  await pick(page, name)
+
   // Taking it off the map removes it from the list and unticks it in the layer's styles.
   await onMap.getByRole('button', { name: /Hide/ }).click()
   await expect(page.getByTestId(`layer-item-${styleId}`)).toHaveCount(0)
