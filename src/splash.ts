@@ -1,10 +1,11 @@
 /**
  * @module splash
  * The start-up splash of index.html (plain HTML, in the first paint): its bar and text follow
- * the service worker's install, and it fades out when the app has shown its first screen.
- * `data-step` on the element names the current step.
+ * the service worker's install (while it saves its files, the fraction it reports), and it
+ * fades out when the app has shown its first screen. `data-step` on the element names the
+ * current step; `data-done` and `data-total` count the files the worker has saved.
  */
-import type { InstallStep } from './sw-register.ts'
+import type { InstallFiles, InstallStep } from './sw-register.ts'
 
 export type SplashStep = 'loading' | InstallStep | 'ready'
 
@@ -19,21 +20,30 @@ const STEPS: Record<SplashStep, { progress: number; text: string }> = {
   ready: { progress: 100, text: '' },
 }
 
+const ORDER = Object.keys(STEPS) as SplashStep[]
+
 const element = () => document.getElementById('splash')
 
-/** Shows `step`; while installing, `files` saved so far move the bar towards the next step. */
-export function splashStep(step: SplashStep, files?: number): void {
+/** Shows `step`; while installing, the `files` saved so far move the bar towards the next step. */
+export function splashStep(step: SplashStep, files?: InstallFiles): void {
   const el = element()
   if (!el) return
+  if (files) Object.assign(el.dataset, { done: String(files.done), total: String(files.total) })
+  // The worker's 'installing' may come after its first progress messages: the count stays.
+  else if (step === 'installing' && el.dataset.total) files = { done: Number(el.dataset.done), total: Number(el.dataset.total) }
+  const current = el.dataset.step as SplashStep | undefined
+  if (current && ORDER.indexOf(step) < ORDER.indexOf(current)) return
   const { text } = STEPS[step]
   let { progress } = STEPS[step]
-  // The page cannot know how many files the worker will save; the bar slows as it nears the next step.
-  if (step === 'installing' && files) progress += (STEPS.installed.progress - progress - 5) * (1 - Math.exp(-files / 8))
+  if (step === 'installing' && files) progress += (STEPS.installed.progress - progress) * (files.done / files.total)
   el.dataset.step = step
   el.style.setProperty('--progress', `${progress.toFixed(1)}%`)
-  el.querySelector('[role="progressbar"]')?.setAttribute('aria-valuenow', String(Math.round(progress)))
+  const bar = el.querySelector('[role="progressbar"]')
+  bar?.setAttribute('aria-valuenow', String(Math.round(progress)))
+  if (files) bar?.setAttribute('aria-valuetext', `${files.done} of ${files.total} files saved`)
+  else bar?.removeAttribute('aria-valuetext')
   const status = el.querySelector('.splash__text')
-  if (status) status.textContent = files ? `${text} (${files} ${files === 1 ? 'file' : 'files'})` : text
+  if (status) status.textContent = files ? `${text} (${files.done} of ${files.total} files)` : text
 }
 
 /** The app could not start: the splash stays and says why. */

@@ -6,47 +6,49 @@
  *
  * The way there is reported step by step (the splash shows it): registering, then the new
  * worker's states on a first visit (installing → installed → activating; it claims the page
- * while activating), then controlled. While it installs, the files it has saved for offline use so far are counted.
+ * while activating), then controlled. While it installs, the worker posts how many of its files
+ * it has saved for offline use (`outpost-install-progress`, sw/host/service-worker.ts).
  */
 
 /** How often a long-open app looks for a new version. */
 const UPDATE_CHECK_MS = 60 * 60 * 1000
-/** How often the precache is counted while the worker installs. */
-const COUNT_MS = 250
 
 export type InstallStep = 'registering' | 'installing' | 'installed' | 'activating' | 'activated' | 'controlled'
 
-export interface RegisterOptions {
-  /** Called on each step; `files` = files the installing worker has saved so far. */
-  onStep?: (step: InstallStep, files?: number) => void
-}
+/** How far the installing worker is: `done` of its `total` files saved for offline use. */
+export interface InstallFiles { done: number; total: number }
 
-/** Files in Workbox's precache (the page can read the worker's caches, not its progress). */
-async function precachedFiles(): Promise<number> {
-  let n = 0
-  for (const name of await caches.keys()) if (name.startsWith('workbox-precache')) n += (await (await caches.open(name)).keys()).length
-  return n
+export interface RegisterOptions {
+  /** Called on each step; while installing, also after each file the worker has saved. */
+  onStep?: (step: InstallStep, files?: InstallFiles) => void
 }
 
 /** Reports `worker`'s states until the returned function is called. */
 function follow(worker: ServiceWorker, onStep: NonNullable<RegisterOptions['onStep']>): () => void {
-  let timer: ReturnType<typeof setInterval> | undefined
   const report = () => {
     const state = worker.state
     if (state === 'installing' || state === 'installed' || state === 'activating' || state === 'activated') onStep(state)
-    if (state === 'installing' && timer === undefined && typeof caches !== 'undefined') {
-      timer = setInterval(() => {
-        precachedFiles().then((files) => { if (worker.state === 'installing') onStep('installing', files) }).catch(() => undefined)
-      }, COUNT_MS)
-    }
-    if (state !== 'installing' && timer !== undefined) { clearInterval(timer); timer = undefined }
   }
   report()
   worker.addEventListener('statechange', report)
-  return () => {
-    worker.removeEventListener('statechange', report)
-    clearInterval(timer)
+  return () => worker.removeEventListener('statechange', report)
+}
+
+/**
+ * Reports the installing worker's progress messages until the returned function is called.
+ * Listening starts before the worker is registered: a message that arrives with no listener is
+ * lost. The last one may come after the worker's 'installed' (they travel apart): the splash
+ * keeps its count but never steps back.
+ */
+function followInstall(onStep: NonNullable<RegisterOptions['onStep']>): () => void {
+  const progress = (event: MessageEvent) => {
+    const { type, done, total } = (event.data ?? {}) as { type?: string; done?: unknown; total?: unknown }
+    if (type !== 'outpost-install-progress' || !(event.source instanceof ServiceWorker)) return
+    if (typeof done === 'number' && typeof total === 'number' && total > 0) onStep('installing', { done: Math.min(done, total), total })
   }
+  navigator.serviceWorker.addEventListener('message', progress)
+  navigator.serviceWorker.startMessages()
+  return () => navigator.serviceWorker.removeEventListener('message', progress)
 }
 
 export async function registerBackend(opts: RegisterOptions = {}): Promise<void> {
@@ -54,6 +56,7 @@ export async function registerBackend(opts: RegisterOptions = {}): Promise<void>
   if (!('serviceWorker' in navigator)) throw new Error('This browser has no service workers; Outpost cannot run here.')
   const url = import.meta.env.DEV ? '/dev-sw.js?dev-sw' : '/service-worker.js'
   onStep('registering')
+  const stopInstall = followInstall(onStep)
   const registration = await navigator.serviceWorker.register(url, { type: 'module', scope: '/' })
   if (!navigator.serviceWorker.controller) {
     // First visit: the new worker claims this page while it activates.
@@ -73,6 +76,7 @@ export async function registerBackend(opts: RegisterOptions = {}): Promise<void>
       return
     }
   }
+  stopInstall()
   onStep('controlled')
   navigator.serviceWorker.addEventListener('controllerchange', () => window.location.reload(), { once: true })
   const check = () => { registration.update().catch(() => { /* offline: try again later */ }) }

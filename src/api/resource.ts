@@ -83,6 +83,11 @@ export interface BlueprintClass {
   scopes: string[]
   category?: string
   order?: number
+  /**
+   * The classes a resource of this class may live under (Outpost's addition to the original's
+   * blueprint); absent from other servers' blueprints.
+   */
+  outpost_parent_classes?: string[]
 }
 
 export const getResource = (id: number, signal?: AbortSignal) =>

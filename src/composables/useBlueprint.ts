@@ -1,7 +1,8 @@
 /**
  * @module composables/useBlueprint
  * The resource classes the server knows, from `resource.blueprint`, fetched once per page
- * (module-level state): the "New" menu lists them and the tree names them by their labels.
+ * (module-level state): the "New" menu lists those the selected resource may hold, and the tree
+ * names them by their labels.
  */
 import { shallowRef } from 'vue'
 import { getBlueprint, type BlueprintClass } from '../api/resource.ts'
@@ -10,6 +11,14 @@ import { getBlueprint, type BlueprintClass } from '../api/resource.ts'
 export function sortClasses(classes: readonly BlueprintClass[]): BlueprintClass[] {
   const order = (c: BlueprintClass) => c.order ?? Number.MAX_SAFE_INTEGER
   return [...classes].sort((a, b) => order(a) - order(b) || a.label.localeCompare(b.label))
+}
+
+/**
+ * The classes a resource of class `parentCls` may hold, as the blueprint says. A server that does
+ * not say (the original) gets each class offered in groups only, where most classes live.
+ */
+export function classesUnder(classes: readonly BlueprintClass[], parentCls: string): BlueprintClass[] {
+  return classes.filter((c) => c.outpost_parent_classes?.includes(parentCls) ?? parentCls === 'resource_group')
 }
 
 const classes = shallowRef<BlueprintClass[]>([])

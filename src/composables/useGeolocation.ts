@@ -51,8 +51,16 @@ function stop(): void {
   following.value = false
 }
 
-/** The current position, read once (and shown on the map like a followed one). */
+/**
+ * The current position, read once (and shown on the map like a followed one). While the
+ * position is followed, the latest fix of the watch is the current position: the browser
+ * reports every change to the watch, and a one-shot request beside a running high-accuracy
+ * watch is answered only by the next fix once the last one is older than `maximumAge` (a
+ * device standing still may send none, and the button would say "Locating…" until the
+ * timeout).
+ */
 function locate(): Promise<Position> {
+  if (watchId !== null && position.value && !error.value) return Promise.resolve(position.value)
   if (!supported()) return Promise.reject(new Error('This device cannot tell its position.'))
   error.value = ''
   return new Promise((resolve, reject) => {

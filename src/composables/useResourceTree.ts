@@ -17,8 +17,11 @@ const selectedId = ref<number>(ROOT_ID)
 
 const { reportError } = useNotices()
 
-/** Groups can always be opened: a group that was empty may have gained children since. */
-export const canExpand = (node: ResourceInfo) => node.cls === 'resource_group' || node.children
+/**
+ * Groups can always be opened: a group that was empty may have gained children since. Any other
+ * resource opens when it has children, as listed or as loaded (a layer's first style).
+ */
+export const canExpand = (node: ResourceInfo) => node.cls === 'resource_group' || node.children || !!childrenOf.get(node.id)?.length
 
 async function loadChildren(id: number): Promise<void> {
   loading.add(id)

@@ -107,6 +107,14 @@ export const pageNotFound = () =>
 export const operationalError = (message: string, cause?: unknown) =>
   new ApiError(503, 'Service unavailable', { message, exception: `${CORE}.OperationalError`, cause })
 
+/**
+ * 507: the storage is full — `what` is 'memory' (the browser's or the WASM heap), 'quota'
+ * (the browser's storage quota) or 'disk'. Nothing of the request was kept.
+ */
+export const insufficientStorage = (what: 'memory' | 'quota' | 'disk', message: string, cause?: unknown) =>
+  new ApiError(507, 'Insufficient storage', { message, data: { storage: what },
+    exception: `${CORE}.InsufficientStorage`, cause })
+
 export const internalServerError = (cause?: unknown) =>
   new ApiError(500, 'Internal server error', {
     message: 'The server encountered an internal error or misconfiguration and was unable to complete your request.',

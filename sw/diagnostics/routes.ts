@@ -2,22 +2,25 @@
  * @module diagnostics/routes
  * Outpost's own admin-only diagnostics. `POST /api/component/outpost/gdal/inspect?name=<file>`
  * takes a file's raw bytes and answers what GDAL sees in it; it also proves that GDAL starts
- * in the host (lazily: this is the first thing that starts it).
+ * in the host (lazily: this is the first thing that starts it). `GET
+ * /api/component/outpost/storage` answers what the databases hold in memory.
  */
 import { forbidden, invalidParameter, parameterRequired } from '../core/error.ts'
 import { json } from '../core/http.ts'
 import type { Routes } from '../core/routes.ts'
 import type { Principal } from '../auth/types.ts'
 import type { GdalApi } from '../../wasm/gdal.ts'
+import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
+import type { Store } from '../store/store.ts'
 import { lastValue } from '../core/validate.ts'
 import { readBytes } from '../core/limits.ts'
 import { uploadMaxSize } from '../upload/limits.ts'
 import { uploadTooLarge } from '../upload/errors.ts'
-import { inspect } from './service.ts'
+import { inspect, storageUse } from './service.ts'
 
 /** The diagnostics' context. */
 export interface DiagnosticsVariables {
-  services: { platform: { gdal(): Promise<GdalApi>; uploadMaxSize?: number } }
+  services: { platform: { gdal(): Promise<GdalApi>; store: Store; sqlite(): Promise<Sqlite3Static>; uploadMaxSize?: number } }
   user: Principal
 }
 
@@ -31,5 +34,10 @@ export function mountDiagnostics(routes: Routes<DiagnosticsVariables>): void {
     const bytes = await readBytes(c.req.raw, max, () => uploadTooLarge(max))
     const gdal = await c.get('services').platform.gdal()
     return json(await inspect(gdal, name, bytes))
+  })
+  routes.add('outpost.storage', '/api/component/outpost/storage', 'GET', async (c) => {
+    if (!c.get('user').isAdmin) throw forbidden('Only administrators may use the diagnostics.')
+    const { platform } = c.get('services')
+    return json(storageUse(platform.store, await platform.sqlite()))
   })
 }

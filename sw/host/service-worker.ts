@@ -6,7 +6,7 @@
  * `controllerchange`, so no old worker keeps serving an old API.
  */
 /// <reference lib="webworker" />
-import { cleanupOutdatedCaches, createHandlerBoundToURL, matchPrecache, precacheAndRoute } from 'workbox-precaching'
+import { addPlugins, cleanupOutdatedCaches, createHandlerBoundToURL, matchPrecache, precacheAndRoute } from 'workbox-precaching'
 import { NavigationRoute, registerRoute } from 'workbox-routing'
 import { createApp } from '../app.ts'
 import { seedDemo } from '../demo.ts'
@@ -85,7 +85,31 @@ installTileCache(self)
 self.addEventListener('install', () => { void self.skipWaiting() })
 self.addEventListener('activate', (event) => { event.waitUntil(self.clients.claim()) })
 
+/** A message to the pages while precaching (read by src/sw-register.ts): `done` of the manifest's `total` files are saved. */
+interface InstallProgress { type: 'outpost-install-progress'; done: number; total: number }
+
+/**
+ * Tells the pages (uncontrolled ones too: on a first visit none is controlled yet) how many
+ * precache entries the install has handled, so the splash shows the real fraction. Workbox
+ * handles the entries one at a time and runs `handlerDidComplete` for each, fetched or found
+ * already cached.
+ */
+function installProgress(total: number): Parameters<typeof addPlugins>[0][number] {
+  let done = 0
+  return {
+    handlerDidComplete: async ({ event }) => {
+      if (event?.type !== 'install') return
+      const message: InstallProgress = { type: 'outpost-install-progress', done: ++done, total }
+      for (const client of await self.clients.matchAll({ type: 'window', includeUncontrolled: true })) client.postMessage(message)
+    },
+  }
+}
+
+// The build replaces this, its only injection point, with the list of files to precache.
+const manifest = self.__WB_MANIFEST
 cleanupOutdatedCaches()
-precacheAndRoute(self.__WB_MANIFEST)
+// Workbox saves each URL once; the manifest may list one twice (the PWA plugin adds the web manifest itself).
+addPlugins([installProgress(new Set(manifest.map((entry) => (typeof entry === 'string' ? entry : entry.url))).size)])
+precacheAndRoute(manifest)
 // Client-side routes open the app shell; /api/ never falls through to it.
 registerRoute(new NavigationRoute(createHandlerBoundToURL('/index.html'), { denylist: [/^\/api\//i] }))

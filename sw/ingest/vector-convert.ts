@@ -3,11 +3,13 @@
  * The GDAL half of a vector ingest: open the file, pick its layer, check its reference system
  * and field names, then have GDAL read every feature once and write them, reprojected to the
  * layer's system, into a GeoPackage in its memory file system. That GeoPackage is handed to
- * our SQLite as it is (its geometry blobs are already what a layer stores); GDAL's copy is
- * removed at once. Everything GDAL-specific ends here.
+ * our SQLite as it is (its geometry blobs are already what a layer stores): copied into JS
+ * memory as a scratch database of our VFS (`registerCopy`, outside the WASM heap, which
+ * never shrinks), and GDAL's copy is removed at once. Everything GDAL-specific ends here.
  */
 import type { Database as SqlDb, Sqlite3Static } from '@sqlite.org/sqlite-wasm'
 import type { GdalApi } from '../../wasm/gdal.ts'
+import { registerCopy, VFS_NAME } from '../store/vfs.ts'
 import { GdalWorkspace, gdalMessages } from './gdal-workspace.ts'
 import { gdalOpenFailed, sourceError } from './errors.ts'
 import { chooseLayer, openSource, summaryOf, type SourceFile, type SourceLayer, type SourceSummary } from './vector-source.ts'
@@ -27,16 +29,16 @@ export interface ConvertedSource {
   foreignEncoding?: string
   /**
    * The features as GDAL wrote them (`outpost_fid`: 1-based reading order, `outpost_geom`, the
-   * fields), opened read-only for planning. Its bytes are `image`, which this connection does
-   * not own: `attachImage` hands them to the layer's connection, `freeImage` drops them.
+   * fields), opened read-only for planning. Its file is `image`, a scratch database of our
+   * VFS: `attachImage` attaches it to the layer's connection, `freeImage` drops it.
    */
   db: SqlDb
   image: SourceImage
   count: number
 }
 
-/** A GeoPackage image in SQLite's heap, owned by whoever frees it. */
-export interface SourceImage { pointer: number; size: number; owned: boolean }
+/** The converted GeoPackage as a scratch database of our VFS, in JS memory until freed. */
+export type SourceImage = ReturnType<typeof registerCopy>
 
 export type Stage = 'reading' | 'converting'
 
@@ -69,17 +71,18 @@ export function convertSource(gdal: GdalApi, sqlite: Sqlite3Static, src: SourceF
       } catch (err) {
         throw conversionError(source.file, gdalMessages(err))
       }
-      const image = copyImage(sqlite, ws.view(out.local))
+      const image = registerCopy(sqlite, ws.view(out.local))
       ws.remove(out.local)
-      const db = new sqlite.oo1.DB(':memory:')
+      let db: SqlDb | undefined
+      let count: number
       try {
-        deserialize(sqlite, db, 'main', image, false)
+        db = new sqlite.oo1.DB({ filename: image.path, flags: 'r', vfs: VFS_NAME })
+        count = Number(db.selectValue(`SELECT count(*) FROM ${SRC_TABLE}`))
       } catch (err) {
-        db.close()
-        freeImage(sqlite, image)
+        db?.close()
+        image.close()
         throw err
       }
-      const count = Number(db.selectValue(`SELECT count(*) FROM ${SRC_TABLE}`))
       return { file: source.file, summary: summaryOf(source), layer, encoding: source.encoding, foreignEncoding: source.foreignEncoding,
         db, image, count }
     } finally {
@@ -110,37 +113,17 @@ function conversionError(file: string, detail: string | undefined) {
   return gdalOpenFailed(file, detail)
 }
 
-/** A copy of `bytes` (an SQLite file) in SQLite's heap. */
-function copyImage(sqlite: Sqlite3Static, bytes: Uint8Array): SourceImage {
-  const pointer = Number(sqlite.capi.sqlite3_malloc(Math.max(bytes.length, 1)))
-  if (!pointer) throw new Error('Out of WASM memory for the converted layer.')
-  sqlite.wasm.heap8u().set(bytes, pointer)
-  return { pointer, size: bytes.length, owned: false }
-}
-
-/**
- * Opens `image` as schema `schema` of `db`. With `own`, SQLite takes the image and frees it
- * when the schema is detached or `db` closed; without, it only reads it.
- */
-function deserialize(sqlite: Sqlite3Static, db: SqlDb, schema: string, image: SourceImage, own: boolean): void {
-  const { capi } = sqlite
-  const flags = own ? capi.SQLITE_DESERIALIZE_FREEONCLOSE | capi.SQLITE_DESERIALIZE_RESIZEABLE : capi.SQLITE_DESERIALIZE_READONLY
-  const rc = capi.sqlite3_deserialize(db.pointer!, schema, image.pointer, image.size, image.size, flags)
-  if (rc) throw new Error(`The converted layer could not be opened (SQLite code ${rc}).`)
-  if (own) image.owned = true
-}
-
 /**
  * Attaches the converted features to `db` (the new layer's connection, outside any
- * transaction) as schema `src`, which now owns them: detaching `src` frees them.
+ * transaction) as schema `src`. Its rollback journal stays in SQLite's memory: the copy is
+ * scratch, nothing outlives the job to recover.
  */
-export function attachImage(sqlite: Sqlite3Static, db: SqlDb, image: SourceImage): void {
-  db.exec(`ATTACH ':memory:' AS src`)
-  deserialize(sqlite, db, 'src', image, true)
+export function attachImage(db: SqlDb, image: SourceImage): void {
+  db.exec({ sql: `ATTACH ? AS src`, bind: [image.path] })
+  db.exec(`PRAGMA src.journal_mode=MEMORY`)
 }
 
-/** Frees the converted features when no connection took them. */
-export function freeImage(sqlite: Sqlite3Static, image: SourceImage): void {
-  if (!image.owned) sqlite.capi.sqlite3_free(image.pointer)
-  image.owned = true
+/** Drops the converted features (detach `src` first where it was attached). */
+export function freeImage(image: SourceImage): void {
+  image.close()
 }

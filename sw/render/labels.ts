@@ -11,6 +11,17 @@ import type { LabelStyle } from './style.ts'
 const CELL = 32
 /** No glyph of the label fonts is narrower than this share of the font size. */
 const MIN_GLYPH = 0.25
+/**
+ * A text is never narrower than this share of its characters' advances summed (kerning and
+ * ligatures take a few per cent), nor wider than `MAX_SUM` of it plus one em.
+ */
+const MIN_SUM = 0.8
+const MAX_SUM = 1.25
+/** Marks and other zero-width characters: a sum of lone characters' widths is no bound there. */
+const UNBOUNDED = /[\p{M}\p{Cf}]/u
+/** Character widths per font, kept across tiles (the same few characters label every tile). */
+const CHAR_WIDTHS = new Map<string, number>()
+const MAX_CHAR_WIDTHS = 20_000
 
 interface Candidate { text: string; style: LabelStyle; x: number; y: number }
 type Box = [number, number, number, number]
@@ -114,9 +125,14 @@ export class LabelLayer {
         const left = hz === 'l' ? x - w : hz === 'c' ? x - w / 2 : x
         return [left - pad, cy - h / 2 - pad, left + w + pad, cy + h / 2 + pad]
       }
-      // Most candidates of a crowded tile collide: test a box narrower than any text of this
-      // length could be before asking the canvas to measure it (a call into Skia in Node).
-      if (this.#collides(boxOf(c.text.length * s.size * MIN_GLYPH))) continue
+      // Most candidates of a crowded tile collide or lie beyond its edge: test boxes narrower
+      // and wider than the text can be before asking the canvas to measure it (a call into
+      // Skia that shapes the text; in Node it was most of a crowded tile's time). The bounds
+      // come from the widths of its characters, each measured once per font.
+      const sum = UNBOUNDED.test(c.text) ? undefined : this.#sumOfChars(c.text, f)
+      const wide = boxOf(sum === undefined ? c.text.length * s.size * 2 : sum * MAX_SUM + s.size)
+      if (wide[2] < 0 || wide[0] > this.width || wide[3] < 0 || wide[1] > this.height) continue
+      if (this.#collides(boxOf(sum === undefined ? c.text.length * s.size * MIN_GLYPH : sum * MIN_SUM))) continue
       const w = this.#measure(c.text, f)
       const box = boxOf(w)
       if (box[2] < 0 || box[0] > this.width || box[3] < 0 || box[1] > this.height) continue
@@ -134,6 +150,22 @@ export class LabelLayer {
     ctx.restore()
     this.#candidates = []
     return drawn
+  }
+
+  /** The advances of `text`'s characters measured one by one (each character once per font). */
+  #sumOfChars(text: string, font: string): number {
+    let sum = 0
+    for (const ch of text) {
+      const key = font + '\u0000' + ch
+      let w = CHAR_WIDTHS.get(key)
+      if (w === undefined) {
+        w = this.ctx.measureText(ch).width
+        if (CHAR_WIDTHS.size >= MAX_CHAR_WIDTHS) CHAR_WIDTHS.clear()
+        CHAR_WIDTHS.set(key, w)
+      }
+      sum += w
+    }
+    return sum
   }
 
   #measure(text: string, font: string): number {

@@ -8,6 +8,7 @@
 import type { SqlDb } from '../store/database.ts'
 import type { Principal } from '../auth/types.ts'
 import type { Progress } from '../ingest/progress.ts'
+import type { ResourceCategory } from './category.ts'
 
 /** What a class hook gets: the main database inside the caller's read or write. */
 export interface ClassContext {
@@ -50,8 +51,8 @@ export interface ResourceKind {
   label: string
   /** Listing order among siblings (reference §4.3): groups 0, web maps 20, layers 60… */
   order: number
-  /** The blueprint's category (`resource_group`, `layer`…). */
-  category: string
+  /** The blueprint's category, one of the original's (`layers_and_styles`, `miscellaneous`…). */
+  category: ResourceCategory
   scopes: string[]
   interfaces: string[]
   /** Names of the top-level members this class reads on create and change. */

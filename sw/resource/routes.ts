@@ -17,7 +17,8 @@ import {
   updateResource, type ResourceContext,
 } from './service.ts'
 import { searchResources } from './search.ts'
-import { permissionsOf, SCOPES } from './permissions.ts'
+import { permissionsOf } from './permissions.ts'
+import { blueprint } from './blueprint.ts'
 import { resourceNotFound } from './errors.ts'
 import type { ResourceRow } from './types.ts'
 
@@ -133,12 +134,7 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
     return json(permissionsOf(c.get('user'), c.get('services').classes.get(row.cls).scopes))
   })
 
-  routes.add('resource.blueprint', '/api/component/resource/blueprint', 'GET', (c) => {
-    const resources = Object.fromEntries(c.get('services').classes.list().map((k) => [k.identity, {
-      identity: k.identity, label: k.label, base_classes: ['resource'], interfaces: k.interfaces,
-      scopes: k.scopes, category: k.category, order: k.order }]))
-    return json({ resources, scopes: SCOPES, categories: {} })
-  })
+  routes.add('resource.blueprint', '/api/component/resource/blueprint', 'GET', (c) => json(blueprint(c.get('services').classes)))
 }
 
 /** For each id, the path from the root to its parent as `{id, display_name}` items. */

@@ -7,6 +7,7 @@
  * SQLite at it (`SQLITE_STATIC`: SQLite reads it in place, it stays valid until the end).
  */
 import type { Database as SqlDb, Sqlite3Static } from '@sqlite.org/sqlite-wasm'
+import { insufficientStorage } from '../core/error.ts'
 
 /** A blob written straight into the heap (a geometry encoded in place). */
 export interface BlobSource {
@@ -59,7 +60,7 @@ export function insertMany(sqlite: Sqlite3Static, db: SqlDb, head: string, rows:
     }
   }
   const base = size ? Number(x.sqlite3_malloc(size)) : 0
-  if (size && !base) throw new Error('Out of WASM memory for a bulk insert.')
+  if (size && !base) throw insufficientStorage('memory', `SQLite's memory (the WASM heap) cannot hold ${rows.length} rows at once.`)
   const maxVars = sqlite.capi.sqlite3_limit(db.pointer!, sqlite.capi.SQLITE_LIMIT_VARIABLE_NUMBER, -1)
   const per = Math.max(1, Math.min(ROWS_PER_STATEMENT, Math.floor(maxVars / width), rows.length))
   const tuple = `(${'?, '.repeat(width - 1)}?)`

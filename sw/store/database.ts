@@ -1,47 +1,85 @@
 /**
  * @module store/database
- * A SQLite-WASM database that lives in memory and is made durable through a `Store`.
- * Requests run one at a time per database; a write commits in SQLite, then saves the
- * chunks it changed and only then answers. If the save fails, memory is reloaded from the
- * store, so the request leaves nothing behind.
+ * A SQLite-WASM database over the file its store opened, through the "outpost" VFS
+ * (`store/vfs`). Requests run one at a time per database. A write runs in one transaction:
+ * at COMMIT SQLite writes the pages it changed into the file, and the store makes exactly
+ * those durable (`DatabaseFile.commit`) before the write answers. If that fails, the
+ * connection and the file are dropped and the request answers the error; the next request
+ * reopens the database from the store, so nothing of the failed one stays. A database opened
+ * `evictable` gives its connection and its file's memory back when unused (`store/residency`)
+ * and reopens on its next request. Housekeeping (checkpoints, the file's `tidy`) runs when
+ * no request has come for a moment.
  */
 import type { Database as SqlDb, Sqlite3Static } from '@sqlite.org/sqlite-wasm'
-import { ApiError, operationalError } from '../core/error.ts'
-import { CHUNK_SIZE, type Store } from './store.ts'
+import { ApiError, insufficientStorage, operationalError } from '../core/error.ts'
+import type { DatabaseFile, Store } from './store.ts'
+import { isNoSpace, registerFile, VFS_NAME, type VfsEntry } from './vfs.ts'
+import { residencyOf } from './residency.ts'
 
 export type { SqlDb }
 
 /** Brings a freshly opened database to the current schema; runs inside a transaction. */
 export type Migrate = (db: SqlDb) => void
 
+export interface DatabaseOptions {
+  /** Runs on every new connection (after opening, after a reconnect): SQL functions go here. */
+  onConnect?: (db: SqlDb) => void
+  /** May be closed while unused to give its memory back; reopens on its next request. @default false */
+  evictable?: boolean
+}
+
+/**
+ * SQLite's page cache per connection, in KiB: the only part of a database in the WASM heap.
+ * Dirty pages may exceed it (`cache_spill`), so a large transaction is not written twice.
+ */
+const CACHE_KIB = 16 * 1024
+const SPILL_PAGES = 32 * 1024
+/**
+ * The write-ahead log is checkpointed into the file and truncated once the database is idle
+ * and the log holds more than `LOG_IDLE_CHECKPOINT`, and at once past `LOG_MAX` (a long
+ * import): a page written by several commits in between is copied into the file once, and a
+ * restart replays little. (SQLite's automatic checkpoint runs after every commit past 4 MiB
+ * and leaves the log file at its largest size.)
+ */
+const LOG_IDLE_CHECKPOINT = 2 ** 20
+const LOG_MAX = 64 * 2 ** 20
+/** Quiet time before a step of housekeeping (a checkpoint, the file's `tidy`). */
+const IDLE_MS = 200
+
+interface Connection { db: SqlDb; file: DatabaseFile; vfs: VfsEntry }
+
 export class Database {
   readonly name: string
   #sqlite: Sqlite3Static
   #store: Store
-  #migrate: Migrate
-  #db!: SqlDb
-  /**
-   * Copy of the image as last saved (its first `#savedSize` bytes), to find the chunks a
-   * write changed. Updated in place; it grows with room to spare, so a commit copies only
-   * what it changed.
-   */
-  #saved = new Uint8Array(0)
-  #savedSize = 0
+  #opts: DatabaseOptions
+  #conn: Connection | undefined
   #queue: Promise<unknown> = Promise.resolve()
   #version = 0
   #closed = false
+  /** A release is queued and no request has used the database since. */
+  #releasing = false
+  /** Requests queued or running; idle housekeeping waits for none. */
+  #busy = 0
+  #idleTimer: ReturnType<typeof setTimeout> | undefined
 
-  private constructor(sqlite: Sqlite3Static, store: Store, name: string, migrate: Migrate) {
+  private constructor(sqlite: Sqlite3Static, store: Store, name: string, opts: DatabaseOptions) {
     this.#sqlite = sqlite
     this.#store = store
     this.name = name
-    this.#migrate = migrate
+    this.#opts = opts
   }
 
   /** Opens database `name` from the store (or creates it) and migrates it. */
-  static async open(sqlite: Sqlite3Static, store: Store, name: string, migrate: Migrate): Promise<Database> {
-    const d = new Database(sqlite, store, name, migrate)
-    await d.#load()
+  static async open(sqlite: Sqlite3Static, store: Store, name: string, migrate: Migrate, opts: DatabaseOptions = {}): Promise<Database> {
+    const d = new Database(sqlite, store, name, opts)
+    await d.#serial(async () => {
+      const c = await d.#connected()
+      const fresh = c.file.size() === 0
+      d.#transaction(c, migrate)
+      // A fresh file is saved with its first write: until then there is nothing to lose.
+      if (!fresh) await d.#save(c)
+    })
     return d
   }
 
@@ -51,7 +89,7 @@ export class Database {
   }
 
   /**
-   * Changes whenever the content may have changed (a saved write, a reload): what was read
+   * Changes whenever the content may have changed (a saved write, a reopen): what was read
    * at one version still holds while it stays the same.
    */
   get version(): number {
@@ -60,7 +98,14 @@ export class Database {
 
   /** Runs `fn` once the writes before it have been saved. */
   read<T>(fn: (db: SqlDb) => T): Promise<T> {
-    return this.#serial(async () => fn(this.#db))
+    return this.#serial(async () => {
+      const c = await this.#connected()
+      try {
+        return fn(c.db)
+      } catch (err) {
+        throw this.#mapError(c, err)
+      }
+    })
   }
 
   /**
@@ -69,17 +114,9 @@ export class Database {
    */
   write<T>(fn: (db: SqlDb) => T): Promise<T> {
     return this.#serial(async () => {
-      const db = this.#db
-      db.exec('BEGIN IMMEDIATE')
-      let result: T
-      try {
-        result = fn(db)
-        db.exec('COMMIT')
-      } catch (err) {
-        if (db.isOpen() && this.#inTransaction()) db.exec('ROLLBACK')
-        throw err
-      }
-      await this.#persist()
+      const c = await this.#connected()
+      const result = this.#transaction(c, fn)
+      await this.#save(c)
       return result
     })
   }
@@ -88,116 +125,165 @@ export class Database {
   async close(): Promise<void> {
     await this.#serial(async () => {
       this.#closed = true
-      this.#db.close()
+      clearTimeout(this.#idleTimer)
+      this.#disconnect()
+      residencyOf(this.#store).forget(this)
     })
   }
 
+  /** Closes the connection and the file until the next request (memory comes back). */
+  release(): void {
+    this.#releasing = true
+    // Queued behind the requests already waiting; skipped if one of them used it meanwhile.
+    void this.#serial(async () => { if (this.#releasing) this.#disconnect() }).catch(() => undefined)
+  }
+
+  /** Bytes this database holds in memory outside the WASM heap (its pages, in the browser). */
+  resident(): number {
+    return this.#conn?.file.resident() ?? 0
+  }
+
   #serial<T>(fn: () => Promise<T>): Promise<T> {
+    this.#busy++
     const run = this.#queue.then(() => {
       if (this.#closed) throw operationalError(`Database '${this.name}' is closed.`)
       return fn()
-    })
+    }).finally(() => { this.#busy-- })
     this.#queue = run.catch(() => undefined)
     return run
   }
 
-  #inTransaction(): boolean {
-    return this.#sqlite.capi.sqlite3_get_autocommit(this.#db.pointer!) === 0
+  /** Runs housekeeping a step at a time, whenever no request has come for a while. */
+  #scheduleIdle(): void {
+    if (this.#idleTimer !== undefined) return
+    this.#idleTimer = setTimeout(() => {
+      this.#idleTimer = undefined
+      if (this.#closed) return
+      if (this.#busy) { this.#scheduleIdle(); return }
+      void this.#serial(async () => this.#housekeep())
+        .then((more) => { if (more) this.#scheduleIdle() }, () => undefined)
+    }, IDLE_MS)
   }
 
-  async #load(): Promise<void> {
-    this.#version++
-    const image = (await this.#store.loadImage(this.name)) ?? new Uint8Array(0)
-    this.#db = this.#deserialize(image)
-    this.#saved = image.slice()
-    this.#savedSize = image.length
-    this.#db.exec('PRAGMA journal_mode=MEMORY; PRAGMA foreign_keys=ON')
-    const before = this.#savedSize
-    this.#db.exec('BEGIN IMMEDIATE')
+  /** One step of housekeeping; true while there is more to do. */
+  async #housekeep(): Promise<boolean> {
+    const c = this.#conn
+    if (!c) return false
+    if (c.vfs.logSize() > LOG_IDLE_CHECKPOINT) this.#checkpoint(c)
+    return c.file.tidy ? c.file.tidy() : false
+  }
+
+  /** Copies the log into the file and empties it; the commits are durable either way. */
+  #checkpoint(c: Connection): void {
+    try { c.db.exec('PRAGMA wal_checkpoint(TRUNCATE)') } catch { /* tried again at the next idle moment */ }
+  }
+
+  async #connected(): Promise<Connection> {
+    this.#releasing = false
+    if (this.#opts.evictable) residencyOf(this.#store).used(this)
+    if (this.#conn) {
+      this.#conn.vfs.lastError = undefined
+      return this.#conn
+    }
+    const file = await this.#store.openDatabase(this.name)
     try {
-      this.#migrate(this.#db)
-      this.#db.exec('COMMIT')
+      this.#conn = this.#connect(file)
     } catch (err) {
-      this.#db.exec('ROLLBACK')
+      file.close()
       throw err
     }
-    // A fresh image is saved with its first write: until then there is nothing to lose.
-    if (before > 0 && this.#changedChunks().size > 0) await this.#persist()
+    this.#version++
+    return this.#conn
   }
 
-  /** Opens an in-memory database over a copy of `image` that SQLite owns and may grow. */
-  #deserialize(image: Uint8Array): SqlDb {
-    const { oo1, capi, wasm } = this.#sqlite
-    const db = new oo1.DB(':memory:')
-    const n = image.length
-    const p = capi.sqlite3_malloc(Math.max(n, 1))
-    if (n) wasm.heap8u().set(image, Number(p))
-    const rc = capi.sqlite3_deserialize(db.pointer!, 'main', p, n, n,
-      capi.SQLITE_DESERIALIZE_FREEONCLOSE | capi.SQLITE_DESERIALIZE_RESIZEABLE)
-    if (rc) throw operationalError(`Database '${this.name}' could not be opened (SQLite code ${rc}).`)
-    return db
-  }
-
-  /** The live image inside the WASM heap; valid only until the next allocation. */
-  #liveImage(): Uint8Array {
-    const { capi, wasm } = this.#sqlite
-    const sp = wasm.pstack.pointer
+  #connect(file: DatabaseFile): Connection {
+    const vfs = registerFile(this.#sqlite, file)
+    let db: SqlDb | undefined
     try {
-      const pSize = wasm.pstack.alloc(8)
-      const p = Number(capi.sqlite3_serialize(this.#db.pointer!, 'main', pSize, capi.SQLITE_SERIALIZE_NOCOPY))
-      const size = Number(wasm.peek(pSize, 'i64'))
-      if (!p && size) throw operationalError(`Database '${this.name}' is not contiguous in memory.`)
-      return wasm.heap8u().subarray(p, p + size)
-    } finally {
-      wasm.pstack.restore(sp)
-    }
-  }
-
-  /** Copies of the chunks that differ from the last save. */
-  #changedChunks(): Map<number, Uint8Array> {
-    const live = this.#liveImage()
-    const saved = this.#saved
-    const changed = new Map<number, Uint8Array>()
-    const count = Math.ceil(live.length / CHUNK_SIZE)
-    for (let i = 0; i < count; i++) {
-      const start = i * CHUNK_SIZE
-      const end = Math.min(start + CHUNK_SIZE, live.length)
-      if (end > this.#savedSize || !sameBytes(live, saved, start, end)) changed.set(i, live.slice(start, end))
-    }
-    return changed
-  }
-
-  async #persist(): Promise<void> {
-    const chunks = this.#changedChunks()
-    const size = this.#liveImage().length
-    if (chunks.size === 0 && size === this.#savedSize) return
-    try {
-      await this.#store.saveImage(this.name, { size, chunks })
+      db = new this.#sqlite.oo1.DB({ filename: vfs.path, flags: 'c', vfs: VFS_NAME })
+      // One connection per file: exclusive locking keeps SQLite from re-checking the file
+      // before each transaction, and lets WAL run without shared memory. With a log of its
+      // own the file is durable as SQLite syncs it (one fsync per commit); otherwise the
+      // store's commit is, and SQLite's journal (in JS memory) serves only rollbacks.
+      const journal = file.wal
+        ? 'PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA wal_autocheckpoint=0'
+        : 'PRAGMA journal_mode=TRUNCATE; PRAGMA synchronous=OFF'
+      db.exec(`PRAGMA locking_mode=EXCLUSIVE; ${journal}; PRAGMA cache_size=-${CACHE_KIB};
+        PRAGMA cache_spill=${SPILL_PAGES}; PRAGMA temp_store=FILE; PRAGMA foreign_keys=ON`)
+      this.#opts.onConnect?.(db)
+      return { db, file, vfs }
     } catch (err) {
-      // The save failed: memory holds a commit the store does not. Go back to the store.
-      this.#db.close()
-      await this.#load()
+      db?.close()
+      vfs.unregister()
+      throw err
+    }
+  }
+
+  #disconnect(): void {
+    const c = this.#conn
+    if (!c) return
+    this.#conn = undefined
+    try {
+      c.db.close()
+    } finally {
+      c.vfs.unregister()
+      c.file.close()
+    }
+  }
+
+  /**
+   * BEGIN … COMMIT around `fn`; on any failure SQLite rolls back through its journal. After
+   * a failure of the storage itself the connection and the file are dropped, so the next
+   * request reopens them from what the store holds.
+   */
+  #transaction<T>(c: Connection, fn: (db: SqlDb) => T): T {
+    c.db.exec('BEGIN IMMEDIATE')
+    try {
+      const result = fn(c.db)
+      c.db.exec('COMMIT')
+      return result
+    } catch (err) {
+      const mapped = this.#mapError(c, err)
+      let clean = c.vfs.lastError === undefined
+      if (c.db.isOpen() && this.#sqlite.capi.sqlite3_get_autocommit(c.db.pointer!) === 0) {
+        try { c.db.exec('ROLLBACK') } catch { clean = false }
+      }
+      if (!clean) this.#disconnect()
+      throw mapped
+    }
+  }
+
+  /** Makes the commit durable; if the store refuses, memory goes back to what it holds. */
+  async #save(c: Connection): Promise<void> {
+    try {
+      await c.file.commit()
+      if (c.vfs.logSize() > LOG_MAX) this.#checkpoint(c)
+      if (c.file.tidy || c.vfs.logSize() > LOG_IDLE_CHECKPOINT) this.#scheduleIdle()
+    } catch (err) {
+      // The file holds a commit the store does not: drop it; the next request reopens.
+      this.#disconnect()
+      this.#version++
       throw err instanceof ApiError ? err : operationalError(`Saving database '${this.name}' failed.`, err)
     }
-    if (size > this.#saved.length) {
-      const next = new Uint8Array(Math.max(size, Math.ceil(this.#saved.length * 1.5 / CHUNK_SIZE) * CHUNK_SIZE))
-      next.set(this.#saved.subarray(0, Math.min(size, this.#savedSize)))
-      this.#saved = next
-    }
-    for (const [i, c] of chunks) this.#saved.set(c, i * CHUNK_SIZE)
-    this.#savedSize = size
     this.#version++
   }
-}
 
-/** Compares `a` and `b` over [start, end), four bytes at a time where aligned. */
-function sameBytes(a: Uint8Array, b: Uint8Array, start: number, end: number): boolean {
-  if ((a.byteOffset + start) % 4 === 0 && (b.byteOffset + start) % 4 === 0 && (end - start) % 4 === 0) {
-    const a32 = new Uint32Array(a.buffer, a.byteOffset + start, (end - start) / 4)
-    const b32 = new Uint32Array(b.buffer, b.byteOffset + start, (end - start) / 4)
-    for (let i = 0; i < a32.length; i++) if (a32[i] !== b32[i]) return false
-    return true
+  /**
+   * SQLite's "full" and "out of memory" become 507 saying what is full; other failures of the
+   * storage below SQLite become 503. Errors of the request itself pass unchanged.
+   */
+  #mapError(c: Connection, err: unknown): unknown {
+    if (err instanceof ApiError) return err
+    const code = ((err as { resultCode?: number })?.resultCode ?? 0) & 0xff
+    const cause = c.vfs.lastError
+    const { SQLITE_FULL, SQLITE_NOMEM, SQLITE_IOERR } = this.#sqlite.capi
+    if (cause instanceof ApiError) return cause
+    if (code === SQLITE_FULL || code === SQLITE_NOMEM || isNoSpace(cause)) {
+      if (cause instanceof RangeError) return insufficientStorage('memory', `There is not enough memory to hold database '${this.name}'.`, err)
+      if (cause) return insufficientStorage('disk', `The disk is full: database '${this.name}' cannot grow.`, err)
+      return insufficientStorage('memory', `SQLite ran out of memory in database '${this.name}'.`, err)
+    }
+    if (code === SQLITE_IOERR && cause) return operationalError(`Storage failed in database '${this.name}': ${(cause as Error).message ?? cause}`, err)
+    return err
   }
-  for (let i = start; i < end; i++) if (a[i] !== b[i]) return false
-  return true
 }

@@ -1,15 +1,15 @@
 /**
  * @module store/idb
- * The browser's store: IndexedDB through Dexie. One save is one readwrite transaction over
- * the chunks it changed and the image's size record, so it lands whole or not at all.
+ * The browser's store: IndexedDB through Dexie. Databases are files of pages held in JS
+ * memory while open and saved page by page at each commit (`store/idb-pages`); blobs are
+ * rows by id.
  */
 import { Dexie, type Table } from 'dexie'
 import { concatBytes } from '../core/bytes.ts'
-import { operationalError } from '../core/error.ts'
-import { CHUNK_SIZE, joinChunks, type ImageSave, type Store } from './store.ts'
+import { insufficientStorage, operationalError } from '../core/error.ts'
+import type { Store } from './store.ts'
+import { deleteIdbFile, openIdbFile, type ChunkRow, type IdbPagesDeps, type ImageRow, type PageRow } from './idb-pages.ts'
 
-interface ChunkRow { db: string; idx: number; data: Uint8Array }
-interface ImageRow { name: string; size: number }
 /**
  * A blob: its bytes in `data`, or, when it was written as a stream, the row of its manifest
  * (`gen`, `parts`, `size`) with the bytes in part rows keyed `<id>\0<gen>\0<index>`, each
@@ -25,14 +25,17 @@ const partKey = (id: string, gen: string, n: number) => `${id}\u0000${gen}\u0000
 class OutpostDexie extends Dexie {
   chunks!: Table<ChunkRow, [string, number]>
   images!: Table<ImageRow, string>
+  pages!: Table<PageRow, [string, number]>
   blobs!: Table<BlobRow, string>
 
   constructor(name: string, deps?: { indexedDB: IDBFactory; IDBKeyRange: typeof IDBKeyRange }) {
     // 'strict' asks Chromium to flush to disk before the transaction completes: an
     // acknowledged write then survives a browser or OS crash, not only a killed worker.
-    // No query cache: saves write past Dexie (see IdbStore.saveImage).
+    // No query cache: database pages are read and written past Dexie (store/idb-pages).
     super(name, { ...deps, chromeTransactionDurability: 'strict', cache: 'disabled' })
     this.version(1).stores({ chunks: '[db+idx]', images: 'name', blobs: 'id' })
+    // 2: database files as segments plus the 4 KiB pages changed since (store/idb-pages).
+    this.version(2).stores({ pages: '[db+no]' })
   }
 }
 
@@ -48,7 +51,7 @@ function mapError(err: unknown): never {
   const name = (err as { name?: string })?.name ?? ''
   const inner = (err as { inner?: { name?: string } })?.inner?.name ?? ''
   if (name.includes('Quota') || inner.includes('Quota')) {
-    throw operationalError('The browser refused to store more data (storage quota exceeded).', err)
+    throw insufficientStorage('quota', "The browser's storage quota for this site is full: nothing of this request was stored.", err)
   }
   throw operationalError(`The browser's storage failed: ${(err as Error)?.message ?? err}`, err)
 }
@@ -62,74 +65,30 @@ export class IdbStore implements Store {
     this.#keyRange = opts.deps?.IDBKeyRange ?? IDBKeyRange
   }
 
-  /** One native readonly transaction, as saves are (each layer's first request loads one). */
-  async loadImage(name: string) {
-    try {
-      const idb = await this.#native()
-      return await new Promise<Uint8Array | undefined>((resolve, reject) => {
-        const tx = idb.transaction(['chunks', 'images'], 'readonly')
-        tx.onerror = () => reject(tx.error)
-        tx.onabort = () => reject(tx.error ?? new DOMException('The load was aborted.', 'AbortError'))
-        const meta = tx.objectStore('images').get(name) as IDBRequest<ImageRow | undefined>
-        meta.onsuccess = () => {
-          if (!meta.result) { resolve(undefined); return }
-          const size = meta.result.size
-          const rows = tx.objectStore('chunks').getAll(this.#keyRange.bound([name, 0], [name, Infinity])) as IDBRequest<ChunkRow[]>
-          rows.onsuccess = () => {
-            try {
-              resolve(joinChunks(size, new Map(rows.result.map((r) => [r.idx, r.data]))))
-            } catch (err) {
-              reject(err)
-            }
-          }
-        }
-      })
-    } catch (err) {
-      return mapError(err)
-    }
+  async openDatabase(name: string) {
+    return openIdbFile(await this.#pages(), name)
   }
 
-  /** Dexie's open database, for the native transactions on the hot paths. */
-  async #native(): Promise<IDBDatabase> {
-    if (!this.#db.isOpen()) await this.#db.open()
-    return this.#db.backendDB()
+  async deleteDatabase(name: string) {
+    await deleteIdbFile(await this.#pages(), name)
+  }
+
+  async listDatabases() {
+    return (await this.#db.images.toCollection().primaryKeys().catch(mapError)) as string[]
   }
 
   /**
-   * One native readwrite transaction (strict durability) over the database Dexie opened:
-   * saves are on every write's path, and Dexie's promise and middleware layers cost more
-   * there than IndexedDB's own work.
+   * Dexie's open database for the native transactions of `store/idb-pages`: pages are on
+   * every write's path, and Dexie's promise and middleware layers cost more there than
+   * IndexedDB's own work.
    */
-  async saveImage(name: string, save: ImageSave) {
-    const count = Math.ceil(save.size / CHUNK_SIZE)
+  async #pages(): Promise<IdbPagesDeps> {
     try {
-      const idb = await this.#native()
-      await new Promise<void>((resolve, reject) => {
-        const tx = idb.transaction(['chunks', 'images'], 'readwrite', { durability: 'strict' })
-        tx.oncomplete = () => resolve()
-        tx.onerror = () => reject(tx.error)
-        tx.onabort = () => reject(tx.error ?? new DOMException('The save was aborted.', 'AbortError'))
-        const chunks = tx.objectStore('chunks')
-        for (const [idx, data] of save.chunks) chunks.put({ db: name, idx, data } satisfies ChunkRow)
-        // A shrunken image leaves stale chunks past its end; drop them by key range.
-        chunks.delete(this.#keyRange.bound([name, count], [name, Infinity]))
-        tx.objectStore('images').put({ name, size: save.size } satisfies ImageRow)
-      })
+      if (!this.#db.isOpen()) await this.#db.open()
     } catch (err) {
       mapError(err)
     }
-  }
-
-  async deleteImage(name: string) {
-    const db = this.#db
-    await db.transaction('rw', db.chunks, db.images, async () => {
-      await db.chunks.where('[db+idx]').between([name, 0], [name, Infinity]).delete()
-      await db.images.delete(name)
-    }).catch(mapError)
-  }
-
-  async listImages() {
-    return (await this.#db.images.toCollection().primaryKeys().catch(mapError)) as string[]
+    return { idb: this.#db.backendDB(), keyRange: this.#keyRange, mapError }
   }
 
   async putBlob(id: string, data: Uint8Array) {

@@ -1,30 +1,34 @@
 /**
  * @module store/memory
- * A store that keeps everything in memory: for `--memory` servers and fast tests.
+ * A store that keeps everything in memory: for `--memory` servers and fast tests. A
+ * database's file is its pages in JS memory (`store/paged-file`), kept by name, so a database
+ * closed and opened again finds its content.
  */
 import { concatBytes } from '../core/bytes.ts'
-import { CHUNK_SIZE, joinChunks, type ImageSave, type Store } from './store.ts'
+import { PagedFile } from './paged-file.ts'
+import type { DatabaseFile, Store } from './store.ts'
+
+/** The file of one database: its pages are the store's copy, so a commit has nothing to save. */
+class MemoryFile extends PagedFile implements DatabaseFile {
+  async commit() { this.committed() }
+  // Closing gives nothing back: the pages are the store's.
+  override resident() { return 0 }
+  // The pages stay with the store when the database closes.
+  override close() {}
+}
 
 export class MemoryStore implements Store {
-  #images = new Map<string, { size: number; chunks: Map<number, Uint8Array> }>()
+  #files = new Map<string, MemoryFile>()
   #blobs = new Map<string, Uint8Array>()
 
-  async loadImage(name: string) {
-    const img = this.#images.get(name)
-    return img ? joinChunks(img.size, img.chunks) : undefined
+  async openDatabase(name: string) {
+    let f = this.#files.get(name)
+    if (!f) this.#files.set(name, (f = new MemoryFile(0, false)))
+    return f
   }
 
-  async saveImage(name: string, save: ImageSave) {
-    const prev = this.#images.get(name)?.chunks ?? new Map<number, Uint8Array>()
-    const chunks = new Map(prev)
-    for (const [i, c] of save.chunks) chunks.set(i, c.slice())
-    const count = Math.ceil(save.size / CHUNK_SIZE)
-    for (const i of chunks.keys()) if (i >= count) chunks.delete(i)
-    this.#images.set(name, { size: save.size, chunks })
-  }
-
-  async deleteImage(name: string) { this.#images.delete(name) }
-  async listImages() { return [...this.#images.keys()] }
+  async deleteDatabase(name: string) { this.#files.delete(name) }
+  async listDatabases() { return [...this.#files.keys()] }
   async putBlob(id: string, data: Uint8Array) { this.#blobs.set(id, data.slice()) }
   async putBlobStream(id: string, chunks: AsyncIterable<Uint8Array>) {
     const parts: Uint8Array[] = []

@@ -1,28 +1,63 @@
 /**
  * @module store/store
- * The storage port: the only thing the backend persists through. Databases are saved as
- * images cut into fixed-size chunks, so a write stores only the chunks it changed; blobs
- * (uploads, attachments) are kept whole by id. Every `save*`/`put*` is durable when its
- * promise resolves, and atomic: after a crash either all of it is there or none.
+ * The storage port: the only thing the backend persists through. A database is a file that
+ * SQLite reads and writes page by page through our VFS (`store/vfs`); the store decides where
+ * those pages live and how a commit makes them durable. Blobs (uploads, attachments) are
+ * kept whole by id. Every `put*` and every database commit is durable when its promise
+ * resolves, and atomic: after a crash either all of it is there or none.
  */
 
-/** Size of one saved piece of a database image: 16 SQLite pages of 4 KiB. */
-export const CHUNK_SIZE = 65536
+/**
+ * A file as SQLite's VFS sees it: synchronous, because SQLite calls it from inside a
+ * statement. Offsets and sizes are in bytes.
+ */
+export interface SyncFile {
+  /** Copies the bytes at `offset` into `into`; returns how many there were (fewer at the end). */
+  read(into: Uint8Array, offset: number): number
+  write(data: Uint8Array, offset: number): void
+  size(): number
+  truncate(size: number): void
+  /** Makes what was written so far durable (fsync), where the file itself is the durable copy. */
+  sync(): void
+  close(): void
+}
 
-export interface ImageSave {
-  /** Byte length of the whole image after this save. */
-  size: number
-  /** Chunks that changed since the previous save, by index, as private copies. */
-  chunks: Map<number, Uint8Array>
+/** The write-ahead log beside a database file that is durable as SQLite writes it. */
+export interface LogFile {
+  open(): SyncFile
+  /** True when the log exists: SQLite then recovers what it holds. */
+  exists(): boolean
+  remove(): void
+}
+
+/** A database's main file, as its store opens it. */
+export interface DatabaseFile extends SyncFile {
+  /**
+   * Present when the file is durable as SQLite writes it (the Node host's files): SQLite then
+   * appends each commit to this write-ahead log and syncs it, so COMMIT alone is durable.
+   * Absent when `commit` saves the pages: SQLite's rollback journal then lives in JS memory.
+   */
+  readonly wal?: LogFile
+  /**
+   * Makes what SQLite wrote since the last commit durable, at once, or throws (an
+   * `ApiError`) leaving the store as it was; the caller then drops this file.
+   */
+  commit(): Promise<void>
+  /** Bytes this file keeps in memory: what closing it gives back. */
+  resident(): number
+  /**
+   * Housekeeping that can wait for an idle moment (folding saved pages together): one short
+   * step, run between transactions; resolves true while there is more to do.
+   */
+  tidy?(): Promise<boolean>
 }
 
 export interface Store {
-  /** The saved image of database `name`, or `undefined` when there is none. */
-  loadImage(name: string): Promise<Uint8Array | undefined>
-  saveImage(name: string, save: ImageSave): Promise<void>
-  deleteImage(name: string): Promise<void>
-  /** Names of every saved database image. */
-  listImages(): Promise<string[]>
+  /** Opens database `name` (an empty file when there is none yet); one opener at a time. */
+  openDatabase(name: string): Promise<DatabaseFile>
+  deleteDatabase(name: string): Promise<void>
+  /** Names of every stored database. */
+  listDatabases(): Promise<string[]>
   putBlob(id: string, data: Uint8Array): Promise<void>
   /**
    * Writes blob `id` from `chunks` as they arrive, never holding it whole (uploads of any
@@ -34,16 +69,4 @@ export interface Store {
   getBlob(id: string): Promise<Uint8Array | undefined>
   deleteBlob(id: string): Promise<void>
   close(): Promise<void>
-}
-
-/** Rebuilds an image from its chunks; a missing chunk means the store is corrupt. */
-export function joinChunks(size: number, chunks: Map<number, Uint8Array>): Uint8Array {
-  const image = new Uint8Array(size)
-  const count = Math.ceil(size / CHUNK_SIZE)
-  for (let i = 0; i < count; i++) {
-    const c = chunks.get(i)
-    if (!c) throw new Error(`Database image is missing chunk ${i} of ${count}.`)
-    image.set(c.subarray(0, Math.min(CHUNK_SIZE, size - i * CHUNK_SIZE)), i * CHUNK_SIZE)
-  }
-  return image
 }

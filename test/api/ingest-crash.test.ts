@@ -31,9 +31,9 @@ async function layersWhole(api: Api, parent: number): Promise<number> {
 
 /** Every saved layer database belongs to an existing vector layer (after the sweep a first layer open runs). */
 async function noOrphans(api: Api, dir: string, probe: number): Promise<string[]> {
-  const before = await new FileStore(dir).listImages()
+  const before = await new FileStore(dir).listDatabases()
   await api.request('GET', `/api/resource/${probe}/feature_count`)
-  for (const name of await new FileStore(dir).listImages()) {
+  for (const name of await new FileStore(dir).listDatabases()) {
     const m = /^layer-(\d+)$/.exec(name)
     if (!m) continue
     const res = await api.request('GET', `/api/resource/${m[1]}`)

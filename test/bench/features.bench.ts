@@ -133,8 +133,7 @@ async function swSide(): Promise<Result> {
 // ---- PostGIS ----
 
 async function postgisSide(): Promise<{ result: Result; version: string }> {
-  const cluster = await startPostgis(54000 + (PORT % 1000))
-  const { client, version } = cluster
+  const { client, version, stop } = await startPostgis(PORT)
   try {
     const table = async (name: string) => {
       await client.query(`CREATE TABLE ${name} (fid serial PRIMARY KEY, geom geometry(Point, 3857), name text, n integer, v double precision, day date)`)
@@ -194,7 +193,7 @@ async function postgisSide(): Promise<{ result: Result; version: string }> {
     console.log(`postgis: batch ${median(res.batch).toFixed(0)} ms, list ${median(res.list).toFixed(0)} ms, reads ${res.reads.toFixed(0)} ms, edit ${median(res.edit).toFixed(1)} ms`)
     return { result: res, version }
   } finally {
-    await cluster.stop()
+    await stop()
   }
 }
 

@@ -7,7 +7,7 @@
  *
  * Run: `npm run bench -- startup` (builds the app first when dist/ is missing).
  */
-import { spawn, spawnSync, execFileSync, type ChildProcess } from 'node:child_process'
+import { spawnSync, execFileSync, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, chownSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -15,8 +15,8 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core'
 // @ts-expect-error plain JS helper shared with the scripts
 import { CHROMIUM_ARGS, findChromium } from '../../scripts/chromium.mjs'
 import { machine, median, timeRuns, writeSection } from './report.ts'
+import { NodeHost, PASSWORD } from './storage-hosts.ts'
 
-const PASSWORD = 'bench-password'
 const AUTH = 'Basic ' + Buffer.from(`administrator:${PASSWORD}`).toString('base64')
 const COLD_RUNS = 5
 const RUNS = 30
@@ -27,24 +27,12 @@ process.on('exit', () => { for (const c of children) c.kill('SIGKILL'); rmSync(t
 
 const fmt = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2))
 
-/** Starts the Node host (one process: `node --import tsx`) and resolves with its base URL. */
-function startNode(args: string[]): Promise<{ proc: ChildProcess; base: string }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'sw/host/node-main.ts', '--port', '0', ...args],
-    { env: { ...process.env, OUTPOST_ADMIN_PASSWORD: PASSWORD }, stdio: ['ignore', 'pipe', 'inherit'] })
-  children.push(proc)
-  return new Promise((resolve, reject) => {
-    let out = ''
-    proc.stdout!.on('data', (b: Buffer) => {
-      out += b.toString()
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)
-      if (m) resolve({ proc, base: m[1]! })
-    })
-    proc.once('exit', (code) => reject(new Error(`host exited (${code}):\n${out}`)))
-  })
-}
-
-function stopNode(proc: ChildProcess): Promise<void> {
-  return new Promise((resolve) => { proc.once('exit', () => resolve()); proc.kill('SIGTERM') })
+/** The Node host over `dir`: started, and stopped with the run whatever happens. */
+async function startNode(dir: string): Promise<NodeHost> {
+  const h = new NodeHost(dir)
+  await h.start()
+  children.push(h.proc)
+  return h
 }
 
 const groupBody = () => JSON.stringify({ resource: { cls: 'resource_group', parent: { id: 0 }, display_name: `g ${Math.random()}` } })
@@ -52,20 +40,20 @@ const groupBody = () => JSON.stringify({ resource: { cls: 'resource_group', pare
 async function nodeBench() {
   const dir = join(tmp, 'node-data')
   // A first start creates the database; the measured starts reopen it, as a restart does.
-  const first = await startNode(['--data', dir])
+  const first = await startNode(dir)
   await fetch(`${first.base}/api/resource/0`).then((r) => r.text())
-  await stopNode(first.proc)
+  await first.stop()
   const cold: number[] = []
   for (let i = 0; i < COLD_RUNS; i++) {
     const t0 = performance.now()
-    const h = await startNode(['--data', dir])
+    const h = await startNode(dir)
     const res = await fetch(`${h.base}/api/resource/0`)
     if (res.status !== 200) throw new Error(`GET /api/resource/0 → ${res.status}`)
     await res.text()
     cold.push(performance.now() - t0)
-    await stopNode(h.proc)
+    await h.stop()
   }
-  const h = await startNode(['--data', dir])
+  const h = await startNode(dir)
   const gdalT0 = performance.now()
   const gdalRes = await fetch(`${h.base}/api/component/outpost/gdal/inspect?name=wells.geojson`, { method: 'POST', body: WELLS, headers: { authorization: AUTH } })
   if (gdalRes.status !== 200) throw new Error(`inspect → ${gdalRes.status}`)
@@ -80,7 +68,7 @@ async function nodeBench() {
     if (r.status !== 201) throw new Error(`POST → ${r.status}`)
     await r.text()
   }, 3)
-  await stopNode(h.proc)
+  await h.stop()
   return { cold, read, write, gdalFirst, gdalWarm }
 }
 
@@ -108,7 +96,9 @@ async function swBench() {
     if (r.status !== 0) throw new Error('vite build failed')
   }
   // The Node host only serves the built files here; every /api/ request is the worker's.
-  const server = await startNode(['--memory', '--static', 'dist'])
+  const server = new NodeHost(undefined, 'dist')
+  await server.start()
+  children.push(server.proc)
   const executablePath = findChromium()
   if (!executablePath) throw new Error('No Chromium: apt-get install -y chromium')
   // A persistent profile: IndexedDB on disk, as for a real user (incognito keeps it in memory).
@@ -158,7 +148,7 @@ async function swBench() {
     return { cold, read, write, gdalDownload: download.ms, gdalCold, gdalWarm }
   } finally {
     await context.close()
-    await stopNode(server.proc)
+    await server.stop()
   }
 }
 
@@ -257,7 +247,7 @@ ${pgRow('`SELECT` of one row by primary key', pg.read, [median(sw.read), median(
 PostgreSQL answers over a socket without HTTP, JSON or authentication, so the ratios overstate our own overhead
 for reads; the write comparison is the durable commit that both must wait for.${pg.fdatasyncUs ? ` On this disk one fdatasync of 8 kB
 takes about ${pg.fdatasyncUs} µs (\`pg_test_fsync\`), so a durable commit is cheap here: the time of our writes is our own work
-(serialising the changed pages, the HTTP round trip; in Node the whole database file is rewritten and fsynced with its folder).` : ''}`}
+(the changed pages, the HTTP round trip; in Node SQLite's write-ahead log is fsynced once per commit).` : ''}`}
 `)
 console.log('wrote docs/benchmarks.md')
 process.exit(0)

@@ -13,7 +13,7 @@ import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp, nodePlatform, serve } from '../../sw/host/node.ts'
 import { machine, median, writeSection } from './report.ts'
-import { startPostgis, type Cluster } from './postgis.ts'
+import { startPostgis, type Postgis } from './postgis.ts'
 import { openWorkerPage } from './worker-page.ts'
 import { pointFeature, polygonFeature, tileSet, type BenchFeature } from './tiles-data.ts'
 
@@ -139,7 +139,7 @@ async function swSide(): Promise<SideResult> {
 
 interface PostgisResult { tiles: Record<string, TileTimes>; export: number[]; exportBytes: number; version: string }
 
-async function postgisSide(cluster: Cluster): Promise<PostgisResult> {
+async function postgisSide(cluster: Postgis): Promise<PostgisResult> {
   const { client } = cluster
   const out: PostgisResult = { tiles: {}, export: [], exportBytes: 0, version: cluster.version }
   for (const spec of LAYERS) {
@@ -187,7 +187,7 @@ const kib = (b: number[]) => `${(median(b) / 1024).toFixed(0)} KiB`
 
 async function main(): Promise<void> {
   const loadBefore = loadavg()[0]!
-  const cluster = await startPostgis(55000 + (PORT % 1000))
+  const cluster = await startPostgis(PORT)
   let pgr: PostgisResult
   try {
     pgr = await postgisSide(cluster)

@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test'
 import type { Expect } from '../api/harness.ts'
-import { bodyOf, checkAfterRestart, type Sent } from '../api/durability-shared.ts'
+import { bodyOf, checkAfterRestart, checkFeatures, featureRequest, featureWrite, LAYER_FIELDS, seedBody, SEED_BATCH, type FeatureSent, type Sent } from '../api/durability-shared.ts'
 import { gotoControlled, swApi, SW_ADMIN_PASSWORD } from './helpers.ts'
 
 // Crash test of the service-worker host (ARCHITECTURE.md "Storage"): the page fires
@@ -8,7 +8,8 @@ import { gotoControlled, swApi, SW_ADMIN_PASSWORD } from './helpers.ts'
 // new page in the same profile must find every acknowledged write whole and none half-done.
 
 interface Crash { sent: Sent[]; acked: number; stop: boolean; lanes: Promise<void>[] }
-declare global { interface Window { __crash: Crash } }
+interface FeatureCrash { sent: FeatureSent[]; acked: number; stop: boolean; lanes: Promise<void>[] }
+declare global { interface Window { __crash: Crash; __features: FeatureCrash } }
 
 /** Starts `lanes` concurrent writers in the page; they run until `__crash.stop` is set. */
 async function startWriters(page: Page, parent: number, round: number, lanes: number): Promise<void> {
@@ -35,6 +36,34 @@ async function startWriters(page: Page, parent: number, round: number, lanes: nu
           }
         } catch {
           // The worker died under this request: not acknowledged. Go on with the next one.
+        }
+      }
+    })
+  }, { plan, auth: 'Basic ' + btoa(`administrator:${SW_ADMIN_PASSWORD}`) })
+}
+
+/** Starts 6 lanes of feature edits and batches in the page; they run until `__features.stop` is set. */
+async function startFeatureWriters(page: Page, layer: number, firstFid: number, round: number): Promise<void> {
+  const plan = Array.from({ length: 6 }, (_, l) => Array.from({ length: 90 }, (_, i) => {
+    const s = featureWrite(round, l, i, firstFid)
+    return { s, req: featureRequest(s, layer) }
+  }))
+  await page.evaluate(({ plan, auth }) => {
+    const crash: FeatureCrash = { sent: [], acked: 0, stop: false, lanes: [] }
+    window.__features = crash
+    crash.lanes = plan.map(async (items) => {
+      for (const { s, req } of items) {
+        if (crash.stop) return
+        crash.sent.push(s)
+        try {
+          const res = await fetch(req.path, { method: req.method, body: req.body, headers: { authorization: auth } })
+          await res.text()
+          if (res.status === 200 && res.headers.get('x-outpost-host') === 'service-worker') {
+            s.acked = true
+            crash.acked++
+          }
+        } catch {
+          // The worker died under this request: not acknowledged.
         }
       }
     })
@@ -99,6 +128,62 @@ test.describe('durability of the service-worker host', () => {
         console.info(`round ${round}: ${all.length} sent, ${acked} acknowledged, ${present} present after the restart`)
       }
       expect((await swApi(page).request('POST', '/api/resource/', { body: bodyOf({ name: 'after the crashes', kind: 'layer' }, parent) })).status).toBe(201)
+    } finally {
+      await context.close()
+    }
+  })
+
+  test('stopping the worker mid feature edits and batches in a large layer loses no acknowledged one, leaves none half-done', async ({ browser }) => {
+    test.setTimeout(120_000)
+    const context = await browser.newContext()
+    try {
+      let page = await context.newPage()
+      await gotoControlled(page)
+      const api = () => swApi(page)
+      const created = await api().request('POST', '/api/resource/', { body: { resource: { cls: 'vector_layer', parent: { id: 0 }, display_name: 'crash layer' },
+        vector_layer: { srs: { id: 3857 }, geometry_type: 'POINT', fields: LAYER_FIELDS } } })
+      expect(created.status).toBe(201)
+      const layer = created.body.id as number
+      const seeded = 4 * SEED_BATCH
+      for (let from = 0; from < seeded; from += SEED_BATCH) {
+        expect((await api().request('PATCH', `/api/resource/${layer}/feature/`, { raw: seedBody(from, SEED_BATCH) })).status).toBe(200)
+      }
+      const firstFid = (await api().request('GET', `/api/resource/${layer}/feature/?limit=1&geom=no`)).body[0].id as number
+      const all: FeatureSent[] = []
+      for (const [round, closePage] of [[1, false], [2, true]] as const) {
+        const helper = await context.newPage()
+        const cdp = await context.newCDPSession(helper)
+        await cdp.send('ServiceWorker.enable')
+        await startFeatureWriters(page, layer, firstFid, round)
+        const stopAt = async (n: number) => {
+          await page.waitForFunction((n) => window.__features.acked >= n, n, { timeout: 60_000 })
+          await cdp.send('ServiceWorker.stopAllWorkers')
+        }
+        if (closePage) {
+          await page.waitForFunction(() => window.__features.acked >= 12, undefined, { timeout: 60_000 })
+          const sent = await page.evaluate(() => { window.__features.stop = true; return JSON.parse(JSON.stringify(window.__features.sent)) as FeatureSent[] })
+          await page.close()
+          await cdp.send('ServiceWorker.stopAllWorkers')
+          all.push(...sent)
+        } else {
+          // Three stops while the lanes keep writing through the next workers, then the lanes stop.
+          for (const n of [10, 25, 40]) await stopAt(n)
+          all.push(...await page.evaluate(async () => {
+            const c = window.__features
+            c.stop = true
+            await Promise.all(c.lanes)
+            return JSON.parse(JSON.stringify(c.sent)) as FeatureSent[]
+          }))
+          await page.close()
+        }
+        await cdp.detach()
+        page = helper
+        await gotoControlled(page, '/')
+        const features = (await api().request('GET', `/api/resource/${layer}/feature/?geom=no`)).body
+        const present = checkFeatures(expect as unknown as Expect, features, seeded, firstFid, all)
+        console.info(`round ${round}: ${all.length} sent, ${all.filter((s) => s.acked).length} acknowledged, ${present.edits} edits and ${present.batches} batches present`)
+      }
+      expect((await api().request('PATCH', `/api/resource/${layer}/feature/`, { raw: seedBody(0, 10) })).status).toBe(200)
     } finally {
       await context.close()
     }

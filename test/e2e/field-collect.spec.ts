@@ -338,6 +338,7 @@ test('field: phone layout, the panel below the map and the basemap picker collap
   const context = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true })
   await context.grantPermissions(['geolocation'])
   await context.setGeolocation({ latitude: 48.8566, longitude: 2.3522, accuracy: 30 })
+  const fixAt = Date.now()
   const page = await context.newPage()
   await openApp(page)
   await firstLogin(page)
@@ -362,6 +363,10 @@ test('field: phone layout, the panel below the map and the basemap picker collap
 
   await page.getByTestId('field-follow').click()
   await expect(page.getByTestId('field-accuracy')).toHaveText('±30 m')
+  // The device stands still: its one fix is older than a one-shot request's maximumAge (10 s)
+  // when the button is pressed, as it was whenever this test ran slowly. The followed position
+  // must be used; a new request would wait for a fix that never comes.
+  await page.waitForTimeout(Math.max(0, fixAt + 10_500 - Date.now()))
   await page.getByTestId('field-add').click()
   await page.getByTestId('field-use-position').click()
   await expect(page.getByTestId('field-geom-status')).toHaveAttribute('data-has-geom', 'true')

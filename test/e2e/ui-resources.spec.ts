@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test'
+import { TIFFS } from '../api/ingest-files.ts'
 import { createGroup, firstLogin, openApp, pick, treeNode } from './ui-steps.ts'
 
 // Managing resources through the tree: a layer made with the fields editor is renamed,
@@ -119,4 +120,49 @@ test('deleting a group deletes what is inside it; guests cannot change anything'
   await expect(page.getByTestId('login-button')).toBeVisible()
   await pick(page, 'Main resource group')
   await expect(page.getByTestId('action-create')).toHaveCount(0)
+})
+
+test('the New menu offers what the selected resource may hold: a raster layer its styles, a vector layer its styles', async ({ page }) => {
+  const tag = Date.now().toString(36)
+  await openApp(page)
+  await firstLogin(page)
+  // A raster layer made through the API from a small GeoTIFF (ingested by GDAL in the worker).
+  const tiff = Buffer.from(await TIFFS.rgb()).toString('base64')
+  const raster = await page.evaluate(async ([tiff, name]) => {
+    const fd = new FormData()
+    fd.append('file', new Blob([Uint8Array.from(atob(tiff), (c) => c.charCodeAt(0))], { type: 'image/tiff' }), 'rgb.tif')
+    const source = (await (await fetch('/api/component/file_upload/', { method: 'POST', body: fd })).json()).upload_meta[0]
+    const res = await fetch('/api/resource/', { method: 'POST', body: JSON.stringify({
+      resource: { cls: 'raster_layer', parent: { id: 0 }, display_name: name }, raster_layer: { srs: { id: 3857 }, source } }) })
+    return (await res.json()).id as number
+  }, [tiff, `Orthophoto ${tag}`])
+  expect(raster).toBeGreaterThan(0)
+  const blueprint = await page.evaluate(async () => (await (await fetch('/api/component/resource/blueprint')).json()).resources as
+    Record<string, { identity: string; label: string; outpost_parent_classes: string[] }>)
+  const under = (cls: string) => Object.values(blueprint).filter((c) => c.outpost_parent_classes.includes(cls))
+  expect(under('raster_layer').map((c) => c.identity)).toEqual(['raster_style'])
+
+  await page.reload()
+  await pick(page, `Orthophoto ${tag}`)
+  await page.getByTestId('action-create').click()
+  const options = page.getByTestId('create-cls').locator('option')
+  await expect(options).toHaveText(['Raster style'])
+  await expect(page.getByTestId('create-cls')).toHaveValue('raster_style')
+  await page.getByTestId('create-display-name').fill('Natural colours')
+  await page.getByTestId('create-submit').click()
+  await expect(page.getByTestId('dialog-create')).toBeHidden()
+  // The style is shown under its layer, which can now be opened and closed, and is selected.
+  await expect(page.getByTestId('details-name')).toHaveText('Natural colours')
+  const style = treeNode(page, 'Natural colours')
+  await expect(style).toBeVisible()
+  await expect(treeNode(page, `Orthophoto ${tag}`).getByTestId('tree-toggle')).toBeVisible()
+  const stored = await api(page, `/api/resource/${await style.getAttribute('data-resource-id')}`)
+  expect(stored.body.resource).toMatchObject({ cls: 'raster_style', parent: { id: raster } })
+
+  // A vector layer holds its styles and nothing else.
+  expect(under('vector_layer').map((c) => c.identity).sort()).toEqual(['engine_style', 'qgis_vector_style'])
+  await treeNode(page, 'Demo project').getByTestId('tree-toggle').click()
+  await pick(page, 'Field observations')
+  await page.getByTestId('action-create').click()
+  expect((await options.allTextContents()).sort()).toEqual(['MapServer style', 'QGIS vector style'])
 })

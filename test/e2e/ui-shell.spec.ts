@@ -38,15 +38,22 @@ test('the splash is in the first paint without any script; the manifest is linke
   await context.close()
 })
 
-test('first visit: the splash shows the worker install step by step, then the app replaces it', async ({ page }) => {
-  // Every value the splash's data-step takes, in order.
+test('first visit: the splash shows the worker install step by step, with the files it saved, then the app replaces it', async ({ page }) => {
+  // Every value the splash's data-step, its count of saved files and its bar take, in order.
   await page.addInitScript(() => {
     const seen: string[] = []
-    ;(window as unknown as { splashSteps: string[] }).splashSteps = seen
+    const files: string[] = []
+    const bar: number[] = []
+    Object.assign(window, { splashSteps: seen, splashFiles: files, splashBar: bar })
     new MutationObserver(() => {
-      const step = document.getElementById('splash')?.dataset.step
+      const el = document.getElementById('splash')
+      const step = el?.dataset.step
       if (step && step !== seen[seen.length - 1]) seen.push(step)
-    }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-step'] })
+      const saved = el?.dataset.total ? `${el.dataset.done}/${el.dataset.total}` : ''
+      if (saved && saved !== files[files.length - 1]) files.push(saved)
+      const value = Number(el?.querySelector('[role="progressbar"]')?.getAttribute('aria-valuenow'))
+      if (value && value !== bar[bar.length - 1]) bar.push(value)
+    }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-step', 'data-done', 'data-total', 'aria-valuenow'] })
   })
   // The app's script is held back: what shows meanwhile is the HTML alone.
   let release!: () => void
@@ -63,6 +70,22 @@ test('first visit: the splash shows the worker install step by step, then the ap
   const steps = await page.evaluate(() => (window as unknown as { splashSteps: string[] }).splashSteps)
   // The worker claims the page while it activates: 'controlled' follows 'activating'.
   expect(steps.filter((s, i) => steps.indexOf(s) === i)).toEqual(['loading', 'registering', 'installing', 'installed', 'activating', 'controlled', 'ready'])
+  // The worker reported each file it saved: the count rose to the precache's size, the bar with it.
+  const { files, bar, precached } = await page.evaluate(async () => {
+    let precached = 0
+    for (const name of await caches.keys()) if (name.startsWith('workbox-precache')) precached += (await (await caches.open(name)).keys()).length
+    const w = window as unknown as { splashFiles: string[]; splashBar: number[] }
+    return { files: w.splashFiles, bar: w.splashBar, precached }
+  })
+  expect(precached).toBeGreaterThan(10)
+  expect(files.length).toBeGreaterThan(1)
+  expect(files.every((f) => f.endsWith(`/${precached}`))).toBe(true)
+  const done = files.map((f) => Number(f.split('/')[0]))
+  expect(done).toEqual([...done].sort((a, b) => a - b))
+  expect(done[done.length - 1]).toBe(precached)
+  expect(bar).toEqual([...bar].sort((a, b) => a - b))
+  expect(bar.filter((v) => v > 20 && v < 75).length).toBeGreaterThan(1)
+  expect(bar).toContain(75)
 
   // Next time the worker is in control at once: no install, the app replaces the splash again.
   await page.reload()
@@ -149,7 +172,7 @@ test('the tree from the keyboard: one tab stop, arrows, Home, End, Enter (WAI-AR
   await expect(item('Demo project')).toBeFocused()
 })
 
-test('the New menu lists the classes of the server\'s blueprint; a class without a form of its own gets the generic one', async ({ page }) => {
+test('the New menu lists the classes of the server\'s blueprint a group may hold; a class without a form of its own gets the generic one', async ({ page }) => {
   // A class the server would announce later, added to its blueprint answer inside the page
   // (the worker serves the API, so Playwright's routing cannot): the menu offers it unchanged.
   await page.addInitScript(() => {
@@ -167,9 +190,14 @@ test('the New menu lists the classes of the server\'s blueprint; a class without
   await pick(page, 'Main resource group')
   await page.getByTestId('action-create').click()
   const blueprint = await page.evaluate(async () => (await (await fetch('/api/component/resource/blueprint')).json()).resources as
-    Record<string, { identity: string; label: string; order?: number }>)
+    Record<string, { identity: string; label: string; order?: number; outpost_parent_classes?: string[] }>)
   expect(blueprint.survey_form).toBeDefined()
-  const expected = Object.values(blueprint).sort((a, b) => (a.order ?? 1e9) - (b.order ?? 1e9) || a.label.localeCompare(b.label))
+  // Not a raster style (it lives under a raster layer); the new class says nothing, so a group is assumed.
+  expect(blueprint.raster_style!.outpost_parent_classes).toEqual(['raster_layer'])
+  const expected = Object.values(blueprint).filter((c) => c.outpost_parent_classes?.includes('resource_group') ?? true)
+    .sort((a, b) => (a.order ?? 1e9) - (b.order ?? 1e9) || a.label.localeCompare(b.label))
+  expect(expected.map((c) => c.identity)).toContain('survey_form')
+  expect(expected.map((c) => c.identity)).not.toContain('raster_style')
   await expect(page.getByTestId('create-cls').locator('option')).toHaveText(expected.map((c) => c.label))
   expect(await page.getByTestId('create-cls').locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value)))
     .toEqual(expected.map((c) => c.identity))

@@ -86,17 +86,17 @@ describe('attachment storage', () => {
     expect(attachmentBlobs()).toHaveLength(2)
     expect((await call('DELETE', `/api/resource/${layer}`)).status).toBe(200)
     // The drop runs behind the delete's commit; wait for it to reach the store.
-    await expect.poll(async () => (await platform.store.listImages()).includes(`layer-${layer}`)).toBe(false)
+    await expect.poll(async () => (await platform.store.listDatabases()).includes(`layer-${layer}`)).toBe(false)
     expect(attachmentBlobs()).toEqual([])
 
     // A drop interrupted after the delete's commit (a worker stopped then): the next app's
-    // sweep drops image and blobs.
+    // sweep drops the database and the blobs.
     const { call: call2, upload: upload2, layer: layer2, col: col2, attachmentBlobs: blobs2, platform: p2 } = await setup()
     await call2('POST', col2, { file_upload: await upload2(new Uint8Array([3]), 'z.bin') })
     const s = p2.store
-    const stopped: Store = { loadImage: (n) => s.loadImage(n), saveImage: (n, v) => s.saveImage(n, v), listImages: () => s.listImages(),
+    const stopped: Store = { openDatabase: (n) => s.openDatabase(n), listDatabases: () => s.listDatabases(),
       putBlob: (i, d) => s.putBlob(i, d), putBlobStream: (i, c) => s.putBlobStream(i, c), getBlob: (i) => s.getBlob(i), close: () => s.close(),
-      deleteImage: () => Promise.reject(new Error('stopped')), deleteBlob: () => Promise.reject(new Error('stopped')) }
+      deleteDatabase: () => Promise.reject(new Error('stopped')), deleteBlob: () => Promise.reject(new Error('stopped')) }
     const other = createApp({ ...p2, store: stopped })
     const del = await other.fetch(new Request(`http://host/api/resource/${layer2}`, { method: 'DELETE', headers: AUTH }))
     expect(del.status).toBe(200)
@@ -106,7 +106,7 @@ describe('attachment storage', () => {
       resource: { cls: 'vector_layer', parent: { id: 0 }, display_name: 'Another' }, vector_layer: { srs: { id: 3857 }, geometry_type: 'POINT' } }) }))
     const listed = await third.fetch(new Request(`http://host/api/resource/${(await fresh.json()).id}/feature/`, { headers: AUTH }))
     expect(listed.status).toBe(200)
-    expect((await p2.store.listImages()).includes(`layer-${layer2}`)).toBe(false)
+    expect((await p2.store.listDatabases()).includes(`layer-${layer2}`)).toBe(false)
     expect(blobs2()).toEqual([])
   })
 })

@@ -47,9 +47,9 @@ describe('feature storage', () => {
   it('deletes the layer database after the layer resource is deleted', async () => {
     const { platform, call, layer } = await setup()
     await call('POST', `/api/resource/${layer}/feature/`, { geom: 'POINT(1 2)' })
-    expect(await platform.store.listImages()).toContain(`layer-${layer}`)
+    expect(await platform.store.listDatabases()).toContain(`layer-${layer}`)
     expect((await call('DELETE', `/api/resource/${layer}`)).status).toBe(200)
     await call('GET', '/api/resource/0') // the drop is queued behind the delete's commit
-    expect(await platform.store.listImages()).not.toContain(`layer-${layer}`)
+    expect(await platform.store.listDatabases()).not.toContain(`layer-${layer}`)
   })
 })

@@ -21,12 +21,12 @@ describe('ingest atomicity', () => {
     const good = JSON.parse(pointsGeojson(10_000))
     good.features[9_499].geometry = null
     const [source] = await storeUploads(services, [{ bytes: utf8(JSON.stringify(good)), name: 'late.geojson' }])
-    const before = await p.store.listImages()
+    const before = await p.store.listDatabases()
     const res = await app.fetch(new Request('http://host/api/resource/', { method: 'POST', headers: AUTH, body: JSON.stringify({
       resource: { cls: 'vector_layer', parent: { id: 0 }, display_name: 'late' }, vector_layer: { srs: { id: 3857 }, source } }) }))
     expect(res.status).toBe(422)
     expect(await res.json()).toMatchObject({ data: { file: 'late.geojson', feature: 9_500 } })
-    expect(await p.store.listImages()).toEqual(before)
+    expect(await p.store.listDatabases()).toEqual(before)
     const children = await (await app.fetch(new Request('http://host/api/resource/?parent=0', { headers: AUTH }))).json()
     expect(children.map((c: { resource: { display_name: string } }) => c.resource.display_name)).not.toContain('late')
   })
@@ -39,18 +39,18 @@ describe('ingest atomicity', () => {
     // The ingest's database is saved; then the process "stops" before the resource's write.
     const prepared = await prepareVectorLayer(services, { srs: { id: 3857 }, source }, { progress: SILENT })
     const image = `layer-${prepared.resourceId}`
-    expect(await p.store.listImages()).toContain(image)
+    expect(await p.store.listDatabases()).toContain(image)
     // While the ingest holds it, a sweep leaves it alone.
     const live = createApp(p)
     const probe = await (await live.fetch(new Request('http://host/api/resource/', { method: 'POST', headers: AUTH, body: JSON.stringify({
       resource: { cls: 'vector_layer', parent: { id: 0 }, display_name: 'probe' }, vector_layer: { srs: { id: 3857 }, geometry_type: 'POINT' } }) }))).json()
     await live.fetch(new Request(`http://host/api/resource/${probe.id}/feature_count`, { headers: AUTH }))
-    expect(await p.store.listImages()).toContain(image)
+    expect(await p.store.listDatabases()).toContain(image)
     prepared.settle()
     // A new start over the same store: the first layer opened sweeps the orphan away.
     const next = createApp(p)
     await next.fetch(new Request(`http://host/api/resource/${probe.id}/feature_count`, { headers: AUTH }))
-    expect(await p.store.listImages()).not.toContain(image)
+    expect(await p.store.listDatabases()).not.toContain(image)
     // The reserved id is never handed out again.
     const after = await (await next.fetch(new Request('http://host/api/resource/', { method: 'POST', headers: AUTH, body: JSON.stringify({
       resource: { cls: 'resource_group', parent: { id: 0 }, display_name: 'after' } }) }))).json()

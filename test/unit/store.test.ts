@@ -1,15 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
+import { IDBFactory, IDBKeyRange, IDBObjectStore } from 'fake-indexeddb'
+import { Dexie } from 'dexie'
 import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
 import { Database, type SqlDb } from '../../sw/store/database.ts'
 import { IdbStore } from '../../sw/store/idb.ts'
 import { MemoryStore } from '../../sw/store/memory.ts'
-import type { ImageSave, Store } from '../../sw/store/store.ts'
+import type { DatabaseFile, Store, SyncFile } from '../../sw/store/store.ts'
 import { FileStore } from '../../sw/host/node-store.ts'
 import { ApiError } from '../../sw/core/error.ts'
+import { Residency, residencyOf } from '../../sw/store/residency.ts'
 import { createSqliteLoader } from '../../wasm/sqlite.ts'
 import { storeContract } from './store-contract.ts'
 
@@ -36,19 +38,47 @@ storeContract('FileStore in a temporary folder', {
   reopen: async (s) => new FileStore(fileDirs.get(s)!),
 })
 
-/** Passes everything to `inner`, but rejects saves while `failing` is set (a full disk). */
-class FlakyStore implements Store {
+/**
+ * Passes everything to `inner`, with hooks on its files: commits fail while `failing` is set
+ * (a full quota), writes into a file fail while `full` is (memory that ran out), and the bytes
+ * SQLite writes are counted.
+ */
+class HookedStore implements Store {
   failing = false
+  full = false
   saves = 0
+  written = 0
   constructor(readonly inner: Store) {}
-  loadImage(name: string) { return this.inner.loadImage(name) }
-  async saveImage(name: string, save: ImageSave) {
-    if (this.failing) throw new Error('QuotaExceededError (injected)')
-    this.saves++
-    return this.inner.saveImage(name, save)
+  #wrap(f: SyncFile): SyncFile {
+    return {
+      read: (into, offset) => f.read(into, offset),
+      write: (data, offset) => {
+        if (this.full) throw new RangeError('Array buffer allocation failed (injected)')
+        this.written += data.length
+        f.write(data, offset)
+      },
+      size: () => f.size(),
+      truncate: (size) => f.truncate(size),
+      sync: () => f.sync(),
+      close: () => f.close(),
+    }
   }
-  deleteImage(name: string) { return this.inner.deleteImage(name) }
-  listImages() { return this.inner.listImages() }
+  async openDatabase(name: string): Promise<DatabaseFile> {
+    const f = await this.inner.openDatabase(name)
+    const wal = f.wal
+    return {
+      ...this.#wrap(f),
+      wal: wal && { open: () => this.#wrap(wal.open()), exists: () => wal.exists(), remove: () => wal.remove() },
+      resident: () => f.resident(),
+      commit: async () => {
+        if (this.failing) throw new Error('QuotaExceededError (injected)')
+        this.saves++
+        return f.commit()
+      },
+    }
+  }
+  deleteDatabase(name: string) { return this.inner.deleteDatabase(name) }
+  listDatabases() { return this.inner.listDatabases() }
   putBlob(id: string, data: Uint8Array) { return this.inner.putBlob(id, data) }
   putBlobStream(id: string, chunks: AsyncIterable<Uint8Array>) { return this.inner.putBlobStream(id, chunks) }
   getBlob(id: string) { return this.inner.getBlob(id) }
@@ -87,7 +117,7 @@ describe('Database over IdbStore (fake-indexeddb)', () => {
   })
 
   it('a write that throws is rolled back and nothing is saved', async () => {
-    const store = new FlakyStore(idbStore())
+    const store = new HookedStore(idbStore())
     const db = await Database.open(sqlite, store, 'main', migrate)
     await addItem(db, 'kept')
     const saves = store.saves
@@ -102,7 +132,7 @@ describe('Database over IdbStore (fake-indexeddb)', () => {
   })
 
   it('a failing save rolls the request back: 503, memory reloaded, nothing visible, later writes work', async () => {
-    const store = new FlakyStore(idbStore())
+    const store = new HookedStore(idbStore())
     const db = await Database.open(sqlite, store, 'main', migrate)
     await addItem(db, 'before')
     store.failing = true
@@ -122,7 +152,7 @@ describe('Database over IdbStore (fake-indexeddb)', () => {
   })
 
   it('a failing save among queued writes fails only that write', async () => {
-    const store = new FlakyStore(idbStore())
+    const store = new HookedStore(idbStore())
     const db = await Database.open(sqlite, store, 'main', migrate)
     // The disk fills up while the second request runs, and frees before the third.
     const first = addItem(db, 'one')
@@ -150,5 +180,153 @@ describe('Database over FileStore', () => {
     await Promise.all(['a', 'b', 'c'].map((n) => addItem(db, n)))
     const again = await Database.open(sqlite, new FileStore(dir), 'main', migrate)
     expect(await names(again)).toEqual(['a', 'b', 'c'])
+  })
+})
+
+describe('Database: what a write costs, what is full', () => {
+  let sqlite: Sqlite3Static
+  beforeAll(async () => { sqlite = await createSqliteLoader()() })
+
+  /** A database of `rows` items of 400 bytes, indexed. */
+  async function filled(store: Store, rows: number): Promise<Database> {
+    const db = await Database.open(sqlite, store, 'main', (d) => {
+      migrate(d)
+      d.exec('CREATE INDEX IF NOT EXISTS item_name ON item (name)')
+    })
+    for (let done = 0; done < rows; done += 5000) {
+      await db.write((d) => {
+        for (let i = done; i < Math.min(rows, done + 5000); i++) d.exec({ sql: 'INSERT INTO item (name, payload) VALUES (?, ?)', bind: [`item ${i}`, new Uint8Array(400).fill(i & 255)] })
+      })
+    }
+    return db
+  }
+
+  it.each([
+    ['MemoryStore', () => new MemoryStore()],
+    ['IdbStore', () => idbStore()],
+    ['FileStore', async () => new FileStore(await tmp())],
+  ] as const)('an edit writes a few pages, in a small and in a four times larger database alike (%s)', async (_name, make) => {
+    const cost: number[] = []
+    for (const rows of [4000, 16000]) {
+      const store = new HookedStore(await make())
+      const db = await filled(store, rows)
+      store.written = 0
+      await db.write((d) => d.exec({ sql: 'UPDATE item SET name = ? WHERE id = ?', bind: ['edited', Math.floor(rows / 2)] }))
+      cost.push(store.written)
+      await db.close()
+    }
+    // A leaf of the table, two of the index, their parents, the header: not the 2–8 MB file.
+    for (const c of cost) expect(c).toBeLessThanOrEqual(12 * 4096)
+  })
+
+  it('a page store saves an edit as a few page rows, not segments (IndexedDB)', async () => {
+    const store = idbStore()
+    const db = await filled(store, 8000)
+    const factory = idbOf.get(store)!
+    const count = async () => {
+      const d = new Dexie('outpost-test', { indexedDB: factory, IDBKeyRange })
+      await d.open()
+      try { return { pages: await d.table('pages').count(), chunks: await d.table('chunks').count() } } finally { d.close() }
+    }
+    const before = await count()
+    await db.write((d) => d.exec(`UPDATE item SET name = 'edited' WHERE id = 4000`))
+    const after = await count()
+    expect(after.chunks).toBe(before.chunks)
+    expect(after.pages - before.pages).toBeGreaterThan(0)
+    expect(after.pages - before.pages).toBeLessThanOrEqual(8)
+  })
+
+  it('memory that runs out while SQLite writes is a 507 saying so; nothing of the write stays, later writes work', async () => {
+    const store = new HookedStore(idbStore())
+    const db = await Database.open(sqlite, store, 'main', migrate)
+    await addItem(db, 'before')
+    store.full = true
+    const err = await addItem(db, 'lost', 300_000).then(() => undefined, (e: unknown) => e)
+    store.full = false
+    expect(err).toBeInstanceOf(ApiError)
+    expect((err as ApiError).toBody()).toMatchObject({ status_code: 507, title: 'Insufficient storage',
+      exception: 'nextgisweb.core.exception.InsufficientStorage', data: { storage: 'memory' } })
+    expect(await names(db)).toEqual(['before'])
+    expect(await db.read((d) => d.selectValue('SELECT count(*) FROM part'))).toBe(3)
+    await addItem(db, 'after')
+    const again = await Database.open(sqlite, idbStore(idbOf.get(store.inner)), 'main', migrate)
+    expect(await names(again)).toEqual(['before', 'after'])
+    expect(await again.read((d) => d.selectValue('PRAGMA integrity_check'))).toBe('ok')
+  })
+
+  it('a full quota at commit is a 507 saying so; memory goes back to what the store holds', async () => {
+    const inner = idbStore()
+    const db = await Database.open(sqlite, inner, 'main', migrate)
+    await addItem(db, 'before')
+    const put = IDBObjectStore.prototype.put
+    const spy = vi.spyOn(IDBObjectStore.prototype, 'put').mockImplementation(function (this: IDBObjectStore, ...args) {
+      if (this.name === 'pages' || this.name === 'chunks') throw new DOMException('The quota has been exceeded.', 'QuotaExceededError')
+      return put.apply(this, args)
+    })
+    const err = await addItem(db, 'lost', 50_000).then(() => undefined, (e: unknown) => e)
+    spy.mockRestore()
+    expect((err as ApiError).toBody()).toMatchObject({ status_code: 507, data: { storage: 'quota' } })
+    expect((err as ApiError).message).toMatch(/quota/)
+    expect(await names(db)).toEqual(['before'])
+    await addItem(db, 'after')
+    const again = await Database.open(sqlite, idbStore(idbOf.get(inner)), 'main', migrate)
+    expect(await names(again)).toEqual(['before', 'after'])
+  })
+})
+
+describe('Database: housekeeping', () => {
+  it("runs the file's tidy steps after a write while no request comes, until it has nothing left", async () => {
+    const sqlite = await createSqliteLoader()()
+    const inner = new MemoryStore()
+    let steps = 0
+    const store = new HookedStore(inner)
+    const open = store.openDatabase.bind(store)
+    store.openDatabase = async (name) => Object.assign(await open(name), { tidy: async () => ++steps < 3 })
+    const db = await Database.open(sqlite, store, 'main', migrate)
+    await addItem(db, 'a')
+    expect(steps).toBe(0) // not on the write's path
+    await new Promise((r) => setTimeout(r, 1000))
+    expect(steps).toBe(3)
+    await addItem(db, 'b')
+    await new Promise((r) => setTimeout(r, 400))
+    expect(steps).toBe(4)
+  })
+})
+
+describe('Database: residency', () => {
+  it('keeps at most six evictable databases open; the others give their memory back and reopen with their data and functions', async () => {
+    const sqlite = await createSqliteLoader()()
+    const store = idbStore()
+    const dbs: Database[] = []
+    for (let i = 0; i < 9; i++) {
+      const db = await Database.open(sqlite, store, `layer-${i}`, migrate, { evictable: true,
+        onConnect: (d) => d.createFunction('tag', () => `db ${i}`, { arity: 0, deterministic: true }) })
+      await addItem(db, `item of ${i}`, 100_000)
+      dbs.push(db)
+    }
+    await Promise.all(dbs.map((d) => d.read(() => undefined)))
+    const stats = residencyOf(store).stats()
+    expect(stats.count).toBe(6)
+    // Released ones hold nothing; open ones their pages.
+    expect(dbs.slice(0, 3).map((d) => d.resident())).toEqual([0, 0, 0])
+    expect(dbs[8]!.resident()).toBeGreaterThan(0)
+    for (const [i, db] of dbs.entries()) {
+      expect(await names(db)).toEqual([`item of ${i}`])
+      expect(await db.read((d) => d.selectValue('SELECT tag()'))).toBe(`db ${i}`)
+    }
+    expect(residencyOf(store).stats().count).toBe(6)
+  })
+
+  it('releases a database unused for longer than the idle time', () => {
+    const r = new Residency({ idleMs: 1000 })
+    const released: string[] = []
+    const res = (name: string) => ({ resident: () => 10, release: () => { released.push(name) } })
+    const a = res('a')
+    const b = res('b')
+    r.used(a, 0)
+    r.used(b, 500)
+    r.used(b, 1400)
+    expect(released).toEqual(['a'])
+    expect(r.stats()).toEqual({ count: 1, bytes: 10 })
   })
 })

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { LayerField } from '../../src/api/resource.ts'
 import { draftOf, fieldWrites, newDraft } from '../../src/components/resource/field-drafts.ts'
 import { shownItems, treeKey, type TreeItem } from '../../src/components/resource/tree-keys.ts'
-import { sortClasses } from '../../src/composables/useBlueprint.ts'
+import { classesUnder, sortClasses } from '../../src/composables/useBlueprint.ts'
 
 // The resource side of the UI without a browser: tree keys, the fields write, the New menu's order.
 
@@ -88,5 +88,20 @@ describe('sortClasses', () => {
     expect(sortClasses([c('lookup_table', 'Lookup table', 100), c('webmap', 'Web map', 60), c('vector_layer', 'Vector layer', 60),
       c('resource_group', 'Resource group', 0), c('x_new', 'Another class')]).map((x) => x.identity))
       .toEqual(['resource_group', 'vector_layer', 'webmap', 'lookup_table', 'x_new'])
+  })
+})
+
+describe('classesUnder', () => {
+  const c = (identity: string, parents?: string[]) => ({ identity, label: identity, interfaces: [], scopes: [], outpost_parent_classes: parents })
+  const classes = [c('resource_group', ['resource_group']), c('vector_layer', ['resource_group']), c('raster_style', ['raster_layer']), c('remote_only')]
+
+  it('offers the classes whose parent list names the parent\'s class', () => {
+    expect(classesUnder(classes, 'raster_layer').map((x) => x.identity)).toEqual(['raster_style'])
+    expect(classesUnder(classes, 'vector_layer')).toEqual([])
+  })
+
+  it('offers a class whose server does not say where it lives in groups only', () => {
+    expect(classesUnder(classes, 'resource_group').map((x) => x.identity)).toEqual(['resource_group', 'vector_layer', 'remote_only'])
+    expect(classesUnder([c('remote_only')], 'raster_layer')).toEqual([])
   })
 })

@@ -45,7 +45,7 @@ export const engineStyle: ClassFactory = (env) => ({
   identity: 'engine_style',
   label: 'MapServer style',
   order: 100,
-  category: 'style',
+  category: 'layers_and_styles',
   scopes: ['data', 'resource'],
   interfaces: ['IRenderableStyle', 'ILegendableStyle', 'ILegendSymbols'],
   members: ['engine_style', 'mapserver_style'],

@@ -77,7 +77,7 @@ export const fileBucket: ClassFactory = (env) => ({
   identity: CLASS,
   label: 'File bucket',
   order: 100,
-  category: 'resource',
+  category: 'miscellaneous',
   scopes: ['data', 'resource'],
   interfaces: [],
   members: ['file_bucket'],

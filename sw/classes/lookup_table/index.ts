@@ -43,7 +43,7 @@ export const lookupTable: ClassFactory = () => ({
   identity: 'lookup_table',
   label: 'Lookup table',
   order: 100,
-  category: 'layer',
+  category: 'miscellaneous',
   scopes: ['resource'],
   interfaces: [],
   members: ['lookup_table'],

@@ -41,7 +41,7 @@ export const qgisVectorStyle: ClassFactory = (env) => ({
   identity: 'qgis_vector_style',
   label: 'QGIS vector style',
   order: 100,
-  category: 'style',
+  category: 'layers_and_styles',
   scopes: ['data', 'resource'],
   interfaces: ['IRenderableStyle', 'ILegendableStyle', 'ILegendSymbols'],
   members: [MEMBER],

@@ -37,7 +37,7 @@ export const rasterLayer: ClassFactory = (env) => ({
   identity: CLASS,
   label: 'Raster layer',
   order: 65,
-  category: 'layer',
+  category: 'layers_and_styles',
   scopes: ['data', 'resource'],
   interfaces: ['IBboxLayer'],
   members: ['raster_layer'],

@@ -9,7 +9,7 @@ export const rasterStyle: ClassFactory = () => ({
   identity: 'raster_style',
   label: 'Raster style',
   order: 100,
-  category: 'style',
+  category: 'layers_and_styles',
   scopes: ['data', 'resource'],
   interfaces: ['IRenderableStyle'],
   members: [],

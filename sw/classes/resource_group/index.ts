@@ -8,7 +8,7 @@ export const resourceGroup: ClassFactory = () => ({
   identity: 'resource_group',
   label: 'Resource group',
   order: 0,
-  category: 'resource_group',
+  category: 'miscellaneous',
   scopes: ['resource'],
   interfaces: [],
   members: [],

@@ -35,7 +35,7 @@ export const vectorLayer: ClassFactory = (env) => {
     identity: CLASS,
     label: 'Vector layer',
     order: 60,
-    category: 'layer',
+    category: 'layers_and_styles',
     scopes: ['data', 'resource'],
     interfaces: ['IFeatureLayer', 'IWritableFeatureLayer', 'IFieldEditableFeatureLayer',
       'IGeometryEditableFeatureLayer', 'IFilterableFeatureLayer', 'IBboxLayer'],

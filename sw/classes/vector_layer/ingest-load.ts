@@ -169,7 +169,7 @@ export async function loadFeatures(sqlite: Sqlite3Static, layer: Database, conv:
     return last
   }
 
-  await layer.read((db) => attachImage(sqlite, db, conv.image))
+  await layer.read((db) => attachImage(db, conv.image))
   try {
     progress.stage('checking', conv.count)
     for (let after = 0, done = 0; ;) {

@@ -68,7 +68,7 @@ export async function prepareVectorLayer(env: ClassEnv, member: Record<string, u
     const fields = planned.map((f, i) => newField(firstField + i, f.keyname, f.datatype))
     const name = imageName(resourceId)
     const release = holdPending(name)
-    const discard = async () => { await platform.store.deleteImage(name).catch(() => undefined) }
+    const discard = async () => { await platform.store.deleteDatabase(name).catch(() => undefined) }
     try {
       const meta = { resourceId, srs, geometryType, fields }
       // The schema is made by the one write that fills it: a refused file writes nothing.
@@ -86,6 +86,6 @@ export async function prepareVectorLayer(env: ClassEnv, member: Record<string, u
       throw err
     }
   } finally {
-    freeImage(sqlite, conv.image)
+    freeImage(conv.image)
   }
 }

@@ -3,7 +3,7 @@
  * The vector layers of one app: each layer's database is opened on first use and kept, its
  * columns kept in step with the field list, and dropped after the transaction that deleted
  * the layer resource has committed (the class's delete hook returns that drop); a sweep at
- * first use removes images left behind by a worker stopped in between.
+ * first use removes databases left behind by a worker stopped in between.
  */
 import { Database } from '../../store/database.ts'
 import { decodeGpkg } from '../../geo/gpkg.ts'
@@ -105,17 +105,19 @@ export class LayerStore implements FeatureLayerProvider {
   async #open(meta: LayerMeta): Promise<Layer> {
     const { platform } = this.env
     let created = false
+    let layer: Layer | undefined
+    // Evictable: an unused layer gives its memory back and reopens on its next request, so
+    // its SQL functions are registered on every connection.
     const db = await Database.open(await platform.sqlite(), platform.store, imageName(meta.resourceId), (sql) => {
       created = sql.selectValue(`SELECT 1 FROM sqlite_master WHERE name = 'layer_meta'`) === undefined
       migrateLayer(sql, meta)
-    })
-    const layer = new Layer(meta.resourceId, db)
-    // An existing image may predate a field change; a fresh one was made with these fields.
+    }, { evictable: true, onConnect: (sql) => registerFunctions(sql, (blob) => {
+      const g = layer?.filter && decodeGpkg(blob)
+      return !!g && intersects(flatten(g), layer!.filter!)
+    }) })
+    layer = new Layer(meta.resourceId, db)
+    // An existing database may predate a field change; a fresh one was made with these fields.
     if (created) layer.signature = fieldsSignature(meta.fields)
-    await db.read((sql) => registerFunctions(sql, (blob) => {
-      const g = layer.filter && decodeGpkg(blob)
-      return !!g && intersects(flatten(g), layer.filter!)
-    }))
     return layer
   }
 
@@ -129,7 +131,7 @@ export class LayerStore implements FeatureLayerProvider {
     this.#layers.delete(id)
     this.#metas.delete(id)
     const open = p && await p.catch(() => undefined)
-    // The attachments' bytes are blobs of their own: delete them before the image that lists
+    // The attachments' bytes are blobs of their own: delete them before the database that lists
     // them, so an interrupted drop is finished by the next sweep instead of leaking them.
     const db = open?.db ?? await this.#openExisting(id)
     if (db) {
@@ -138,20 +140,20 @@ export class LayerStore implements FeatureLayerProvider {
       await db.close()
       for (const b of blobs) await store.deleteBlob(b)
     }
-    await store.deleteImage(imageName(id))
+    await store.deleteDatabase(imageName(id))
   }
 
   /** The saved database of layer `id` opened as it is (no migration), or `undefined`. */
   async #openExisting(id: number): Promise<Database | undefined> {
     const { platform } = this.env
-    if (!(await platform.store.listImages()).includes(imageName(id))) return undefined
+    if (!(await platform.store.listDatabases()).includes(imageName(id))) return undefined
     return Database.open(await platform.sqlite(), platform.store, imageName(id), () => {})
   }
 
-  /** Deletes layer images whose resource is gone (a drop interrupted by a stopped worker). */
+  /** Deletes layer databases whose resource is gone (a drop interrupted by a stopped worker). */
   async #sweep(): Promise<void> {
-    const names = await this.env.platform.store.listImages()
-    // An image an ingest is still building has no resource yet: it is not an orphan.
+    const names = await this.env.platform.store.listDatabases()
+    // A database an ingest is still building has no resource yet: it is not an orphan.
     const ids = names.filter((n) => !isPending(n)).map((n) => /^layer-(\d+)$/.exec(n)?.[1]).filter((x): x is string => !!x).map(Number)
     if (!ids.length) return
     await this.env.main.read(async (db) => {

@@ -5,6 +5,7 @@ import type { ApiCase } from '../harness.ts'
 import { pyramidCases } from './pyramid.ts'
 import { authCases } from './auth.ts'
 import { resourceCases } from './resource.ts'
+import { blueprintCases } from './blueprint.ts'
 import { catalogueCases } from './catalogue.ts'
 import { featureCases } from './feature.ts'
 import { featureBulkCases } from './feature-bulk.ts'
@@ -14,6 +15,7 @@ import { mvtCases } from './mvt.ts'
 import { identifyCases } from './identify.ts'
 import { exportCases } from './export.ts'
 import { basemapCases } from './basemap.ts'
+import { storageCases } from './storage.ts'
 import { renderCases } from './render.ts'
 import { renderQmlCases } from './render-qml.ts'
 import { renderGoldenCases } from './render-golden.ts'
@@ -29,6 +31,7 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   pyramid: pyramidCases,
   auth: authCases,
   resource: resourceCases,
+  blueprint: blueprintCases,
   catalogue: catalogueCases,
   feature: featureCases,
   'feature-bulk': featureBulkCases,
@@ -38,6 +41,7 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   identify: identifyCases,
   export: exportCases,
   basemap: basemapCases,
+  storage: storageCases,
   render: renderCases,
   'render-qml': renderQmlCases,
   'render-golden': renderGoldenCases,
