@@ -78,7 +78,7 @@ export default defineConfig({
       },
       injectManifest: {
         rollupFormat: 'es',
-        globPatterns: ['**/*.{js,css,html,wasm,png,svg,webmanifest}', 'epsg/*.json'],
+        globPatterns: ['**/*.{js,css,html,wasm,png,svg,webmanifest,pmtiles}', 'epsg/*.json'],
         // GDAL's 40 MB are cached at runtime on first use, not on install.
         globIgnores: ['gdal/**'],
         maximumFileSizeToCacheInBytes: 16 << 20,

@@ -28,6 +28,8 @@ function finish(ok) {
 
 if (!run('imports', 'node', ['scripts/check-imports.mjs'])) { failed++; finish(false) }
 if (!run('types', 'npm', ['run', '-s', 'typecheck'])) { failed++; finish(false) }
+// Chromium and validate_gpkg.py: the Node suites validate exported GeoPackages too.
+if (!run('system tools', 'node', ['scripts/ensure-chromium.mjs'])) { failed++; finish(false) }
 
 if (!run('gdal-bin', 'node', ['scripts/ensure-gdal.mjs'])) { failed++; finish(false) }
 
@@ -40,7 +42,6 @@ if (unit) {
 } else if (!unitOk) failed++
 
 if (!run('build', 'npx', ['vite', 'build', '--logLevel', 'warn'])) { failed++; finish(false) }
-if (!run('chromium', 'node', ['scripts/ensure-chromium.mjs'])) { failed++; finish(false) }
 
 const e2eOk = run('browser tests', 'npx', ['playwright', 'test', '--reporter=list,json'],
   { PLAYWRIGHT_JSON_OUTPUT_NAME: `${results}/e2e.json` })

@@ -23,6 +23,10 @@ import { mountAttachment } from './feature/attachment/routes.ts'
 import { mountUpload } from './upload/routes.ts'
 import { mountDiagnostics } from './diagnostics/routes.ts'
 import { mountSync } from './sync/routes.ts'
+import { mountMvt } from './mvt/routes.ts'
+import { mountIdentify } from './feature/identify-routes.ts'
+import { mountExport } from './export/routes.ts'
+import { mountBasemap } from './basemap/routes.ts'
 import { mountRender } from './render/routes.ts'
 import { mountIngest } from './ingest/routes.ts'
 import { mountFiles } from './files/routes.ts'
@@ -86,6 +90,10 @@ export function createApp(platform: Platform, opts: AppOptions = {}): OutpostApp
   mountDiagnostics(routes)
   mountAttachment(routes)
   mountSync(routes)
+  mountMvt(routes)
+  mountIdentify(routes)
+  mountExport(routes)
+  mountBasemap(routes)
   mountRender(routes)
   mountIngest(routes)
   mountFiles(routes)

@@ -7,7 +7,14 @@ import { createRequire } from 'node:module'
 import { dirname, relative } from 'node:path'
 import type { GdalApi } from './gdal.ts'
 
-export async function initGdalNode(): Promise<GdalApi> {
+/** gdal3.js keeps its state in module globals: one instance per process, whoever asks. */
+let instance: Promise<GdalApi> | undefined
+
+export function initGdalNode(): Promise<GdalApi> {
+  return (instance ??= start())
+}
+
+async function start(): Promise<GdalApi> {
   const require = createRequire(import.meta.url)
   const entry = require.resolve('gdal3.js/node.js')
   const init = require('gdal3.js/node.js') as (cfg: Record<string, unknown>) => Promise<GdalApi>

@@ -59,10 +59,6 @@ function queryOf(q: FeatureQuery): Record<string, string | number | undefined> {
 export const listFeatures = (layer: number, q: FeatureQuery = {}, signal?: AbortSignal) =>
   request<Feature[]>(`/api/resource/${layer}/feature/`, { query: { ...READ, label: 'true', ...queryOf(q) }, signal })
 
-/** Every feature's geometry and label, for drawing the layer on the map. */
-export const listGeometries = (layer: number, signal?: AbortSignal) =>
-  request<Feature[]>(`/api/resource/${layer}/feature/`, { query: { ...READ, label: 'true', fields: '', extensions: '' }, signal })
-
 export const countFeatures = (layer: number, q: FeatureQuery = {}) =>
   request<{ total_count: number; filtered_count?: number }>(`/api/resource/${layer}/feature_count`,
     { query: { ...queryOf({ ...q, limit: undefined, orderBy: undefined }) } })

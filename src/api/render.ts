@@ -29,11 +29,6 @@ export const createStyle = (layerId: number, displayName: string, xml?: string) 
     resource: { cls: 'engine_style', parent: { id: layerId }, display_name: displayName },
     ...(xml === undefined ? {} : { engine_style: { xml } }) } })
 
-/** The layer's extent in lon/lat (reference §5.3 `layer.extent`). */
-export const layerExtent = (layerId: number, signal?: AbortSignal) =>
-  request<{ extent: { minLon: number | null; minLat: number | null; maxLon: number | null; maxLat: number | null } }>(
-    `/api/resource/${layerId}/extent`, { signal })
-
 /** A PNG of `xml` drawn over the layer's features in `extent` (EPSG:3857), not saved. */
 export async function previewStyle(layerId: number, xml: string, extent: number[], size: [number, number], signal?: AbortSignal): Promise<Blob> {
   const res = await fetch('/api/component/outpost/render/preview', { method: 'POST', credentials: 'include', signal,

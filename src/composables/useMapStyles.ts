@@ -1,14 +1,15 @@
 /**
  * @module composables/useMapStyles
- * Which styles the map shows, lower to upper (module-level state shared by the resource
- * details and the map), kept in localStorage; `version` is bumped after a style or its
+ * Which styles are on the map (module-level state shared by the resource details and the
+ * map's layer list, which keeps their order, visibility and opacity), kept in localStorage; `version` is bumped after a style or its
  * layer changes so the map refetches its tiles.
  */
 import { ref, watch } from 'vue'
 
 const KEY = 'outpost.map.styles'
 
-export interface ShownStyle { id: number; name: string }
+/** A style on the map; `layerId` is the layer it draws. */
+export interface ShownStyle { id: number; name: string; layerId?: number }
 
 function read(): ShownStyle[] {
   try {

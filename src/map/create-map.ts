@@ -1,8 +1,9 @@
 /**
  * @module map/create-map
- * The app's OpenLayers map in Web Mercator. There is no tile basemap by default (the app
- * must work without internet): a plain background from CSS and a graticule for orientation.
- * A basemap, when chosen, is added by the basemap picker as a layer below the graticule.
+ * The app's OpenLayers map in Web Mercator. Its basemap is the bundled offline world map
+ * (Natural Earth, served by the backend), so it shows land, borders and country names with
+ * no network; an online basemap chosen in the picker goes over it. A graticule helps
+ * orientation. The view comes back where it was left (map/view-state).
  */
 import Map from 'ol/Map.js'
 import View from 'ol/View.js'
@@ -11,6 +12,8 @@ import Stroke from 'ol/style/Stroke.js'
 import { defaults as defaultControls } from 'ol/control/defaults.js'
 import ScaleLine from 'ol/control/ScaleLine.js'
 import { fromLonLat } from 'ol/proj.js'
+import { createWorldBasemap } from './world-basemap.ts'
+import { keepView, savedView } from './view-state.ts'
 
 export interface CreateMapOptions {
   /** Lon/lat of the initial centre. */
@@ -27,14 +30,17 @@ export function createMap(target: HTMLElement, opts: CreateMapOptions = {}): Map
     zIndex: 100,
     properties: { name: 'graticule' },
   })
-  return new Map({
+  const saved = savedView()
+  const map = new Map({
     target,
-    layers: [graticule],
+    layers: [createWorldBasemap(), graticule],
     controls: defaultControls({ attributionOptions: { collapsible: true } }).extend([new ScaleLine()]),
     view: new View({
       projection: 'EPSG:3857',
-      center: fromLonLat(opts.center ?? [0, 20]),
-      zoom: opts.zoom ?? 2,
+      center: saved?.center ?? fromLonLat(opts.center ?? [0, 20]),
+      zoom: saved?.zoom ?? opts.zoom ?? 2,
     }),
   })
+  keepView(map)
+  return map
 }

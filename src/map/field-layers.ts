@@ -1,8 +1,9 @@
 /**
  * @module map/field-layers
- * What field collection puts on the map: the chosen layer's features (clicking one opens
- * it), the sketch of the feature being added or edited (drawn with `Draw`, reshaped with
- * `Modify`), and the device position with its accuracy circle. Geometries are GeoJSON in
+ * What field collection puts on the map: the sketch of the feature being added or edited
+ * (drawn with `Draw`, reshaped with `Modify`) and the device position with its accuracy
+ * circle. The chosen layer's features are drawn by the layer list from its vector tiles;
+ * clicking one opens it, and the open one is highlighted there. Geometries are GeoJSON in
  * EPSG:3857, the map's projection, as the feature API returns them with `srs=3857`.
  */
 import type Map from 'ol/Map.js'
@@ -16,12 +17,13 @@ import Modify from 'ol/interaction/Modify.js'
 import Point from 'ol/geom/Point.js'
 import { circular } from 'ol/geom/Polygon.js'
 import type Geometry from 'ol/geom/Geometry.js'
-import { Circle as CircleStyle, Fill, Stroke, Style, Text } from 'ol/style.js'
-import type { FeatureLike } from 'ol/Feature.js'
-import { fromLonLat } from 'ol/proj.js'
-import { isEmpty } from 'ol/extent.js'
-import type { Feature as ApiFeature, Geometry as GeoJsonGeometry } from '../api/feature.ts'
+import { Circle as CircleStyle, Fill, Stroke, Style } from 'ol/style.js'
+import { fromLonLat, transformExtent } from 'ol/proj.js'
+import type { Geometry as GeoJsonGeometry } from '../api/feature.ts'
+import type { LonLatExtent } from '../api/map.ts'
 import type { Position } from '../composables/useGeolocation.ts'
+import { layerListOf } from './layer-list.ts'
+import { RESOURCE_PROP } from './layer-kinds.ts'
 
 const geojson = new GeoJSON()
 
@@ -45,19 +47,6 @@ export function toLayerGeometry(g: GeoJsonGeometry, layerType: string): GeoJsonG
   return out
 }
 
-const ACCENT = '#e8590c'
-const SELECTED = '#1f5f8b'
-
-function featureStyle(selected: boolean) {
-  const color = selected ? SELECTED : ACCENT
-  const fill = new Fill({ color: selected ? 'rgba(31, 95, 139, 0.25)' : 'rgba(232, 89, 12, 0.2)' })
-  const stroke = new Stroke({ color, width: selected ? 4 : 3 })
-  const image = new CircleStyle({ radius: selected ? 9 : 7, fill: new Fill({ color }), stroke: new Stroke({ color: '#fff', width: 2 }) })
-  return (f: FeatureLike) => new Style({ fill, stroke, image,
-    text: f.get('label') ? new Text({ text: String(f.get('label')), offsetY: -16, font: '12px system-ui, sans-serif',
-      fill: new Fill({ color: '#1c2329' }), stroke: new Stroke({ color: '#fff', width: 3 }) }) : undefined })
-}
-
 const sketchStyle = new Style({
   fill: new Fill({ color: 'rgba(255, 255, 255, 0.35)' }),
   stroke: new Stroke({ color: '#0b7285', width: 3, lineDash: [8, 6] }),
@@ -70,7 +59,6 @@ const positionStyles = {
 }
 
 export class FieldLayers {
-  private readonly features = new VectorSource()
   private readonly sketch = new VectorSource()
   private readonly position = new VectorSource()
   private readonly layers: VectorLayer[]
@@ -79,6 +67,8 @@ export class FieldLayers {
   /** When the last drawing ended: the click that ended it must not also pick a feature. */
   private drawEndedAt = 0
   private selected: number | null = null
+  /** The layer features are collected in. */
+  private resourceId: number | null = null
   private readonly onClick: (e: MapBrowserEvent) => void
 
   /**
@@ -86,13 +76,9 @@ export class FieldLayers {
    * @param onSketch the sketch changed (drawn, moved, cleared)
    */
   constructor(private readonly map: Map, onPick: (fid: number) => void, private readonly onSketch: () => void) {
-    const normal = featureStyle(false)
-    const highlighted = featureStyle(true)
     this.layers = [
       new VectorLayer({ source: this.position, zIndex: 200, properties: { name: 'field-position' },
         style: (f) => (f.getGeometry() instanceof Point ? positionStyles.point : positionStyles.accuracy) }),
-      new VectorLayer({ source: this.features, zIndex: 210, properties: { name: 'field-features' },
-        style: (f) => (f.getId() === this.selected ? highlighted : normal)(f) }),
       new VectorLayer({ source: this.sketch, zIndex: 220, style: sketchStyle, properties: { name: 'field-sketch' } }),
     ]
     for (const l of this.layers) map.addLayer(l)
@@ -100,46 +86,40 @@ export class FieldLayers {
     this.modify.on('modifyend', () => onSketch())
     this.modify.setActive(false)
     map.addInteraction(this.modify)
+    // A click used here is marked handled, so identify leaves it alone.
     this.onClick = (e) => {
-      if (this.draw || Date.now() - this.drawEndedAt < 600) return
-      const hit = map.forEachFeatureAtPixel(e.pixel, (f) => f, { layerFilter: (l) => l === this.layers[1], hitTolerance: 6 })
-      const id = hit?.getId()
-      if (typeof id === 'number') onPick(id)
+      if (this.draw || Date.now() - this.drawEndedAt < 600) { e.preventDefault(); return }
+      if (this.resourceId === null) return
+      const id = this.resourceId
+      const hit = map.forEachFeatureAtPixel(e.pixel, (f) => f, { layerFilter: (l) => l.get(RESOURCE_PROP) === id, hitTolerance: 6 })
+      const fid = hit?.getId()
+      if (typeof fid === 'number') {
+        e.preventDefault()
+        onPick(fid)
+      }
     }
     map.on('singleclick', this.onClick)
   }
 
-  /** Shows the layer's features (replacing what was shown). */
-  setFeatures(items: ApiFeature[]): void {
-    this.features.clear()
-    this.features.addFeatures(items.filter((f) => f.geom).map((f) => {
-      const feature = new Feature(geojson.readGeometry(f.geom) ?? undefined)
-      feature.setId(f.id)
-      feature.set('label', f.label ?? '')
-      return feature
-    }))
-  }
-
-  get featureCount(): number {
-    return this.features.getFeatures().length
+  /** The layer whose features are picked and highlighted. */
+  setLayer(id: number | null): void {
+    if (this.resourceId !== null && this.resourceId !== id) layerListOf(this.map).select(this.resourceId, null)
+    this.resourceId = id
+    this.select(this.selected)
   }
 
   /** Emphasises one feature (the one whose form is open). */
   select(fid: number | null): void {
     this.selected = fid
-    this.features.changed()
+    if (this.resourceId !== null) layerListOf(this.map).select(this.resourceId, fid)
   }
 
-  /** Pans and zooms to the layer's features, if it has any. */
-  fitFeatures(): void {
-    const extent = this.features.getExtent()
-    if (extent && !isEmpty(extent)) this.map.getView().fit(extent, { padding: [40, 40, 40, 40], maxZoom: 17, duration: 0 })
-  }
-
-  /** Pans to one feature. */
-  showFeature(fid: number): void {
-    const g = this.features.getFeatureById(fid)?.getGeometry()
-    if (g) this.map.getView().fit(g.getExtent(), { padding: [60, 60, 60, 60], maxZoom: Math.max(this.map.getView().getZoom() ?? 0, 16) })
+  /** Fits the view to a lon/lat extent (the layer's or one feature's). */
+  fit(x: LonLatExtent | null, opts: { padding: number; minZoom?: number } = { padding: 40 }): void {
+    if (!x || x.minLon === null) return
+    const extent = transformExtent([x.minLon, x.minLat!, x.maxLon!, x.maxLat!], 'EPSG:4326', 'EPSG:3857')
+    const p = opts.padding
+    this.map.getView().fit(extent, { padding: [p, p, p, p], maxZoom: Math.max(17, opts.minZoom ?? 0), duration: 0 })
   }
 
   /** The device position with its accuracy circle, or nothing. */
@@ -230,6 +210,7 @@ export class FieldLayers {
   }
 
   dispose(): void {
+    this.setLayer(null)
     this.clearSketch()
     this.map.un('singleclick', this.onClick)
     this.map.removeInteraction(this.modify)

@@ -20,7 +20,12 @@ export interface RequestContext<V> {
   get<K extends keyof V>(key: K): V[K]
 }
 
-export type Handler<V> = (c: RequestContext<V>) => Response | Promise<Response>
+/**
+ * Answers a request; `undefined` passes it to the next handler of the same path (a route the
+ * original overloads per resource class, such as `resource.export`, is served by several
+ * components, each for the classes it knows).
+ */
+export type Handler<V> = (c: RequestContext<V>) => Response | undefined | Promise<Response | undefined>
 
 /** The registration side of the route table, as a component sees it. */
 export interface Routes<V> {
@@ -38,7 +43,7 @@ const PARAM_PATTERNS: Record<string, string> = {
 }
 
 interface Router<E extends Env> {
-  on(method: string, path: string, handler: (c: Context<E>) => Response | Promise<Response>): unknown
+  on(method: string, path: string, handler: (c: Context<E>, next: () => Promise<void>) => Response | Promise<Response | void>): unknown
 }
 
 export class RouteTable<E extends Env & { Variables: object }> implements Routes<E['Variables']> {
@@ -60,11 +65,13 @@ export class RouteTable<E extends Env & { Variables: object }> implements Routes
     const path = template.replace(/\{(\w+)\}/g, (_, p: string) =>
       `:${p}{${patterns[p] ?? PARAM_PATTERNS[p] ?? '[^/]+'}}`)
     const numeric = params.filter((p) => !patterns[p] && PARAM_PATTERNS[p])
-    const guarded = (c: Context<E>) => {
+    const guarded = async (c: Context<E>, next: () => Promise<void>): Promise<Response | void> => {
       // An id past 2^53 names no row: SQLite would wrap it onto another one (2^64 is 0, the root).
       for (const p of numeric) if (!isSafeIdText(c.req.param(p) ?? '')) throw pageNotFound()
       this.#guard(c)
-      return handler(c)
+      const res = await handler(c)
+      if (res) return res
+      await next()
     }
     for (const m of Array.isArray(methods) ? methods : [methods]) this.#app.on(m, path, guarded)
   }

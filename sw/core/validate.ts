@@ -79,6 +79,17 @@ export function queryInt(params: URLSearchParams, name: string, opts: { min?: nu
   return v
 }
 
+/** Query floats must match `^-?[0-9]+(\.[0-9]+)?$` (reference §1.2: no exponents). */
+export function queryFloat(params: URLSearchParams, name: string, opts: { min?: number; max?: number } = {}): number | undefined {
+  const raw = lastValue(params, name)
+  if (raw === undefined) return undefined
+  if (!/^-?[0-9]+(\.[0-9]+)?$/.test(raw)) throw invalidParameter(name, `Invalid float value '${raw}'.`)
+  const v = Number(raw)
+  if (opts.min !== undefined && v < opts.min) throw invalidParameter(name, `Value must be >= ${opts.min}.`)
+  if (opts.max !== undefined && v > opts.max) throw invalidParameter(name, `Value must be <= ${opts.max}.`)
+  return v
+}
+
 /** Comma-separated integer lists (`id__in=1,2`). */
 export function queryIntList(params: URLSearchParams, name: string): number[] | undefined {
   const raw = lastValue(params, name)

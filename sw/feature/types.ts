@@ -9,6 +9,8 @@
  */
 import type { Bbox, Geometry } from '../geo/geometry.ts'
 import type { HistoryRead, HistoryWrite } from './history-types.ts'
+import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
+import type { SqlDb } from '../store/database.ts'
 
 export const FIELD_TYPES = ['INTEGER', 'BIGINT', 'REAL', 'STRING', 'DATE', 'TIME', 'DATETIME', 'BOOLEAN'] as const
 export type FieldType = (typeof FIELD_TYPES)[number]
@@ -211,6 +213,8 @@ export interface FeatureLayer {
   readonly version?: number
   read<T>(fn: (tx: FeatureRead) => T): Promise<T>
   write<T>(fn: (tx: FeatureWrite) => T, actor?: WriteActor): Promise<T>
+  /** Direct read access to GeoPackage-shaped storage, for the data-out fast paths (below). */
+  readonly gpkg?: GpkgStorage
 }
 
 /** The capability a resource class provides (`capabilities.featureLayer`). */
@@ -231,4 +235,34 @@ export interface FeatureLayers {
 export interface BboxLayerProvider {
   /** The box in the layer's `srs`; `undefined` when `id` is not one of its resources. */
   extent(id: number): Promise<{ bbox: Bbox | null; srs: number } | undefined>
+}
+
+// ---- optional: GeoPackage storage for the data-out fast paths ----
+// A class whose features live in a GeoPackage-shaped SQLite table offers read access to it
+// (`FeatureLayer.gpkg`), so vector tiles are cut from its R*Tree and a GeoPackage export is a
+// copy; the data-out components fall back to the generic reads for a class without it.
+
+/** The table and how to query it, valid inside one `GpkgStorage.read`. */
+export interface GpkgTables {
+  sqlite: Sqlite3Static
+  /** The layer's connection; `main` holds the tables. */
+  db: SqlDb
+  /** `fid INTEGER PRIMARY KEY`, `geom` (GeoPackage geometry blobs), one column per field. */
+  featureTable: string
+  /** The R*Tree of `geom`: `id` (= fid), `minx`, `maxx`, `miny`, `maxy`. */
+  rtreeTable: string
+  /** The column of a field. */
+  column(field: Field): string
+  /** A filter as SQL conditions on alias `f` (ANDed) with their parameters. */
+  where(filter: FeatureFilter | undefined): { where: string[]; bind: FieldValue[] }
+}
+
+export interface GpkgStorage {
+  /** Changes whenever the content may have changed (a saved write, a reload). */
+  readonly version: number
+  /**
+   * Runs `fn` inside one read of the layer's database, the intersects test of `filter` (if
+   * any) active for the conditions `where` gives. `fn` is synchronous: nothing waits inside.
+   */
+  read<T>(fn: (t: GpkgTables) => T, filter?: FeatureFilter): Promise<T>
 }

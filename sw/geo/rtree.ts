@@ -47,10 +47,10 @@ export function valueUp(d: number): number {
 }
 
 /** The entries of the tree `name`, read from its leaf nodes. */
-function readEntries(db: SqlDb, name: string): { ids: number[]; boxes: number[] } {
+function readEntries(db: SqlDb, t: (suffix: string) => string): { ids: number[]; boxes: number[] } {
   const ids: number[] = []
   const boxes: number[] = []
-  const leaves = db.selectValues(`SELECT data FROM "${name}_node" WHERE nodeno IN (SELECT DISTINCT nodeno FROM "${name}_rowid")`)
+  const leaves = db.selectValues(`SELECT data FROM ${t('node')} WHERE nodeno IN (SELECT DISTINCT nodeno FROM ${t('rowid')})`)
   for (const blob of leaves as Uint8Array[]) {
     const v = new DataView(blob.buffer, blob.byteOffset, blob.byteLength)
     const n = v.getUint16(2)
@@ -70,14 +70,17 @@ export function rtreeSize(db: SqlDb, name: string): number {
 /**
  * Adds entries to tree `name` by rebuilding it whole: the existing entries plus
  * `ids[i]` with the box `boxes[4i..4i+3]` = `minX, minY, maxX, maxY` (doubles; rounded here).
- * The ids must not be in the tree yet. Runs inside the caller's transaction.
+ * The ids must not be in the tree yet. Runs inside the caller's transaction. `schema` names
+ * an attached database holding the tree.
  */
-export function rtreeBulkInsert(sqlite: Sqlite3Static, db: SqlDb, name: string, newIds: ArrayLike<number>, newBoxes: ArrayLike<number>): void {
-  const nodeSize = Number(db.selectValue(`SELECT length(data) FROM "${name}_node" WHERE nodeno = 1`))
+export function rtreeBulkInsert(sqlite: Sqlite3Static, db: SqlDb, name: string, newIds: ArrayLike<number>, newBoxes: ArrayLike<number>,
+  schema = 'main'): void {
+  const t = (suffix: string) => `"${schema}"."${name}_${suffix}"`
+  const nodeSize = Number(db.selectValue(`SELECT length(data) FROM ${t('node')} WHERE nodeno = 1`))
   const perNode = Math.min(MAX_CELLS, Math.floor((nodeSize - 4) / CELL))
   // Leave room in every node, so the next single inserts do not split at once.
   const fill = Math.max(2, Math.floor(perNode * 0.9))
-  const old = readEntries(db, name)
+  const old = readEntries(db, t)
   const count = old.ids.length + newIds.length
   const ids = new Float64Array(count)
   const box = new Float32Array(count * 4) // minX, maxX, minY, maxY as stored
@@ -144,12 +147,12 @@ export function rtreeBulkInsert(sqlite: Sqlite3Static, db: SqlDb, name: string, 
   }
   const rowids: number[][] = new Array(count)
   for (let i = 0; i < count; i++) rowids[i] = [ids[byId[i]!]!, leafOf[byId[i]!]!]
-  db.exec(`DELETE FROM "${name}_node"; DELETE FROM "${name}_parent"; DELETE FROM "${name}_rowid"`)
-  db.exec({ sql: `INSERT INTO "${name}_node" (nodeno, data)
+  db.exec(`DELETE FROM ${t('node')}; DELETE FROM ${t('parent')}; DELETE FROM ${t('rowid')}`)
+  db.exec({ sql: `INSERT INTO ${t('node')} (nodeno, data)
     WITH RECURSIVE n(no) AS (SELECT 1 UNION ALL SELECT no + 1 FROM n WHERE no < ?3)
     SELECT no, substr(?1, (no - 1) * ?2 + 1, ?2) FROM n`, bind: [data, nodeSize, nodes.length] })
-  insertMany(sqlite, db, `INSERT INTO "${name}_parent" (nodeno, parentnode)`, pairs(parents))
-  insertMany(sqlite, db, `INSERT INTO "${name}_rowid" (rowid, nodeno)`, rowids)
+  insertMany(sqlite, db, `INSERT INTO ${t('parent')} (nodeno, parentnode)`, pairs(parents))
+  insertMany(sqlite, db, `INSERT INTO ${t('rowid')} (rowid, nodeno)`, rowids)
 }
 
 /** Writes a whole number as a big-endian i64 (BigInt only for the rare negative one). */

@@ -54,10 +54,23 @@ export function nodePlatform(opts: NodePlatformOptions): Platform {
     fetch: opts.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     secretKey: nodeSecretKey(opts.dataDir),
     corsOrigins: opts.corsOrigins,
+    asset: readAsset,
     uploadQuota: opts.uploadQuota,
     now: () => new Date(),
     log: opts.log ?? ((message, err) => console.error(message, err ?? '')),
   }
+}
+
+/** The app's shipped files: from the build (`dist/`) when there is one, else from `public/`. */
+const ASSET_DIRS = [new URL('../../dist/', import.meta.url), new URL('../../public/', import.meta.url)]
+
+async function readAsset(name: string): Promise<Uint8Array | undefined> {
+  if (!/^[\w.-]+(\/[\w.-]+)*$/.test(name) || name.includes('..')) return undefined
+  for (const dir of ASSET_DIRS) {
+    const bytes = await readFile(new URL(name, dir)).catch(() => undefined)
+    if (bytes) return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  }
+  return undefined
 }
 
 const MIME: Record<string, string> = {

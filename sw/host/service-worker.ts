@@ -62,6 +62,11 @@ const platform: Platform = {
   fetch: (input, init) => networkFetch(input, init),
   secretKey: swSecretKey(indexedDB),
   origin: self.location.origin,
+  // Shipped files are precached: read them from there, so they are there offline.
+  asset: async (name) => {
+    const res = await matchPrecache(`/${name}`)
+    return res?.ok ? new Uint8Array(await res.arrayBuffer()) : undefined
+  },
   now: () => new Date(),
   log: (message, err) => console.error(message, err ?? ''),
 }

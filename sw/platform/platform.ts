@@ -45,6 +45,11 @@ export interface Platform {
   readonly origin?: string
   /** Browser origins allowed to call the API across origins (CORS, reference §1.5). */
   readonly corsOrigins?: readonly string[]
+  /**
+   * A file shipped with the app (`public/`), such as `basemap/world.pmtiles`; `undefined` when
+   * the host has none. The worker reads its precache, Node the built app or the source tree.
+   */
+  asset?(name: string): Promise<Uint8Array | undefined>
   /** Pending upload bytes anonymous users may add to; `DEFAULT_UPLOAD_QUOTA` when absent. */
   readonly uploadQuota?: number
   /** Current time; injected so tests can fix it. */

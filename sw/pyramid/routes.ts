@@ -11,6 +11,7 @@ import type { Platform } from '../platform/platform.ts'
 import { lastValue } from '../core/validate.ts'
 import { findSrs, listSrs, type SrsDef } from '../geo/srs.ts'
 import { srsNotFound } from './errors.ts'
+import { exportFormatSettings } from '../export/formats.ts'
 import { FILE_UPLOAD, uploadMaxSize } from '../upload/limits.ts'
 
 /** The original's version this server answers as (reference §11: clients parse `major.minor`). */
@@ -41,7 +42,7 @@ function settingsOf(component: string, platform: { uploadMaxSize?: number }): Re
     case 'file_upload':
       return { ...FILE_UPLOAD, maxSize: uploadMaxSize(platform) }
     case 'feature_layer':
-      return { exportFormats: [], versioning: { default: true } }
+      return { exportFormats: exportFormatSettings(), versioning: { default: true } }
     case 'resource':
       return { resourceExport: 'data_read' }
     default:

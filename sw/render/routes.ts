@@ -10,6 +10,7 @@ import type { RequestContext, Routes } from '../core/routes.ts'
 import { lastValue, queryBool, queryInt } from '../core/validate.ts'
 import { projectionOf } from '../geo/srs.ts'
 import type { Bbox } from '../geo/geometry.ts'
+import { tileBbox } from '../geo/tile.ts'
 import type { RenderServices, RenderVariables } from './env.ts'
 import type { Expr } from './expression.ts'
 import { FilterError, parseNgwFilter } from './ngw-filter.ts'
@@ -17,7 +18,6 @@ import { legendImage, legendSymbols } from './legend.ts'
 import { mountPreview } from './preview.ts'
 import { loadStyles, renderStyles, tileCacheOf, vectorStyleOf, versionOf, type RenderOptions, type StyleHandle, type View } from './service.ts'
 
-const ORIGIN = 20037508.342789244
 const MAX_SIZE = 8192
 
 /**
@@ -122,9 +122,7 @@ export function mountRender(routes: Routes<RenderVariables>): void {
     const useCache = queryBool(params, 'cache', true)
     const opts = renderOptions(params, c.req.raw.signal)
     const styles = await loadStyles(services, ids)
-    const step = (2 * ORIGIN) / 2 ** z
-    const view: View = { extent: [-ORIGIN + x * step, ORIGIN - (y + 1) * step, -ORIGIN + (x + 1) * step, ORIGIN - y * step],
-      srs: 3857, width: 256, height: 256 }
+    const view: View = { extent: tileBbox(z, x, y), srs: 3857, width: 256, height: 256 }
     // A tile drawn with `symbols` or `filter` is not the style's tile: never cached (reference §9).
     const cacheable = !opts.symbols && !opts.filters
     const cache = tileCacheOf(services)

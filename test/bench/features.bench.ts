@@ -5,16 +5,13 @@
  * operations on PostGIS through `pg` (a throwaway cluster, installed with apt-get if
  * missing). Medians go to the "Features" section of docs/benchmarks.md.
  */
-import { execSync, spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium, type Page } from 'playwright-core'
 import { createApp, nodePlatform, serve } from '../../sw/host/node.ts'
 import { machine, median, writeSection } from './report.ts'
 import { startPostgis } from './postgis.ts'
-// @ts-expect-error plain JS helper shared with the scripts
-import { CHROMIUM_ARGS, findChromium } from '../../scripts/chromium.mjs'
+import { openWorkerPage } from './worker-page.ts'
 
 const BATCH = 10_000
 const READS = 1_000
@@ -114,26 +111,9 @@ async function nodeSide(): Promise<Result> {
 // ---- the service worker in Chromium ----
 
 async function swSide(): Promise<Result> {
-  if (!process.env.BENCH_SKIP_BUILD) execSync('npx vite build', { stdio: 'ignore' })
-  const preview = spawn('npx', ['vite', 'preview', '--port', String(PORT), '--strictPort'], { stdio: 'ignore', detached: true })
-  const browser = await chromium.launch({ executablePath: findChromium(), args: ['--headless', ...CHROMIUM_ARGS] })
+  const { page, close } = await openWorkerPage(PORT)
   try {
-    let page: Page | undefined
-    for (let i = 0; i < 60 && !page; i++) {
-      try {
-        const p = await browser.newPage()
-        await p.goto(`http://127.0.0.1:${PORT}/`)
-        page = p
-      } catch { await new Promise((r) => setTimeout(r, 500)) }
-    }
-    if (!page) throw new Error('vite preview did not start')
-    await page.waitForFunction(() => !!navigator.serviceWorker?.controller, undefined, { timeout: 30_000 })
-    // Measure from a page the worker controls that is not the app: the app's start-up (its
-    // catalogue requests, icons drawn as PNG in the worker) and its map would otherwise share
-    // the worker's and the page's threads with the measured requests.
-    await page.goto(`http://127.0.0.1:${PORT}/api/component/pyramid/route`)
-    if (!(await page.evaluate(() => !!navigator.serviceWorker?.controller))) throw new Error('the API page is not controlled')
-    const exec: Exec = (reqs, auth) => page!.evaluate(async ({ reqs, auth }) => {
+    const exec: Exec = (reqs, auth) => page.evaluate(async ({ reqs, auth }) => {
       let status = 0
       let body: unknown
       const t0 = performance.now()
@@ -146,13 +126,8 @@ async function swSide(): Promise<Result> {
     }, { reqs, auth })
     return await runOurs(exec, 'Basic ' + btoa('administrator:admin'), 'service worker')
   } finally {
-    await browser.close()
-    killGroup(preview)
+    await close()
   }
-}
-
-function killGroup(p: ChildProcess): void {
-  try { if (p.pid) process.kill(-p.pid, 'SIGTERM') } catch { /* already gone */ }
 }
 
 // ---- PostGIS ----

@@ -20,6 +20,9 @@ export interface Postgis {
   client: pg.Client
   /** "PostgreSQL 15.x, PostGIS 3.x" */
   version: string
+  /** Socket folder and port, for other clients (ogr2ogr's `PG:` connection string). */
+  host: string
+  port: number
   stop(): Promise<void>
 }
 
@@ -47,7 +50,7 @@ export async function startPostgis(port: number): Promise<Postgis> {
     await client.connect()
     await client.query('CREATE EXTENSION postgis')
     const v = (await client.query('SELECT postgis_lib_version() AS v, version() AS pg')).rows[0] as { v: string; pg: string }
-    return { client, version: `PostgreSQL ${v.pg.split(' ')[1]}, PostGIS ${v.v}`, stop }
+    return { client, version: `PostgreSQL ${v.pg.split(' ')[1]}, PostGIS ${v.v}`, host: dir, port: pgPort, stop }
   } catch (err) {
     await stop()
     throw err

@@ -79,7 +79,12 @@ test('styles a layer with classes and labels, and shows it on the map with its l
   await expect(styles.getByTestId('legend-item').first()).toContainText('forest')
   const styleId = Number((await styles.locator('[data-testid^="layer-style-"]').first().getAttribute('data-testid'))!.replace('layer-style-', ''))
   await expect(styles.getByTestId('style-show')).toBeChecked()
-  const onMap = page.getByTestId(`map-style-${styleId}`)
+  // It is in the map's one layer list, above the layer's own vector tiles, with its legend.
+  await page.getByTestId('layer-list-toggle').click()
+  const onMap = page.getByTestId(`layer-item-${styleId}`)
+  await expect(onMap).toBeVisible()
+  await expect(page.getByTestId('layer-list').locator('li').first()).toHaveAttribute('data-testid', `layer-item-${styleId}`)
+  await expect(page.getByTestId(`layer-item-${layer}`)).toBeVisible()
   await expect(onMap.getByTestId('legend-item')).toHaveCount(3)
   await expect(onMap.getByTestId('legend-item').nth(1)).toContainText('lake')
 
@@ -93,9 +98,26 @@ test('styles a layer with classes and labels, and shows it on the map with its l
   expect(tile).toEqual({ status: 200, type: 'image/png', host: 'service-worker' })
   await page.screenshot({ path: 'test-results/ui-style.png' })
 
-  // Hiding it takes it off the map.
+  // Switched off in the list, its canvas is not drawn; the opacity slider fades it.
+  await page.getByTestId(`layer-toggle-${styleId}`).uncheck()
+  await expect.poll(async () => (await mapPixel(page, styleId, 0.5, 0.5))[3] ?? 0).toBe(0)
+  await page.getByTestId(`layer-toggle-${styleId}`).check()
+  await expect.poll(async () => (await mapPixel(page, styleId, 0.5, 0.5))[3] ?? 0, { timeout: 15_000 }).toBeGreaterThan(200)
+  await page.getByTestId(`layer-opacity-${styleId}`).fill('0.5')
+  await expect.poll(async () => (await mapPixel(page, styleId, 0.5, 0.5))[3] ?? 0).toBeLessThan(160)
+
+  // After a reload the style is still on the map, on top of the list, at half opacity.
+  await page.reload()
+  await page.getByTestId('layer-list-toggle').click()
+  await expect(page.getByTestId('layer-list').locator('li').first()).toHaveAttribute('data-testid', `layer-item-${styleId}`)
+  await expect(page.getByTestId(`layer-opacity-${styleId}`)).toHaveValue('0.5')
+  await expect(onMap.getByTestId('legend-item')).toHaveCount(3)
+  await pick(page, 'Main resource group')
+  await pick(page, name)
+
+  // Taking it off the map removes it from the list and unticks it in the layer's styles.
   await onMap.getByRole('button', { name: /Hide/ }).click()
-  await expect(page.getByTestId('map-styles')).toHaveCount(0)
+  await expect(page.getByTestId(`layer-item-${styleId}`)).toHaveCount(0)
   await expect(styles.getByTestId('style-show')).not.toBeChecked()
   await context.setOffline(false)
 })

@@ -20,6 +20,8 @@ import { LayerReader } from './reader.ts'
 import { latestVersion } from './versions.ts'
 import { LayerWriter } from './writer.ts'
 import { Layer } from './layer.ts'
+import { gpkgStorage } from './storage.ts'
+import type { GpkgStorage } from '../../feature/types.ts'
 import { isPending } from '../../ingest/pending.ts'
 
 export const CLASS = 'vector_layer'
@@ -37,7 +39,11 @@ export const imageName = (resourceId: number) => `layer-${resourceId}`
 
 /** A layer as the feature component sees it: metadata, reads and writes. */
 class VectorFeatureLayer implements FeatureLayer {
-  constructor(readonly meta: LayerMeta, readonly layer: Layer, readonly now: () => Date) {}
+  readonly gpkg: GpkgStorage
+
+  constructor(readonly meta: LayerMeta, readonly layer: Layer, readonly now: () => Date) {
+    this.gpkg = gpkgStorage(layer, meta)
+  }
 
   get version(): number {
     return this.layer.db.version

@@ -14,6 +14,10 @@ import { attachmentCases } from './attachment.ts'
 import { versioningCases } from './versioning.ts'
 import { nextgisConnectCases } from './nextgis-connect.ts'
 import { remoteCases } from './remote.ts'
+import { mvtCases } from './mvt.ts'
+import { identifyCases } from './identify.ts'
+import { exportCases } from './export.ts'
+import { basemapCases } from './basemap.ts'
 import { storageCases } from './storage.ts'
 import { renderCases } from './render.ts'
 import { renderQmlCases } from './render-qml.ts'
@@ -39,6 +43,10 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   versioning: versioningCases,
   'nextgis-connect': nextgisConnectCases,
   remote: remoteCases,
+  mvt: mvtCases,
+  identify: identifyCases,
+  export: exportCases,
+  basemap: basemapCases,
   storage: storageCases,
   render: renderCases,
   'render-qml': renderQmlCases,

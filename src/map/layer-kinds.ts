@@ -1,0 +1,63 @@
+/**
+ * @module map/layer-kinds
+ * How each kind of layer-list entry becomes an OpenLayers layer. A new source type (remote
+ * services…) adds its kind here: `create` makes the layer, `refresh` reloads it after its data
+ * changed, `legend` describes its swatch (`raster`: the list shows the style's own legend).
+ */
+import type BaseLayer from 'ol/layer/Base.js'
+import TileLayer from 'ol/layer/Tile.js'
+import XYZ from 'ol/source/XYZ.js'
+import VectorTileLayer from 'ol/layer/VectorTile.js'
+import VectorTileSource from 'ol/source/VectorTile.js'
+import MVT from 'ol/format/MVT.js'
+import { mvtUrl } from '../api/map.ts'
+import { tileUrl } from '../api/render.ts'
+import type { MapLayerEntry } from '../composables/useMapLayers.ts'
+import { featureStyle, geometryKind, layerColor, type GeometryKind } from './styles.ts'
+
+/** The property naming the resource an OpenLayers layer draws. */
+export const RESOURCE_PROP = 'outpostResource'
+
+export interface Legend { color: string; shape: GeometryKind | 'raster' }
+
+export interface LayerKind {
+  create(entry: MapLayerEntry, selected: (resourceId: number) => number | null): BaseLayer
+  refresh(layer: BaseLayer): void
+  legend(entry: MapLayerEntry): Legend
+}
+
+const vector: LayerKind = {
+  create(entry, selected) {
+    return new VectorTileLayer({
+      source: new VectorTileSource({ format: new MVT(), url: mvtUrl([entry.resourceId]) }),
+      style: featureStyle({ color: layerColor(entry.resourceId), labelKey: entry.labelKey, selected: () => selected(entry.resourceId) }),
+      declutter: true,
+      properties: { [RESOURCE_PROP]: entry.resourceId, name: entry.key },
+    })
+  },
+  refresh(layer) {
+    ;(layer as VectorTileLayer).getSource()?.refresh()
+  },
+  legend(entry) {
+    return { color: layerColor(entry.resourceId), shape: geometryKind(entry.geometryType ?? 'POLYGON') }
+  },
+}
+
+/** Bumped on every reload of a style's tiles: the URL changes, so neither the browser nor OpenLayers reuses old tiles. */
+let styleVersion = 0
+
+/** A style drawn by the backend (`render/tile`, offline in the service worker) as image tiles. */
+const style: LayerKind = {
+  create(entry) {
+    // A class name of its own gives each style its own canvas (tests and tools can read its pixels).
+    return new TileLayer({ className: `outpost-style outpost-style-${entry.resourceId}`,
+      source: new XYZ({ url: tileUrl([entry.resourceId], styleVersion), transition: 0 }),
+      properties: { [RESOURCE_PROP]: entry.resourceId, name: entry.key } })
+  },
+  refresh(layer) {
+    ;(layer as TileLayer<XYZ>).getSource()?.setUrl(tileUrl([layer.get(RESOURCE_PROP) as number], ++styleVersion))
+  },
+  legend: () => ({ color: 'transparent', shape: 'raster' }),
+}
+
+export const LAYER_KINDS: Record<string, LayerKind> = { vector, style }

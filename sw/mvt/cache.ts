@@ -1,0 +1,148 @@
+/**
+ * @module mvt/cache
+ * Cut tiles kept in memory (least recently used first out), one entry per layer and tile,
+ * and their exact invalidation. Each layer database gets three TEMP triggers (connection-
+ * local: they never enter the saved GeoPackage) that note the fid and the old geometry of
+ * every feature inserted, updated or deleted, whatever wrote it. Before a layer's tiles are
+ * used after its database changed, the notes are read: the old geometry's box and the
+ * current one (from the feature table) invalidate exactly the cached tiles they touch.
+ */
+import type { SqlDb } from '../store/database.ts'
+import type { Bbox } from '../geo/geometry.ts'
+import { gpkgBbox } from '../geo/gpkg.ts'
+import { reprojectBbox } from '../geo/reproject.ts'
+import { bboxesIntersect } from '../geo/tile.ts'
+import { RtreeNodes } from './select.ts'
+
+/** Cached bytes across all layers. */
+const MAX_BYTES = 64 << 20
+/** Beyond this many changed features at once, a layer's tiles are all dropped instead. */
+const MAX_DIRTY = 20_000
+const DIRTY = 'temp.outpost_tile_dirty'
+
+interface Entry { layer: number; box: Bbox; bytes: Uint8Array }
+
+interface LayerState {
+  /** The connection whose triggers feed this state; a reopened database starts over. */
+  db: SqlDb
+  version: number
+  signature: string
+  /** Decoded R*Tree nodes, valid for `version`. */
+  nodes: RtreeNodes
+}
+
+/** Installs the change notes on a layer connection (idempotent). */
+function track(db: SqlDb, table: string): void {
+  db.exec(`PRAGMA temp_store = MEMORY;
+    CREATE TEMP TABLE IF NOT EXISTS outpost_tile_dirty (fid INTEGER, geom BLOB);
+    CREATE TEMP TRIGGER IF NOT EXISTS outpost_tile_ins AFTER INSERT ON main."${table}"
+      BEGIN INSERT INTO outpost_tile_dirty VALUES (NEW.fid, NULL); END;
+    CREATE TEMP TRIGGER IF NOT EXISTS outpost_tile_upd AFTER UPDATE ON main."${table}"
+      BEGIN INSERT INTO outpost_tile_dirty VALUES (OLD.fid, OLD.geom); END;
+    CREATE TEMP TRIGGER IF NOT EXISTS outpost_tile_del AFTER DELETE ON main."${table}"
+      BEGIN INSERT INTO outpost_tile_dirty VALUES (OLD.fid, OLD.geom); END;
+    DELETE FROM outpost_tile_dirty;`)
+}
+
+export class TileCache {
+  #entries = new Map<string, Entry>()
+  #layers = new Map<number, LayerState>()
+  #bytes = 0
+
+  constructor(readonly maxBytes = MAX_BYTES) {}
+
+  /** Cached bytes (for tests and diagnostics). */
+  get bytes(): number {
+    return this.#bytes
+  }
+
+  /**
+   * Whether the layer's entries are known to be current without reading its database: no
+   * write was saved since they were checked and its fields are the same.
+   */
+  isCurrent(layer: number, version: number, signature: string): boolean {
+    const s = this.#layers.get(layer)
+    return !!s && s.version === version && s.signature === signature
+  }
+
+  /**
+   * Brings the layer's entries up to date with `db` at `version`; runs inside a read of the
+   * layer database. Returns the R*Tree node reader valid for this version.
+   */
+  sync(layer: number, t: { db: SqlDb; featureTable: string; rtreeTable: string }, version: number, signature: string,
+    srs: number): RtreeNodes {
+    const { db, rtreeTable: rtree } = t
+    let s = this.#layers.get(layer)
+    if (!s || s.db !== db) {
+      track(db, t.featureTable)
+      this.dropLayer(layer)
+      s = { db, version, signature, nodes: new RtreeNodes(rtree) }
+      this.#layers.set(layer, s)
+      return s.nodes
+    }
+    if (s.signature !== signature) {
+      this.dropLayer(layer, false)
+      s.signature = signature
+    }
+    if (s.version !== version) {
+      this.#invalidate(layer, db, t.featureTable, srs)
+      s.version = version
+      s.nodes.release()
+      s.nodes = new RtreeNodes(rtree)
+    }
+    return s.nodes
+  }
+
+  /** Drops the layer's entries touched by the features its triggers noted. */
+  #invalidate(layer: number, db: SqlDb, featureTable: string, srs: number): void {
+    const dirty = db.selectArrays(`SELECT fid, geom FROM ${DIRTY}`) as [number, Uint8Array | null][]
+    db.exec(`DELETE FROM ${DIRTY}`)
+    if (!dirty.length) return
+    if (dirty.length > MAX_DIRTY) { this.dropLayer(layer, false); return }
+    const boxes: Bbox[] = []
+    const add = (blob: unknown) => {
+      const b = blob instanceof Uint8Array ? gpkgBbox(blob) : null
+      if (b) boxes.push(srs === 3857 ? b : reprojectBbox(b, srs, 3857))
+    }
+    for (const [, old] of dirty) add(old)
+    const now = db.selectValues(`SELECT geom FROM main."${featureTable}" WHERE fid IN (SELECT value FROM json_each(?))`,
+      [JSON.stringify([...new Set(dirty.map((d) => d[0]))])])
+    for (const blob of now) add(blob)
+    for (const [key, e] of this.#entries) {
+      if (e.layer === layer && boxes.some((b) => bboxesIntersect(b, e.box))) this.#delete(key, e)
+    }
+  }
+
+  get(key: string): Uint8Array | undefined {
+    const e = this.#entries.get(key)
+    if (!e) return undefined
+    // Re-inserted: the map's order is the eviction order.
+    this.#entries.delete(key)
+    this.#entries.set(key, e)
+    return e.bytes
+  }
+
+  /** Keeps a layer's tile; `box` is the padded tile box in EPSG:3857 it was cut from. */
+  set(key: string, layer: number, box: Bbox, bytes: Uint8Array): void {
+    const old = this.#entries.get(key)
+    if (old) this.#delete(key, old)
+    if (bytes.length > this.maxBytes / 4) return
+    this.#entries.set(key, { layer, box, bytes })
+    this.#bytes += bytes.length
+    for (const [k, e] of this.#entries) {
+      if (this.#bytes <= this.maxBytes) break
+      this.#delete(k, e)
+    }
+  }
+
+  /** Forgets the layer's tiles (and, with `forgetState`, what is known about its database). */
+  dropLayer(layer: number, forgetState = true): void {
+    for (const [key, e] of this.#entries) if (e.layer === layer) this.#delete(key, e)
+    if (forgetState) this.#layers.delete(layer)
+  }
+
+  #delete(key: string, e: Entry): void {
+    this.#entries.delete(key)
+    this.#bytes -= e.bytes.length
+  }
+}

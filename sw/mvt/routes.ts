@@ -1,0 +1,72 @@
+/**
+ * @module mvt/routes
+ * `feature_layer.mvt` (spec §4.9, reference §9) and the deprecated
+ * `/api/resource/{id}/{z}/{x}/{y}.mvt`: parse, check the layers, answer the tile or 204.
+ */
+import type { RequestContext, Routes } from '../core/routes.ts'
+import { invalidParameter, parameterRequired } from '../core/error.ts'
+import { lastValue, queryFloat, queryInt, queryIntList } from '../core/validate.ts'
+import { isTile, MAX_ZOOM } from '../geo/tile.ts'
+import { resourceNotFound } from '../resource/errors.ts'
+import { notFeatureLayer, resourceHeads, type DataOutVariables } from '../feature/capability.ts'
+import { renderTile, type TileAddress, type TileOptions } from './service.ts'
+
+export const MVT_TYPE = 'application/vnd.mapbox-vector-tile'
+const MAX_EXTENT = 65536
+
+function required(params: URLSearchParams, name: string): number {
+  const v = queryInt(params, name, { min: 0 })
+  if (v === undefined) throw parameterRequired(name)
+  return v
+}
+
+/** `extent`, `padding` and `simplification` with the original's defaults. */
+export function tileOptions(params: URLSearchParams): TileOptions {
+  const extent = queryInt(params, 'extent', { min: 1 }) ?? 4096
+  if (extent > MAX_EXTENT) throw invalidParameter('extent', `Value must be <= ${MAX_EXTENT}.`)
+  const padding = queryFloat(params, 'padding', { min: 0, max: 0.5 }) ?? 0.05
+  // The spec limits it to 0…8; the default is the original's extent / 512 (8 at 4096).
+  const simplification = queryFloat(params, 'simplification', { min: 0, max: 8 }) ?? Math.min(8, extent / 512)
+  return { extent, padding, simplification }
+}
+
+function tileAddress(z: number, x: number, y: number): TileAddress {
+  if (z > MAX_ZOOM) throw invalidParameter('z', `Value must be <= ${MAX_ZOOM}.`)
+  if (!isTile(z, x, y)) throw invalidParameter(x >= 2 ** z ? 'x' : 'y', `Tile ${z}/${x}/${y} is outside the tile grid.`)
+  return { z, x, y }
+}
+
+async function answer(c: RequestContext<DataOutVariables>, ids: number[], t: TileAddress, opts: TileOptions): Promise<Response> {
+  const services = c.get('services')
+  const heads = await resourceHeads(services, ids)
+  const layers = []
+  for (const id of ids) {
+    const head = heads.find((h) => h.id === id)
+    if (!head) throw resourceNotFound(id)
+    if (!head.isFeatureLayer) throw notFeatureLayer(id)
+    const layer = await services.classes.featureLayer(id)
+    if (!layer) throw resourceNotFound(id)
+    layers.push(layer)
+  }
+  const tile = await renderTile(services, layers, t, opts)
+  if (!tile) return new Response(null, { status: 204 })
+  return new Response(tile as Uint8Array<ArrayBuffer>, { headers: { 'content-type': MVT_TYPE } })
+}
+
+export function mountMvt(routes: Routes<DataOutVariables>): void {
+  routes.add('feature_layer.mvt', '/api/component/feature_layer/mvt', 'GET', (c) => {
+    const params = new URL(c.req.url).searchParams
+    const ids = queryIntList(params, 'resource')
+    if (ids === undefined) throw parameterRequired('resource')
+    if (!ids.length || lastValue(params, 'resource') === '') throw invalidParameter('resource', 'At least one resource is required.')
+    const t = tileAddress(required(params, 'z'), required(params, 'x'), required(params, 'y'))
+    return answer(c, ids, t, tileOptions(params))
+  })
+
+  // Deprecated since 3.0.4 (spec §4.9), kept for old clients: the same tile of one layer.
+  routes.add('feature_layer.mvt', '/api/resource/{id}/{z}/{x}/{file}', 'GET', (c) => {
+    const n = (k: string) => Number(c.req.param(k))
+    const t = tileAddress(n('z'), n('x'), parseInt(c.req.param('file') ?? '', 10))
+    return answer(c, [n('id')], t, tileOptions(new URL(c.req.url).searchParams))
+  }, { file: '[0-9]+\\.mvt' })
+}

@@ -1,0 +1,125 @@
+/**
+ * @module mvt/select
+ * Which features a tile carries, found in the layer's R*Tree. A tile whose box holds at most
+ * `THIN_ABOVE` index entries carries all of them. A fuller tile (a low zoom over a big layer)
+ * is thinned: the tile is cut into `GRID` × `GRID` cells, and of the features smaller than a
+ * cell only one per cell is kept; larger features always stay. The thinning walks the R*Tree's
+ * own nodes (shadow table `<rtree>_node`, the format `geo/rtree.ts` documents): a subtree
+ * smaller than a cell gives one representative without being read further, so the cost
+ * follows the size of the tile, not of the layer — a 1,000,000-point layer's zoom-0 tile
+ * reads a few thousand nodes and carries at most 16,384 points.
+ */
+import type { SqlDb } from '../store/database.ts'
+import type { Bbox } from '../geo/geometry.ts'
+
+/** Entries in a tile's box up to which every feature is kept. */
+export const THIN_ABOVE = 16_384
+/** Cells per tile side when thinning. */
+export const GRID = 128
+
+/** How many index entries intersect `box` (layer SRS). */
+export function countInBox(db: SqlDb, rtree: string, box: Bbox): number {
+  return Number(db.selectValue(`SELECT count(*) FROM "${rtree}" WHERE minx <= ? AND maxx >= ? AND miny <= ? AND maxy >= ?`,
+    [box[2], box[0], box[3], box[1]]))
+}
+
+interface RtreeNode {
+  /** The tree's height (meaningful on the root only). */
+  depth: number
+  count: number
+  /** Leaf: feature ids; inner: child node numbers. */
+  refs: Float64Array
+  /** `[minX, maxX, minY, maxY]` per cell, as the R*Tree stores them. */
+  boxes: Float32Array
+}
+
+/** Reads and decodes R*Tree nodes; valid while the database does not change. */
+export class RtreeNodes {
+  #cache = new Map<number, RtreeNode>()
+  #stmt: ReturnType<SqlDb['prepare']> | undefined
+
+  constructor(readonly rtree: string) {}
+
+  /** Node `no` of the tree, through a statement of `db` (finalized by `release`). */
+  node(db: SqlDb, no: number): RtreeNode | undefined {
+    const hit = this.#cache.get(no)
+    if (hit) return hit
+    const st = (this.#stmt ??= db.prepare(`SELECT data FROM "${this.rtree}_node" WHERE nodeno = ?`))
+    st.bind([no])
+    const blob = st.step() ? st.get(0) as Uint8Array : undefined
+    st.reset()
+    if (!blob) return undefined
+    const v = new DataView(blob.buffer, blob.byteOffset, blob.byteLength)
+    const count = v.getUint16(2)
+    const refs = new Float64Array(count)
+    const boxes = new Float32Array(count * 4)
+    for (let i = 0, o = 4; i < count; i++, o += 24) {
+      refs[i] = v.getUint32(o) * 4294967296 + v.getUint32(o + 4) // ids are non-negative
+      for (let d = 0; d < 4; d++) boxes[4 * i + d] = v.getFloat32(o + 8 + 4 * d)
+    }
+    const node = { depth: v.getUint16(0), count, refs, boxes }
+    this.#cache.set(no, node)
+    return node
+  }
+
+  /** Finalizes the statement (the decoded nodes stay). */
+  release(): void {
+    this.#stmt?.finalize()
+    this.#stmt = undefined
+  }
+}
+
+const hits = (b: Float32Array, i: number, box: Bbox) =>
+  b[4 * i]! <= box[2] && b[4 * i + 1]! >= box[0] && b[4 * i + 2]! <= box[3] && b[4 * i + 3]! >= box[1]
+
+/**
+ * The ids of the features a full tile keeps (see the module comment). `box` is the tile's
+ * padded box in the layer's SRS, `cell` the thinning cell's size in the same units.
+ */
+export function thinnedIds(db: SqlDb, nodes: RtreeNodes, box: Bbox, cell: number): number[] {
+  const root = nodes.node(db, 1)
+  if (!root) return []
+  const cols = Math.ceil((box[2] - box[0]) / cell) + 1
+  const taken = new Set<number>()
+  const out: number[] = []
+  const cellOf = (b: Float32Array, i: number) => {
+    const cx = (b[4 * i]! + b[4 * i + 1]!) / 2, cy = (b[4 * i + 2]! + b[4 * i + 3]!) / 2
+    const gx = Math.min(cols - 1, Math.max(0, Math.floor((cx - box[0]) / cell)))
+    const gy = Math.max(0, Math.floor((cy - box[1]) / cell))
+    return gy * cols + gx
+  }
+  // One feature of subtree `no` (at `level`) inside the box, if any.
+  const representative = (no: number, level: number): number | undefined => {
+    const n = nodes.node(db, no)
+    if (!n) return undefined
+    for (let i = 0; i < n.count; i++) {
+      if (!hits(n.boxes, i, box)) continue
+      const r = level === 0 ? n.refs[i]! : representative(n.refs[i]!, level - 1)
+      if (r !== undefined) return r
+    }
+    return undefined
+  }
+  const stack: number[] = [1, root.depth]
+  while (stack.length) {
+    const level = stack.pop()!, no = stack.pop()!
+    const n = nodes.node(db, no)
+    if (!n) continue
+    for (let i = 0; i < n.count; i++) {
+      if (!hits(n.boxes, i, box)) continue
+      const b = n.boxes
+      const small = b[4 * i + 1]! - b[4 * i]! < cell && b[4 * i + 3]! - b[4 * i + 2]! < cell
+      if (!small) {
+        if (level === 0) out.push(n.refs[i]!)
+        else stack.push(n.refs[i]!, level - 1)
+        continue
+      }
+      const key = cellOf(b, i)
+      if (taken.has(key)) continue
+      const id = level === 0 ? n.refs[i]! : representative(n.refs[i]!, level - 1)
+      if (id === undefined) continue
+      taken.add(key)
+      out.push(id)
+    }
+  }
+  return out
+}

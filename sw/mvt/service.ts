@@ -1,0 +1,161 @@
+/**
+ * @module mvt/service
+ * Vector tiles of feature layers (spec §4.9, reference §9), cut per request from each
+ * layer's R*Tree and cached per layer and tile. One MVT layer `svc:<resource id>` per
+ * resource, feature id = feature id, attributes by keyname.
+ */
+import type { Bbox, Geometry } from '../geo/geometry.ts'
+import { reprojectBbox } from '../geo/reproject.ts'
+import { padBbox, tileBbox } from '../geo/tile.ts'
+import type { FeatureLayer, LayerMeta } from '../feature/types.ts'
+import type { GpkgTables } from '../feature/types.ts'
+import type { DataOutServices } from '../feature/capability.ts'
+import { canonicalValue, rowValue, VALUE_KIND, type RowValue } from '../feature/row-values.ts'
+import { RowReader } from '../store/row-reader.ts'
+import { concatBytes } from '../core/bytes.ts'
+import { TileCache } from './cache.ts'
+import { cutShape } from './cut.ts'
+import { LayerEncoder } from './encode.ts'
+import { readPoint, readShape, shapeOf, tileProjection, tinyInTile } from './shape.ts'
+import { countInBox, GRID, THIN_ABOVE, thinnedIds, type RtreeNodes } from './select.ts'
+
+/** MVT layer names: the spec's fixed prefix and the resource id. */
+export const LAYER_PREFIX = 'svc:'
+
+export interface TileOptions {
+  /** Tile coordinate range. @default 4096 */
+  extent: number
+  /** Fraction of the tile added on each side before clipping. @default 0.05 */
+  padding: number
+  /** Simplification tolerance in tile units (0 = none). @default extent / 512 */
+  simplification: number
+}
+
+export interface TileAddress { z: number; x: number; y: number }
+
+const CACHES = new WeakMap<object, TileCache>()
+
+/** The tile cache of an app (one per services object). */
+export function tileCacheOf(services: object): TileCache {
+  let c = CACHES.get(services)
+  if (!c) CACHES.set(services, c = new TileCache())
+  return c
+}
+
+const signatureOf = (meta: LayerMeta) =>
+  JSON.stringify([meta.srs, meta.fields.map((f) => [f.id, f.keyname, f.datatype])])
+
+const emptyLayer = (meta: LayerMeta, opts: TileOptions) => new LayerEncoder(`${LAYER_PREFIX}${meta.resourceId}`, opts.extent,
+  meta.fields.map((f) => f.keyname), meta.fields.map((f) => VALUE_KIND[f.datatype]))
+
+/**
+ * The encoded MVT layer of one feature layer for tile `t` (empty when no feature is in it).
+ * Layers with GeoPackage storage are cut from their R*Tree and cached; others are read
+ * through the generic feature reads, uncached.
+ */
+export async function layerTile(services: DataOutServices, layer: FeatureLayer, t: TileAddress, opts: TileOptions): Promise<Uint8Array> {
+  const { meta, gpkg } = layer
+  if (!gpkg) return genericTile(layer, t, opts)
+  const id = meta.resourceId
+  const cache = tileCacheOf(services)
+  const key = `${id}/${t.z}/${t.x}/${t.y}/${opts.extent}/${opts.padding}/${opts.simplification}`
+  const signature = signatureOf(meta)
+  if (cache.isCurrent(id, gpkg.version, signature)) {
+    const hit = cache.get(key)
+    if (hit) return hit
+  }
+  return gpkg.read((tables) => {
+    const nodes = cache.sync(id, tables, gpkg.version, signature, meta.srs)
+    const hit = cache.get(key)
+    if (hit) return hit
+    const bytes = cutLayer(tables, meta, nodes, t, opts)
+    cache.set(key, id, padBbox(tileBbox(t.z, t.x, t.y), opts.padding), bytes)
+    return bytes
+  })
+}
+
+/** The padded tile in the layer's SRS, and the clip box and projection in tile units. */
+function tileFrame(meta: LayerMeta, t: TileAddress, opts: TileOptions) {
+  const tile = tileBbox(t.z, t.x, t.y)
+  const padded = padBbox(tile, opts.padding)
+  const pad = opts.extent * opts.padding
+  return { box: (meta.srs === 3857 ? padded : reprojectBbox(padded, 3857, meta.srs)) as Bbox,
+    clip: [-pad, -pad, opts.extent + pad, opts.extent + pad] as Bbox, project: tileProjection(meta.srs, tile, opts.extent) }
+}
+
+/** Cuts the tile of one layer from its GeoPackage tables (inside a read of its database). */
+export function cutLayer(tables: GpkgTables, meta: LayerMeta, nodes: RtreeNodes, t: TileAddress, opts: TileOptions): Uint8Array {
+  const { db, featureTable, rtreeTable } = tables
+  const { box, clip, project } = tileFrame(meta, t, opts)
+  const count = countInBox(db, rtreeTable, box)
+  const encoder = emptyLayer(meta, opts)
+  if (count === 0) return encoder.finish()
+  const cols = ['f.fid', 'f.geom', ...meta.fields.map((f) => `f.${tables.column(f)}`)].join(', ')
+  let sql: string
+  let bind: (number | string)[]
+  if (count <= THIN_ABOVE) {
+    // The R*Tree drives the join: only the features in the box are read.
+    sql = `SELECT ${cols} FROM "${rtreeTable}" r CROSS JOIN "${featureTable}" f ON f.fid = r.id
+      WHERE r.minx <= ? AND r.maxx >= ? AND r.miny <= ? AND r.maxy >= ?`
+    bind = [box[2], box[0], box[3], box[1]]
+  } else {
+    const ids = thinnedIds(db, nodes, box, (box[2] - box[0]) / (GRID * (1 + 2 * opts.padding)))
+    sql = `SELECT ${cols} FROM "${featureTable}" f WHERE f.fid IN (SELECT value FROM json_each(?))`
+    bind = [JSON.stringify(ids)]
+  }
+  const types = meta.fields.map((f) => f.datatype)
+  const values: RowValue[] = new Array(types.length)
+  const at: [number, number] = [0, 0]
+  const r = new RowReader(tables.sqlite, db, sql, bind)
+  try {
+    while (r.step()) {
+      const blob = r.blobView(1)
+      if (!blob) continue
+      if (readPoint(blob, project, at)) {
+        // Points, the bulk of big layers: no shape object, no clipping arrays.
+        if (at[0] < clip[0] || at[1] < clip[1] || at[0] > clip[2] || at[1] > clip[3]) continue
+        for (let i = 0; i < types.length; i++) values[i] = rowValue(r, i + 2, types[i]!)
+        encoder.addPoint(r.number(0), Math.round(at[0]), Math.round(at[1]), values)
+        continue
+      }
+      // Lines and polygons under one tile unit round to nothing: skipped before they are read.
+      if (tinyInTile(blob, project)) continue
+      const shape = readShape(blob, project)
+      const cut = shape && cutShape(shape, clip, opts.simplification)
+      if (!cut) continue
+      for (let i = 0; i < types.length; i++) values[i] = rowValue(r, i + 2, types[i]!)
+      encoder.add(r.number(0), cut, values)
+    }
+  } finally {
+    r.finalize()
+  }
+  return encoder.finish()
+}
+
+/** A tile through the generic reads: the features intersecting the padded tile, at most THIN_ABOVE. */
+async function genericTile(layer: FeatureLayer, t: TileAddress, opts: TileOptions): Promise<Uint8Array> {
+  const { meta } = layer
+  const { box, clip, project } = tileFrame(meta, t, opts)
+  const area: Geometry = { type: 'Polygon', coordinates: [[[box[0], box[1]], [box[2], box[1]], [box[2], box[3]], [box[0], box[3]], [box[0], box[1]]]] }
+  const rows = await layer.read((tx) => tx.list({ filter: { conditions: [], intersects: area, filtered: true }, limit: THIN_ABOVE },
+    { geom: true, fields: meta.fields, label: false, description: false }))
+  const encoder = emptyLayer(meta, opts)
+  const types = meta.fields.map((f) => f.datatype)
+  for (const row of rows) {
+    const shape = row.geom && shapeOf(row.geom, project)
+    const cut = shape && cutShape(shape, clip, opts.simplification)
+    if (cut) encoder.add(row.fid, cut, row.values.map((v, i) => canonicalValue(v, types[i]!)))
+  }
+  return encoder.finish()
+}
+
+/**
+ * The tile of several layers, bottom first: the concatenation of their MVT layers, or
+ * `null` when none has a feature in it.
+ */
+export async function renderTile(services: DataOutServices, layers: readonly FeatureLayer[], t: TileAddress,
+  opts: TileOptions): Promise<Uint8Array | null> {
+  const parts = await Promise.all(layers.map((l) => layerTile(services, l, t, opts)))
+  const out = concatBytes(parts)
+  return out.length ? out : null
+}

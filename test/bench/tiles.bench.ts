@@ -1,0 +1,234 @@
+/**
+ * Tiles benchmark (issue 10): a 100,000-point layer, a 20,000-polygon layer and a
+ * 1,000,000-point layer on the Node host (HTTP, files), in Chromium (service worker,
+ * IndexedDB) and in PostGIS (`ST_AsMVT` over a GiST index), the same features on every side.
+ * Over a fixed tile set at zooms 5–14: median time of an uncached and of a cached tile; the
+ * first tile after an edit; and a GeoPackage export of the 100,000 points against native
+ * `ogr2ogr` from the same PostGIS table. Results go to the "Vector tiles and export" section
+ * of docs/benchmarks.md.
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createApp, nodePlatform, serve } from '../../sw/host/node.ts'
+import { machine, median, writeSection } from './report.ts'
+import { startPostgis, type Postgis } from './postgis.ts'
+import { openWorkerPage } from './worker-page.ts'
+import { pointFeature, polygonFeature, tileSet, type BenchFeature } from './tiles-data.ts'
+
+const PORT = Number(process.env.E2E_PORT ?? 4216)
+const BATCH = 10_000
+const PER_ZOOM = Number(process.env.BENCH_TILES_PER_ZOOM ?? 8)
+const EDITS = 10
+const EXPORTS = 3
+const BIG = Number(process.env.BENCH_BIG ?? 1_000_000)
+
+interface LayerSpec { key: string; label: string; geometry: 'POINT' | 'POLYGON'; count: number; seed: number; make: (seed: number, i: number) => BenchFeature }
+const LAYERS: LayerSpec[] = [
+  { key: 'p100k', label: '100,000 points', geometry: 'POINT', count: 100_000, seed: 1, make: pointFeature },
+  { key: 'a20k', label: '20,000 polygons', geometry: 'POLYGON', count: 20_000, seed: 2, make: polygonFeature },
+  { key: 'p1m', label: `${BIG.toLocaleString('en')} points`, geometry: 'POINT', count: BIG, seed: 3, make: pointFeature },
+]
+const FIELDS = [{ keyname: 'name', datatype: 'STRING' }, { keyname: 'n', datatype: 'INTEGER' }]
+
+interface Answer { ms: number; status: number; size: number; text?: string }
+/** One request as a client sees it: time to the last byte. */
+type Call = (method: string, path: string, body?: string) => Promise<Answer>
+
+interface TileTimes { uncached: number[]; cached: number[]; bytes: number[] }
+interface SideResult { tiles: Record<string, TileTimes>; edit: Record<string, number[]>; export: number[]; exportBytes: number }
+
+const batchBody = (spec: LayerSpec, from: number, to: number) =>
+  JSON.stringify(Array.from({ length: to - from }, (_, k) => {
+    const f = spec.make(spec.seed, from + k)
+    return { geom: f.wkt, fields: { name: f.name, n: f.n } }
+  }))
+
+async function runOurs(call: Call, label: string): Promise<SideResult> {
+  const ok = async (method: string, path: string, body?: string) => {
+    const r = await call(method, path, body)
+    if (r.status >= 300) throw new Error(`${label}: ${method} ${path} → ${r.status} ${r.text?.slice(0, 300)}`)
+    return r
+  }
+  const out: SideResult = { tiles: {}, edit: {}, export: [], exportBytes: 0 }
+  const ids: Record<string, number> = {}
+  for (const spec of LAYERS) {
+    const created = await ok('POST', '/api/resource/', JSON.stringify({ resource: { cls: 'vector_layer', parent: { id: 0 },
+      display_name: `bench ${spec.key} ${Date.now()}` }, vector_layer: { srs: { id: 3857 }, geometry_type: spec.geometry, fields: FIELDS } }))
+    const id = JSON.parse(created.text!).id as number
+    ids[spec.key] = id
+    const t0 = performance.now()
+    for (let i = 0; i < spec.count; i += BATCH) await ok('PATCH', `/api/resource/${id}/feature/`, batchBody(spec, i, Math.min(spec.count, i + BATCH)))
+    console.log(`${label}: ${spec.label} loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+    const times: TileTimes = { uncached: [], cached: [], bytes: [] }
+    for (const [z, x, y] of tileSet(spec.seed, spec.count, PER_ZOOM)) {
+      const path = `/api/component/feature_layer/mvt?resource=${id}&z=${z}&x=${x}&y=${y}`
+      const first = await ok('GET', path)
+      const again = await ok('GET', path)
+      times.uncached.push(first.ms)
+      times.cached.push(again.ms)
+      times.bytes.push(first.size)
+    }
+    out.tiles[spec.key] = times
+    console.log(`${label}: ${spec.label} tiles uncached ${median(times.uncached).toFixed(1)} ms, cached ${median(times.cached).toFixed(1)} ms`)
+  }
+  // The first tile after an edit, at zoom 14 and 10: the tile is cached, a feature in it moves by 1 m.
+  const spec = LAYERS[0]!
+  for (const z of [14, 10]) {
+    const times: number[] = []
+    for (let k = 0; k < EDITS; k++) {
+      const i = 1000 * k + 17
+      const [, ...rest] = spec.make(spec.seed, i).wkt.match(/POINT\(([-\d.]+) ([-\d.]+)\)/)!
+      const [mx, my] = rest.map(Number) as [number, number]
+      const size = (2 * 20037508.342789244) / 2 ** z
+      const path = `/api/component/feature_layer/mvt?resource=${ids[spec.key]}&z=${z}&x=${Math.floor((mx + 20037508.342789244) / size)}&y=${Math.floor((20037508.342789244 - my) / size)}`
+      await ok('GET', path)
+      await ok('PUT', `/api/resource/${ids[spec.key]}/feature/${i + 1}`, JSON.stringify({ geom: `POINT(${mx + 1} ${my})` }))
+      times.push((await ok('GET', path)).ms)
+    }
+    out.edit[`z${z}`] = times
+  }
+  for (let k = 0; k < EXPORTS; k++) {
+    const r = await ok('GET', `/api/resource/${ids.p100k}/export?format=GPKG&zipped=false`)
+    out.export.push(r.ms)
+    out.exportBytes = r.size
+  }
+  console.log(`${label}: first tile after an edit z14 ${median(out.edit.z14!).toFixed(1)} ms; GPKG export ${median(out.export).toFixed(0)} ms`)
+  return out
+}
+
+async function nodeSide(): Promise<SideResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'outpost-bench-'))
+  const app = createApp(nodePlatform({ dataDir: dir, admin: { password: 'bench', mustChange: false, force: true }, log: () => {} }))
+  const server = await serve(app, { port: 0 })
+  const addr = server.address()
+  const base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`
+  const auth = 'Basic ' + btoa('administrator:bench')
+  const call: Call = async (method, path, body) => {
+    const t0 = performance.now()
+    const res = await fetch(base + path, { method, headers: { authorization: auth }, body })
+    const bytes = new Uint8Array(await res.arrayBuffer())
+    const ms = performance.now() - t0
+    return { ms, status: res.status, size: bytes.length, text: res.headers.get('content-type') === 'application/json' ? new TextDecoder().decode(bytes) : undefined }
+  }
+  try {
+    return await runOurs(call, 'node')
+  } finally {
+    await new Promise((r) => server.close(r))
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+async function swSide(): Promise<SideResult> {
+  const { page, close } = await openWorkerPage(PORT)
+  const auth = 'Basic ' + btoa('administrator:admin')
+  const call: Call = (method, path, body) => page.evaluate(async ({ method, path, body, auth }) => {
+    const t0 = performance.now()
+    const res = await fetch(path, { method, headers: { authorization: auth }, body })
+    const bytes = new Uint8Array(await res.arrayBuffer())
+    const ms = performance.now() - t0
+    return { ms, status: res.status, size: bytes.length, text: res.headers.get('content-type') === 'application/json' ? new TextDecoder().decode(bytes) : undefined }
+  }, { method, path, body, auth })
+  try {
+    return await runOurs(call, 'service worker')
+  } finally {
+    await close()
+  }
+}
+
+interface PostgisResult { tiles: Record<string, TileTimes>; export: number[]; exportBytes: number; version: string }
+
+async function postgisSide(cluster: Postgis): Promise<PostgisResult> {
+  const { client } = cluster
+  const out: PostgisResult = { tiles: {}, export: [], exportBytes: 0, version: cluster.version }
+  for (const spec of LAYERS) {
+    await client.query(`CREATE TABLE ${spec.key} (fid serial PRIMARY KEY, geom geometry(${spec.geometry}, 3857), name text, n integer)`)
+    for (let i = 0; i < spec.count; i += 50_000) {
+      const rows = Array.from({ length: Math.min(spec.count, i + 50_000) - i }, (_, k) => spec.make(spec.seed, i + k))
+      await client.query(`INSERT INTO ${spec.key} (geom, name, n) SELECT ST_GeomFromText(g, 3857), name, n
+        FROM unnest($1::text[], $2::text[], $3::int[]) AS u(g, name, n)`, [rows.map((r) => r.wkt), rows.map((r) => r.name), rows.map((r) => r.n)])
+    }
+    await client.query(`CREATE INDEX ON ${spec.key} USING gist (geom)`)
+    await client.query(`VACUUM ANALYZE ${spec.key}`)
+    // The query NGW's PostGIS layers amount to: features in the tile grown by 5 %, clipped to it and encoded.
+    const sql = `SELECT ST_AsMVT(q, 'svc:1', 4096, 'geom', 'fid') AS tile FROM (
+      SELECT fid, name, n, ST_AsMVTGeom(geom, ST_TileEnvelope($1, $2, $3), 4096, 205, true) AS geom
+      FROM ${spec.key} WHERE geom && ST_TileEnvelope($1, $2, $3, margin => 0.05)) q`
+    const times: TileTimes = { uncached: [], cached: [], bytes: [] }
+    for (const [z, x, y] of tileSet(spec.seed, spec.count, PER_ZOOM)) {
+      await client.query(sql, [z, x, y]) // warms PostgreSQL's buffers: the timed run reads no disk
+      const t0 = performance.now()
+      const r = await client.query(sql, [z, x, y])
+      times.uncached.push(performance.now() - t0)
+      times.bytes.push((r.rows[0]?.tile as Buffer | null)?.length ?? 0)
+    }
+    out.tiles[spec.key] = times
+    console.log(`postgis: ${spec.label} loaded; ST_AsMVT median ${median(times.uncached).toFixed(1)} ms`)
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'outpost-ogr-'))
+  try {
+    for (let k = 0; k < EXPORTS; k++) {
+      const file = join(dir, `p100k-${k}.gpkg`)
+      const t0 = performance.now()
+      execFileSync('ogr2ogr', ['-f', 'GPKG', file, `PG:host=${cluster.host} port=${cluster.port} user=postgres dbname=postgres`, 'p100k'])
+      out.export.push(performance.now() - t0)
+      out.exportBytes = statSync(file).size
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+  return out
+}
+
+const fmt = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2))
+const ratio = (ref: number, ours: number) => `${(ref / ours).toFixed(1)}×`
+const kib = (b: number[]) => `${(median(b) / 1024).toFixed(0)} KiB`
+
+async function main(): Promise<void> {
+  const loadBefore = loadavg()[0]!
+  const cluster = await startPostgis(PORT)
+  let pgr: PostgisResult
+  try {
+    pgr = await postgisSide(cluster)
+  } finally {
+    await cluster.stop()
+  }
+  const node = await nodeSide()
+  // BENCH_NO_SW=1 measures the Node host only (a quick run while working); the table then repeats it.
+  const sw = process.env.BENCH_NO_SW ? node : await swSide()
+  const rows = LAYERS.map((spec) => {
+    const p = median(pgr.tiles[spec.key]!.uncached)
+    const n = node.tiles[spec.key]!, s = sw.tiles[spec.key]!
+    return `| ${spec.label} | ${fmt(p)} ms (${kib(pgr.tiles[spec.key]!.bytes)}) | ${fmt(median(n.uncached))} ms (${ratio(p, median(n.uncached))}; ${kib(n.bytes)}) | ` +
+      `${fmt(median(n.cached))} ms | ${fmt(median(s.uncached))} ms (${ratio(p, median(s.uncached))}) | ${fmt(median(s.cached))} ms |`
+  })
+  const body = [
+    `Machine: ${machine()}; reference: ${pgr.version} (throwaway cluster), \`ST_AsMVT\` over a GiST index, and GDAL's native`,
+    `\`ogr2ogr\` (${execFileSync('ogr2ogr', ['--version'], { encoding: 'utf8' }).trim()}). Command: \`npm run bench -- tiles\`.`,
+    `The machine is shared: its load average was ${loadBefore.toFixed(1)} when the run started and ${loadavg()[0]!.toFixed(1)} when it ended (2 cores).`,
+    '',
+    `The same features on every side (\`test/bench/tiles-data.ts\`: seeded, 80 % in 60 clusters over a 2,000 km square in EPSG:3857),`,
+    `${PER_ZOOM} tiles per zoom 5–14, each holding features. Outpost times are whole HTTP requests from the client (the worker's`,
+    'answer read in the page; the Node host over HTTP); PostGIS times are the bare `ST_AsMVT` query through `pg`, run twice per',
+    'tile and the second run timed (PostgreSQL\'s buffers warm, no tile cache: it recuts every time). Uncached = the first request',
+    'of a tile; cached = the same tile again. Ratio = PostGIS ÷ Outpost (above 1: Outpost faster). Median tile size in brackets.',
+    '',
+    '| layer | PostGIS `ST_AsMVT` | Node host, uncached | Node host, cached | service worker, uncached | service worker, cached |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    `First tile after an edit (the tile cached, then one of its features moved by 1 m, median of ${EDITS}): zoom 14 —`,
+    `Node host ${fmt(median(node.edit.z14!))} ms, service worker ${fmt(median(sw.edit.z14!))} ms; zoom 10 — Node host ${fmt(median(node.edit.z10!))} ms,`,
+    `service worker ${fmt(median(sw.edit.z10!))} ms (target < 100 ms).`,
+    '',
+    `GeoPackage export of the 100,000 points (\`export?format=GPKG&zipped=false\`, median of ${EXPORTS}): native \`ogr2ogr\` from the`,
+    `PostGIS table ${fmt(median(pgr.export))} ms (${(pgr.exportBytes / 1048576).toFixed(1)} MiB); Node host ${fmt(median(node.export))} ms`,
+    `(${(median(node.export) / median(pgr.export)).toFixed(2)}× native's time; ${(node.exportBytes / 1048576).toFixed(1)} MiB); service worker ${fmt(median(sw.export))} ms`,
+    `(${(median(sw.export) / median(pgr.export)).toFixed(2)}× native's time). Target: within 3× of native.`,
+  ].join('\n')
+  writeSection('Vector tiles and export', body)
+  console.log(body)
+}
+
+main().catch((err) => { console.error(err); process.exit(1) })
