@@ -4,7 +4,6 @@
  * a process of its own that is SIGKILLed at the cut and started again on its data folder.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,35 +11,10 @@ import type { Server } from 'node:http'
 import { httpApi, NODE_ADMIN_PASSWORD, startNodeApi } from './node-client.ts'
 import type { Api } from './harness.ts'
 import { FaultProxy } from './fault-proxy.ts'
+import { kill, startHost, type Host } from './node-process.ts'
 import { syncCases, TOTALS, type SyncEnv } from './sync-cases.ts'
 
 const SLOW = 180_000
-
-interface Host { proc: ChildProcess; base: string }
-
-function startHost(dataDir: string): Promise<Host> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'sw/host/node-main.ts', '--port', '0', '--data', dataDir],
-    { env: { ...process.env, OUTPOST_ADMIN_PASSWORD: NODE_ADMIN_PASSWORD }, stdio: ['ignore', 'pipe', 'pipe'] })
-  return new Promise((resolve, reject) => {
-    let out = ''
-    const onData = (b: Buffer) => {
-      out += b.toString()
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)
-      if (m) { proc.stdout!.off('data', onData); resolve({ proc, base: m[1]! }) }
-    }
-    proc.stdout!.on('data', onData)
-    proc.stderr!.on('data', (b: Buffer) => { out += b.toString() })
-    proc.once('exit', (code) => reject(new Error(`host exited (${code}) before listening:\n${out}`)))
-  })
-}
-
-function kill(host: Host): Promise<void> {
-  return new Promise((resolve) => {
-    if (host.proc.exitCode !== null || host.proc.signalCode !== null) return resolve()
-    host.proc.once('exit', () => resolve())
-    host.proc.kill('SIGKILL')
-  })
-}
 
 let remote: { api: Api; server: Server; base: string }
 let proxy: FaultProxy

@@ -5,17 +5,8 @@
  * at zooms 5–14 centred on features.
  */
 
-/** mulberry32: a small seeded generator. */
-export function random(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+/** The fuzz test's seeded generator (mulberry32). */
+import { prng as random } from '../fuzz/generator.ts'
 
 const X0 = 2_000_000, Y0 = 6_000_000, SIZE = 2_000_000
 const CLUSTERS = (() => {
