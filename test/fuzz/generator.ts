@@ -191,6 +191,16 @@ export class Generator {
         '/api/v1/icons/default/content?width=99999&height=99999']), 'catalogue'],
       () => [this.#pick(['GET', 'POST']), '/api/component/outpost/catalogue/import', 'catalogue'],
       () => [this.#pick(['GET', 'POST', 'DELETE']), this.#pick(['/api/nothing', '/api//resource/0', '/api/resource/0/%00', '/api/' + this.#string().replace(/[?#]/g, '')]), 'resource'],
+      // Data out, rendering, versioning and sync (appended: the indexes above stay as they were).
+      () => ['GET', `/api/resource/${layer()}/${this.#pick(['export?format=GPKG', 'export?format=CSV&srs=999999', 'export?format=x', 'export?format=GeoJSON&zipped=maybe&fid=',
+        'geojson?intersects=POLYGON((0 0', 'csv?fields=%00', `${this.#pick(ODD_IDS)}/${this.#pick(ODD_IDS)}/0.mvt`, 'feature/version/', 'feature/changes/check?epoch=x&initial=1e400',
+        'feature/changes/fetch?epoch=1&initial=-1&target=99999999999999999999', 'feature/?version=1e400', 'sync', 'sync/conflict/', 'legend_symbols?width=99999', 'qml'])}`, 'feature'],
+      () => ['GET', `/api/component/${this.#pick(['feature_layer/mvt', 'render/tile', 'render/image'])}?${this.#pick([`z=${this.#pick(ODD_IDS)}&x=0&y=0`, 'z=99&x=-1&y=1e400',
+        `resource=${layer()},${this.#pick(ODD_IDS)}&z=1&x=0&y=0`, 'extent=1,2,3&size=99999,99999', `resource=${layer()}&extent=0,0,1,1&size=0,0&srs=${this.#pick(ODD_IDS)}`,
+        'simplification=99&padding=-1&extent=1e400'])}`, 'resource'],
+      () => [this.#pick(['POST', 'PUT', 'DELETE']), `/api/resource/${layer()}/${this.#pick(['sync', `sync/conflict/${this.#pick(ODD_IDS)}`, 'feature/transaction/',
+        `feature/transaction/${this.#pick(ODD_IDS)}`])}`, 'feature'],
+      () => ['POST', this.#pick(['/api/feature_layer/identify', '/api/component/feature_layer/export']), 'feature'],
     ]
     let route = this.#pick(routes)
     // Logins cost a PBKDF2 each: a third of their share is enough.
