@@ -5,11 +5,11 @@
  * Labels use DejaVu Sans, registered from the system fonts when present. PNGs are written
  * by image/png-write with node:zlib, not Skia's encoder (a tenth of the time).
  */
-import { createCanvas, GlobalFonts, ImageData, type Canvas, type SKRSContext2D } from '@napi-rs/canvas'
+import { createCanvas, GlobalFonts, ImageData, Path2D, type Canvas, type SKRSContext2D } from '@napi-rs/canvas'
 import { existsSync } from 'node:fs'
 import { deflateSync } from 'node:zlib'
 import { writePng } from '../image/png-write.ts'
-import type { CanvasFactory, Ctx2D, Surface } from '../image/canvas.ts'
+import type { CanvasFactory, Ctx2D, Path2DLike, Surface } from '../image/canvas.ts'
 
 const FONTS = ['/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf', '/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf']
 let fontsLoaded = false
@@ -43,6 +43,10 @@ class NodeSurface implements Surface {
 
   rgba(): Uint8ClampedArray {
     return this.#ctx.getImageData(0, 0, this.width, this.height).data
+  }
+
+  svgPath(d: string): Path2DLike {
+    return new Path2D(d)
   }
 
   async png(): Promise<Uint8Array> {
