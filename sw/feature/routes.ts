@@ -16,6 +16,7 @@ import { dumpOptions, filterOf, orderOf, paging, querySrs } from './query.ts'
 import { changesFeature, parseBatch, parseIds, parseInput, type WriteOptions } from './input.ts'
 import { featureJson, geometryInfo, lonLatExtent, rowShape, wantsAttachments } from './serialize.ts'
 import { writeFeatures, type FeatureWriter, type Written } from './write.ts'
+import { keyedRequest } from './idempotency.ts'
 import { readVersion } from './versioning/params.ts'
 import { mountVersioning } from './versioning/routes.ts'
 import { mountTransaction } from './transaction/routes.ts'
@@ -35,7 +36,7 @@ async function writeOptions(c: Ctx): Promise<WriteOptions> {
 }
 
 const write = <T>(c: Ctx, layer: FeatureLayer, fn: (w: FeatureWriter) => T, inputs: FeatureInput[] = []) =>
-  writeFeatures(c.get('services'), layer, inputs, fn, { userId: c.get('user').id })
+  writeFeatures(c.get('services'), layer, inputs, fn, { userId: c.get('user').id, request: keyedRequest(c.req.raw) })
 
 /** `{"id": fid}`, with the write's `version` on a versioned layer (reference §5.3). */
 const idBody = (id: number, w: Written<unknown>) => (w.version === undefined ? { id } : { id, version: w.version })

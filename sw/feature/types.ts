@@ -181,6 +181,14 @@ export interface FeatureRead {
   attachment(fid: number, aid: number): AttachmentRow | undefined
   /** Versions, changes and stored transactions; absent when the class keeps no history. */
   readonly history?: FeatureHistory
+  /** The recorded answer of the keyed write `key` (`Idempotency-Key`); absent: the class keeps none. */
+  pastRequest?(key: string): PastRequest | undefined
+}
+
+/** A keyed write's answer as recorded: what identified the request, and the answer's JSON. */
+export interface PastRequest {
+  fingerprint: string
+  body: string
 }
 
 /** Writes inside one durable transaction of a layer: all of them or none. */
@@ -199,6 +207,11 @@ export interface FeatureWrite extends FeatureRead {
   readonly orphanBlobs: readonly string[]
   /** The history's write side (transactions, restores, the version this write makes); absent without history. */
   readonly historyWrite?: FeatureHistoryWrite
+  /**
+   * Records this write's answer under `key`, in its own transaction; `body` is called when the
+   * write has finished (its version known). Present whenever `pastRequest` is.
+   */
+  recordRequest?(key: string, fingerprint: string, body: () => string): void
 }
 
 /** Who makes a write: recorded with the version it creates. */
