@@ -60,6 +60,8 @@ export interface WriteFeaturesOptions {
 export interface Written<T> {
   result: T
   version: number | undefined
+  /** The recorded answer of an earlier run with the same `Idempotency-Key`: nothing was written. */
+  replayed?: true
 }
 
 /**
@@ -73,7 +75,7 @@ export async function writeFeatures<T>(services: WriteServices, layer: FeatureLa
   if (keyed) {
     // A replay answers before anything is staged: the first run consumed the uploads.
     const past = await layer.read((tx) => tx.pastRequest?.(keyed.key))
-    if (past) return replayed(past, keyed) as Written<T>
+    if (past) return { ...replayed(past, keyed) as Written<T>, replayed: true as const }
   }
   let staging = opts.staging
   const items: [Record<string, unknown>, string][] = []
@@ -99,7 +101,7 @@ export async function writeFeatures<T>(services: WriteServices, layer: FeatureLa
       written = tx
       return { result: r }
     }, { userId: opts.userId })
-    if ('past' in out) return replayed(out.past, keyed!) as Written<T>
+    if ('past' in out) return { ...replayed(out.past, keyed!) as Written<T>, replayed: true as const }
     // Blobs go only after the commit: a rolled-back delete must still find its files.
     for (const id of orphans) await services.platform.store.deleteBlob(id).catch(() => undefined)
     // Read after the commit: creates are queued until the layer finishes the write.

@@ -25,6 +25,8 @@ export const idempotencyCases: ApiCase[] = [
       const again = await api.request('POST', base, post)
       expect(again.status).toBe(200)
       expect(again.body).toEqual(first.body)
+      expect(first.headers['idempotent-replayed']).toBeUndefined()
+      expect(again.headers['idempotent-replayed']).toBe('true')
       expect(await count()).toBe(1)
 
       const batch = { body: [{ geom: 'POINT(3 4)', fields: { name: 'two' } }, { geom: 'POINT(5 6)', fields: { name: 'three' } }], headers: key('patch') }
