@@ -16,7 +16,7 @@ import { dumpOptions, filterOf, orderOf, paging, querySrs } from './query.ts'
 import { changesFeature, parseBatch, parseIds, parseInput, type WriteOptions } from './input.ts'
 import { featureJson, geometryInfo, lonLatExtent, rowShape, wantsAttachments } from './serialize.ts'
 import { writeFeatures, type FeatureWriter, type Written } from './write.ts'
-import { keyedRequest } from './idempotency.ts'
+import { keyedRequest, REPLAYED_HEADER } from '../core/idempotency.ts'
 import { readVersion } from './versioning/params.ts'
 import { mountVersioning } from './versioning/routes.ts'
 import { mountTransaction } from './transaction/routes.ts'
@@ -39,7 +39,7 @@ const write = <T>(c: Ctx, layer: FeatureLayer, fn: (w: FeatureWriter) => T, inpu
   writeFeatures(c.get('services'), layer, inputs, fn, { userId: c.get('user').id, request: keyedRequest(c.req.raw) })
 
 /** A write's answer; one recorded earlier under its `Idempotency-Key` says so (Stripe's header name). */
-const answer = (w: Written<unknown>, body: unknown) => json(body, 200, w.replayed ? { 'idempotent-replayed': 'true' } : {})
+const answer = (w: Written<unknown>, body: unknown) => json(body, 200, w.replayed ? REPLAYED_HEADER : {})
 
 /** `{"id": fid}`, with the write's `version` on a versioned layer (reference §5.3). */
 const idBody = (id: number, w: Written<unknown>) => (w.version === undefined ? { id } : { id, version: w.version })

@@ -7,6 +7,7 @@
  * Values cross this boundary in their canonical form (`feature/values.ts`): integers as
  * numbers (bigint past 2^53), dates and times as ISO text, booleans as 0/1.
  */
+import type { PastRequest } from '../core/idempotency.ts'
 import type { Bbox, Geometry } from '../geo/geometry.ts'
 import type { HistoryRead, HistoryWrite } from './history-types.ts'
 import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
@@ -183,12 +184,6 @@ export interface FeatureRead {
   readonly history?: FeatureHistory
   /** The recorded answer of the keyed write `key` (`Idempotency-Key`); absent: the class keeps none. */
   pastRequest?(key: string): PastRequest | undefined
-}
-
-/** A keyed write's answer as recorded: what identified the request, and the answer's JSON. */
-export interface PastRequest {
-  fingerprint: string
-  body: string
 }
 
 /** Writes inside one durable transaction of a layer: all of them or none. */

@@ -8,8 +8,8 @@ import type { Platform } from '../platform/platform.ts'
 import type { UploadServices } from '../upload/types.ts'
 import { featureNotFound } from './errors.ts'
 import { hasUpload, parseFields, replaceAttachments, Staging } from './attachment/service.ts'
-import type { FeatureInput, FeatureLayer, FeatureWrite, PastRequest } from './types.ts'
-import { replayed, type KeyedRequest } from './idempotency.ts'
+import type { FeatureInput, FeatureLayer, FeatureWrite } from './types.ts'
+import { replayed, type KeyedRequest, type PastRequest } from '../core/idempotency.ts'
 
 /** The writes a request makes; absent features are the original's 404. */
 export class FeatureWriter {

@@ -20,7 +20,7 @@ import { binding, LayerReader } from './reader.ts'
 import { VersionTracker } from './tracker.ts'
 import * as txn from './transactions.ts'
 import type { Layer } from './layer.ts'
-import { recordRequest } from './request-log.ts'
+import { recordRequest } from '../../store/request-log.ts'
 
 /** Fewest new boxes worth rebuilding the spatial index for. */
 const BULK_INDEX_MIN = 256

@@ -5,6 +5,8 @@
  */
 import type { ApiCase } from '../harness.ts'
 import { createLayer } from './feature.ts'
+import { newGroup, uploadFile } from './ingest.ts'
+import { uniq } from '../harness.ts'
 
 const FIELDS = [{ keyname: 'name', datatype: 'STRING' }]
 const key = (s: string) => ({ 'Idempotency-Key': `${s}-${Date.now()}-${Math.random()}` })
@@ -83,6 +85,34 @@ export const idempotencyCases: ApiCase[] = [
       const q2 = await api.request('POST', `/api/resource/${layer}/feature/`, { body: { geom: 'POINT(4 4)' }, headers: { 'Idempotency-Key': quoted } })
       expect(q2.body).toEqual(q1.body)
       expect((await api.request('GET', `/api/resource/${layer}/feature_count`)).body.total_count).toBe(2)
+    },
+  },
+  {
+    name: 'a keyed resource create sent twice makes one resource, also one made from an uploaded file',
+    async run(api, expect) {
+      const parent = await newGroup(api, expect)
+      const children = async () => (await api.request('GET', `/api/resource/?parent=${parent}`)).body.length as number
+      const group = { body: { resource: { cls: 'resource_group', parent: { id: parent }, display_name: uniq('Keyed') } }, headers: key('group') }
+      const first = await api.request('POST', '/api/resource/', group)
+      expect(first.status).toBe(201)
+      const again = await api.request('POST', '/api/resource/', group)
+      expect(again.status).toBe(201)
+      expect(again.body).toEqual(first.body)
+      expect(again.headers['idempotent-replayed']).toBe('true')
+      expect(await children()).toBe(1)
+
+      // The first run consumed the upload: the replay must answer before preparing anything.
+      const source = await uploadFile(api, expect, 'points.geojson', JSON.stringify({ type: 'FeatureCollection',
+        features: [{ type: 'Feature', geometry: { type: 'Point', coordinates: [10, 20] }, properties: { name: 'a' } }] }))
+      const layer = { body: { resource: { cls: 'vector_layer', parent: { id: parent }, display_name: uniq('Keyed layer') },
+        vector_layer: { srs: { id: 3857 }, source } }, headers: key('layer') }
+      const l1 = await api.request('POST', '/api/resource/', layer)
+      expect(l1.status).toBe(201)
+      const l2 = await api.request('POST', '/api/resource/', layer)
+      expect(l2.status).toBe(201)
+      expect(l2.body).toEqual(l1.body)
+      expect(await children()).toBe(2)
+      expect((await api.request('GET', `/api/resource/${l1.body.id}/feature_count`)).body).toEqual({ total_count: 1 })
     },
   },
 ]

@@ -1,13 +1,12 @@
 /**
- * @module classes/vector_layer/request-log
- * The answers of keyed writes (`Idempotency-Key`), kept in the layer's own database so that
- * recording one commits or rolls back with the write it answers. Chromium hands a request
- * whose worker was stopped before it answered to the next worker, body and all; with the key
- * the second run finds the first one's answer here instead of writing again. The table is
- * made by the first keyed write; answers older than a day are dropped by later ones.
+ * @module store/request-log
+ * The answers of keyed writes (`Idempotency-Key`, core/idempotency.ts), kept in the database
+ * the write changes (a layer's, or the main one for resource creation) so that recording one
+ * commits or rolls back with the write it answers. The table is made by the first keyed write;
+ * answers older than a day are dropped by later ones.
  */
-import type { SqlDb } from '../../store/database.ts'
-import type { PastRequest } from '../../feature/types.ts'
+import type { SqlDb } from './database.ts'
+import type { PastRequest } from '../core/idempotency.ts'
 
 export const REQUEST_LOG = 'outpost_request_log'
 /** How long an answer is kept, in seconds (clients retry within minutes, not days). */

@@ -1,13 +1,22 @@
 /**
- * @module feature/idempotency
- * Feature writes with an `Idempotency-Key` header (IETF httpapi draft) run once: the layer
- * records the answer in the write's own transaction, and the same key again gets that answer
- * without writing. The app sends a new key with every write. This is what makes Chromium's
- * replay harmless: a fetch event whose worker was stopped before it answered is handed to
- * the next worker, body and all (docs/architecture.md, "Durability tests").
+ * @module core/idempotency
+ * Writes with an `Idempotency-Key` header (IETF httpapi draft) run once: the write records its
+ * answer in its own transaction (store/request-log.ts), and the same key again gets that answer
+ * without writing. Feature writes and resource creation take keys; the app sends a new key
+ * with every write. This is what makes Chromium's replay harmless: a fetch event whose worker
+ * was stopped before it answered is handed to the next worker, body and all
+ * (docs/architecture.md, "Durability tests").
  */
-import { ApiError } from '../core/error.ts'
-import type { PastRequest } from './types.ts'
+import { ApiError } from './error.ts'
+
+/** A keyed write's answer as recorded: what identified the request, and the answer's JSON. */
+export interface PastRequest {
+  fingerprint: string
+  body: string
+}
+
+/** The header a replayed answer carries (Stripe's name for it). */
+export const REPLAYED_HEADER = { 'idempotent-replayed': 'true' }
 
 /** A keyed request: its key and what identifies it (method, path and query). */
 export interface KeyedRequest {
@@ -32,6 +41,11 @@ export function keyedRequest(req: Request): KeyedRequest | undefined {
   const url = new URL(req.url)
   return { key, fingerprint: `${req.method} ${url.pathname}${url.search}` }
 }
+
+/** A write with this key found already running in its own transaction (the draft's 409). */
+export const keyInUse = (key: string) => new ApiError(409, 'Idempotency-Key in use', {
+  message: `A request with Idempotency-Key '${key}' was made at the same time; its answer is recorded once it has finished.`,
+  data: { location: ['header', 'Idempotency-Key'] } })
 
 /** The recorded answer of a replayed request; a key reused for another request is a 422. */
 export function replayed(past: PastRequest, req: KeyedRequest): unknown {
