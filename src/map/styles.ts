@@ -56,8 +56,8 @@ function octagon(x: number, y: number, radius: number): number[] {
 
 /**
  * A style function for a vector-tile layer of one resource. Styles are made once and reused
- * (labels by changing the text of a shared style, which OpenLayers reads at once): nothing is
- * allocated per feature. Points in crowded tiles are drawn as polygons (dots), without labels:
+ * (labels by changing the text of a shared style, which OpenLayers reads at once): no style
+ * is made per feature (a dot's polygon is). Points in crowded tiles are drawn as polygons (dots), without labels:
  * OpenLayers paints polygons into the tile's image once, but point symbols and labels again on
  * every frame of a pan, through the declutter tree — with thousands per tile that made panning
  * stutter (docs/benchmarks.md, "Map panning").

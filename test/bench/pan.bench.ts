@@ -79,9 +79,10 @@ async function pointLayer(page: Page, name: string, count: number, seed: number)
  * benchmark). A string: tsx's helpers in a compiled function would not exist in the page.
  */
 const RECORDER = `(() => {
-  const rec = window.__panRec = { frames: [], long: [] }
+  window.__panRec = { frames: [], long: [] }
   const tick = (t) => { window.__panRec.frames.push(t); requestAnimationFrame(tick) }
   requestAnimationFrame(tick)
+  addEventListener('pointerup', () => { window.__panUp = performance.now() }, true)
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) window.__panRec.long.push({ start: e.startTime, duration: e.duration })
   }).observe({ type: 'longtask', buffered: true })
@@ -130,7 +131,8 @@ async function panAt(page: Page, base: string, ids: number[], visible: number, z
       await page.waitForTimeout(16)
     }
     await page.mouse.up()
-    const up = await page.evaluate(() => performance.now())
+    // The release as the page saw it: the map may have drawn before a later evaluate returns.
+    const up = await page.evaluate(() => (window as unknown as { __panUp: number }).__panUp)
     drawn.push((await drawnAfter(page, up)) - up)
     await page.waitForTimeout(300)
   }
