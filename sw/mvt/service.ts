@@ -48,29 +48,32 @@ const signatureOf = (meta: LayerMeta) =>
 const emptyLayer = (meta: LayerMeta, opts: TileOptions) => new LayerEncoder(`${LAYER_PREFIX}${meta.resourceId}`, opts.extent,
   meta.fields.map((f) => f.keyname), meta.fields.map((f) => VALUE_KIND[f.datatype]))
 
+/** An encoded MVT layer and whether it came from the tile cache. */
+export interface LayerTile { bytes: Uint8Array; cached: boolean }
+
 /**
  * The encoded MVT layer of one feature layer for tile `t` (empty when no feature is in it).
  * Layers with GeoPackage storage are cut from their R*Tree and cached; others are read
  * through the generic feature reads, uncached.
  */
-export async function layerTile(services: DataOutServices, layer: FeatureLayer, t: TileAddress, opts: TileOptions): Promise<Uint8Array> {
+export async function layerTile(services: DataOutServices, layer: FeatureLayer, t: TileAddress, opts: TileOptions): Promise<LayerTile> {
   const { meta, gpkg } = layer
-  if (!gpkg) return genericTile(layer, t, opts)
+  if (!gpkg) return { bytes: await genericTile(layer, t, opts), cached: false }
   const id = meta.resourceId
   const cache = tileCacheOf(services)
   const key = `${id}/${t.z}/${t.x}/${t.y}/${opts.extent}/${opts.padding}/${opts.simplification}`
   const signature = signatureOf(meta)
   if (cache.isCurrent(id, gpkg.version, signature)) {
     const hit = cache.get(key)
-    if (hit) return hit
+    if (hit) return { bytes: hit, cached: true }
   }
   return gpkg.read((tables) => {
     const nodes = cache.sync(id, tables, gpkg.version, signature, meta.srs)
     const hit = cache.get(key)
-    if (hit) return hit
+    if (hit) return { bytes: hit, cached: true }
     const bytes = cutLayer(tables, meta, nodes, t, opts)
     cache.set(key, id, padBbox(tileBbox(t.z, t.x, t.y), opts.padding), bytes)
-    return bytes
+    return { bytes, cached: false }
   })
 }
 
@@ -149,13 +152,16 @@ async function genericTile(layer: FeatureLayer, t: TileAddress, opts: TileOption
   return encoder.finish()
 }
 
+/** A tile of several layers; `cached` when every layer came from the tile cache. */
+export interface Tile { bytes: Uint8Array | null; cached: boolean }
+
 /**
  * The tile of several layers, bottom first: the concatenation of their MVT layers, or
- * `null` when none has a feature in it.
+ * `null` bytes when none has a feature in it.
  */
 export async function renderTile(services: DataOutServices, layers: readonly FeatureLayer[], t: TileAddress,
-  opts: TileOptions): Promise<Uint8Array | null> {
+  opts: TileOptions): Promise<Tile> {
   const parts = await Promise.all(layers.map((l) => layerTile(services, l, t, opts)))
-  const out = concatBytes(parts)
-  return out.length ? out : null
+  const out = concatBytes(parts.map((p) => p.bytes))
+  return { bytes: out.length ? out : null, cached: parts.every((p) => p.cached) }
 }
