@@ -17,7 +17,7 @@ import { TileCache } from './cache.ts'
 import { cutShape } from './cut.ts'
 import { LayerEncoder } from './encode.ts'
 import { readPoint, readShape, shapeOf, tileProjection, tinyInTile } from './shape.ts'
-import { countInBox, GRID, THIN_ABOVE, thinnedIds, type RtreeNodes } from './select.ts'
+import { countInBox, GRID, mayHoldMore, THIN_ABOVE, thinnedIds, type RtreeNodes } from './select.ts'
 
 /** MVT layer names: the spec's fixed prefix and the resource id. */
 export const LAYER_PREFIX = 'svc:'
@@ -90,13 +90,13 @@ function tileFrame(meta: LayerMeta, t: TileAddress, opts: TileOptions) {
 export function cutLayer(tables: GpkgTables, meta: LayerMeta, nodes: RtreeNodes, t: TileAddress, opts: TileOptions): Uint8Array {
   const { db, featureTable, rtreeTable } = tables
   const { box, clip, project } = tileFrame(meta, t, opts)
-  const count = countInBox(db, rtreeTable, box)
   const encoder = emptyLayer(meta, opts)
-  if (count === 0) return encoder.finish()
+  // Most tiles hold few features: the inner R*Tree nodes tell so without a counting query.
+  const full = mayHoldMore(db, nodes, box, THIN_ABOVE) && countInBox(db, rtreeTable, box) > THIN_ABOVE
   const cols = ['f.fid', 'f.geom', ...meta.fields.map((f) => `f.${tables.column(f)}`)].join(', ')
   let sql: string
   let bind: (number | string)[]
-  if (count <= THIN_ABOVE) {
+  if (!full) {
     // The R*Tree drives the join: only the features in the box are read.
     sql = `SELECT ${cols} FROM "${rtreeTable}" r CROSS JOIN "${featureTable}" f ON f.fid = r.id
       WHERE r.minx <= ? AND r.maxx >= ? AND r.miny <= ? AND r.maxy >= ?`
@@ -109,7 +109,7 @@ export function cutLayer(tables: GpkgTables, meta: LayerMeta, nodes: RtreeNodes,
   const types = meta.fields.map((f) => f.datatype)
   const values: RowValue[] = new Array(types.length)
   const at: [number, number] = [0, 0]
-  const r = new RowReader(tables.sqlite, db, sql, bind)
+  const r = new RowReader(tables.sqlite, db, nodes.prepared(db, sql), bind)
   try {
     while (r.step()) {
       const blob = r.blobView(1)
