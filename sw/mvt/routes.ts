@@ -37,14 +37,15 @@ function tileAddress(z: number, x: number, y: number): TileAddress {
 }
 
 /**
- * `Server-Timing` of a tile answer: the server's own work from the route's start to the
- * tile's bytes (`cut` when any layer was cut, `cache` when all came from the tile cache), so
- * clients and the benchmark can tell it from the transport's time.
+ * `Server-Timing` of a tile answer: the server's own work from the app's start on the request
+ * (authentication, routing, resource and permission checks) to the tile's bytes (`cut` when
+ * any layer was cut, `cache` when all came from the tile cache), so clients and the
+ * benchmark can tell it from the transport's time.
  */
 export const serverTiming = (cached: boolean, ms: number) => `${cached ? 'cache' : 'cut'};dur=${ms.toFixed(2)}`
 
 async function answer(c: RequestContext<DataOutVariables>, ids: number[], t: TileAddress, opts: TileOptions): Promise<Response> {
-  const started = performance.now()
+  const started = c.get('started') ?? performance.now()
   const services = c.get('services')
   const heads = await resourceHeads(services, ids)
   const layers = []
