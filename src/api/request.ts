@@ -53,6 +53,12 @@ export interface RequestOptions {
   signal?: AbortSignal
 }
 
+/** A random key; `crypto.randomUUID` needs a secure context, which a LAN address over http is not. */
+function newKey(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID()
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('')
+}
+
 function isErrorBody(v: unknown): v is ErrorBody {
   return typeof v === 'object' && v !== null && typeof (v as ErrorBody).title === 'string'
     && typeof (v as ErrorBody).status_code === 'number'
@@ -69,9 +75,14 @@ export async function request<T>(path: string, opts: RequestOptions = {}): Promi
   }
   const headers: Record<string, string> = { Accept: 'application/json', ...opts.headers }
   if (opts.json !== undefined) headers['Content-Type'] = 'application/json'
+  // A write runs once even if Chromium hands it to a new worker after stopping the one that
+  // had it (the backend answers a known key from its record). Own origin only: another
+  // server's CORS may not allow the header.
+  const method = opts.method ?? 'GET'
+  if (method !== 'GET' && path.startsWith('/') && !('Idempotency-Key' in headers)) headers['Idempotency-Key'] = newKey()
   let res: Response
   try {
-    res = await fetch(url, { method: opts.method ?? 'GET', headers, credentials: 'include', signal: opts.signal,
+    res = await fetch(url, { method, headers, credentials: 'include', signal: opts.signal,
       body: opts.json === undefined ? opts.body : JSON.stringify(opts.json) })
   } catch (err) {
     if (err instanceof DOMException && err.name === 'AbortError') throw err

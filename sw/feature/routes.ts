@@ -16,6 +16,7 @@ import { dumpOptions, filterOf, orderOf, paging, querySrs } from './query.ts'
 import { changesFeature, parseBatch, parseIds, parseInput, type WriteOptions } from './input.ts'
 import { featureJson, geometryInfo, lonLatExtent, rowShape, wantsAttachments } from './serialize.ts'
 import { writeFeatures, type FeatureWriter, type Written } from './write.ts'
+import { keyedRequest, REPLAYED_HEADER } from '../core/idempotency.ts'
 import { readVersion } from './versioning/params.ts'
 import { mountVersioning } from './versioning/routes.ts'
 import { mountTransaction } from './transaction/routes.ts'
@@ -35,7 +36,10 @@ async function writeOptions(c: Ctx): Promise<WriteOptions> {
 }
 
 const write = <T>(c: Ctx, layer: FeatureLayer, fn: (w: FeatureWriter) => T, inputs: FeatureInput[] = []) =>
-  writeFeatures(c.get('services'), layer, inputs, fn, { userId: c.get('user').id })
+  writeFeatures(c.get('services'), layer, inputs, fn, { userId: c.get('user').id, request: keyedRequest(c.req.raw) })
+
+/** A write's answer; one recorded earlier under its `Idempotency-Key` says so (Stripe's header name). */
+const answer = (w: Written<unknown>, body: unknown) => json(body, 200, w.replayed ? REPLAYED_HEADER : {})
 
 /** `{"id": fid}`, with the write's `version` on a versioned layer (reference §5.3). */
 const idBody = (id: number, w: Written<unknown>) => (w.version === undefined ? { id } : { id, version: w.version })
@@ -73,7 +77,7 @@ export function mountFeature(routes: Routes<FeatureVariables>): void {
         const body = await readJson(c.req.raw)
         const input = parseInput(body, layer.meta, await writeOptions(c), '$')
         const w = await write(c, layer, (w) => w.create(input), [input])
-        return json(idBody(w.result, w))
+        return answer(w, idBody(w.result, w))
       }
       case 'PATCH': {
         const layer = await writableLayerOf(c)
@@ -81,7 +85,7 @@ export function mountFeature(routes: Routes<FeatureVariables>): void {
         expectKind<unknown[]>('array', body, '$') // the body's shape is judged before the query's
         const ops = parseBatch(body, layer.meta, await writeOptions(c))
         const updated = ops.flatMap((op) => 'input' in op && op.id !== undefined && changesFeature(op.input) ? [op.id] : [])
-        return json((await write(c, layer, (w) => {
+        const w = await write(c, layer, (w) => {
           w.tx.historyWrite?.beforeUpdates(updated)
           return ops.map((op) => {
             if ('del' in op) { w.delete(op.id); return { id: op.id } }
@@ -89,18 +93,15 @@ export function mountFeature(routes: Routes<FeatureVariables>): void {
             w.update(op.id, op.input)
             return { id: op.id }
           })
-        }, ops.flatMap((op) => ('input' in op ? [op.input] : [])))).result)
+        }, ops.flatMap((op) => ('input' in op ? [op.input] : [])))
+        return answer(w, w.result)
       }
       case 'DELETE': {
         const layer = await writableLayerOf(c)
         const body = await readJson(c.req.raw)
-        if (body === undefined) {
-          await write(c, layer, (w) => w.deleteAll())
-          return json(true)
-        }
+        if (body === undefined) return answer(await write(c, layer, (w) => w.deleteAll()), true)
         const ids = parseIds(body)
-        await write(c, layer, (w) => { for (const id of ids) w.delete(id) })
-        return json(ids)
+        return answer(await write(c, layer, (w) => { for (const id of ids) w.delete(id) }), ids)
       }
     }
     throw new Error('unreachable')
@@ -127,10 +128,12 @@ export function mountFeature(routes: Routes<FeatureVariables>): void {
       const layer = await writableLayerOf(c)
       const body = await readJson(c.req.raw)
       const input = parseInput(body ?? {}, layer.meta, await writeOptions(c), '$')
-      return json(idBody(fid, await write(c, layer, (w) => w.update(fid, input), [input])))
+      const w = await write(c, layer, (w) => w.update(fid, input), [input])
+      return answer(w, idBody(fid, w))
     }
     const layer = await writableLayerOf(c)
-    return json(idBody(fid, await write(c, layer, (w) => w.delete(fid))))
+    const w = await write(c, layer, (w) => w.delete(fid))
+    return answer(w, idBody(fid, w))
   })
 
   /** The geometry of the addressed feature; 404 when there is no such feature. */

@@ -7,6 +7,7 @@
  * Values cross this boundary in their canonical form (`feature/values.ts`): integers as
  * numbers (bigint past 2^53), dates and times as ISO text, booleans as 0/1.
  */
+import type { PastRequest } from '../core/idempotency.ts'
 import type { Bbox, Geometry } from '../geo/geometry.ts'
 import type { HistoryRead, HistoryWrite } from './history-types.ts'
 import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
@@ -181,6 +182,8 @@ export interface FeatureRead {
   attachment(fid: number, aid: number): AttachmentRow | undefined
   /** Versions, changes and stored transactions; absent when the class keeps no history. */
   readonly history?: FeatureHistory
+  /** The recorded answer of the keyed write `key` (`Idempotency-Key`); absent: the class keeps none. */
+  pastRequest?(key: string): PastRequest | undefined
 }
 
 /** Writes inside one durable transaction of a layer: all of them or none. */
@@ -199,6 +202,11 @@ export interface FeatureWrite extends FeatureRead {
   readonly orphanBlobs: readonly string[]
   /** The history's write side (transactions, restores, the version this write makes); absent without history. */
   readonly historyWrite?: FeatureHistoryWrite
+  /**
+   * Records this write's answer under `key`, in its own transaction; `body` is called when the
+   * write has finished (its version known). Present whenever `pastRequest` is.
+   */
+  recordRequest?(key: string, fingerprint: string, body: () => string): void
 }
 
 /** Who makes a write: recorded with the version it creates. */

@@ -9,6 +9,7 @@ import type { UploadServices } from '../upload/types.ts'
 import { featureNotFound } from './errors.ts'
 import { hasUpload, parseFields, replaceAttachments, Staging } from './attachment/service.ts'
 import type { FeatureInput, FeatureLayer, FeatureWrite } from './types.ts'
+import { replayed, type KeyedRequest, type PastRequest } from '../core/idempotency.ts'
 
 /** The writes a request makes; absent features are the original's 404. */
 export class FeatureWriter {
@@ -51,12 +52,16 @@ export interface WriteFeaturesOptions {
   staging?: Staging
   /** Who writes: recorded with the version a versioned layer gets. */
   userId?: number
+  /** The request's `Idempotency-Key` and what identifies the request (`feature/idempotency.ts`). */
+  request?: KeyedRequest
 }
 
 /** What a write returned, and the version it made (versioned layers that changed). */
 export interface Written<T> {
   result: T
   version: number | undefined
+  /** The recorded answer of an earlier run with the same `Idempotency-Key`: nothing was written. */
+  replayed?: true
 }
 
 /**
@@ -66,6 +71,12 @@ export interface Written<T> {
  */
 export async function writeFeatures<T>(services: WriteServices, layer: FeatureLayer, inputs: FeatureInput[],
   fn: (w: FeatureWriter) => T, opts: WriteFeaturesOptions = {}): Promise<Written<T>> {
+  const keyed = opts.request
+  if (keyed) {
+    // A replay answers before anything is staged: the first run consumed the uploads.
+    const past = await layer.read((tx) => tx.pastRequest?.(keyed.key))
+    if (past) return { ...replayed(past, keyed) as Written<T>, replayed: true as const }
+  }
   let staging = opts.staging
   const items: [Record<string, unknown>, string][] = []
   inputs.forEach((input) => input.attachment?.forEach((a, i) => {
@@ -78,18 +89,23 @@ export async function writeFeatures<T>(services: WriteServices, layer: FeatureLa
     for (const [a, path] of items) await staging!.stage(a, path)
     let orphans: readonly string[] = []
     let written: FeatureWrite | undefined
-    const result = await layer.write((tx) => {
+    const out = await layer.write((tx): { result: T } | { past: PastRequest } => {
+      // Checked again inside the write: a replay may have queued behind the first run.
+      const past = keyed && tx.pastRequest?.(keyed.key)
+      if (past) return { past }
       const w = new FeatureWriter(tx, layer, staging)
       const r = fn(w)
       w.finish()
+      if (keyed) tx.recordRequest?.(keyed.key, keyed.fingerprint, () => JSON.stringify({ result: r, version: tx.historyWrite?.version }))
       orphans = tx.orphanBlobs
       written = tx
-      return r
+      return { result: r }
     }, { userId: opts.userId })
+    if ('past' in out) return { ...replayed(out.past, keyed!) as Written<T>, replayed: true as const }
     // Blobs go only after the commit: a rolled-back delete must still find its files.
     for (const id of orphans) await services.platform.store.deleteBlob(id).catch(() => undefined)
     // Read after the commit: creates are queued until the layer finishes the write.
-    return { result, version: written?.historyWrite?.version }
+    return { result: out.result, version: written?.historyWrite?.version }
   }
   return staging ? staging.commit(run) : run()
 }

@@ -9,6 +9,8 @@ import { queryBool, queryInt, lastValue } from '../core/validate.ts'
 import { ApiError, internalServerError, invalidParameter } from '../core/error.ts'
 import { requireAdmin } from '../auth/middleware.ts'
 import type { SqlDb } from '../store/database.ts'
+import { pastRequest, recordRequest } from '../store/request-log.ts'
+import { keyedRequest, keyInUse, replayed, REPLAYED_HEADER } from '../core/idempotency.ts'
 import { requestProgress } from '../ingest/progress.ts'
 import type { ResourceVariables } from './env.ts'
 import type { ResourceKind } from './class.ts'
@@ -97,11 +99,21 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
       // Permissions first, the body after: nobody can make the server buffer a body it refuses.
       // Without per-resource rules a non-administrator may create nowhere; the root stands for the parent.
       requireAdmin(c.get('user'), 'manage_children', 'resource', ROOT_ID)
+      const keyed = keyedRequest(c.req.raw)
       const body = await readJsonObject(c.req.raw)
+      // A replayed create answers before anything is prepared: the first run consumed its upload.
+      const past = keyed && await read(c, (ctx) => pastRequest(ctx.db, keyed.key))
+      if (past) return json(replayed(past, keyed!), 201, REPLAYED_HEADER)
       const cls = c.get('services').classes.find(String((body.resource as { cls?: unknown } | undefined)?.cls))
       // A create that will fail anyway is refused before a long preparation.
       if (cls?.prepare) await read(c, (ctx) => checkCreate(ctx, body))
-      return json(await prepareAndWrite(c, cls, body, undefined, (ctx) => createResource(ctx, body), (r) => r.id), 201)
+      return json(await prepareAndWrite(c, cls, body, undefined, (ctx) => {
+        if (!keyed) return createResource(ctx, body)
+        if (pastRequest(ctx.db, keyed.key)) throw keyInUse(keyed.key)
+        const created = createResource(ctx, body)
+        recordRequest(ctx.db, keyed.key, keyed.fingerprint, JSON.stringify(created), Math.floor(ctx.now.getTime() / 1000))
+        return created
+      }, (r) => r.id), 201)
     }
     const params = new URL(c.req.url).searchParams
     const parent = queryInt(params, 'parent')

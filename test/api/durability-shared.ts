@@ -100,14 +100,8 @@ export function featureRequest(s: FeatureSent, layer: number): { method: string;
  * each batch is all there or not at all, acknowledged ones all there; nothing else changed.
  * Returns how many edits and batches are present.
  */
-/**
- * Checks the layer after a crash. `replays`: the host may have run a request twice — Chromium
- * hands a fetch event whose worker was stopped before it answered to the next worker, body and
- * all (measured; docs/architecture.md, "Durability tests") — so a batch may be there exactly
- * twice, whole both times; counted in `replayed`. Never on the Node host.
- */
 export function checkFeatures(expect: Expect, features: { id: number; fields: { name: string; n: number } }[], seeded: number,
-  firstFid: number, sent: FeatureSent[], opts: { replays?: boolean } = {}): { edits: number; batches: number; replayed: number } {
+  firstFid: number, sent: FeatureSent[]): { edits: number; batches: number } {
   const byId = new Map(features.map((f) => [f.id, f.fields]))
   let edits = 0
   let batches = 0
@@ -131,19 +125,17 @@ export function checkFeatures(expect: Expect, features: { id: number; fields: { 
       batchCount.set(key, (batchCount.get(key) ?? 0) + 1)
     }
   }
-  let replayed = 0
   let batchFeatures = 0
   for (const s of sent) {
     if (s.kind !== 'batch') continue
     const n = batchCount.get(s.name) ?? 0
-    expect(opts.replays ? [0, CRASH_BATCH, 2 * CRASH_BATCH] : [0, CRASH_BATCH], `batch ${s.name} is half-done`).toContain(n)
+    expect([0, CRASH_BATCH], `batch ${s.name} is half-done or ran twice`).toContain(n)
     if (s.acked) expect(n, `${s.name} was acknowledged but is not there`).toBeGreaterThanOrEqual(CRASH_BATCH)
     if (n) batches++
-    if (n === 2 * CRASH_BATCH) replayed++
     batchFeatures += n
     batchCount.delete(s.name)
   }
   expect([...batchCount.keys()], 'features of batches never sent').toEqual([])
   expect(features.length).toBe(seeded + batchFeatures)
-  return { edits, batches, replayed }
+  return { edits, batches }
 }

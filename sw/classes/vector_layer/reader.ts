@@ -17,7 +17,9 @@ import type {
   ChangeOp, ChangesQuery, ItemVersion, TransactionOp, TransactionRecord, VersionListQuery, VersionRecord, VersioningState,
   VersionSummary,
 } from '../../feature/history-types.ts'
+import type { PastRequest } from '../../core/idempotency.ts'
 import { columnOf, FEATURE_TABLE, RTREE_TABLE } from './schema.ts'
+import { pastRequest } from '../../store/request-log.ts'
 import { changedFids, changes, summary } from './changes.ts'
 import { attachmentsAt, descriptionAt, featuresAt, latestVersion, listVersions, versionOf } from './versions.ts'
 import { getTransaction, transactionOps, transactionResults } from './transactions.ts'
@@ -101,6 +103,10 @@ export class LayerReader implements FeatureRead, FeatureHistory {
 
   get history(): FeatureHistory {
     return this
+  }
+
+  pastRequest(key: string): PastRequest | undefined {
+    return pastRequest(this.db, key)
   }
 
   /** Runs `fn` with the filter's geometry visible to `outpost_intersects`. */

@@ -20,6 +20,7 @@ import { binding, LayerReader } from './reader.ts'
 import { VersionTracker } from './tracker.ts'
 import * as txn from './transactions.ts'
 import type { Layer } from './layer.ts'
+import { recordRequest } from '../../store/request-log.ts'
 
 /** Fewest new boxes worth rebuilding the spatial index for. */
 const BULK_INDEX_MIN = 256
@@ -62,6 +63,8 @@ export class LayerWriter extends LayerReader implements FeatureWrite, FeatureHis
   /** Records the write's version; absent when the layer keeps no versions. */
   readonly #tracker: VersionTracker | undefined
   readonly orphanBlobs: string[] = []
+  /** A keyed write's answer, recorded by `finish` (when the version is known). */
+  #request: { key: string; fingerprint: string; body: () => string } | undefined
 
   constructor(db: SqlDb, layer: Layer, meta: LayerMeta, readonly time: string, readonly sqlite: Sqlite3Static,
     userId: number | null = null) {
@@ -334,10 +337,16 @@ export class LayerWriter extends LayerReader implements FeatureWrite, FeatureHis
     txn.disposeTransaction(this.db, tid)
   }
 
-  /** Finalizes the prepared statements and marks the GeoPackage contents as changed. */
+  recordRequest(key: string, fingerprint: string, body: () => string): void {
+    this.#request = { key, fingerprint, body }
+  }
+
+  /** Finalizes the prepared statements, records a keyed write's answer, marks the GeoPackage contents as changed. */
   finish(): void {
     this.#flush()
     this.abort()
+    const req = this.#request
+    if (req) recordRequest(this.db, req.key, req.fingerprint, req.body(), Math.floor(Date.parse(`${this.time}Z`) / 1000))
     this.db.exec({ sql: `UPDATE gpkg_contents SET last_change = ? WHERE table_name = ?`, bind: [`${this.time}Z`, FEATURE_TABLE] })
   }
 
