@@ -34,6 +34,18 @@ async function atomicWrite(dir: string, name: string, data: Uint8Array): Promise
   await syncDir(dir)
 }
 
+/**
+ * Deletes the temporary files of writes that an earlier process did not finish (named
+ * `.<blob>.<pid>.<ms>.tmp`; a blob is only ever renamed from its own process's file). Only this
+ * process writes in the folder from now on (one opener per store).
+ */
+async function dropStaleTemporaries(dir: string): Promise<void> {
+  for (const name of await readdir(dir)) {
+    const m = /^\..+\.(\d+)\.\d+\.tmp$/.exec(name)
+    if (m && Number(m[1]) !== process.pid) await rm(join(dir, name), { force: true })
+  }
+}
+
 export class FileStore implements Store {
   #db: string
   #blobs: string
@@ -42,7 +54,8 @@ export class FileStore implements Store {
   constructor(readonly dir: string) {
     this.#db = join(dir, 'db')
     this.#blobs = join(dir, 'blobs')
-    this.#ready = Promise.all([mkdir(this.#db, { recursive: true }), mkdir(this.#blobs, { recursive: true })])
+    this.#ready = Promise.all([mkdir(this.#db, { recursive: true }), mkdir(this.#blobs, { recursive: true })
+      .then(() => dropStaleTemporaries(this.#blobs))])
   }
 
   /** Runs `fn`, failures as the one error type; a missing file reads as `undefined` where `missingOk`. */
@@ -119,6 +132,11 @@ export class FileStore implements Store {
 
   deleteBlob(id: string) {
     return this.#wrap('deleting a file', () => rm(join(this.#blobs, safeName(id)), { force: true }))
+  }
+
+  async listBlobs(prefix: string) {
+    const names = (await this.#wrap('listing files', () => readdir(this.#blobs))) ?? []
+    return names.filter((n) => n.startsWith(prefix))
   }
 
   async close() {}

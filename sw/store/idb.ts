@@ -153,5 +153,11 @@ export class IdbStore implements Store {
     }).catch(mapError)
   }
 
+  async listBlobs(prefix: string) {
+    // Parts are keyed `<id>\0<generation>\0<n>`: an abandoned stream's parts give their blob's id.
+    const keys = await this.#db.blobs.where('id').between(prefix, `${prefix}\uffff`).primaryKeys().catch(mapError) as string[]
+    return [...new Set(keys.map((k) => k.split('\u0000')[0]!))]
+  }
+
   async close() { this.#db.close() }
 }

@@ -39,5 +39,6 @@ export class MemoryStore implements Store {
   }
   async getBlob(id: string) { return this.#blobs.get(id)?.slice() }
   async deleteBlob(id: string) { this.#blobs.delete(id) }
+  async listBlobs(prefix: string) { return [...this.#blobs.keys()].filter((id) => id.startsWith(prefix)) }
   async close() {}
 }

@@ -68,5 +68,11 @@ export interface Store {
   /** The blob's bytes, or `undefined` when there is none. */
   getBlob(id: string): Promise<Uint8Array | undefined>
   deleteBlob(id: string): Promise<void>
+  /**
+   * Ids of the blobs whose id starts with `prefix`, also of blobs whose streamed write never
+   * finished (a process stopped mid-way leaves its pieces): `deleteBlob` of such an id removes
+   * what is left. For sweeps, not for every request.
+   */
+  listBlobs(prefix: string): Promise<string[]>
   close(): Promise<void>
 }

@@ -18,7 +18,7 @@
  * appends the blob to the record's `parts`); `readUpload` joins the parts. So an acknowledged
  * chunk is durable, completing is a record update only, a retried or racing PATCH never
  * overwrites another's bytes, and a crash at any point leaves a record that matches its blobs
- * (at worst an orphaned part blob).
+ * (at worst an orphaned blob, swept once its upload has expired: upload/orphans.ts).
  */
 import { concatBytes } from '../core/bytes.ts'
 import { internalServerError } from '../core/error.ts'
@@ -34,8 +34,13 @@ import {
 import { SNIFF_WINDOW, sniffMime } from './sniff.ts'
 import type { UploadInfo, UploadRecord, UploadServices as Services } from './types.ts'
 import { newUploadId, normalizeUploadId } from './upload-id.ts'
+import { sweepOrphansNow } from './orphans.ts'
 
 export { toRecord, UPLOAD_TTL_MS, uploadCutoff } from './rows.ts'
+
+/** Blobs no record will free (upload/orphans.ts), looked for now and then; never fails an upload. */
+const sweepOrphans = (platform: Platform) =>
+  sweepOrphansNow(platform).catch((err) => platform.log('Sweeping orphaned upload blobs failed', err))
 
 /** The details of upload `id`, complete or not; `undefined` when unknown, malformed or expired. */
 export async function findUpload(services: Services, id: string): Promise<UploadInfo | undefined> {
@@ -152,6 +157,7 @@ export async function recordUploads(services: Services, staged: StagedUpload[], 
     await discardStaged(services, staged)
     throw err
   }
+  await sweepOrphans(platform)
   return infos.map(toRecord)
 }
 
@@ -189,6 +195,7 @@ export async function tusCreate(services: Services, size: number, name?: string,
     return swept
   })
   await dropBlobs(platform, expired)
+  await sweepOrphans(platform)
   return info.id
 }
 

@@ -26,3 +26,6 @@ export function normalizeUploadId(raw: string): string | undefined {
   if (UUID.test(raw)) return raw.replace(/-/g, '').toLowerCase()
   return undefined
 }
+
+/** When upload `id` (canonical hex) was made: its ULID's milliseconds since the epoch. */
+export const uploadIdTime = (id: string) => parseInt(id.slice(0, 12), 16)

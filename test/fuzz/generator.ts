@@ -142,6 +142,8 @@ export class Generator {
     if (this.#chance(0.1)) h['upload-length'] = this.#pick(['0', '5', '-1', '99999999999999999999', 'x', '1e3'])
     if (this.#chance(0.1)) h['upload-offset'] = this.#pick(['0', '3', '-1', 'x'])
     if (this.#chance(0.05)) h['upload-metadata'] = this.#pick(['name eC50eHQ=,mime_type dGV4dC9wbGFpbg0KWDogeQ==', 'name !!!', ',', 'a b c'])
+    // Keys from a small pool: replays, reuse on other requests (422) and malformed keys.
+    if (this.#chance(0.1)) h['idempotency-key'] = this.#pick(['k1', 'k2', '"k1"', '', 'x'.repeat(300), 'k\u00e9', '"'])
     if (this.#chance(0.05)) h['content-disposition'] = this.#pick(['attachment; filename="a.txt"', "filename*=UTF-8''%E0%A4%A", 'filename=../../x'])
     return h
   }

@@ -107,7 +107,7 @@ describe('attachment storage', () => {
     await call2('POST', col2, { file_upload: await upload2(new Uint8Array([3]), 'z.bin') })
     const s = p2.store
     const stopped: Store = { openDatabase: (n) => s.openDatabase(n), listDatabases: () => s.listDatabases(),
-      putBlob: (i, d) => s.putBlob(i, d), putBlobStream: (i, c) => s.putBlobStream(i, c), getBlob: (i) => s.getBlob(i), close: () => s.close(),
+      putBlob: (i, d) => s.putBlob(i, d), putBlobStream: (i, c) => s.putBlobStream(i, c), getBlob: (i) => s.getBlob(i), listBlobs: (p) => s.listBlobs(p), close: () => s.close(),
       deleteDatabase: () => Promise.reject(new Error('stopped')), deleteBlob: () => Promise.reject(new Error('stopped')) }
     const other = createApp({ ...p2, store: stopped })
     const del = await other.fetch(new Request(`http://host/api/resource/${layer2}`, { method: 'DELETE', headers: AUTH }))

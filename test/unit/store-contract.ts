@@ -133,6 +133,16 @@ export function storeContract(name: string, sut: StoreUnderTest): void {
       expect(await s.getBlob('upload-1')).toBeUndefined()
     })
 
+    it('lists blobs by id prefix; a failed stream leaves nothing listed', async () => {
+      const s = await sut.fresh()
+      for (const id of ['upload-a', 'upload-b.0-ff', 'attachment-1']) await s.putBlob(id, pattern(10, 3))
+      await expect(s.putBlobStream('upload-c', (async function* () { yield pattern(100, 1); throw new Error('went away') })())).rejects.toThrow('went away')
+      expect((await s.listBlobs('upload-')).sort()).toEqual(['upload-a', 'upload-b.0-ff'])
+      expect(await s.listBlobs('nothing-')).toEqual([])
+      await s.deleteBlob('upload-a')
+      expect(await s.listBlobs('upload-')).toEqual(['upload-b.0-ff'])
+    })
+
     it('writes a blob from a stream of chunks, whole or not at all', async () => {
       const s = await sut.fresh()
       // Past two of IndexedDB's 1 MiB parts; compared as Buffers (deep equality is slow at this size).

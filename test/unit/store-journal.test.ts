@@ -96,7 +96,7 @@ function simStore(m: Machine, main: SimFile, log: SimFile): Store {
     async openDatabase(): Promise<DatabaseFile> {
       return Object.assign(simFile(m, main), { wal, commit: async () => {}, resident: () => 0 })
     },
-    deleteDatabase: fail, listDatabases: fail, putBlob: fail, putBlobStream: fail, getBlob: fail, deleteBlob: fail, close: async () => {},
+    deleteDatabase: fail, listDatabases: fail, putBlob: fail, putBlobStream: fail, getBlob: fail, deleteBlob: fail, listBlobs: fail, close: async () => {},
   }
 }
 

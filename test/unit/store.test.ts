@@ -83,6 +83,7 @@ class HookedStore implements Store {
   putBlobStream(id: string, chunks: AsyncIterable<Uint8Array>) { return this.inner.putBlobStream(id, chunks) }
   getBlob(id: string) { return this.inner.getBlob(id) }
   deleteBlob(id: string) { return this.inner.deleteBlob(id) }
+  listBlobs(prefix: string) { return this.inner.listBlobs(prefix) }
   close() { return this.inner.close() }
 }
 
