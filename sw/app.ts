@@ -38,6 +38,8 @@ interface AppEnv {
   Variables: Omit<AuthVariables, 'services'> & {
     requestId: string
     services: Services
+    /** When the app began the request (`performance.now()`): routes report their work from it (Server-Timing). */
+    started: number
   }
 }
 
@@ -73,6 +75,7 @@ export function createApp(platform: Platform, opts: AppOptions = {}): OutpostApp
   })
 
   app.use('*', async (c, next) => {
+    c.set('started', performance.now())
     c.set('requestId', requestId())
     c.set('peer', c.env?.peer)
     c.set('services', await services())

@@ -3,7 +3,8 @@
  * The app's OpenLayers map in Web Mercator. Its basemap is the bundled offline world map
  * (Natural Earth, served by the backend), so it shows land, borders and country names with
  * no network; an online basemap chosen in the picker goes over it. A graticule helps
- * orientation. The view comes back where it was left (map/view-state).
+ * orientation. The view comes back where it was left (map/view-state). The target's
+ * `data-rendered-at` is the time (performance.now) the map last finished drawing its view.
  */
 import Map from 'ol/Map.js'
 import View from 'ol/View.js'
@@ -42,5 +43,7 @@ export function createMap(target: HTMLElement, opts: CreateMapOptions = {}): Map
     }),
   })
   keepView(map)
+  // When the view's tiles are all loaded and drawn: tests and the panning benchmark wait for it.
+  map.on('rendercomplete', () => { target.dataset.renderedAt = String(performance.now()) })
   return map
 }

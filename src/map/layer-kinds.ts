@@ -10,6 +10,8 @@ import XYZ from 'ol/source/XYZ.js'
 import VectorTileLayer from 'ol/layer/VectorTile.js'
 import VectorTileSource from 'ol/source/VectorTile.js'
 import MVT from 'ol/format/MVT.js'
+import type VectorTile from 'ol/VectorTile.js'
+import type { FeatureLike } from 'ol/Feature.js'
 import { mvtUrl } from '../api/map.ts'
 import { tileUrl } from '../api/render.ts'
 import type { MapLayerEntry } from '../composables/useMapLayers.ts'
@@ -26,11 +28,27 @@ export interface LayerKind {
   legend(entry: MapLayerEntry): Legend
 }
 
+/**
+ * Features in a tile beyond which it is crowded: its points become dots without labels
+ * (map/styles). localStorage `outpost.map.crowdedTile` overrides it (the panning benchmark
+ * measures the map without the rule in the same run).
+ */
+export const CROWDED_TILE = 1000
+const crowdedTile = () => Number(localStorage.getItem('outpost.map.crowdedTile')) || CROWDED_TILE
+
 const vector: LayerKind = {
   create(entry, selected) {
+    const source = new VectorTileSource({ format: new MVT(), url: mvtUrl([entry.resourceId]) })
+    const crowded = new WeakSet<FeatureLike>()
+    const limit = crowdedTile()
+    source.on('tileloadend', (e) => {
+      const features = (e.tile as VectorTile<FeatureLike>).getFeatures() ?? []
+      if (features.length > limit) for (const f of features) crowded.add(f)
+    })
     return new VectorTileLayer({
-      source: new VectorTileSource({ format: new MVT(), url: mvtUrl([entry.resourceId]) }),
-      style: featureStyle({ color: layerColor(entry.resourceId), labelKey: entry.labelKey, selected: () => selected(entry.resourceId) }),
+      source,
+      style: featureStyle({ color: layerColor(entry.resourceId), labelKey: entry.labelKey, selected: () => selected(entry.resourceId),
+        crowded: (f) => crowded.has(f) }),
       declutter: true,
       properties: { [RESOURCE_PROP]: entry.resourceId, name: entry.key },
     })

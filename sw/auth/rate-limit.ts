@@ -5,7 +5,8 @@
  * A key has a few free failures; each further one locks it for twice as long as the last
  * (1 s, 2 s, 4 s … up to 15 minutes). While a key is locked every attempt is refused with
  * 429, a correct password included, and is not even checked. A success clears the key; a key
- * left alone for an hour is forgotten.
+ * left alone for an hour is forgotten. The state is kept in the main database too
+ * (auth/limit-store.ts): a restart does not start the count again.
  */
 
 export interface LimitPolicy {
@@ -17,10 +18,11 @@ export interface LimitPolicy {
   maxMs?: number
 }
 
-interface Entry { failures: number; lockedUntil: number; last: number }
+export interface LimitEntry { failures: number; lockedUntil: number; last: number }
+type Entry = LimitEntry
 
 /** A key unused this long is dropped. */
-const FORGET_MS = 3600_000
+export const FORGET_MS = 3600_000
 /** At most this many keys are remembered (an attacker can invent login names); the oldest go first. */
 const MAX_KEYS = 10_000
 
@@ -57,8 +59,25 @@ export class RateLimiter {
     while (this.#entries.size > MAX_KEYS) this.#entries.delete(this.#entries.keys().next().value!)
   }
 
-  success(keys: string[]): void {
-    for (const k of keys) this.#entries.delete(k)
+  /** Clears `keys`; returns whether any of them was known (the saved state then changes too). */
+  success(keys: string[]): boolean {
+    let known = false
+    for (const k of keys) known = this.#entries.delete(k) || known
+    return known
+  }
+
+  /** The state of `keys`, for saving (`undefined`: forgotten). */
+  entries(keys: string[]): Array<[string, LimitEntry | undefined]> {
+    return keys.map((k) => [k, this.#entries.get(k)])
+  }
+
+  /** State saved before a restart; what this instance learned since wins. */
+  restore(saved: Array<[string, LimitEntry]>): void {
+    const now = this.now()
+    for (const [k, e] of saved) {
+      if (this.#entries.has(k) || (now - e.last > FORGET_MS && e.lockedUntil <= now)) continue
+      this.#entries.set(k, { ...e })
+    }
   }
 
   #live(key: string, now: number): Entry | undefined {

@@ -10,6 +10,7 @@ import type { AdminProvision } from '../platform/platform.ts'
 import { GUEST_ID, type Principal } from './types.ts'
 import { hashPassword, sha256Hex, verifyNothing, verifyPassword } from './password.ts'
 import { RateLimiter, type LimitPolicy } from './rate-limit.ts'
+import { loadLimits, saveLimits } from './limit-store.ts'
 import { tooManyAttempts } from './errors.ts'
 
 /** A login name gets 5 free failures; a client address, which many people may share, 20. */
@@ -76,8 +77,9 @@ export class Authenticator {
   #verified = new Map<string, Cached>()
   #guest: Cached | undefined
   #limiter: RateLimiter
+  #restored: Promise<void> | undefined
 
-  constructor(private main: Database, now: () => number = Date.now) {
+  constructor(private main: Database, private now: () => number = Date.now) {
     this.#limiter = new RateLimiter(now)
   }
 
@@ -96,13 +98,25 @@ export class Authenticator {
     const loginKey = `login:${login.toLowerCase()}`
     const keys: Array<[string, LimitPolicy]> = [[loginKey, LOGIN_LIMIT]]
     if (peer) keys.push([`peer:${peer}`, PEER_LIMIT])
+    // What an earlier instance (a stopped worker, a restarted host) counted still counts.
+    await (this.#restored ??= this.main.read((db) => loadLimits(db, this.now())).then((saved) => this.#limiter.restore(saved)))
     const wait = this.#limiter.retryAfter(keys.map(([k]) => k))
     if (wait > 0) throw tooManyAttempts(wait)
     const user = await this.#verify(login, password)
     // A success clears only the login: a valid account of one's own must not reset the address.
-    if (user) this.#limiter.success([loginKey])
-    else this.#limiter.failure(keys)
+    if (user) {
+      if (this.#limiter.success([loginKey])) await this.#save([loginKey])
+    } else {
+      this.#limiter.failure(keys)
+      await this.#save(keys.map(([k]) => k))
+    }
     return user
+  }
+
+  /** Saves the limiter's state of `keys`; if the store refuses (full), the limit still holds in memory. */
+  async #save(keys: string[]): Promise<void> {
+    const entries = this.#limiter.entries(keys)
+    await this.main.write((db) => saveLimits(db, entries, this.now())).catch(() => undefined)
   }
 
   async #verify(login: string, password: string): Promise<Principal | undefined> {

@@ -10,7 +10,7 @@
 /** Request headers a preflight allows: the original's, plus TUS's for uploads. */
 const ALLOW_HEADERS = 'Authorization, Accept, Accept-Language, Content-Language, Content-Type, Range, '
   + 'Upload-Offset, Upload-Length, Upload-Defer-Length, Upload-Metadata, Tus-Resumable, X-Lunkwill, Idempotency-Key'
-const EXPOSE_HEADERS = 'Location, Upload-Offset, Upload-Length, Tus-Resumable, Content-Disposition, Idempotent-Replayed'
+const EXPOSE_HEADERS = 'Location, Upload-Offset, Upload-Length, Tus-Resumable, Content-Disposition, Idempotent-Replayed, Server-Timing'
 
 /** Whether `origin` is one of `allowed` (exact, or a `*.` subdomain pattern). */
 export function originAllowed(origin: string, allowed: readonly string[]): boolean {

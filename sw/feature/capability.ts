@@ -22,6 +22,8 @@ export interface DataOutServices {
 export interface DataOutVariables {
   services: DataOutServices
   user: Principal
+  /** When the app began the request (`performance.now()`). */
+  started?: number
 }
 
 /** A resource asked for as a feature layer whose class is none (reference §9: 422). */

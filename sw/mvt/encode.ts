@@ -84,8 +84,14 @@ class ValueTable {
   }
 }
 
+/** Bytes of `n` (a non-negative integer up to 2^53) as a varint. */
+function varintSize(n: number): number {
+  let size = 1
+  while (n >= 0x80) { n = Math.floor(n / 128); size++ }
+  return size
+}
+
 const PROPS: { tags: number[] } = { tags: [] }
-const POINT_SHAPE: TileShape & { type: typeof POINT } = { type: POINT, points: [0, 0] }
 const writePackedTags = (tags: number[], pbf: PbfWriter) => { for (const t of tags) pbf.writeVarint(t) }
 
 /** Collects one MVT layer. Keys are the layer's attribute names, in the order given. */
@@ -102,8 +108,8 @@ export class LayerEncoder {
     return this.#count
   }
 
-  /** Adds a cut shape; `values[i]` belongs to `keys[i]` (`null` values are left out). */
-  add(id: number, shape: TileShape, values: readonly RowValue[]): void {
+  /** The feature's tags (key and value indexes) in PROPS.tags; `null` values are left out. */
+  #tags(values: readonly RowValue[]): number[] {
     const tags = PROPS.tags
     tags.length = 0
     for (let i = 0; i < values.length; i++) {
@@ -111,17 +117,45 @@ export class LayerEncoder {
       if (v === null || v === undefined) continue
       tags.push(i, this.#values.index(this.kinds[i]!, v))
     }
+    return tags
+  }
+
+  /** Adds a cut shape; `values[i]` belongs to `keys[i]` (`null` values are left out). */
+  add(id: number, shape: TileShape, values: readonly RowValue[]): void {
+    const tags = this.#tags(values)
     const pbf = this.#body
     pbf.writeTag(2, 2)
     pbf.writeRawMessage(writeFeature, { id, shape, tags, geom: this.#geom })
     this.#count++
   }
 
-  /** Adds a single point at integer tile position (x, y): the common case, without a shape object. */
+  /**
+   * Adds a single point at integer tile position (x, y): the common case, written straight
+   * (the message's sizes are known up front: no shape object, no nested message writers).
+   */
   addPoint(id: number, x: number, y: number, values: readonly RowValue[]): void {
-    POINT_SHAPE.points[0] = x
-    POINT_SHAPE.points[1] = y
-    this.add(id, POINT_SHAPE, values)
+    const tags = this.#tags(values)
+    let tagBytes = 0
+    for (let i = 0; i < tags.length; i++) tagBytes += varintSize(tags[i]!)
+    const gx = zigzag(x), gy = zigzag(y)
+    const geomBytes = 1 + varintSize(gx) + varintSize(gy)
+    const size = 1 + varintSize(id) + (tags.length ? 1 + varintSize(tagBytes) + tagBytes : 0) + 2 + 1 + varintSize(geomBytes) + geomBytes
+    const pbf = this.#body
+    pbf.writeTag(2, 2)
+    pbf.writeVarint(size)
+    pbf.writeVarintField(1, id)
+    if (tags.length) {
+      pbf.writeTag(2, 2)
+      pbf.writeVarint(tagBytes)
+      for (let i = 0; i < tags.length; i++) pbf.writeVarint(tags[i]!)
+    }
+    pbf.writeVarintField(3, POINT)
+    pbf.writeTag(4, 2)
+    pbf.writeVarint(geomBytes)
+    pbf.writeVarint(command(MOVE_TO, 1))
+    pbf.writeVarint(gx)
+    pbf.writeVarint(gy)
+    this.#count++
   }
 
   /** The `Tile` message holding this layer, or an empty array when it has no features. */

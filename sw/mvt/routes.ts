@@ -36,7 +36,16 @@ function tileAddress(z: number, x: number, y: number): TileAddress {
   return { z, x, y }
 }
 
+/**
+ * `Server-Timing` of a tile answer: the server's own work from the app's start on the request
+ * (authentication, routing, resource and permission checks) to the tile's bytes (`cut` when
+ * any layer was cut, `cache` when all came from the tile cache), so clients and the
+ * benchmark can tell it from the transport's time.
+ */
+export const serverTiming = (cached: boolean, ms: number) => `${cached ? 'cache' : 'cut'};dur=${ms.toFixed(2)}`
+
 async function answer(c: RequestContext<DataOutVariables>, ids: number[], t: TileAddress, opts: TileOptions): Promise<Response> {
+  const started = c.get('started') ?? performance.now()
   const services = c.get('services')
   const heads = await resourceHeads(services, ids)
   const layers = []
@@ -48,9 +57,10 @@ async function answer(c: RequestContext<DataOutVariables>, ids: number[], t: Til
     if (!layer) throw resourceNotFound(id)
     layers.push(layer)
   }
-  const tile = await renderTile(services, layers, t, opts)
-  if (!tile) return new Response(null, { status: 204 })
-  return new Response(tile as Uint8Array<ArrayBuffer>, { headers: { 'content-type': MVT_TYPE } })
+  const { bytes, cached } = await renderTile(services, layers, t, opts)
+  const timing = serverTiming(cached, performance.now() - started)
+  if (!bytes) return new Response(null, { status: 204, headers: { 'server-timing': timing } })
+  return new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': MVT_TYPE, 'server-timing': timing } })
 }
 
 export function mountMvt(routes: Routes<DataOutVariables>): void {

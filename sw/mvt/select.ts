@@ -17,6 +17,40 @@ export const THIN_ABOVE = 16_384
 /** Cells per tile side when thinning. */
 export const GRID = 128
 
+/**
+ * Whether `box` may hold more than `limit` index entries, judged from the tree's inner nodes:
+ * a leaf whose box meets `box` counts as full unless it was decoded already. Inner nodes are
+ * about one in a hundred (a 1,000,000-feature layer has some eighty) and stay decoded, so a
+ * tile with few features needs no counting query; `false` is exact, `true` means "count".
+ */
+export function mayHoldMore(db: SqlDb, nodes: RtreeNodes, box: Bbox, limit: number): boolean {
+  const root = nodes.node(db, 1)
+  if (!root) return false
+  if (root.depth === 0) return countHits(root, box) > limit
+  let bound = 0
+  const stack: number[] = [1, root.depth]
+  while (stack.length) {
+    const level = stack.pop()!, no = stack.pop()!
+    const n = nodes.node(db, no)
+    if (!n) continue
+    for (let i = 0; i < n.count; i++) {
+      if (!hits(n.boxes, i, box)) continue
+      const child = n.refs[i]!
+      if (level > 1) { stack.push(child, level - 1); continue }
+      const leaf = nodes.decoded(child)
+      bound += leaf ? countHits(leaf, box) : nodes.capacity
+      if (bound > limit) return true
+    }
+  }
+  return false
+}
+
+const countHits = (n: RtreeNode, box: Bbox) => {
+  let c = 0
+  for (let i = 0; i < n.count; i++) if (hits(n.boxes, i, box)) c++
+  return c
+}
+
 /** How many index entries intersect `box` (layer SRS). */
 export function countInBox(db: SqlDb, rtree: string, box: Bbox): number {
   return Number(db.selectValue(`SELECT count(*) FROM "${rtree}" WHERE minx <= ? AND maxx >= ? AND miny <= ? AND maxy >= ?`,
@@ -33,12 +67,32 @@ interface RtreeNode {
   boxes: Float32Array
 }
 
-/** Reads and decodes R*Tree nodes; valid while the database does not change. */
+type Statement = ReturnType<SqlDb['prepare']>
+
+/**
+ * A layer's reads kept while its database does not change: decoded R*Tree nodes and
+ * prepared statements (finalized by `release`, or by SQLite when the connection closes).
+ */
 export class RtreeNodes {
   #cache = new Map<number, RtreeNode>()
-  #stmt: ReturnType<SqlDb['prepare']> | undefined
+  #stmt: Statement | undefined
+  #statements = new Map<string, Statement>()
+  /** Entries a node holds at most (from the size of its blob). */
+  capacity = 0
 
   constructor(readonly rtree: string) {}
+
+  /** Node `no` if it was decoded already. */
+  decoded(no: number): RtreeNode | undefined {
+    return this.#cache.get(no)
+  }
+
+  /** A statement of `db` for `sql`, prepared once per database version. */
+  prepared(db: SqlDb, sql: string): Statement {
+    let st = this.#statements.get(sql)
+    if (!st) this.#statements.set(sql, st = db.prepare(sql))
+    return st
+  }
 
   /** Node `no` of the tree, through a statement of `db` (finalized by `release`). */
   node(db: SqlDb, no: number): RtreeNode | undefined {
@@ -51,6 +105,7 @@ export class RtreeNodes {
     if (!blob) return undefined
     const v = new DataView(blob.buffer, blob.byteOffset, blob.byteLength)
     const count = v.getUint16(2)
+    this.capacity ||= Math.floor((blob.byteLength - 4) / 24)
     const refs = new Float64Array(count)
     const boxes = new Float32Array(count * 4)
     for (let i = 0, o = 4; i < count; i++, o += 24) {
@@ -62,10 +117,12 @@ export class RtreeNodes {
     return node
   }
 
-  /** Finalizes the statement (the decoded nodes stay). */
+  /** Finalizes the statements (the decoded nodes stay). */
   release(): void {
     this.#stmt?.finalize()
     this.#stmt = undefined
+    for (const st of this.#statements.values()) st.finalize()
+    this.#statements.clear()
   }
 }
 

@@ -17,7 +17,7 @@ import { TileCache } from './cache.ts'
 import { cutShape } from './cut.ts'
 import { LayerEncoder } from './encode.ts'
 import { readPoint, readShape, shapeOf, tileProjection, tinyInTile } from './shape.ts'
-import { countInBox, GRID, THIN_ABOVE, thinnedIds, type RtreeNodes } from './select.ts'
+import { countInBox, GRID, mayHoldMore, THIN_ABOVE, thinnedIds, type RtreeNodes } from './select.ts'
 
 /** MVT layer names: the spec's fixed prefix and the resource id. */
 export const LAYER_PREFIX = 'svc:'
@@ -48,29 +48,32 @@ const signatureOf = (meta: LayerMeta) =>
 const emptyLayer = (meta: LayerMeta, opts: TileOptions) => new LayerEncoder(`${LAYER_PREFIX}${meta.resourceId}`, opts.extent,
   meta.fields.map((f) => f.keyname), meta.fields.map((f) => VALUE_KIND[f.datatype]))
 
+/** An encoded MVT layer and whether it came from the tile cache. */
+export interface LayerTile { bytes: Uint8Array; cached: boolean }
+
 /**
  * The encoded MVT layer of one feature layer for tile `t` (empty when no feature is in it).
  * Layers with GeoPackage storage are cut from their R*Tree and cached; others are read
  * through the generic feature reads, uncached.
  */
-export async function layerTile(services: DataOutServices, layer: FeatureLayer, t: TileAddress, opts: TileOptions): Promise<Uint8Array> {
+export async function layerTile(services: DataOutServices, layer: FeatureLayer, t: TileAddress, opts: TileOptions): Promise<LayerTile> {
   const { meta, gpkg } = layer
-  if (!gpkg) return genericTile(layer, t, opts)
+  if (!gpkg) return { bytes: await genericTile(layer, t, opts), cached: false }
   const id = meta.resourceId
   const cache = tileCacheOf(services)
   const key = `${id}/${t.z}/${t.x}/${t.y}/${opts.extent}/${opts.padding}/${opts.simplification}`
   const signature = signatureOf(meta)
   if (cache.isCurrent(id, gpkg.version, signature)) {
     const hit = cache.get(key)
-    if (hit) return hit
+    if (hit) return { bytes: hit, cached: true }
   }
   return gpkg.read((tables) => {
     const nodes = cache.sync(id, tables, gpkg.version, signature, meta.srs)
     const hit = cache.get(key)
-    if (hit) return hit
+    if (hit) return { bytes: hit, cached: true }
     const bytes = cutLayer(tables, meta, nodes, t, opts)
     cache.set(key, id, padBbox(tileBbox(t.z, t.x, t.y), opts.padding), bytes)
-    return bytes
+    return { bytes, cached: false }
   })
 }
 
@@ -87,13 +90,13 @@ function tileFrame(meta: LayerMeta, t: TileAddress, opts: TileOptions) {
 export function cutLayer(tables: GpkgTables, meta: LayerMeta, nodes: RtreeNodes, t: TileAddress, opts: TileOptions): Uint8Array {
   const { db, featureTable, rtreeTable } = tables
   const { box, clip, project } = tileFrame(meta, t, opts)
-  const count = countInBox(db, rtreeTable, box)
   const encoder = emptyLayer(meta, opts)
-  if (count === 0) return encoder.finish()
+  // Most tiles hold few features: the inner R*Tree nodes tell so without a counting query.
+  const full = mayHoldMore(db, nodes, box, THIN_ABOVE) && countInBox(db, rtreeTable, box) > THIN_ABOVE
   const cols = ['f.fid', 'f.geom', ...meta.fields.map((f) => `f.${tables.column(f)}`)].join(', ')
   let sql: string
   let bind: (number | string)[]
-  if (count <= THIN_ABOVE) {
+  if (!full) {
     // The R*Tree drives the join: only the features in the box are read.
     sql = `SELECT ${cols} FROM "${rtreeTable}" r CROSS JOIN "${featureTable}" f ON f.fid = r.id
       WHERE r.minx <= ? AND r.maxx >= ? AND r.miny <= ? AND r.maxy >= ?`
@@ -106,7 +109,7 @@ export function cutLayer(tables: GpkgTables, meta: LayerMeta, nodes: RtreeNodes,
   const types = meta.fields.map((f) => f.datatype)
   const values: RowValue[] = new Array(types.length)
   const at: [number, number] = [0, 0]
-  const r = new RowReader(tables.sqlite, db, sql, bind)
+  const r = new RowReader(tables.sqlite, db, nodes.prepared(db, sql), bind)
   try {
     while (r.step()) {
       const blob = r.blobView(1)
@@ -149,13 +152,16 @@ async function genericTile(layer: FeatureLayer, t: TileAddress, opts: TileOption
   return encoder.finish()
 }
 
+/** A tile of several layers; `cached` when every layer came from the tile cache. */
+export interface Tile { bytes: Uint8Array | null; cached: boolean }
+
 /**
  * The tile of several layers, bottom first: the concatenation of their MVT layers, or
- * `null` when none has a feature in it.
+ * `null` bytes when none has a feature in it.
  */
 export async function renderTile(services: DataOutServices, layers: readonly FeatureLayer[], t: TileAddress,
-  opts: TileOptions): Promise<Uint8Array | null> {
+  opts: TileOptions): Promise<Tile> {
   const parts = await Promise.all(layers.map((l) => layerTile(services, l, t, opts)))
-  const out = concatBytes(parts)
-  return out.length ? out : null
+  const out = concatBytes(parts.map((p) => p.bytes))
+  return { bytes: out.length ? out : null, cached: parts.every((p) => p.cached) }
 }

@@ -4,12 +4,15 @@
  * functions called straight on the WASM exports, and blobs handed out as views into the
  * WASM heap instead of copies. oo1's `Stmt.get` copies each blob twice and turns every
  * integer into a BigInt first; over a tile of 10,000 features that is most of the time.
+ * Steps go to `sqlite3_step` directly too (oo1's checks and argument wrapping cost more than
+ * a small row).
  */
 import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
 import type { SqlDb } from './database.ts'
 
 /** The raw exports used here (pointers are plain numbers in this build). */
 interface ColumnExports {
+  sqlite3_step(stmt: number): number
   sqlite3_column_type(stmt: number, i: number): number
   sqlite3_column_double(stmt: number, i: number): number
   sqlite3_column_int(stmt: number, i: number): number
@@ -23,24 +26,37 @@ export const SQLITE_FLOAT = 2
 export const SQLITE_TEXT = 3
 export const SQLITE_BLOB = 4
 export const SQLITE_NULL = 5
+const SQLITE_ROW = 100
+const SQLITE_DONE = 101
 
 const UTF8 = new TextDecoder()
+
+type Statement = ReturnType<SqlDb['prepare']>
 
 /** Steps a prepared statement and reads the current row's columns. */
 export class RowReader {
   readonly #x: ColumnExports
   readonly #sqlite: Sqlite3Static
-  readonly #stmt: ReturnType<SqlDb['prepare']>
+  readonly #db: SqlDb
+  readonly #stmt: Statement
+  /** Whether the statement is this reader's (finalized with it) or kept by the caller (reset). */
+  readonly #owned: boolean
   #p = 0
 
-  constructor(sqlite: Sqlite3Static, db: SqlDb, sql: string, bind?: unknown[]) {
+  /**
+   * A reader of `sql`, or of `statement` (a statement the caller keeps prepared: `finalize`
+   * then only resets it and clears its bindings).
+   */
+  constructor(sqlite: Sqlite3Static, db: SqlDb, sql: string | Statement, bind?: unknown[]) {
     this.#sqlite = sqlite
     this.#x = sqlite.wasm.exports as unknown as ColumnExports
-    this.#stmt = db.prepare(sql)
+    this.#db = db
+    this.#owned = typeof sql === 'string'
+    this.#stmt = typeof sql === 'string' ? db.prepare(sql) : sql
     try {
       if (bind?.length) this.#stmt.bind(bind as never)
     } catch (err) {
-      this.#stmt.finalize()
+      this.finalize()
       throw err
     }
     this.#p = Number(this.#stmt.pointer)
@@ -48,7 +64,12 @@ export class RowReader {
 
   /** Moves to the next row; false when there is none. */
   step(): boolean {
-    return this.#stmt.step()
+    const rc = this.#x.sqlite3_step(this.#p)
+    if (rc === SQLITE_ROW) return true
+    if (rc === SQLITE_DONE) return false
+    // oo1's own error (SQLite3Error with the connection's message), as its step throws.
+    this.#db.checkRc(rc)
+    throw new Error(`sqlite3_step: ${rc}`)
   }
 
   type(i: number): number {
@@ -84,12 +105,8 @@ export class RowReader {
     return this.#sqlite.wasm.heap8u().subarray(p, p + n)
   }
 
-  /** The column as oo1 reads it (for the rare values the typed readers do not cover). */
-  value(i: number): unknown {
-    return this.#stmt.get(i)
-  }
-
   finalize(): void {
-    this.#stmt.finalize()
+    if (this.#owned) this.#stmt.finalize()
+    else this.#stmt.reset(true)
   }
 }

@@ -103,6 +103,13 @@ const MIGRATIONS: string[] = [
   // 5: sessions are stored by the SHA-256 of their id (auth/service.ts); sessions stored by
   // the plain id are dropped (their users log in again).
   `DELETE FROM session;`,
+  // 6: the login limiter's state (auth/limit-store.ts), so a restart (a stopped worker, above
+  // all) does not give a password guesser fresh free attempts.
+  `CREATE TABLE login_limit (
+     key TEXT PRIMARY KEY,
+     failures INTEGER NOT NULL,
+     locked_until INTEGER NOT NULL,
+     last INTEGER NOT NULL);`,
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS.length

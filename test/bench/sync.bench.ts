@@ -9,19 +9,17 @@
  * layer without versioning, on the Node host in the same run. Medians go to the "Sync"
  * section of docs/benchmarks.md.
  */
-import { execSync, spawn, type ChildProcess } from 'node:child_process'
+import { execSync, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Server } from 'node:http'
-import { chromium } from 'playwright-core'
 import type { Page } from '@playwright/test'
 import type { Api } from '../api/harness.ts'
 import { NODE_ADMIN_PASSWORD, startNodeApi } from '../api/node-client.ts'
 import { swApi } from '../e2e/helpers.ts'
 import { machine, median, writeSection } from './report.ts'
-// @ts-expect-error plain JS helper shared with the scripts
-import { CHROMIUM_ARGS, findChromium } from '../../scripts/chromium.mjs'
+import { openWorkerPage } from './worker-page.ts'
 
 const N = 10_000
 const RUNS = 3
@@ -98,33 +96,14 @@ async function nodeSide(remote: Host): Promise<Side> {
 }
 
 async function swSide(remote: Host): Promise<Side> {
-  if (!process.env.BENCH_SKIP_BUILD) execSync('npx vite build', { stdio: 'ignore' })
-  const preview = spawn('npx', ['vite', 'preview', '--port', String(PORT), '--strictPort'], { stdio: 'ignore', detached: true })
-  const browser = await chromium.launch({ executablePath: findChromium(), args: ['--headless', ...CHROMIUM_ARGS] })
+  const { page, close } = await openWorkerPage(PORT)
   try {
-    let page: Page | undefined
-    for (let i = 0; i < 60 && !page; i++) {
-      try {
-        const p = await browser.newPage()
-        await p.goto(`${ORIGIN}/`)
-        page = p as unknown as Page
-      } catch { await new Promise((r) => setTimeout(r, 500)) }
-    }
-    if (!page) throw new Error('vite preview did not start')
-    await page.waitForFunction(() => !!navigator.serviceWorker?.controller, undefined, { timeout: 30_000 })
-    // Requests from a page the worker controls that is not the app (as the features benchmark).
-    await page.goto(`${ORIGIN}/api/component/pyramid/route`)
     // tsx keeps function names with a helper the page does not have (swApi's request body).
     await page.evaluate('globalThis.__name = (f) => f')
-    return await runOurs(swApi(page), remote, 'Chromium↔Node', NODE_ADMIN_PASSWORD)
+    return await runOurs(swApi(page as unknown as Page), remote, 'Chromium↔Node', NODE_ADMIN_PASSWORD)
   } finally {
-    await browser.close()
-    killGroup(preview)
+    await close()
   }
-}
-
-function killGroup(p: ChildProcess): void {
-  try { if (p.pid) process.kill(-p.pid, 'SIGTERM') } catch { /* already gone */ }
 }
 
 /** Runs a GDAL tool without blocking: the host it talks to runs in this process. */

@@ -45,15 +45,22 @@ export function polygonFeature(seed: number, i: number): BenchFeature {
 
 const HALF = 20037508.342789244
 
-/** Tiles at zooms 5–14, `perZoom` each, each holding a feature of data set `seed`. */
+/**
+ * Tiles at zooms 5–14, `perZoom` distinct ones each (fewer where the data touches fewer),
+ * each holding a feature of data set `seed`.
+ */
 export function tileSet(seed: number, count: number, perZoom: number): [number, number, number][] {
   const out: [number, number, number][] = []
   const r = random(99)
   for (let z = 5; z <= 14; z++) {
     const size = (2 * HALF) / 2 ** z
-    for (let k = 0; k < perZoom; k++) {
+    const seen = new Set<string>()
+    for (let tries = 0; seen.size < perZoom && tries < 50 * perZoom; tries++) {
       const [x, y] = position(seed, Math.floor(r() * count))
-      out.push([z, Math.floor((x + HALF) / size), Math.floor((HALF - y) / size)])
+      const t: [number, number, number] = [z, Math.floor((x + HALF) / size), Math.floor((HALF - y) / size)]
+      if (seen.has(t.join('/'))) continue
+      seen.add(t.join('/'))
+      out.push(t)
     }
   }
   return out

@@ -1,28 +1,10 @@
 import { expect, test, type Page } from '@playwright/test'
 import { readFileSync } from 'node:fs'
-import { decode } from 'fast-png'
 import { firstLogin, openApp } from './ui-steps.ts'
+import { countColor, settle } from './map-steps.ts'
 
 // The map as a person uses it, offline: the bundled world basemap, two layers drawn from the
 // worker's vector tiles and switched on and off, identify by click and by a drawn area, and an export download.
-
-/** Pixels of the map close to `hex` (within `tolerance` per channel). */
-async function countColor(page: Page, hex: string, tolerance = 24): Promise<number> {
-  const png = decode(await page.getByTestId('map').screenshot())
-  const [r, g, b] = [1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16))
-  const ch = png.channels
-  let n = 0
-  for (let i = 0; i < png.data.length; i += ch) {
-    if (Math.abs(png.data[i]! - r!) <= tolerance && Math.abs(png.data[i + 1]! - g!) <= tolerance && Math.abs(png.data[i + 2]! - b!) <= tolerance) n++
-  }
-  return n
-}
-
-/** Waits until the map has drawn and stopped loading (no tile request pending for a while). */
-async function settle(page: Page): Promise<void> {
-  await page.waitForLoadState('networkidle').catch(() => undefined)
-  await page.waitForTimeout(400)
-}
 
 const swatchColor = (page: Page, id: number) =>
   page.getByTestId(`layer-swatch-${id}`).evaluate((el) => getComputedStyle(el).getPropertyValue('--c').trim())
@@ -85,6 +67,12 @@ test('map offline: world basemap, two layers from vector tiles toggled, identify
   expect(await countColor(page, areaColor)).toBeGreaterThan(30)
   await toggle(wells, true)
   expect(await countColor(page, wellColor)).toBeGreaterThan(30)
+  // And the areas: off leaves the wells alone, on brings them back.
+  await toggle(areas, false)
+  expect(await countColor(page, areaColor)).toBe(0)
+  expect(await countColor(page, wellColor)).toBeGreaterThan(30)
+  await toggle(areas, true)
+  expect(await countColor(page, areaColor)).toBeGreaterThan(30)
 
   // A click on the well identifies it and the area under it.
   const box = (await page.getByTestId('map').boundingBox())!

@@ -73,6 +73,19 @@ describe('mvt/encode', () => {
     expect(t.features[1]!.geometry).toEqual([[[0, 0], [10, 0], [10, 10], [0, 0]]])
     expect(t.features[2]!.geometry).toEqual([[[0, 0], [10, 0], [10, 10]]])
   })
+  it('writes a point through addPoint exactly as through add', () => {
+    const keys = ['s', 'i'], kinds = ['string', 'int'] as const
+    const a = new LayerEncoder('svc:2', 4096, keys, [...kinds]), b = new LayerEncoder('svc:2', 4096, keys, [...kinds])
+    const cases: [number, number, number, (string | number | null)[]][] = [
+      [1, 0, 0, ['a', 1]], [127, -205, 4301, [null, null]], [128, 4096, -1, ['long text '.repeat(20), -7]],
+      [2 ** 32 + 5, 65535, -65535, ['a', 300]], [9007199254740000, 1, 2, [null, 2 ** 40]],
+    ]
+    for (const [id, x, y, values] of cases) {
+      a.addPoint(id, x, y, values)
+      b.add(id, { type: POINT, points: [x, y] }, values)
+    }
+    expect(a.finish()).toEqual(b.finish())
+  })
   it('writes nothing for a layer without features', () => {
     expect(new LayerEncoder('svc:1', 4096, [], []).finish()).toHaveLength(0)
   })

@@ -158,6 +158,11 @@ export const mvtCases: ApiCase[] = [
         ((await tile(api, expect, tileUrl(id, Z, x, y)))[`svc:${id}`]?.features ?? []).map((f) => `${f.id}:${f.properties.name}`)
       expect(await names(X, Y)).toEqual([`${fid}:a`])
       expect(await names(other.x, other.y)).toEqual([])
+      // Server-Timing tells a cut tile from a cached one, empty (204) tiles too.
+      const timing = async (x: number, y: number) => (await api.request('GET', tileUrl(id, Z, x, y))).headers['server-timing']
+      expect(await timing(X, Y)).toMatch(/^cache;dur=\d+\.\d\d$/)
+      expect(await timing(other.x, other.y)).toMatch(/^cache;dur=\d+\.\d\d$/)
+      expect(await timing(X, Y + 1)).toMatch(/^cut;dur=\d+\.\d\d$/)
       // Both tiles are cached now; moving the feature must change both.
       expect((await api.request('PUT', `/api/resource/${id}/feature/${fid}`, { body: { geom: `POINT(${mx} ${my})` } })).status).toBe(200)
       expect(await names(X, Y)).toEqual([])
