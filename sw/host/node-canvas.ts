@@ -2,11 +2,14 @@
  * @module host/node-canvas
  * The Node host's canvas: `@napi-rs/canvas`, Skia like Chromium's OffscreenCanvas, so the
  * same drawing code gives the same pixels on both hosts (measured in docs/rendering.md).
- * Labels use DejaVu Sans, registered from the system fonts when present.
+ * Labels use DejaVu Sans, registered from the system fonts when present. PNGs are written
+ * by image/png-write with node:zlib, not Skia's encoder (a tenth of the time).
  */
-import { createCanvas, GlobalFonts, ImageData, type Canvas, type SKRSContext2D } from '@napi-rs/canvas'
+import { createCanvas, GlobalFonts, ImageData, Path2D, type Canvas, type SKRSContext2D } from '@napi-rs/canvas'
 import { existsSync } from 'node:fs'
-import type { CanvasFactory, Ctx2D, Surface } from '../image/canvas.ts'
+import { deflateSync } from 'node:zlib'
+import { writePng } from '../image/png-write.ts'
+import type { CanvasFactory, Ctx2D, Path2DLike, Surface } from '../image/canvas.ts'
 
 const FONTS = ['/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf', '/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf']
 let fontsLoaded = false
@@ -42,10 +45,17 @@ class NodeSurface implements Surface {
     return this.#ctx.getImageData(0, 0, this.width, this.height).data
   }
 
+  svgPath(d: string): Path2DLike {
+    return new Path2D(d)
+  }
+
   async png(): Promise<Uint8Array> {
-    return new Uint8Array(await this.canvas.encode('png'))
+    return writePng(this.rgba(), this.width, this.height, deflate)
   }
 }
+
+/** Level 3: measured on raster tiles, as small as Skia's level-6 PNGs (the "Up" filter does the work) at a fifth of the time. */
+const deflate = (rows: Uint8Array) => deflateSync(rows, { level: 3 })
 
 export const nodeCanvas: CanvasFactory = (w, h) => {
   loadFonts()

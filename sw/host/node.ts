@@ -6,6 +6,7 @@
 import { createServer, type Server } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
 import { readFile, stat } from 'node:fs/promises'
+import { inflateSync } from 'node:zlib'
 import { extname, join, normalize } from 'node:path'
 import { getRequestListener, RequestError, type Http2Bindings, type HttpBindings } from '@hono/node-server'
 import { createApp, type OutpostApp } from '../app.ts'
@@ -48,6 +49,7 @@ export function nodePlatform(opts: NodePlatformOptions): Platform {
     sqlite: createSqliteLoader(),
     gdal: createGdalLoader(initGdalNode),
     canvas: nodeCanvas,
+    inflate: (data) => inflateSync(data),
     epsg: nodeEpsg,
     admin: opts.admin,
     uploadMaxSize: opts.uploadMaxSize,

@@ -26,13 +26,17 @@ export interface Ctx2D {
   arc(x: number, y: number, r: number, start: number, end: number): void
   rect(x: number, y: number, w: number, h: number): void
   fill(rule?: 'nonzero' | 'evenodd'): void
+  fill(path: Path2DLike, rule?: 'nonzero' | 'evenodd'): void
   clip(rule?: 'nonzero' | 'evenodd'): void
-  stroke(): void
+  stroke(path?: Path2DLike): void
   translate(x: number, y: number): void
   fillText(text: string, x: number, y: number): void
   strokeText(text: string, x: number, y: number): void
   measureText(text: string): { width: number }
 }
+
+/** A `Path2D` of the host's canvas: only passed back to `fill` and `stroke`. */
+export type Path2DLike = object
 
 /** One raster the renderer draws on; `width` × `height` pixels, transparent when new. */
 export interface Surface {
@@ -46,6 +50,11 @@ export interface Surface {
   /** The pixels as unpremultiplied RGBA. */
   rgba(): Uint8ClampedArray
   png(): Promise<Uint8Array>
+  /**
+   * A path from SVG path data, where building one in a single call is cheaper than a call per
+   * vertex (Node, where each call crosses into Skia); absent where vertex calls are cheap.
+   */
+  svgPath?(d: string): Path2DLike
 }
 
 export type CanvasFactory = (width: number, height: number) => Surface

@@ -28,6 +28,11 @@ export interface Platform {
   gdal(): Promise<GdalApi>
   /** A new transparent drawing surface (OffscreenCanvas in the worker, Skia in Node). */
   canvas: CanvasFactory
+  /**
+   * A native zlib inflate, when the host has one (Node: `node:zlib`); raster tiles decode their
+   * DEFLATE blocks with it instead of geotiff's JavaScript pako.
+   */
+  readonly inflate?: (data: Uint8Array) => Uint8Array
   /** Looks EPSG codes up in the host's EPSG index (reprojection of any code). */
   readonly epsg: EpsgSource
   readonly admin: AdminProvision

@@ -8,8 +8,9 @@ import type { Ctx2D, Surface } from '../image/canvas.ts'
 import { evaluate, truthy, valueToText, type Expr, type FeatureRef, type Value } from './expression.ts'
 import { LabelLayer, anchorOf } from './labels.ts'
 import { isLinear, traceMarker } from './markers.ts'
-import { inScale, type FillSymbolizer, type LineSymbolizer, type MarkerSymbolizer, type Stroke, type StyleRule, type VectorStyle } from './style.ts'
+import { inScale, type FillSymbolizer, type LineSymbolizer, type MarkerSymbolizer, type Stroke, type StyleRule, type Symbolizer, type VectorStyle } from './style.ts'
 import { toPixels, type PixelGeometry, type PixelTransform } from './wkb-pixels.ts'
+import { PathBatcher, Pen, batchable, paintPath, tracePath, type PathSymbolizer } from './batch.ts'
 
 /** One feature as the layer's R*Tree query returns it: `values` in the order of the requested fields. */
 export interface FeatureRow {
@@ -41,60 +42,22 @@ class Row implements FeatureRef {
   }
 }
 
-/**
- * Sets the context's fill and stroke state only when it changes: in Node every property
- * write crosses into Skia (N-API) and parses the colour again, and consecutive features
- * mostly share their style.
- */
-class Pen {
-  #fill = ''
-  #stroke = ''
-  #width = -1
-  #cap = ''
-  #join = ''
-  #dash = ''
-  constructor(readonly ctx: Ctx2D) {}
-
-  fill(color: string): void {
-    if (color !== this.#fill) { this.ctx.fillStyle = color; this.#fill = color }
-  }
-
-  stroke(s: Stroke, width = s.width, color = s.color): void {
-    const ctx = this.ctx
-    if (color !== this.#stroke) { ctx.strokeStyle = color; this.#stroke = color }
-    if (width !== this.#width) { ctx.lineWidth = width; this.#width = width }
-    if (s.cap !== this.#cap) { ctx.lineCap = s.cap; this.#cap = s.cap }
-    if (s.join !== this.#join) { ctx.lineJoin = s.join; this.#join = s.join }
-    const dash = s.dash ? s.dash.join(',') : ''
-    if (dash !== this.#dash) { ctx.setLineDash(s.dash ?? []); this.#dash = dash }
-  }
-}
-
 function tracePolygons(ctx: Ctx2D, g: PixelGeometry): void {
   ctx.beginPath()
-  for (const p of g.parts) {
-    if (p.length < 4) continue
-    ctx.moveTo(p[0]!, p[1]!)
-    for (let i = 2; i < p.length; i += 2) ctx.lineTo(p[i]!, p[i + 1]!)
-    if (g.kind === 'polygon') ctx.closePath()
-  }
+  tracePath(ctx, g)
 }
 
 function drawFill(pen: Pen, g: PixelGeometry, s: FillSymbolizer): void {
   if (g.kind !== 'polygon') return
   const ctx = pen.ctx
   tracePolygons(ctx, g)
-  if (s.hatch) {
-    ctx.save()
-    ctx.clip('evenodd')
-    hatch(ctx, g, s.hatch, s.color ?? 'rgba(0,0,0,1)')
-    ctx.restore()
-    if (s.outline) tracePolygons(ctx, g)
-  } else if (s.color) {
-    pen.fill(s.color)
-    ctx.fill('evenodd')
-  }
+  if (!s.hatch) return paintPath(pen, [s], g.kind)
+  ctx.save()
+  ctx.clip('evenodd')
+  hatch(ctx, g, s.hatch, s.color ?? 'rgba(0,0,0,1)')
+  ctx.restore()
   if (s.outline && s.outline.width > 0) {
+    tracePolygons(ctx, g)
     pen.stroke(s.outline)
     ctx.stroke()
   }
@@ -130,12 +93,7 @@ function hatch(ctx: Ctx2D, g: PixelGeometry, h: NonNullable<FillSymbolizer['hatc
 function drawLine(pen: Pen, g: PixelGeometry, s: LineSymbolizer): void {
   if (g.kind === 'point') return
   tracePolygons(pen.ctx, g)
-  if (s.casing) {
-    pen.stroke(s.stroke, s.casing.width, s.casing.color)
-    pen.ctx.stroke()
-  }
-  pen.stroke(s.stroke)
-  pen.ctx.stroke()
+  paintPath(pen, [s], g.kind)
 }
 
 function drawMarkers(pen: Pen, g: PixelGeometry, s: MarkerSymbolizer): void {
@@ -180,6 +138,13 @@ export function drawVector(surface: Surface, style: VectorStyle, features: Itera
   let n = 0
   ctx.save()
   const pen = new Pen(ctx)
+  const batcher = new PathBatcher(pen, surface)
+  // The symbolizers each rule draws at this scale; plain fills and lines are batched.
+  const drawsOf = new Map<StyleRule, { syms: Symbolizer[]; batch?: PathSymbolizer[] }>()
+  for (const { rule } of rules) {
+    const syms = rule.symbolizers.filter((s) => inScale(s, o.scale))
+    drawsOf.set(rule, { syms, batch: syms.length && batchable(syms) ? syms : undefined })
+  }
   const matched: StyleRule[] = []
   for (const f of features) {
     if ((++n & 1023) === 0) o.signal?.throwIfAborted()
@@ -197,11 +162,17 @@ export function drawVector(surface: Surface, style: VectorStyle, features: Itera
     const g = toPixels(f.geom, o.transform)
     if (!g || !g.parts.length) continue
     for (const rule of matched) {
-      for (const s of rule.symbolizers) {
-        if (!inScale(s, o.scale)) continue
-        if (s.kind === 'fill') drawFill(pen, g, s)
-        else if (s.kind === 'line') drawLine(pen, g, s)
-        else drawMarkers(pen, g, s)
+      const draws = drawsOf.get(rule)!
+      if (draws.batch && g.kind !== 'point') {
+        batcher.add(draws.batch, g)
+        drawn = true
+      } else if (draws.syms.length) {
+        batcher.flush()
+        for (const s of draws.syms) {
+          if (s.kind === 'fill') drawFill(pen, g, s)
+          else if (s.kind === 'line') drawLine(pen, g, s)
+          else drawMarkers(pen, g, s)
+        }
         drawn = true
       }
       if (rule.label && inScale(rule.label, o.scale)) addLabel(labels, rule.label, g, row)
@@ -210,6 +181,7 @@ export function drawVector(surface: Surface, style: VectorStyle, features: Itera
       if (!l.filter || truthy(evaluate(l.filter, row))) addLabel(labels, l.label, g, row)
     }
   }
+  batcher.flush()
   ctx.setLineDash([])
   if (labels.draw()) drawn = true
   ctx.restore()

@@ -19,8 +19,8 @@ const MIN_SUM = 0.8
 const MAX_SUM = 1.25
 /** Marks and other zero-width characters: a sum of lone characters' widths is no bound there. */
 const UNBOUNDED = /[\p{M}\p{Cf}]/u
-/** Character widths per font, kept across tiles (the same few characters label every tile). */
-const CHAR_WIDTHS = new Map<string, number>()
+/** Character widths by font, kept across tiles (the same few characters label every tile). */
+const CHAR_WIDTHS = new Map<string, Map<string, number>>()
 const MAX_CHAR_WIDTHS = 20_000
 
 interface Candidate { text: string; style: LabelStyle; x: number; y: number }
@@ -129,8 +129,13 @@ export class LabelLayer {
       // and wider than the text can be before asking the canvas to measure it (a call into
       // Skia that shapes the text; in Node it was most of a crowded tile's time). The bounds
       // come from the widths of its characters, each measured once per font.
+      // First the crudest bounds, from the length alone: no glyph is wider than 2 em or
+      // narrower than MIN_GLYPH.
+      const crude = boxOf(c.text.length * s.size * 2)
+      if (crude[2] < 0 || crude[0] > this.width || crude[3] < 0 || crude[1] > this.height) continue
+      if (this.#collides(boxOf(c.text.length * s.size * MIN_GLYPH))) continue
       const sum = UNBOUNDED.test(c.text) ? undefined : this.#sumOfChars(c.text, f)
-      const wide = boxOf(sum === undefined ? c.text.length * s.size * 2 : sum * MAX_SUM + s.size)
+      const wide = sum === undefined ? crude : boxOf(sum * MAX_SUM + s.size)
       if (wide[2] < 0 || wide[0] > this.width || wide[3] < 0 || wide[1] > this.height) continue
       if (this.#collides(boxOf(sum === undefined ? c.text.length * s.size * MIN_GLYPH : sum * MIN_SUM))) continue
       const w = this.#measure(c.text, f)
@@ -154,14 +159,14 @@ export class LabelLayer {
 
   /** The advances of `text`'s characters measured one by one (each character once per font). */
   #sumOfChars(text: string, font: string): number {
+    let widths = CHAR_WIDTHS.get(font)
+    if (!widths || widths.size >= MAX_CHAR_WIDTHS) CHAR_WIDTHS.set(font, widths = new Map())
     let sum = 0
     for (const ch of text) {
-      const key = font + '\u0000' + ch
-      let w = CHAR_WIDTHS.get(key)
+      let w = widths.get(ch)
       if (w === undefined) {
         w = this.ctx.measureText(ch).width
-        if (CHAR_WIDTHS.size >= MAX_CHAR_WIDTHS) CHAR_WIDTHS.clear()
-        CHAR_WIDTHS.set(key, w)
+        widths.set(ch, w)
       }
       sum += w
     }

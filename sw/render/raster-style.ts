@@ -13,6 +13,7 @@ import { rasterLevels, readRasterView, type RasterLevels } from './raster.ts'
 import type { RasterSource, View } from './types.ts'
 import { notRenderable } from './errors.ts'
 import { readRange } from '../files/service.ts'
+import { useHostInflate } from './raster-blocks.ts'
 
 const OPEN = new Map<string, Promise<RasterLevels>>()
 const KEEP = 4
@@ -66,6 +67,7 @@ export async function rasterVersion(services: RenderServices, layer: StyledLayer
 export async function drawRaster(services: RenderServices, surface: Surface, layer: StyledLayer, view: View,
   signal?: AbortSignal): Promise<boolean> {
   const source = await sourceOf(services, layer)
+  if (services.platform.inflate) useHostInflate(services.platform.inflate)
   const levels = await openRaster(source)
   const t = source.srs === view.srs ? undefined : transformer(view.srs, source.srs)
   const rgba = await readRasterView(levels, { extent: view.extent, width: view.width, height: view.height,

@@ -8,6 +8,7 @@
  */
 import type { GeoTIFF, GeoTIFFImage } from 'geotiff'
 import type { Bbox } from '../geo/geometry.ts'
+import { readWindow } from './raster-blocks.ts'
 
 export interface RasterView {
   extent: Bbox
@@ -74,15 +75,6 @@ function pixelGrid(lv: RasterLevels, v: RasterView): { gx: Float64Array; gy: Flo
  */
 export async function readRasterView(lv: RasterLevels, v: RasterView, signal?: AbortSignal): Promise<Uint8ClampedArray | undefined> {
   const { gx, gy, cols } = pixelGrid(lv, v)
-  // Full-resolution pixel position of output pixel centre (i + .5, j + .5), bilinear on the grid.
-  const at = (i: number, j: number, out: Float64Array) => {
-    const fx = (i + 0.5) / STEP, fy = (j + 0.5) / STEP
-    const c = Math.min(Math.floor(fx), cols - 2), r = Math.floor(fy)
-    const tx = fx - c, ty = fy - r
-    const k = r * cols + c
-    out[0] = (gx[k]! * (1 - tx) + gx[k + 1]! * tx) * (1 - ty) + (gx[k + cols]! * (1 - tx) + gx[k + cols + 1]! * tx) * ty
-    out[1] = (gy[k]! * (1 - tx) + gy[k + 1]! * tx) * (1 - ty) + (gy[k + cols]! * (1 - tx) + gy[k + cols + 1]! * tx) * ty
-  }
   let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity
   for (let k = 0; k < gx.length; k++) {
     minX = Math.min(minX, gx[k]!); maxX = Math.max(maxX, gx[k]!)
@@ -103,41 +95,70 @@ export async function readRasterView(lv: RasterLevels, v: RasterView, signal?: A
   const x1 = Math.min(lw, Math.ceil(maxX / factor) + 1), y1 = Math.min(lh, Math.ceil(maxY / fy) + 1)
   if (x1 <= x0 || y1 <= y0) return undefined
   const bands = Math.min(lv.bands, 4)
-  const data = await level.readRasters({ window: [x0, y0, x1, y1], interleave: true,
-    samples: Array.from({ length: bands }, (_, i) => i), signal }) as unknown as ArrayLike<number>
+  const window = [x0, y0, x1, y1] as const
+  const data = (await readWindow(level, window, bands, signal))
+    ?? await level.readRasters({ window: [...window], interleave: true, samples: Array.from({ length: bands }, (_, i) => i), signal }) as unknown as ArrayLike<number>
   signal?.throwIfAborted()
   const ww = x1 - x0, wh = y1 - y0
-  const out = new Uint8ClampedArray(v.width * v.height * 4)
-  const p = new Float64Array(2)
-  const nodata = lv.nodata
-  const sample = (x: number, y: number, b: number) => data[(y * ww + x) * bands + b]!
-  const colorBands = bands === 2 || bands === 4 ? bands - 1 : bands
-  for (let j = 0; j < v.height; j++) {
-    for (let i = 0; i < v.width; i++) {
-      at(i, j, p)
-      // Level pixel coordinates relative to the window, measured from pixel centres.
-      const lx = p[0]! / factor - 0.5 - x0, ly = p[1]! / fy - 0.5 - y0
-      const fx0 = p[0]! / factor, fy0 = p[1]! / fy
-      if (fx0 < 0 || fy0 < 0 || fx0 >= lw || fy0 >= lh) continue
-      const ix = Math.max(0, Math.min(ww - 1, Math.floor(lx))), iy = Math.max(0, Math.min(wh - 1, Math.floor(ly)))
-      const ix1 = Math.min(ww - 1, ix + 1), iy1 = Math.min(wh - 1, iy + 1)
-      const tx = Math.max(0, Math.min(1, lx - ix)), ty = Math.max(0, Math.min(1, ly - iy))
-      const o = (j * v.width + i) * 4
-      // 1 band: grey; 2: grey + alpha; 3: RGB; 4: RGBA.
-      let alpha = 255
-      for (let b = 0; b < bands; b++) {
-        const s00 = sample(ix, iy, b), s10 = sample(ix1, iy, b), s01 = sample(ix, iy1, b), s11 = sample(ix1, iy1, b)
-        const val = (s00 * (1 - tx) + s10 * tx) * (1 - ty) + (s01 * (1 - tx) + s11 * tx) * ty
-        if (b === colorBands) alpha = val
-        else out[o + b] = val
-      }
-      if (colorBands === 1) { out[o + 1] = out[o]!; out[o + 2] = out[o]! }
-      if (nodata !== null && colorBands === bands) {
-        const nx = Math.max(0, Math.min(ww - 1, Math.round(lx))), ny = Math.max(0, Math.min(wh - 1, Math.round(ly)))
-        if (sample(nx, ny, 0) === nodata) alpha = 0
-      }
-      out[o + 3] = alpha
+  const w = v.width, h = v.height
+  // Level pixel coordinates of each output pixel centre, relative to the window and measured
+  // from pixel centres: bilinear on the coarse grid, done once per pixel into two arrays.
+  const lxs = new Float64Array(w * h), lys = new Float64Array(w * h)
+  for (let j = 0; j < h; j++) {
+    const fgy = (j + 0.5) / STEP, r = Math.floor(fgy), ty = fgy - r
+    for (let i = 0; i < w; i++) {
+      const fgx = (i + 0.5) / STEP, c = Math.min(Math.floor(fgx), cols - 2), tx = fgx - c
+      const k = r * cols + c
+      const px = (gx[k]! * (1 - tx) + gx[k + 1]! * tx) * (1 - ty) + (gx[k + cols]! * (1 - tx) + gx[k + cols + 1]! * tx) * ty
+      const py = (gy[k]! * (1 - tx) + gy[k + 1]! * tx) * (1 - ty) + (gy[k + cols]! * (1 - tx) + gy[k + cols + 1]! * tx) * ty
+      // Outside the raster: NaN, left transparent.
+      const fx0 = px / factor, fy0 = py / fy
+      const inside = fx0 >= 0 && fy0 >= 0 && fx0 < lw && fy0 < lh
+      lxs[j * w + i] = inside ? fx0 - 0.5 - x0 : NaN
+      lys[j * w + i] = fy0 - 0.5 - y0
     }
+  }
+  return resample(data, ww, wh, bands, lxs, lys, w, h, lv.nodata)
+}
+
+/**
+ * Bilinear sampling of the window `data` (`bands` interleaved samples a pixel) at the
+ * positions `lxs`, `lys` (NaN: outside), with 8-bit fixed-point weights: the loop touches
+ * each output pixel once and allocates nothing.
+ */
+function resample(data: ArrayLike<number>, ww: number, wh: number, bands: number, lxs: Float64Array, lys: Float64Array,
+  w: number, h: number, nodata: number | null): Uint8ClampedArray {
+  const out = new Uint8ClampedArray(w * h * 4)
+  // 1 band: grey; 2: grey + alpha; 3: RGB; 4: RGBA.
+  const colorBands = bands === 2 || bands === 4 ? bands - 1 : bands
+  const rowStride = ww * bands
+  for (let p = 0, n = w * h; p < n; p++) {
+    const lx = lxs[p]!, ly = lys[p]!
+    if (lx !== lx) continue
+    let ix = Math.floor(lx), iy = Math.floor(ly)
+    let tx = lx - ix, ty = ly - iy
+    if (ix < 0) { ix = 0; tx = 0 } else if (ix > ww - 1) { ix = ww - 1; tx = 0 }
+    if (iy < 0) { iy = 0; ty = 0 } else if (iy > wh - 1) { iy = wh - 1; ty = 0 }
+    const wx = (tx * 256 + 0.5) | 0, wy = (ty * 256 + 0.5) | 0
+    const s00 = iy * rowStride + ix * bands
+    const s10 = ix + 1 < ww ? s00 + bands : s00
+    const s01 = iy + 1 < wh ? s00 + rowStride : s00
+    const s11 = s01 + (s10 - s00)
+    const o = p * 4
+    let alpha = 255
+    for (let b = 0; b < bands; b++) {
+      const top = data[s00 + b]! * (256 - wx) + data[s10 + b]! * wx
+      const bottom = data[s01 + b]! * (256 - wx) + data[s11 + b]! * wx
+      const val = (top * (256 - wy) + bottom * wy + 32768) >> 16
+      if (b === colorBands) alpha = val
+      else out[o + b] = val
+    }
+    if (colorBands === 1) { out[o + 1] = out[o]!; out[o + 2] = out[o]! }
+    if (nodata !== null && colorBands === bands) {
+      const nx = Math.min(ww - 1, Math.max(0, Math.round(lx))), ny = Math.min(wh - 1, Math.max(0, Math.round(ly)))
+      if (data[(ny * ww + nx) * bands] === nodata) alpha = 0
+    }
+    out[o + 3] = alpha
   }
   return out
 }

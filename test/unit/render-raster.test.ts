@@ -4,6 +4,11 @@ import { rasterLevels, readRasterView } from '../../sw/render/raster.ts'
 import { openRaster } from '../../sw/render/raster-style.ts'
 import { transformer } from '../../sw/geo/reproject.ts'
 import { makeCog } from './cog.ts'
+import { inflateSync } from 'node:zlib'
+import { decode } from 'fast-png'
+import { useHostInflate } from '../../sw/render/raster-blocks.ts'
+import { writePng } from '../../sw/image/png-write.ts'
+import { deflateSync } from 'node:zlib'
 
 const ORIGIN = 20037508.342789244
 
@@ -100,5 +105,43 @@ describe('render/raster', () => {
     const red = await readRasterView(lv, { extent: tileExtent(4, 8, 4), width: 256, height: 256 })
     expect(px(red!, 256, 10, 10)).toEqual([230, 20, 20, 255])
     expect(read).toBeLessThan(bytes.length / 2)
+  })
+
+  it('decodes DEFLATE blocks with the host inflate once, then serves them from the block cache', async () => {
+    let calls = 0
+    useHostInflate((d) => { calls++; return inflateSync(d) })
+    const lv = await openRaster({ srs: 3857, key: `inflate-test-${Math.random()}`, size: (await cog).length, read: async (s, e) => (await cog).slice(s, e) })
+    const first = await readRasterView(lv, { extent: tileExtent(3, 4, 2), width: 256, height: 256 })
+    expect(px(first!, 256, 10, 10)).toEqual([230, 20, 20, 255])
+    expect(calls).toBeGreaterThan(0)
+    const after = calls
+    // The same tile again, and a neighbour inside the same blocks: nothing decoded anew.
+    const again = await readRasterView(lv, { extent: tileExtent(3, 4, 2), width: 256, height: 256 })
+    expect(Array.from(again!)).toEqual(Array.from(first!))
+    await readRasterView(lv, { extent: [x0, y1 - 256 * res, x0 + 256 * res, y1], width: 128, height: 128 })
+    expect(calls).toBe(after)
+  })
+})
+
+describe('image/png-write', () => {
+  const rgba = (alpha: (i: number) => number) => {
+    const d = new Uint8Array(37 * 23 * 4)
+    for (let i = 0; i < 37 * 23; i++) d.set([(i * 7) & 255, (i * 13) & 255, (i * 29) & 255, alpha(i)], i * 4)
+    return d
+  }
+  const deflate = (rows: Uint8Array) => deflateSync(rows, { level: 3 })
+
+  it('writes opaque images as RGB and decodes back to the same pixels', () => {
+    const img = rgba(() => 255)
+    const png = decode(writePng(img, 37, 23, deflate))
+    expect([png.width, png.height, png.channels, png.depth]).toEqual([37, 23, 3, 8])
+    for (let i = 0; i < 37 * 23; i++) expect(Array.from(png.data.subarray(i * 3, i * 3 + 3))).toEqual(Array.from(img.subarray(i * 4, i * 4 + 3)))
+  })
+
+  it('keeps alpha when any pixel is not opaque', () => {
+    const img = rgba((i) => (i === 500 ? 0 : i % 256))
+    const png = decode(writePng(img, 37, 23, deflate))
+    expect(png.channels).toBe(4)
+    expect(Array.from(png.data)).toEqual(Array.from(img))
   })
 })
