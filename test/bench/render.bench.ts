@@ -359,7 +359,7 @@ async function main(): Promise<void> {
       '',
       'What makes these times (docs/rendering.md, "Speed"): raster windows are put together from decoded GeoTIFF blocks',
       'kept in a 32 MiB cache (as GDAL\'s block cache serves MapServer, whose `-c` loop redraws the same map), DEFLATE',
-      'blocks are inflated by `node:zlib` on the Node host, and the Node host writes PNGs itself (Up filter, zlib level 3)',
+      'blocks are inflated by `node:zlib` on the Node host, and the Node host writes PNGs with `pngjs` over `node:zlib` (Up filter, level 3)',
       'instead of Skia\'s slower encoder; small vector features of one style are drawn as one path per style while they',
       'do not overlap. The times are whole requests, so they include the R*Tree query of the features (SQLite-WASM),',
       'which MapServer\'s OGR reading is not split from either.',
