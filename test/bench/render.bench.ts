@@ -9,19 +9,17 @@
  * The tiles of both engines are compared pixel by pixel. Results go to the "Rendering"
  * section of docs/benchmarks.md.
  */
-import { execSync, spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { execSync, spawnSync } from 'node:child_process'
 import { Agent, request } from 'node:http'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium, type Page } from 'playwright-core'
 import { createApp, nodePlatform, serve } from '../../sw/host/node.ts'
 import { compareImages, pngToImage } from '../api/render-helpers.ts'
 import { machine, median, writeSection } from './report.ts'
+import { openWorkerPage } from './worker-page.ts'
 import { toMapfile } from './mapfile.ts'
 import { writeArrayBuffer } from 'geotiff'
-// @ts-expect-error plain JS helper shared with the scripts
-import { CHROMIUM_ARGS, findChromium } from '../../scripts/chromium.mjs'
 
 const PORT = Number(process.env.E2E_PORT ?? 4206)
 const ORIGIN = 20037508.342789244
@@ -157,25 +155,12 @@ async function nodeSide(cog: Uint8Array): Promise<Side> {
 }
 
 async function swSide(cog: Uint8Array): Promise<Side> {
-  if (!process.env.BENCH_SKIP_BUILD) execSync('npx vite build', { stdio: 'ignore' })
-  const preview = spawn('npx', ['vite', 'preview', '--port', String(PORT), '--strictPort'], { stdio: 'ignore', detached: true })
-  const browser = await chromium.launch({ executablePath: findChromium(), args: ['--headless', ...CHROMIUM_ARGS] })
+  const { page, close } = await openWorkerPage(PORT)
   try {
-    let page: Page | undefined
-    for (let i = 0; i < 60 && !page; i++) {
-      try {
-        const p = await browser.newPage()
-        await p.goto(`http://127.0.0.1:${PORT}/`)
-        page = p
-      } catch { await new Promise((r) => setTimeout(r, 500)) }
-    }
-    if (!page) throw new Error('vite preview did not start')
-    await page.waitForFunction(() => !!navigator.serviceWorker?.controller, undefined, { timeout: 30_000 })
-    await page.goto(`http://127.0.0.1:${PORT}/api/component/pyramid/route`)
     const auth = 'Basic ' + btoa('administrator:admin')
     return await runOurs(async (method, path, body) => {
       const raw = body instanceof Uint8Array ? Buffer.from(body).toString('base64') : undefined
-      const r = await page!.evaluate(async ({ method, path, body, raw, auth }) => {
+      const r = await page.evaluate(async ({ method, path, body, raw, auth }) => {
         const payload = raw === undefined ? body : Uint8Array.from(atob(raw), (ch) => ch.charCodeAt(0))
         const t0 = performance.now()
         const res = await fetch(path, { method, headers: { authorization: auth }, body: payload })
@@ -189,8 +174,7 @@ async function swSide(cog: Uint8Array): Promise<Side> {
       return { ms: r.ms, status: r.status, text: r.text, bytes: r.b64 === undefined ? undefined : new Uint8Array(Buffer.from(r.b64, 'base64')) }
     }, 'service worker', cog)
   } finally {
-    await browser.close()
-    try { if (preview.pid) process.kill(-preview.pid, 'SIGTERM') } catch { /* gone */ }
+    await close()
   }
 }
 
