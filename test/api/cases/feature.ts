@@ -30,6 +30,13 @@ export async function createLayer(api: Api, expect: Expect, geometryType = 'POIN
   return res.body.id as number
 }
 
+/** Adds `features` to layer `id` in one batch PATCH; returns their new ids in order. */
+export async function addFeatures(api: Api, expect: Expect, id: number, features: unknown[], query = '') {
+  const res = await api.request('PATCH', `/api/resource/${id}/feature/${query}`, { body: features })
+  expect(res.status).toBe(200)
+  return (res.body as { id: number }[]).map((f) => f.id)
+}
+
 async function post(api: Api, expect: Expect, layer: number, body: unknown, query = '') {
   const res = await api.request('POST', `/api/resource/${layer}/feature/${query}`, { body })
   expect(res.status).toBe(200)

@@ -4,23 +4,14 @@
  */
 import type { Api, ApiCase, Expect } from '../harness.ts'
 import { expectError, uniq } from '../harness.ts'
+import { addFeatures, createLayer } from './feature.ts'
 
 const VALIDATION = 'nextgisweb.core.exception.ValidationError'
 const URL_ = '/api/feature_layer/identify'
 
-async function layer(api: Api, expect: Expect, geometryType: string, srs: number, fields: unknown[]) {
-  const res = await api.request('POST', '/api/resource/', { body: {
-    resource: { cls: 'vector_layer', parent: { id: 0 }, display_name: uniq('Identify') },
-    vector_layer: { srs: { id: srs }, geometry_type: geometryType, fields } } })
-  expect(res.status).toBe(201)
-  return res.body.id as number
-}
-
-async function add(api: Api, expect: Expect, id: number, features: unknown[]) {
-  const res = await api.request('PATCH', `/api/resource/${id}/feature/`, { body: features })
-  expect(res.status).toBe(200)
-  return (res.body as { id: number }[]).map((f) => f.id)
-}
+const layer = (api: Api, expect: Expect, geometryType: string, srs: number, fields: unknown[] = []) =>
+  createLayer(api, expect, geometryType, fields, srs)
+const add = (api: Api, expect: Expect, id: number, features: unknown[]) => addFeatures(api, expect, id, features)
 
 const box = (x0: number, y0: number, x1: number, y1: number) => `POLYGON((${x0} ${y0},${x1} ${y0},${x1} ${y1},${x0} ${y1},${x0} ${y0}))`
 

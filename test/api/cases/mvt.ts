@@ -4,25 +4,16 @@
  */
 import type { Api, ApiCase, Expect } from '../harness.ts'
 import { expectError, uniq } from '../harness.ts'
+import { addFeatures, createLayer } from './feature.ts'
 import { bytesOf, decodeTile, mercator, tilePosition } from '../mvt-decode.ts'
 
 const VALIDATION = 'nextgisweb.core.exception.ValidationError'
 const RES_NOT_FOUND = 'nextgisweb.resource.exception.ResourceNotFound'
 const MVT = 'application/vnd.mapbox-vector-tile'
 
-async function layer(api: Api, expect: Expect, geometryType: string, srs: number, fields: unknown[] = []) {
-  const res = await api.request('POST', '/api/resource/', { body: {
-    resource: { cls: 'vector_layer', parent: { id: 0 }, display_name: uniq('Tiles') },
-    vector_layer: { srs: { id: srs }, geometry_type: geometryType, fields } } })
-  expect(res.status).toBe(201)
-  return res.body.id as number
-}
-
-async function add(api: Api, expect: Expect, id: number, features: unknown[]) {
-  const res = await api.request('PATCH', `/api/resource/${id}/feature/?dt_format=iso`, { body: features })
-  expect(res.status).toBe(200)
-  return (res.body as { id: number }[]).map((f) => f.id)
-}
+const layer = (api: Api, expect: Expect, geometryType: string, srs: number, fields: unknown[] = []) =>
+  createLayer(api, expect, geometryType, fields, srs)
+const add = (api: Api, expect: Expect, id: number, features: unknown[]) => addFeatures(api, expect, id, features, '?dt_format=iso')
 
 const tileUrl = (ids: number[] | number, z: number, x: number, y: number, extra = '') =>
   `/api/component/feature_layer/mvt?resource=${[ids].flat().join(',')}&z=${z}&x=${x}&y=${y}${extra}`
