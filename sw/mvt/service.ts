@@ -13,11 +13,12 @@ import type { DataOutServices } from '../feature/capability.ts'
 import { canonicalValue, rowValue, VALUE_KIND, type RowValue } from '../feature/row-values.ts'
 import { RowReader } from '../store/row-reader.ts'
 import { concatBytes } from '../core/bytes.ts'
-import { TileCache } from './cache.ts'
+import { TileCache, INDEX_BUDGET } from './cache.ts'
 import { cutShape } from './cut.ts'
 import { LayerEncoder } from './encode.ts'
 import { readPoint, readShape, shapeOf, tileProjection, tinyInTile } from './shape.ts'
 import { countInBox, GRID, mayHoldMore, THIN_ABOVE, thinnedIds, type RtreeNodes } from './select.ts'
+import { IndexBuilder, type TileFrame, type TileIndex } from './tile-index.ts'
 
 /** MVT layer names: the spec's fixed prefix and the resource id. */
 export const LAYER_PREFIX = 'svc:'
@@ -66,15 +67,44 @@ export async function layerTile(services: DataOutServices, layer: FeatureLayer, 
   if (cache.isCurrent(id, gpkg.version, signature)) {
     const hit = cache.get(key)
     if (hit) return { bytes: hit, cached: true }
+    // Current, as a cached tile is: the layer's tile index needs no read of the database.
+    const bytes = cache.index(id)?.cut(`${LAYER_PREFIX}${id}`, opts.extent, indexFrame(t, opts), THIN_ABOVE)
+    if (bytes) {
+      cache.set(key, id, padBbox(tileBbox(t.z, t.x, t.y), opts.padding), bytes)
+      return { bytes, cached: false }
+    }
   }
-  return gpkg.read((tables) => {
+  const out = await gpkg.read((tables) => {
     const nodes = cache.sync(id, tables, gpkg.version, signature, meta.srs)
     const hit = cache.get(key)
     if (hit) return { bytes: hit, cached: true }
-    const bytes = cutLayer(tables, meta, nodes, t, opts)
+    const bytes = cutLayer(tables, meta, nodes, t, opts, cache.index(id))
     cache.set(key, id, padBbox(tileBbox(t.z, t.x, t.y), opts.padding), bytes)
     return { bytes, cached: false }
   })
+  if (cache.wantsIndex(id)) void buildIndex(cache, layer)
+  return out
+}
+
+/**
+ * Reads a layer into its tile index (mvt/tile-index.ts) in slices between requests; tiles are
+ * cut from the R*Tree until it is ready. A failed build leaves the layer on the R*Tree.
+ */
+async function buildIndex(cache: TileCache, layer: FeatureLayer): Promise<void> {
+  const id = layer.meta.resourceId
+  const builder = new IndexBuilder(layer.meta, INDEX_BUDGET)
+  cache.startIndex(id, builder)
+  try {
+    for (;;) {
+      const index = await layer.gpkg!.read((t) => cache.isBuilding(id, builder) ? builder.step(t) : null)
+      if (index !== undefined) { cache.finishIndex(id, builder, index ?? undefined); return }
+      // Requests waiting meanwhile go first.
+      await new Promise((resolve) => setTimeout(resolve, 0))
+    }
+  } catch (err) {
+    console.error('BUILD', err)
+    cache.finishIndex(id, builder, undefined)
+  }
 }
 
 /** The padded tile in the layer's SRS, and the clip box and projection in tile units. */
@@ -86,13 +116,27 @@ function tileFrame(meta: LayerMeta, t: TileAddress, opts: TileOptions) {
     clip: [-pad, -pad, opts.extent + pad, opts.extent + pad] as Bbox, project: tileProjection(meta.srs, tile, opts.extent) }
 }
 
-/** Cuts the tile of one layer from its GeoPackage tables (inside a read of its database). */
-export function cutLayer(tables: GpkgTables, meta: LayerMeta, nodes: RtreeNodes, t: TileAddress, opts: TileOptions): Uint8Array {
+/** The padded tile (EPSG:3857), its clip box, origin and scale, as a tile index cuts it. */
+function indexFrame(t: TileAddress, opts: TileOptions): TileFrame {
+  const tile = tileBbox(t.z, t.x, t.y)
+  const pad = opts.extent * opts.padding
+  return { box: padBbox(tile, opts.padding), clip: [-pad, -pad, opts.extent + pad, opts.extent + pad],
+    x0: tile[0], y0: tile[3], k: opts.extent / (tile[2] - tile[0]), tolerance: opts.simplification }
+}
+
+/**
+ * Cuts the tile of one layer from its GeoPackage tables (inside a read of its database), or
+ * from its tile `index` when it has one and the tile is not thinned.
+ */
+export function cutLayer(tables: GpkgTables, meta: LayerMeta, nodes: RtreeNodes, t: TileAddress, opts: TileOptions,
+  index?: TileIndex): Uint8Array {
+  const fromIndex = index?.cut(`${LAYER_PREFIX}${meta.resourceId}`, opts.extent, indexFrame(t, opts), THIN_ABOVE)
+  if (fromIndex) return fromIndex
   const { db, featureTable, rtreeTable } = tables
   const { box, clip, project } = tileFrame(meta, t, opts)
-  const encoder = emptyLayer(meta, opts)
   // Most tiles hold few features: the inner R*Tree nodes tell so without a counting query.
   const full = mayHoldMore(db, nodes, box, THIN_ABOVE) && countInBox(db, rtreeTable, box) > THIN_ABOVE
+  const encoder = emptyLayer(meta, opts)
   const cols = ['f.fid', 'f.geom', ...meta.fields.map((f) => `f.${tables.column(f)}`)].join(', ')
   let sql: string
   let bind: (number | string)[]
