@@ -143,6 +143,11 @@ export class TileCache {
     return !!s && !s.index && !s.builder && !s.tooBig
   }
 
+  /** Whether the layer's tile index is being built. */
+  indexing(layer: number): boolean {
+    return !!this.#layers.get(layer)?.builder
+  }
+
   /** Registers a builder for the layer; `finishIndex` takes its result if it is still the layer's. */
   startIndex(layer: number, builder: IndexBuilder): void {
     const s = this.#layers.get(layer)
