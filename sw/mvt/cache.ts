@@ -23,6 +23,8 @@ const MAX_DIRTY = 20_000
 const DIRTY = 'temp.outpost_tile_dirty'
 /** Memory the layers' tile indexes may hold together (least recently used dropped first). */
 export const INDEX_BUDGET = 64 << 20
+/** A tile index unused this long is dropped (a layer deleted, a map closed): built again when asked for. */
+const INDEX_IDLE_MS = 10 * 60_000
 
 interface Entry { layer: number; box: Bbox; bytes: Uint8Array }
 
@@ -57,6 +59,7 @@ export class TileCache {
   #entries = new Map<string, Entry>()
   #layers = new Map<number, LayerState>()
   #bytes = 0
+  #swept = 0
 
   constructor(readonly maxBytes = MAX_BYTES) {}
 
@@ -131,6 +134,11 @@ export class TileCache {
 
   /** The layer's tile index when it is built and current. */
   index(layer: number): TileIndex | undefined {
+    const now = performance.now()
+    if (now - this.#swept > 60_000) {
+      this.#swept = now
+      for (const s of this.#layers.values()) if (s.index && now - s.index.used > INDEX_IDLE_MS) this.dropIndex(s)
+    }
     return this.#layers.get(layer)?.index
   }
 

@@ -72,7 +72,13 @@ export async function layerTile(services: DataOutServices, layer: FeatureLayer, 
   const key = `${id}/${t.z}/${t.x}/${t.y}/${opts.extent}/${opts.padding}/${opts.simplification}`
   const box = padBbox(tileBbox(t.z, t.x, t.y), opts.padding)
   const signature = signatureOf(meta)
-  const fromIndex = () => cache.index(id)?.cut(`${LAYER_PREFIX}${id}`, opts.extent, indexFrame(t, opts), THIN_ABOVE)
+  // `null`: the tile holds too many entries for the index (thinned from the R*Tree instead).
+  let thinned = false
+  const fromIndex = () => {
+    const bytes = thinned ? undefined : cache.index(id)?.cut(`${LAYER_PREFIX}${id}`, opts.extent, indexFrame(t, opts), THIN_ABOVE)
+    thinned = bytes === null
+    return bytes
+  }
   if (cache.isCurrent(id, gpkg.version, signature)) {
     const hit = cache.get(key)
     if (hit) return { bytes: hit, cached: true, source: 'cache' }

@@ -135,6 +135,31 @@ class ValuePool {
     this.starts = this.#starts.done()
     this.#map = null
   }
+
+  /**
+   * Lays the values out again in the order entries `order` first use them; returns the
+   * entries' value numbers (in `order`'s order) into the new layout.
+   */
+  reorder(ids: Uint32Array, order: Uint32Array): Uint32Array {
+    const renum = new Uint32Array(this.starts.length).fill(NONE)
+    const bytes = new Uint8Array(this.bytes.length), starts = new Uint32Array(this.starts.length)
+    const out = new Uint32Array(order.length)
+    let next = 0, o = 0
+    for (let s = 0; s < order.length; s++) {
+      const id = ids[order[s]!]!
+      if (id === NONE) { out[s] = NONE; continue }
+      if (renum[id] === NONE) {
+        renum[id] = next
+        starts[next++] = o
+        for (let b = this.starts[id]!, e = this.starts[id + 1]!; b < e; b++) bytes[o++] = this.bytes[b]!
+      }
+      out[s] = renum[id]!
+    }
+    starts[next] = o
+    this.bytes = bytes.subarray(0, o)
+    this.starts = starts.subarray(0, next + 1)
+    return out
+  }
 }
 
 /** A changed feature, kept beside the index: its current geometry (EPSG:3857) and values. */
@@ -245,7 +270,7 @@ export class IndexBuilder {
   /** Bytes the index will hold: what is read so far, the R-tree and the tiles' value stamps. */
   #estimate(): number {
     const n = this.#fids.length
-    return n * (8 + 32 + 4 + 1 + 40 + 4 * this.#pools.length) + this.#struct.length * 4 + this.#coords.length * 8 +
+    return n * (8 + 8 + 4 + 32 + 4 + 1 + 40 + 4 * this.#pools.length) + this.#struct.length * 4 + this.#coords.length * 8 +
       this.#pools.reduce((s, p) => s + p.size, 0)
   }
 
@@ -281,16 +306,53 @@ export class IndexBuilder {
     }
   }
 
+  /**
+   * The index, its entries renumbered in the R-tree's Hilbert order: a tile's entries are
+   * then neighbours in every array (positions, values, coordinates), not scattered over the
+   * layer in fid order — in a server, reading them in fid order missed the CPU caches.
+   */
   #finish(): TileIndex {
     for (const p of this.#pools) p.finish()
     const n = this.#fids.length
-    const boxes = this.#boxes.done()
+    const boxes = this.#boxes.done(), fids = this.#fids.done(), shapeAt = this.#shapeAt.done(), struct = this.#struct.done()
+    const coords = this.#coords.done()
+    const values = this.#values.map((v) => v.done())
+    const first = new Flatbush(Math.max(1, n))
+    for (let i = 0; i < n; i++) first.add(boxes[4 * i]!, boxes[4 * i + 1]!, boxes[4 * i + 2]!, boxes[4 * i + 3]!)
+    if (!n) first.add(0, 0, 0, 0) // flatbush needs an item; the index marks it dead
+    first.finish()
+    const order = Uint32Array.from(first._indices.subarray(0, n))
+    const slotOf = new Uint32Array(n)
     const tree = new Flatbush(Math.max(1, n))
-    for (let i = 0; i < n; i++) tree.add(boxes[4 * i]!, boxes[4 * i + 1]!, boxes[4 * i + 2]!, boxes[4 * i + 3]!)
-    if (!n) tree.add(0, 0, 0, 0) // flatbush needs an item; fid NONE marks it dead below
+    const b2 = new Float64Array(4 * n), f2 = new Float64Array(n), at2 = new Uint32Array(n)
+    const st2 = new Grow(u32(Math.max(16, struct.length)), u32), co2 = new Grow(f64(Math.max(16, coords.length)), f64)
+    for (let s = 0; s < n; s++) {
+      const i = order[s]!
+      slotOf[i] = s
+      f2[s] = fids[i]!
+      for (let d = 0; d < 4; d++) b2[4 * s + d] = boxes[4 * i + d]!
+      tree.add(b2[4 * s]!, b2[4 * s + 1]!, b2[4 * s + 2]!, b2[4 * s + 3]!)
+      if (shapeAt[i] === NONE) { at2[s] = NONE; continue }
+      // The shape's record (type, coordinate start, counts), its coordinates moved along.
+      at2[s] = st2.length
+      let p = shapeAt[i]!
+      const type = struct[p++]!, c = struct[p++]!
+      st2.push(type); st2.push(co2.length)
+      let numbers = 0
+      const copy = () => { const k = struct[p++]!; st2.push(k); numbers += k }
+      if (type === POINT) copy()
+      else if (type === LINE) { const lines = struct[p++]!; st2.push(lines); for (let l = 0; l < lines; l++) copy() }
+      else {
+        const polys = struct[p++]!
+        st2.push(polys)
+        for (let q = 0; q < polys; q++) { const rings = struct[p++]!; st2.push(rings); for (let r = 0; r < rings; r++) copy() }
+      }
+      for (let k = 0; k < numbers; k++) co2.push(coords[c + k]!)
+    }
+    if (!n) tree.add(0, 0, 0, 0)
     tree.finish()
-    return new TileIndex(this.meta, tree, this.#fids.done(), boxes, this.#shapeAt.done(), this.#struct.done(),
-      this.#coords.done(), this.#values.map((v) => v.done()), this.#pools, n)
+    const v2 = values.map((v, j) => this.#pools[j]!.reorder(v, order))
+    return new TileIndex(this.meta, tree, f2, b2, at2, st2.done(), co2.done(), v2, this.#pools, n, fids, slotOf)
   }
 }
 
@@ -489,15 +551,20 @@ export class TileIndex {
   /** When the index last cut a tile (for the cache's memory budget). */
   used = performance.now()
 
+  /**
+   * Entry `s` of every array is the `s`-th of the R-tree's order; `byFid` holds the fids in
+   * ascending order and `slotOf` their entries (for the change notes).
+   */
   constructor(readonly meta: LayerMeta, readonly tree: Flatbush, readonly fids: Float64Array, readonly boxes: Float64Array,
     readonly shapeAt: Uint32Array, readonly struct: Uint32Array, readonly coords: Float64Array,
-    readonly values: Uint32Array[], readonly pools: ValuePool[], readonly count: number) {
+    readonly values: Uint32Array[], readonly pools: ValuePool[], readonly count: number,
+    readonly byFid: Float64Array, readonly slotOf: Uint32Array) {
     this.#dead = new Uint8Array(Math.max(1, count))
     if (!count) this.#dead[0] = 1
     this.#stamp = pools.map((p) => p.shared ? new Uint32Array(p.starts.length) : null)
     this.#local = pools.map((p) => p.shared ? new Uint32Array(p.starts.length) : null)
     this.bytes = tree.data.byteLength + fids.byteLength + boxes.byteLength + shapeAt.byteLength + struct.byteLength +
-      coords.byteLength + this.#dead.byteLength + values.reduce((s, v) => s + v.byteLength, 0) +
+      coords.byteLength + this.#dead.byteLength + values.reduce((s, v) => s + v.byteLength, 0) + byFid.byteLength + slotOf.byteLength +
       pools.reduce((s, p) => s + p.bytes.byteLength + p.starts.byteLength * (p.shared ? 3 : 1), 0)
   }
 
@@ -534,12 +601,12 @@ export class TileIndex {
   }
 
   #slot(fid: number): number {
-    const f = this.fids
+    const f = this.byFid
     let lo = 0, hi = this.count - 1
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1
       const v = f[mid]!
-      if (v === fid) return mid
+      if (v === fid) return this.slotOf[mid]!
       if (v < fid) lo = mid + 1
       else hi = mid - 1
     }
