@@ -2,9 +2,10 @@
  * @module mvt/tile-index
  * A layer's features kept in memory for cutting tiles (the issue's "index kept per layer"):
  * positions in EPSG:3857 in typed arrays behind a packed Hilbert R-tree (flatbush), each
- * attribute as a number into a table of its values already encoded as MVT `Value` messages.
- * A tile is then written without SQLite and without a per-feature object for points: the
- * R*Tree join reads ~1 µs per row from SQLite-WASM before any of our work starts.
+ * attribute as a number into a table of its values already encoded as MVT `Value` messages,
+ * everything laid out in the tree's order so that a tile reads neighbouring memory. A tile is
+ * then written without SQLite and without a per-feature object for points: the R*Tree join
+ * reads ~1 µs per row from SQLite-WASM before any of our work starts.
  *
  * The index follows the database without rebuilding: the tile cache hands it the fids its
  * triggers noted (mvt/cache.ts); their old entries are marked dead and their current rows
