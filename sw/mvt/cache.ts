@@ -61,7 +61,8 @@ export class TileCache {
   #bytes = 0
   #swept = 0
 
-  constructor(readonly maxBytes = MAX_BYTES) {}
+  /** `indexBudget`: memory the layers' tile indexes may hold together. */
+  constructor(readonly maxBytes = MAX_BYTES, readonly indexBudget = INDEX_BUDGET) {}
 
   /** Cached bytes (for tests and diagnostics). */
   get bytes(): number {
@@ -172,12 +173,12 @@ export class TileCache {
     const s = this.#layers.get(layer)
     if (!s || s.builder !== builder) return
     s.builder = undefined
-    if (!index || index.bytes > INDEX_BUDGET) { s.tooBig = true; return }
+    if (!index || index.bytes > this.indexBudget) { s.tooBig = true; return }
     s.index = index
     const held = [...this.#layers.values()].filter((l) => l.index).sort((a, b) => a.index!.used - b.index!.used)
     let total = held.reduce((n, l) => n + l.index!.bytes, 0)
     for (const l of held) {
-      if (total <= INDEX_BUDGET) break
+      if (total <= this.indexBudget) break
       if (l === s) continue
       total -= l.index!.bytes
       this.dropIndex(l)

@@ -13,7 +13,7 @@ import type { DataOutServices } from '../feature/capability.ts'
 import { canonicalValue, rowValue, VALUE_KIND, type RowValue } from '../feature/row-values.ts'
 import { RowReader } from '../store/row-reader.ts'
 import { concatBytes } from '../core/bytes.ts'
-import { TileCache, INDEX_BUDGET } from './cache.ts'
+import { TileCache } from './cache.ts'
 import { cutShape } from './cut.ts'
 import { LayerEncoder } from './encode.ts'
 import { readPoint, readShape, shapeOf, tileProjection, tinyInTile } from './shape.ts'
@@ -112,7 +112,7 @@ export async function layerTile(services: DataOutServices, layer: FeatureLayer, 
  */
 async function buildIndex(cache: TileCache, layer: FeatureLayer, log: (message: string, err?: unknown) => void): Promise<void> {
   const id = layer.meta.resourceId
-  const builder = new IndexBuilder(layer.meta, INDEX_BUDGET)
+  const builder = new IndexBuilder(layer.meta, cache.indexBudget)
   cache.startIndex(id, builder)
   try {
     for (;;) {

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { createApp, nodePlatform } from '../../sw/host/node.ts'
 import { cutLayer, tileCacheOf, type TileOptions } from '../../sw/mvt/service.ts'
+import { TileCache } from '../../sw/mvt/cache.ts'
 import { RtreeNodes } from '../../sw/mvt/select.ts'
 import { IndexBuilder, MAX_OVERLAY, type TileIndex } from '../../sw/mvt/tile-index.ts'
 import { padBbox, tileBbox } from '../../sw/geo/tile.ts'
@@ -195,5 +196,33 @@ describe('mvt/tile-index', () => {
     const rebuilt = await indexBuilt(id)
     expect(rebuilt).not.toBe(index)
     await expectSameTiles(id)
+  })
+
+  it('keeps indexes within the memory budget: a layer too big alone is not indexed, the least recently used goes first', async () => {
+    const a = await layer('POINT', 3857, 2000, 41), b = await layer('POINT', 3857, 2000, 42)
+    const build = async (id: number, budget: number) => {
+      const fl = (await services.classes.featureLayer(id))!
+      const builder = new IndexBuilder(fl.meta, budget)
+      let index: TileIndex | null | undefined
+      for (let k = 0; k < 100 && index === undefined; k++) index = await fl.gpkg!.read((t) => builder.step(t))
+      return { fl, builder, index }
+    }
+    const small = await build(a, 100_000)
+    expect(small.index).toBeNull()
+    expect(small.builder.tooBig).toBe(true)
+    const one = (await build(a, 1 << 30)).index!
+    // Room for one of the two layers' indexes, not both.
+    const cache = new TileCache(1 << 20, Math.ceil(one.bytes * 1.5))
+    for (const id of [a, b]) {
+      const { fl, builder, index } = await build(id, 1 << 30)
+      await fl.gpkg!.read((t) => cache.sync(id, t, fl.gpkg!.version, 'fields', 3857))
+      expect(cache.wantsIndex(id)).toBe(true)
+      cache.startIndex(id, builder)
+      expect(cache.indexing(id)).toBe(true)
+      cache.finishIndex(id, builder, index!)
+      expect(cache.index(id)).toBe(index)
+    }
+    expect(cache.index(a)).toBeUndefined()
+    expect(cache.wantsIndex(a)).toBe(true) // built again when its tiles are asked for
   })
 })
