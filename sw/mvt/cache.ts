@@ -13,12 +13,18 @@ import { gpkgBbox } from '../geo/gpkg.ts'
 import { reprojectBbox } from '../geo/reproject.ts'
 import { bboxesIntersect } from '../geo/tile.ts'
 import { RtreeNodes } from './select.ts'
+import type { GpkgTables } from '../feature/types.ts'
+import type { IndexBuilder, TileIndex } from './tile-index.ts'
 
 /** Cached bytes across all layers. */
 const MAX_BYTES = 64 << 20
 /** Beyond this many changed features at once, a layer's tiles are all dropped instead. */
 const MAX_DIRTY = 20_000
 const DIRTY = 'temp.outpost_tile_dirty'
+/** Memory the layers' tile indexes may hold together (least recently used dropped first). */
+export const INDEX_BUDGET = 64 << 20
+/** A tile index unused this long is dropped (a layer deleted, a map closed): built again when asked for. */
+const INDEX_IDLE_MS = 10 * 60_000
 
 interface Entry { layer: number; box: Bbox; bytes: Uint8Array }
 
@@ -29,6 +35,11 @@ interface LayerState {
   signature: string
   /** Decoded R*Tree nodes, valid for `version`. */
   nodes: RtreeNodes
+  /** The layer's features in memory (mvt/tile-index.ts), or the builder reading them. */
+  index?: TileIndex
+  builder?: IndexBuilder
+  /** The index would not fit the budget (known for this connection). */
+  tooBig?: boolean
 }
 
 /** Installs the change notes on a layer connection (idempotent). */
@@ -48,8 +59,10 @@ export class TileCache {
   #entries = new Map<string, Entry>()
   #layers = new Map<number, LayerState>()
   #bytes = 0
+  #swept = 0
 
-  constructor(readonly maxBytes = MAX_BYTES) {}
+  /** `indexBudget`: memory the layers' tile indexes may hold together. */
+  constructor(readonly maxBytes = MAX_BYTES, readonly indexBudget = INDEX_BUDGET) {}
 
   /** Cached bytes (for tests and diagnostics). */
   get bytes(): number {
@@ -69,8 +82,7 @@ export class TileCache {
    * Brings the layer's entries up to date with `db` at `version`; runs inside a read of the
    * layer database. Returns the R*Tree node reader valid for this version.
    */
-  sync(layer: number, t: { db: SqlDb; featureTable: string; rtreeTable: string }, version: number, signature: string,
-    srs: number): RtreeNodes {
+  sync(layer: number, t: GpkgTables, version: number, signature: string, srs: number): RtreeNodes {
     const { db, rtreeTable: rtree } = t
     let s = this.#layers.get(layer)
     if (!s || s.db !== db) {
@@ -83,9 +95,10 @@ export class TileCache {
     if (s.signature !== signature) {
       this.dropLayer(layer, false)
       s.signature = signature
+      this.dropIndex(s)
     }
     if (s.version !== version) {
-      this.#invalidate(layer, db, t.featureTable, srs)
+      this.#invalidate(layer, s, t, srs)
       s.version = version
       s.nodes.release()
       s.nodes = new RtreeNodes(rtree)
@@ -93,12 +106,19 @@ export class TileCache {
     return s.nodes
   }
 
-  /** Drops the layer's entries touched by the features its triggers noted. */
-  #invalidate(layer: number, db: SqlDb, featureTable: string, srs: number): void {
+  /**
+   * Drops the layer's entries touched by the features its triggers noted, and hands their
+   * fids to the layer's tile index.
+   */
+  #invalidate(layer: number, s: LayerState, t: GpkgTables, srs: number): void {
+    const { db, featureTable } = t
     const dirty = db.selectArrays(`SELECT fid, geom FROM ${DIRTY}`) as [number, Uint8Array | null][]
     db.exec(`DELETE FROM ${DIRTY}`)
     if (!dirty.length) return
-    if (dirty.length > MAX_DIRTY) { this.dropLayer(layer, false); return }
+    if (dirty.length > MAX_DIRTY) { this.dropLayer(layer, false); this.dropIndex(s); return }
+    const fids = [...new Set(dirty.map((d) => d[0]))]
+    s.builder?.changed(fids)
+    if (s.index && !s.index.changed(t, fids)) this.dropIndex(s)
     const boxes: Bbox[] = []
     const add = (blob: unknown) => {
       const b = blob instanceof Uint8Array ? gpkgBbox(blob) : null
@@ -106,11 +126,69 @@ export class TileCache {
     }
     for (const [, old] of dirty) add(old)
     const now = db.selectValues(`SELECT geom FROM main."${featureTable}" WHERE fid IN (SELECT value FROM json_each(?))`,
-      [JSON.stringify([...new Set(dirty.map((d) => d[0]))])])
+      [JSON.stringify(fids)])
     for (const blob of now) add(blob)
     for (const [key, e] of this.#entries) {
       if (e.layer === layer && boxes.some((b) => bboxesIntersect(b, e.box))) this.#delete(key, e)
     }
+  }
+
+  /** The layer's tile index when it is built and current. */
+  index(layer: number): TileIndex | undefined {
+    const now = performance.now()
+    if (now - this.#swept > 60_000) {
+      this.#swept = now
+      for (const s of this.#layers.values()) if (s.index && now - s.index.used > INDEX_IDLE_MS) this.dropIndex(s)
+    }
+    return this.#layers.get(layer)?.index
+  }
+
+  /**
+   * Whether a tile index should be built for the layer: it has none, none is being built, and
+   * it is not known to be too big. The caller then runs `startIndex`'s builder.
+   */
+  wantsIndex(layer: number): boolean {
+    const s = this.#layers.get(layer)
+    return !!s && !s.index && !s.builder && !s.tooBig
+  }
+
+  /** Whether the layer's tile index is being built. */
+  indexing(layer: number): boolean {
+    return !!this.#layers.get(layer)?.builder
+  }
+
+  /** Registers a builder for the layer; `finishIndex` takes its result if it is still the layer's. */
+  startIndex(layer: number, builder: IndexBuilder): void {
+    const s = this.#layers.get(layer)
+    if (s) s.builder = builder
+  }
+
+  /** Whether `builder` still builds the layer's index (not dropped by a change of fields or connection). */
+  isBuilding(layer: number, builder: IndexBuilder): boolean {
+    return this.#layers.get(layer)?.builder === builder
+  }
+
+  /** Keeps a built index within the memory budget, dropping the least recently used others. */
+  finishIndex(layer: number, builder: IndexBuilder, index: TileIndex | undefined): void {
+    const s = this.#layers.get(layer)
+    if (!s || s.builder !== builder) return
+    s.builder = undefined
+    if (!index || index.bytes > this.indexBudget) { s.tooBig = true; return }
+    s.index = index
+    const held = [...this.#layers.values()].filter((l) => l.index).sort((a, b) => a.index!.used - b.index!.used)
+    let total = held.reduce((n, l) => n + l.index!.bytes, 0)
+    for (const l of held) {
+      if (total <= this.indexBudget) break
+      if (l === s) continue
+      total -= l.index!.bytes
+      this.dropIndex(l)
+    }
+  }
+
+  /** Forgets a layer's index or build (built again when tiles are asked for). */
+  dropIndex(s: LayerState): void {
+    s.index = undefined
+    s.builder = undefined
   }
 
   get(key: string): Uint8Array | undefined {

@@ -40,9 +40,12 @@ function tileAddress(z: number, x: number, y: number): TileAddress {
  * `Server-Timing` of a tile answer: the server's own work from the app's start on the request
  * (authentication, routing, resource and permission checks) to the tile's bytes (`cut` when
  * any layer was cut, `cache` when all came from the tile cache), so clients and the
- * benchmark can tell it from the transport's time.
+ * benchmark can tell it from the transport's time. A cut names where its layers came from in
+ * `desc`: `index` (the layer's tile index), `rtree`, `indexing` (the R*Tree while the index
+ * is being built), `generic`; several joined by `+`.
  */
-export const serverTiming = (cached: boolean, ms: number) => `${cached ? 'cache' : 'cut'};dur=${ms.toFixed(2)}`
+export const serverTiming = (cached: boolean, ms: number, sources: readonly string[] = []) =>
+  `${cached ? 'cache' : 'cut'};dur=${ms.toFixed(2)}${!cached && sources.length ? `;desc=${sources.join('+')}` : ''}`
 
 async function answer(c: RequestContext<DataOutVariables>, ids: number[], t: TileAddress, opts: TileOptions): Promise<Response> {
   const started = c.get('started') ?? performance.now()
@@ -57,8 +60,8 @@ async function answer(c: RequestContext<DataOutVariables>, ids: number[], t: Til
     if (!layer) throw resourceNotFound(id)
     layers.push(layer)
   }
-  const { bytes, cached } = await renderTile(services, layers, t, opts)
-  const timing = serverTiming(cached, performance.now() - started)
+  const { bytes, cached, sources } = await renderTile(services, layers, t, opts)
+  const timing = serverTiming(cached, performance.now() - started, sources)
   if (!bytes) return new Response(null, { status: 204, headers: { 'server-timing': timing } })
   return new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': MVT_TYPE, 'server-timing': timing } })
 }

@@ -18,6 +18,7 @@ import { cutShape } from './cut.ts'
 import { LayerEncoder } from './encode.ts'
 import { readPoint, readShape, shapeOf, tileProjection, tinyInTile } from './shape.ts'
 import { countInBox, GRID, mayHoldMore, THIN_ABOVE, thinnedIds, type RtreeNodes } from './select.ts'
+import { IndexBuilder, type TileFrame } from './tile-index.ts'
 
 /** MVT layer names: the spec's fixed prefix and the resource id. */
 export const LAYER_PREFIX = 'svc:'
@@ -48,33 +49,82 @@ const signatureOf = (meta: LayerMeta) =>
 const emptyLayer = (meta: LayerMeta, opts: TileOptions) => new LayerEncoder(`${LAYER_PREFIX}${meta.resourceId}`, opts.extent,
   meta.fields.map((f) => f.keyname), meta.fields.map((f) => VALUE_KIND[f.datatype]))
 
-/** An encoded MVT layer and whether it came from the tile cache. */
-export interface LayerTile { bytes: Uint8Array; cached: boolean }
+/** An encoded MVT layer, whether it came from the tile cache, and from where. */
+export interface LayerTile { bytes: Uint8Array; cached: boolean; source: TileSource }
+
+/**
+ * Where a layer's tile came from: the tile cache, the layer's tile index, its R*Tree (while
+ * the index is being built: `indexing`), or the generic feature reads.
+ */
+export type TileSource = 'cache' | 'index' | 'rtree' | 'indexing' | 'generic'
 
 /**
  * The encoded MVT layer of one feature layer for tile `t` (empty when no feature is in it).
- * Layers with GeoPackage storage are cut from their R*Tree and cached; others are read
- * through the generic feature reads, uncached.
+ * Layers with GeoPackage storage are cut from their tile index (mvt/tile-index.ts) or, until
+ * it is built and for thinned tiles, from their R*Tree, and cached; others are read through
+ * the generic feature reads, uncached.
  */
 export async function layerTile(services: DataOutServices, layer: FeatureLayer, t: TileAddress, opts: TileOptions): Promise<LayerTile> {
   const { meta, gpkg } = layer
-  if (!gpkg) return { bytes: await genericTile(layer, t, opts), cached: false }
+  if (!gpkg) return { bytes: await genericTile(layer, t, opts), cached: false, source: 'generic' }
   const id = meta.resourceId
   const cache = tileCacheOf(services)
   const key = `${id}/${t.z}/${t.x}/${t.y}/${opts.extent}/${opts.padding}/${opts.simplification}`
+  const box = padBbox(tileBbox(t.z, t.x, t.y), opts.padding)
   const signature = signatureOf(meta)
+  // `null`: the tile holds too many entries for the index (thinned from the R*Tree instead).
+  let thinned = false
+  const fromIndex = () => {
+    const bytes = thinned ? undefined : cache.index(id)?.cut(`${LAYER_PREFIX}${id}`, opts.extent, indexFrame(t, opts), THIN_ABOVE)
+    thinned = bytes === null
+    return bytes
+  }
   if (cache.isCurrent(id, gpkg.version, signature)) {
     const hit = cache.get(key)
-    if (hit) return { bytes: hit, cached: true }
+    if (hit) return { bytes: hit, cached: true, source: 'cache' }
+    // Current, as a cached tile is: the layer's tile index needs no read of the database.
+    const bytes = fromIndex()
+    if (bytes) {
+      cache.set(key, id, box, bytes)
+      return { bytes, cached: false, source: 'index' }
+    }
   }
-  return gpkg.read((tables) => {
+  const out = await gpkg.read((tables): LayerTile => {
     const nodes = cache.sync(id, tables, gpkg.version, signature, meta.srs)
     const hit = cache.get(key)
-    if (hit) return { bytes: hit, cached: true }
-    const bytes = cutLayer(tables, meta, nodes, t, opts)
-    cache.set(key, id, padBbox(tileBbox(t.z, t.x, t.y), opts.padding), bytes)
-    return { bytes, cached: false }
+    if (hit) return { bytes: hit, cached: true, source: 'cache' }
+    const indexed = fromIndex()
+    const bytes = indexed ?? cutLayer(tables, meta, nodes, t, opts)
+    cache.set(key, id, box, bytes)
+    return { bytes, cached: false, source: indexed ? 'index' : cache.indexing(id) ? 'indexing' : 'rtree' }
   })
+  if (cache.wantsIndex(id)) {
+    void buildIndex(cache, layer, services.platform.log)
+    if (out.source === 'rtree') out.source = 'indexing'
+  }
+  return out
+}
+
+/**
+ * Reads a layer into its tile index (mvt/tile-index.ts) in slices between requests; tiles are
+ * cut from the R*Tree until it is ready. A failed build is logged and leaves the layer on
+ * the R*Tree (until its database is reopened).
+ */
+async function buildIndex(cache: TileCache, layer: FeatureLayer, log: (message: string, err?: unknown) => void): Promise<void> {
+  const id = layer.meta.resourceId
+  const builder = new IndexBuilder(layer.meta, cache.indexBudget)
+  cache.startIndex(id, builder)
+  try {
+    for (;;) {
+      const index = await layer.gpkg!.read((t) => cache.isBuilding(id, builder) ? builder.step(t) : null)
+      if (index !== undefined) { cache.finishIndex(id, builder, index ?? undefined); return }
+      // Requests waiting meanwhile go first.
+      await new Promise((resolve) => setTimeout(resolve, 0))
+    }
+  } catch (err) {
+    log(`Building the tile index of layer ${id} failed`, err)
+    cache.finishIndex(id, builder, undefined)
+  }
 }
 
 /** The padded tile in the layer's SRS, and the clip box and projection in tile units. */
@@ -86,13 +136,21 @@ function tileFrame(meta: LayerMeta, t: TileAddress, opts: TileOptions) {
     clip: [-pad, -pad, opts.extent + pad, opts.extent + pad] as Bbox, project: tileProjection(meta.srs, tile, opts.extent) }
 }
 
+/** The padded tile (EPSG:3857), its clip box, origin and scale, as a tile index cuts it. */
+function indexFrame(t: TileAddress, opts: TileOptions): TileFrame {
+  const tile = tileBbox(t.z, t.x, t.y)
+  const pad = opts.extent * opts.padding
+  return { box: padBbox(tile, opts.padding), clip: [-pad, -pad, opts.extent + pad, opts.extent + pad],
+    x0: tile[0], y0: tile[3], k: opts.extent / (tile[2] - tile[0]), tolerance: opts.simplification }
+}
+
 /** Cuts the tile of one layer from its GeoPackage tables (inside a read of its database). */
 export function cutLayer(tables: GpkgTables, meta: LayerMeta, nodes: RtreeNodes, t: TileAddress, opts: TileOptions): Uint8Array {
   const { db, featureTable, rtreeTable } = tables
   const { box, clip, project } = tileFrame(meta, t, opts)
-  const encoder = emptyLayer(meta, opts)
   // Most tiles hold few features: the inner R*Tree nodes tell so without a counting query.
   const full = mayHoldMore(db, nodes, box, THIN_ABOVE) && countInBox(db, rtreeTable, box) > THIN_ABOVE
+  const encoder = emptyLayer(meta, opts)
   const cols = ['f.fid', 'f.geom', ...meta.fields.map((f) => `f.${tables.column(f)}`)].join(', ')
   let sql: string
   let bind: (number | string)[]
@@ -153,7 +211,12 @@ async function genericTile(layer: FeatureLayer, t: TileAddress, opts: TileOption
 }
 
 /** A tile of several layers; `cached` when every layer came from the tile cache. */
-export interface Tile { bytes: Uint8Array | null; cached: boolean }
+export interface Tile {
+  bytes: Uint8Array | null
+  cached: boolean
+  /** Where the layers that were not in the tile cache came from (each once). */
+  sources: TileSource[]
+}
 
 /**
  * The tile of several layers, bottom first: the concatenation of their MVT layers, or
@@ -163,5 +226,6 @@ export async function renderTile(services: DataOutServices, layers: readonly Fea
   opts: TileOptions): Promise<Tile> {
   const parts = await Promise.all(layers.map((l) => layerTile(services, l, t, opts)))
   const out = concatBytes(parts.map((p) => p.bytes))
-  return { bytes: out.length ? out : null, cached: parts.every((p) => p.cached) }
+  return { bytes: out.length ? out : null, cached: parts.every((p) => p.cached),
+    sources: [...new Set(parts.filter((p) => !p.cached).map((p) => p.source))] }
 }

@@ -153,7 +153,7 @@ export const mvtCases: ApiCase[] = [
       const timing = async (x: number, y: number) => (await api.request('GET', tileUrl(id, Z, x, y))).headers['server-timing']
       expect(await timing(X, Y)).toMatch(/^cache;dur=\d+\.\d\d$/)
       expect(await timing(other.x, other.y)).toMatch(/^cache;dur=\d+\.\d\d$/)
-      expect(await timing(X, Y + 1)).toMatch(/^cut;dur=\d+\.\d\d$/)
+      expect(await timing(X, Y + 1)).toMatch(/^cut;dur=\d+\.\d\d;desc=(index|rtree|indexing)$/)
       // Both tiles are cached now; moving the feature must change both.
       expect((await api.request('PUT', `/api/resource/${id}/feature/${fid}`, { body: { geom: `POINT(${mx} ${my})` } })).status).toBe(200)
       expect(await names(X, Y)).toEqual([])
@@ -170,6 +170,42 @@ export const mvtCases: ApiCase[] = [
       await api.request('PUT', `/api/resource/${id}`, { body: { feature_layer: { fields: [{ id: field.id, keyname: 'title' }] } } })
       const t = await tile(api, expect, tileUrl(id, Z, X, Y))
       expect(t[`svc:${id}`]!.features[0]!.properties).toEqual({ title: 'c' })
+    },
+  },
+  {
+    name: 'tiles come from the layer\'s tile index once it is built, and show every edit at once',
+    async run(api, expect) {
+      const id = await layer(api, expect, 'POINT', 3857, [{ keyname: 'name', datatype: 'STRING' }])
+      // 300 points on a 3 × 3 km grid around (1000, 2000), all in tile Z/X/Y.
+      const fids = await add(api, expect, id, Array.from({ length: 300 }, (_, i) =>
+        ({ geom: `POINT(${1000 + (i % 20) * 150} ${2000 + Math.floor(i / 20) * 200})`, fields: { name: `p${i}` } })))
+      // A new `extent` each time: never the tile cache.
+      let extent = 4096
+      const cut = async () => {
+        const res = await api.request('GET', tileUrl(id, Z, X, Y, `&extent=${extent--}`), { auth: 'guest' })
+        expect(res.status).toBe(200)
+        const source = /;desc=(\w+)$/.exec(res.headers['server-timing'] ?? '')?.[1]
+        const names = decodeTile(bytesOf(res.bodyBase64))[`svc:${id}`]!.features.map((f) => f.properties.name as string)
+        return { source, names: names.sort() }
+      }
+      const all = Array.from({ length: 300 }, (_, i) => `p${i}`).sort()
+      let first = await cut()
+      expect(first.names).toEqual(all)
+      for (let k = 0; k < 100 && first.source !== 'index'; k++) {
+        expect(first.source).toMatch(/^(indexing|rtree)$/)
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        first = await cut()
+      }
+      expect(first.source).toBe('index')
+      expect(first.names).toEqual(all)
+      // Edits: one renamed, one moved out of the tile, one deleted, one created.
+      expect((await api.request('PUT', `/api/resource/${id}/feature/${fids[0]}`, { body: { fields: { name: 'renamed' } } })).status).toBe(200)
+      expect((await api.request('PUT', `/api/resource/${id}/feature/${fids[1]}`, { body: { geom: 'POINT(5000000 5000000)' } })).status).toBe(200)
+      expect((await api.request('DELETE', `/api/resource/${id}/feature/${fids[2]}`)).status).toBe(200)
+      await add(api, expect, id, [{ geom: 'POINT(1500 2500)', fields: { name: 'new' } }])
+      const after = await cut()
+      expect(after.source).toBe('index')
+      expect(after.names).toEqual([...all.filter((n) => !['p0', 'p1', 'p2'].includes(n)), 'renamed', 'new'].sort())
     },
   },
   {
