@@ -21,7 +21,7 @@ import type { FieldType, GpkgTables, LayerMeta } from '../feature/types.ts'
 import { rowValue, VALUE_KIND, type RowValue, type ValueKind } from '../feature/row-values.ts'
 import { RowReader } from '../store/row-reader.ts'
 import { cutShape } from './cut.ts'
-import { LINE, POINT, POLYGON, readPoint, readShape, type Project, type TileShape } from './shape.ts'
+import { LINE, POINT, POLYGON, partsBbox, readPoint, readShape, type Project, type TileShape } from './shape.ts'
 
 /** Changed features kept beside the index before it is built again. */
 export const MAX_OVERLAY = 4096
@@ -189,22 +189,8 @@ class RowDecoder {
   }
 }
 
-const shapeBox = (s: TileShape): Bbox => {
-  const b: Bbox = [Infinity, Infinity, -Infinity, -Infinity]
-  const grow = (c: number[]) => {
-    for (let i = 0; i < c.length; i += 2) {
-      const x = c[i]!, y = c[i + 1]!
-      if (x < b[0]) b[0] = x
-      if (y < b[1]) b[1] = y
-      if (x > b[2]) b[2] = x
-      if (y > b[3]) b[3] = y
-    }
-  }
-  if (s.type === POINT) grow(s.points)
-  else if (s.type === LINE) s.lines.forEach(grow)
-  else for (const p of s.polygons) p.forEach(grow)
-  return b
-}
+/** A shape's box, from all its parts. */
+const shapeBox = (s: TileShape): Bbox => partsBbox(s.type === POINT ? [s.points] : s.type === LINE ? s.lines : s.polygons.flat())
 
 /** Where a tile lies: the padded box (EPSG:3857), the clip box in tile units, and the tile's origin and scale. */
 export interface TileFrame { box: Bbox; clip: Bbox; x0: number; y0: number; k: number; tolerance: number }
