@@ -319,22 +319,135 @@ export class IndexBuilder {
   }
 }
 
-const BODY = new ByteWriter()
 const GEOM = new ByteWriter()
 
-/** A tile's value table: per value its field (-1: overlay bytes) and its number there; reused. */
-const VALS = {
-  field: new Int32Array(1024), ref: new Uint32Array(1024),
-  reserve(n: number) {
-    if (this.field.length < n) { this.field = new Int32Array(n * 2); this.ref = new Uint32Array(n * 2) }
-    return this
-  },
+/**
+ * One MVT layer being written from an index: the features' bytes, the value table in order of
+ * first use (a field's value number, or field -1: bytes of `extra`) and the current feature's
+ * tags. One instance, reused from tile to tile (a cut runs to its end without waiting).
+ */
+class LayerWriter {
+  readonly w = new ByteWriter()
+  tags = new Uint32Array(64)
+  nt = 0
+  field = new Int32Array(1024)
+  ref = new Uint32Array(1024)
+  nv = 0
+  extra: Uint8Array[] = []
+  count = 0
+
+  /** Starts a layer of at most `values` values and `fields` fields. */
+  begin(values: number, fields: number): void {
+    if (this.field.length < values) { this.field = new Int32Array(values * 2); this.ref = new Uint32Array(values * 2) }
+    if (this.tags.length < 2 * fields) this.tags = new Uint32Array(4 * fields)
+    this.w.pos = 0
+    this.nv = 0
+    this.count = 0
+    this.extra.length = 0
+  }
+
+  /** The tags of index entry `i`: a shared field's value written once per tile (`stamp`), others each time. */
+  entryTags(values: Uint32Array[], stamps: (Uint32Array | null)[], locals: (Uint32Array | null)[], i: number, tile: number): void {
+    const tags = this.tags, field = this.field, ref = this.ref
+    let nt = 0, nv = this.nv
+    for (let j = 0; j < values.length; j++) {
+      const id = values[j]![i]!
+      if (id === NONE) continue
+      const stamp = stamps[j]
+      tags[nt++] = j
+      if (stamp) {
+        const local = locals[j]!
+        if (stamp[id] !== tile) { stamp[id] = tile; local[id] = nv; field[nv] = j; ref[nv++] = id }
+        tags[nt++] = local[id]!
+      } else {
+        tags[nt++] = nv
+        field[nv] = j; ref[nv++] = id
+      }
+    }
+    this.nt = nt
+    this.nv = nv
+  }
+
+  /** The tags of an overlay feature: its values encoded now, each written once. */
+  rawTags(values: RowValue[], pools: ValuePool[]): void {
+    this.nt = 0
+    for (let j = 0; j < values.length; j++) {
+      const v = values[j]
+      if (v === null || v === undefined) continue
+      this.tags[this.nt++] = j; this.tags[this.nt++] = this.nv
+      this.field[this.nv] = -1; this.ref[this.nv++] = this.extra.length
+      this.extra.push(valueBytes(pools[j]!.kind, v).slice())
+    }
+  }
+
+  /** Writes a feature with the current tags: its geometry is the point (x, y), or (when `geomBytes` > 0) GEOM's bytes. */
+  feature(fid: number, type: number, geomBytes: number, x: number, y: number): void {
+    const w = this.w, tags = this.tags, nt = this.nt
+    let tagBytes = 0
+    for (let j = 0; j < nt; j++) tagBytes += varintSize(tags[j]!)
+    const point = geomBytes === 0
+    const zx = zigzag(x), zy = zigzag(y)
+    if (point) geomBytes = 1 + varintSize(zx) + varintSize(zy)
+    const size = 1 + varintSize(fid) + (nt ? 1 + varintSize(tagBytes) + tagBytes : 0) + 2 + 1 + varintSize(geomBytes) + geomBytes
+    w.ensure(size + 12)
+    const b = w.buf
+    b[w.pos++] = 0x12; w.varint(size)
+    b[w.pos++] = 0x08; w.varint(fid)
+    if (nt) {
+      b[w.pos++] = 0x12; w.varint(tagBytes)
+      for (let j = 0; j < nt; j++) w.varint(tags[j]!)
+    }
+    b[w.pos++] = 0x18; b[w.pos++] = type
+    b[w.pos++] = 0x22; w.varint(geomBytes)
+    if (point) { b[w.pos++] = command(MOVE_TO, 1); w.varint(zx); w.varint(zy) }
+    else { b.set(GEOM.buf.subarray(0, geomBytes), w.pos); w.pos += geomBytes }
+    this.count++
+  }
+
+  /** Writes a feature of a cut shape with the current tags. */
+  shape(fid: number, shape: TileShape): void {
+    GEOM.pos = 0
+    writeGeometry(GEOM, shape)
+    this.feature(fid, shape.type, GEOM.pos, 0, 0)
+  }
+
+  /**
+   * The `Tile` message holding the layer (empty when it has no feature): the features, then
+   * as the streaming encoder writes them version, name, keys, values and extent.
+   */
+  finish(name: string, extent: number, fields: readonly { keyname: string }[], pools: ValuePool[]): Uint8Array {
+    if (!this.count) return new Uint8Array(0)
+    const w = this.w
+    w.ensure(4)
+    w.buf[w.pos++] = 0x78; w.buf[w.pos++] = 2
+    w.text(0x0a, name)
+    for (const fl of fields) w.text(0x1a, fl.keyname)
+    for (let v = 0; v < this.nv; v++) {
+      const j = this.field[v]!
+      let bytes: Uint8Array, from: number, to: number
+      if (j < 0) { bytes = this.extra[this.ref[v]!]!; from = 0; to = bytes.length }
+      else { const p = pools[j]!, id = this.ref[v]!; bytes = p.bytes; from = p.starts[id]!; to = p.starts[id + 1]! }
+      w.ensure(to - from + 12)
+      const b = w.buf
+      b[w.pos++] = 0x22; w.varint(to - from)
+      // Values are a few bytes: a loop is faster than a subarray and set() for each.
+      let o = w.pos
+      for (let i = from; i < to; i++) b[o++] = bytes[i]!
+      w.pos = o
+    }
+    w.ensure(12)
+    w.buf[w.pos++] = 0x28; w.varint(extent)
+    const out = new Uint8Array(1 + varintSize(w.pos) + w.pos)
+    out[0] = 0x1a
+    let o = 1
+    for (let n = w.pos; ; ) { if (n < 0x80) { out[o++] = n; break } out[o++] = (n & 0x7f) | 0x80; n >>>= 7 }
+    out.set(w.buf.subarray(0, w.pos), o)
+    return out
+  }
 }
-/** A feature's tags (key, value pairs); reused. */
-const TAGS = {
-  a: new Uint32Array(64),
-  reserve(n: number): Uint32Array { if (this.a.length < n) this.a = new Uint32Array(n * 2); return this.a },
-}
+
+const LAYER = new LayerWriter()
+
 /** A layer's features in memory, ready to be cut (see the module comment). */
 export class TileIndex {
   readonly #dead: Uint8Array
@@ -465,62 +578,9 @@ export class TileIndex {
     if (hits.length > limit) return null
     this.used = performance.now()
     const tile = ++this.#tile
-    const w = BODY
-    w.pos = 0
-    const nf = this.pools.length
-    // The tile's value table in order of first use: a field's value number, or (field -1) bytes of `extra`.
-    const vals = VALS.reserve((hits.length + this.#overlay.size) * nf)
-    let nv = 0
-    const extra: Uint8Array[] = []
-    const tags = TAGS.reserve(2 * nf)
-    let nt = 0
-    let count = 0
+    const out = LAYER
+    out.begin((hits.length + this.#overlay.size) * this.pools.length, this.pools.length)
     const { clip, x0, y0, k } = f
-    const tagsOf = (i: number) => {
-      nt = 0
-      for (let j = 0; j < nf; j++) {
-        const id = this.values[j]![i]!
-        if (id === NONE) continue
-        const stamp = this.#stamp[j]
-        tags[nt++] = j
-        if (stamp) {
-          const local = this.#local[j]!
-          if (stamp[id] !== tile) { stamp[id] = tile; local[id] = nv; vals.field[nv] = j; vals.ref[nv++] = id }
-          tags[nt++] = local[id]!
-        } else {
-          tags[nt++] = nv
-          vals.field[nv] = j; vals.ref[nv++] = id
-        }
-      }
-    }
-    /** Writes a feature: its geometry is the point (x, y), or (when `geomBytes` > 0) GEOM's bytes. */
-    const writeFeature = (fid: number, type: number, geomBytes: number, x: number, y: number) => {
-      let tagBytes = 0
-      for (let j = 0; j < nt; j++) tagBytes += varintSize(tags[j]!)
-      const point = geomBytes === 0
-      const zx = zigzag(x), zy = zigzag(y)
-      if (point) geomBytes = 1 + varintSize(zx) + varintSize(zy)
-      const size = 1 + varintSize(fid) + (nt ? 1 + varintSize(tagBytes) + tagBytes : 0) + 2 + 1 + varintSize(geomBytes) + geomBytes
-      w.ensure(size + 12)
-      const b = w.buf
-      b[w.pos++] = 0x12; w.varint(size)
-      b[w.pos++] = 0x08; w.varint(fid)
-      if (nt) {
-        b[w.pos++] = 0x12; w.varint(tagBytes)
-        for (let j = 0; j < nt; j++) w.varint(tags[j]!)
-      }
-      b[w.pos++] = 0x18; b[w.pos++] = type
-      b[w.pos++] = 0x22; w.varint(geomBytes)
-      if (point) { b[w.pos++] = command(MOVE_TO, 1); w.varint(zx); w.varint(zy) }
-      else { b.set(GEOM.buf.subarray(0, geomBytes), w.pos); w.pos += geomBytes }
-      count++
-    }
-    const writeShape = (fid: number, shape: TileShape) => {
-      GEOM.pos = 0
-      writeGeometry(GEOM, shape)
-      writeFeature(fid, shape.type, GEOM.pos, 0, 0)
-    }
-
     const boxes = this.boxes, dead = this.#dead, shapeAt = this.shapeAt
     for (const i of hits) {
       if (dead[i]) continue
@@ -528,8 +588,8 @@ export class TileIndex {
         // Points, the bulk of big layers: no shape object, no clipping arrays.
         const x = (boxes[4 * i]! - x0) * k, y = (y0 - boxes[4 * i + 1]!) * k
         if (x < clip[0] || y < clip[1] || x > clip[2] || y > clip[3]) continue
-        tagsOf(i)
-        writeFeature(this.fids[i]!, POINT, 0, Math.round(x), Math.round(y))
+        out.entryTags(this.values, this.#stamp, this.#local, i, tile)
+        out.feature(this.fids[i]!, POINT, 0, Math.round(x), Math.round(y))
         continue
       }
       // Lines and polygons under one tile unit round to nothing: skipped before they are read.
@@ -537,13 +597,16 @@ export class TileIndex {
       if (this.struct[shapeAt[i]!] === POLYGON && (boxes[4 * i]! - x0) * k >= clip[0] && (boxes[4 * i + 2]! - x0) * k <= clip[2] &&
         (y0 - boxes[4 * i + 3]!) * k >= clip[1] && (y0 - boxes[4 * i + 1]!) * k <= clip[3]) {
         // Polygons inside the clip box, the bulk of polygon tiles: written with no arrays made.
-        if (this.#writeInsidePolygons(i, f)) { tagsOf(i); writeFeature(this.fids[i]!, POLYGON, GEOM.pos, 0, 0) }
+        if (this.#writeInsidePolygons(i, f)) {
+          out.entryTags(this.values, this.#stamp, this.#local, i, tile)
+          out.feature(this.fids[i]!, POLYGON, GEOM.pos, 0, 0)
+        }
         continue
       }
       const cut = cutShape(this.#shape(i, f), clip, f.tolerance)
       if (!cut) continue
-      tagsOf(i)
-      writeShape(this.fids[i]!, cut)
+      out.entryTags(this.values, this.#stamp, this.#local, i, tile)
+      out.shape(this.fids[i]!, cut)
     }
     for (const o of this.#overlay.values()) {
       const b = o.box, s = o.shape
@@ -554,41 +617,9 @@ export class TileIndex {
         : s.type === LINE ? { type: LINE, lines: s.lines.map(project) } : { type: POLYGON, polygons: s.polygons.map((p) => p.map(project)) }
       const cut = cutShape(inTile, clip, f.tolerance)
       if (!cut) continue
-      nt = 0
-      o.values.forEach((v, j) => {
-        if (v === null) return
-        tags[nt++] = j; tags[nt++] = nv
-        vals.field[nv] = -1; vals.ref[nv++] = extra.length
-        extra.push(valueBytes(this.pools[j]!.kind, v).slice())
-      })
-      writeShape(o.fid, cut)
+      out.rawTags(o.values, this.pools)
+      out.shape(o.fid, cut)
     }
-    if (!count) return new Uint8Array(0)
-    // The layer's other fields, in the streaming encoder's order: version, name, keys, values, extent.
-    w.ensure(4)
-    w.buf[w.pos++] = 0x78; w.buf[w.pos++] = 2
-    w.text(0x0a, name)
-    for (const fl of this.meta.fields) w.text(0x1a, fl.keyname)
-    for (let v = 0; v < nv; v++) {
-      const j = vals.field[v]!
-      let bytes: Uint8Array, from: number, to: number
-      if (j < 0) { bytes = extra[vals.ref[v]!]!; from = 0; to = bytes.length }
-      else { const p = this.pools[j]!, id = vals.ref[v]!; bytes = p.bytes; from = p.starts[id]!; to = p.starts[id + 1]! }
-      w.ensure(to - from + 12)
-      const b = w.buf
-      b[w.pos++] = 0x22; w.varint(to - from)
-      // Values are a few bytes: a loop is faster than a subarray and set() for each.
-      let o = w.pos
-      for (let i = from; i < to; i++) b[o++] = bytes[i]!
-      w.pos = o
-    }
-    w.ensure(12)
-    w.buf[w.pos++] = 0x28; w.varint(extent)
-    const out = new Uint8Array(1 + varintSize(w.pos) + w.pos)
-    out[0] = 0x1a
-    let o = 1
-    for (let n = w.pos; ; ) { if (n < 0x80) { out[o++] = n; break } out[o++] = (n & 0x7f) | 0x80; n >>>= 7 }
-    out.set(w.buf.subarray(0, w.pos), o)
-    return out
+    return out.finish(name, extent, this.meta.fields, this.pools)
   }
 }
