@@ -22,6 +22,8 @@ import { rowValue, VALUE_KIND, type RowValue, type ValueKind } from '../feature/
 import { RowReader } from '../store/row-reader.ts'
 import { cutShape } from './cut.ts'
 import { LINE, POINT, POLYGON, partsBbox, readPoint, readShape, type Project, type TileShape } from './shape.ts'
+import { countUpTo, thinnedEntries } from './packed-tree.ts'
+import { thinningCell } from './select.ts'
 import { ByteWriter, command, CURSOR, MOVE_TO, RING, ringInTile, valueBytes, varintSize, writeGeometry, writeRing, zigzag, type RingFrame } from './tile-bytes.ts'
 
 /** Changed features kept beside the index before it is built again. */
@@ -169,7 +171,12 @@ class RowDecoder {
 const shapeBox = (s: TileShape): Bbox => partsBbox(s.type === POINT ? [s.points] : s.type === LINE ? s.lines : s.polygons.flat())
 
 /** Where a tile lies: the padded box (EPSG:3857), the clip box in tile units, and the tile's origin and scale. */
-export interface TileFrame extends RingFrame { box: Bbox; clip: Bbox }
+export interface TileFrame extends RingFrame {
+  box: Bbox
+  clip: Bbox
+  /** The thinning cell of a full tile (EPSG:3857 metres; mvt/select.ts). */
+  cell: number
+}
 
 /**
  * Builds a layer's index in slices. Each `step` runs inside one read of the layer database
@@ -570,12 +577,14 @@ export class TileIndex {
 
   /**
    * The tile's MVT layer (a whole `Tile` message holding it, empty when no feature is in it):
-   * the same features and values the R*Tree cut writes (mvt/service.ts `cutLayer`); `null`
-   * when the box holds more than `limit` entries (such a tile is thinned from the R*Tree).
+   * the same features and values the R*Tree cut writes (mvt/service.ts `cutLayer`). A box of
+   * more than `limit` entries is thinned by the same rule (mvt/packed-tree.ts), which may keep
+   * other representatives of a cell than the R*Tree's.
    */
-  cut(name: string, extent: number, f: TileFrame, limit: number): Uint8Array | null {
-    const hits = this.tree.search(f.box[0], f.box[1], f.box[2], f.box[3])
-    if (hits.length > limit) return null
+  cut(name: string, extent: number, f: TileFrame, limit: number): Uint8Array {
+    // A tile of more than `limit` entries is thinned, as from the R*Tree (mvt/select.ts).
+    const taken = countUpTo(this.tree, f.box, limit) > limit ? new Set<number>() : undefined
+    const hits = taken ? thinnedEntries(this.tree, f.box, f.cell, this.#dead, taken) : this.tree.search(f.box[0], f.box[1], f.box[2], f.box[3])
     this.used = performance.now()
     const tile = ++this.#tile
     const out = LAYER
@@ -612,6 +621,11 @@ export class TileIndex {
       const b = o.box, s = o.shape
       if (b[0] > f.box[2] || b[2] < f.box[0] || b[1] > f.box[3] || b[3] < f.box[1]) continue
       if (s.type !== POINT && (b[2] - b[0]) * k < 1 && (b[3] - b[1]) * k < 1) continue
+      if (taken && b[2] - b[0] < f.cell && b[3] - b[1] < f.cell) {
+        const key = thinningCell(f.box, f.cell, (b[0] + b[2]) / 2, (b[1] + b[3]) / 2)
+        if (taken.has(key)) continue
+        taken.add(key)
+      }
       const project = (c: number[]) => c.map((v, j) => j % 2 ? (y0 - v) * k : (v - x0) * k)
       const inTile: TileShape = s.type === POINT ? { type: POINT, points: project(s.points) }
         : s.type === LINE ? { type: LINE, lines: s.lines.map(project) } : { type: POLYGON, polygons: s.polygons.map((p) => p.map(project)) }
