@@ -21,8 +21,18 @@ const MAX_BYTES = 64 << 20
 /** Beyond this many changed features at once, a layer's tiles are all dropped instead. */
 const MAX_DIRTY = 20_000
 const DIRTY = 'temp.outpost_tile_dirty'
-/** Memory the layers' tile indexes may hold together (least recently used dropped first). */
-export const INDEX_BUDGET = 64 << 20
+/**
+ * Memory the layers' tile indexes may hold together (least recently used dropped first), by
+ * host: on the Node host a server's share (a 1,000,000-point layer's index is ~130 MB); in the
+ * worker what the device can spare — 160 MiB where the browser reports 8 GB of memory or more
+ * (`navigator.deviceMemory`, Chromium's top figure), else 64 MiB (a ~500,000-point layer).
+ */
+export function indexBudget(host: 'service-worker' | 'node'): number {
+  if (host === 'node') return 256 << 20
+  const memory = (globalThis.navigator as { deviceMemory?: number } | undefined)?.deviceMemory ?? 0
+  return memory >= 8 ? 160 << 20 : 64 << 20
+}
+
 /** A tile index unused this long is dropped (a layer deleted, a map closed): built again when asked for. */
 const INDEX_IDLE_MS = 10 * 60_000
 
@@ -62,7 +72,7 @@ export class TileCache {
   #swept = 0
 
   /** `indexBudget`: memory the layers' tile indexes may hold together. */
-  constructor(readonly maxBytes = MAX_BYTES, readonly indexBudget = INDEX_BUDGET) {}
+  constructor(readonly maxBytes = MAX_BYTES, readonly indexBudget = 64 << 20) {}
 
   /** Cached bytes (for tests and diagnostics). */
   get bytes(): number {

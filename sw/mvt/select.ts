@@ -129,6 +129,14 @@ export class RtreeNodes {
 const hits = (b: Float32Array, i: number, box: Bbox) =>
   b[4 * i]! <= box[2] && b[4 * i + 1]! >= box[0] && b[4 * i + 2]! <= box[3] && b[4 * i + 3]! >= box[1]
 
+/** The thinning cell of position (x, y) in the padded tile `box` (layer SRS), cells of size `cell` from its corner. */
+export function thinningCell(box: Bbox, cell: number, x: number, y: number): number {
+  const cols = Math.ceil((box[2] - box[0]) / cell) + 1
+  const gx = Math.min(cols - 1, Math.max(0, Math.floor((x - box[0]) / cell)))
+  const gy = Math.max(0, Math.floor((y - box[1]) / cell))
+  return gy * cols + gx
+}
+
 /**
  * The ids of the features a full tile keeps (see the module comment). `box` is the tile's
  * padded box in the layer's SRS, `cell` the thinning cell's size in the same units.
@@ -136,15 +144,9 @@ const hits = (b: Float32Array, i: number, box: Bbox) =>
 export function thinnedIds(db: SqlDb, nodes: RtreeNodes, box: Bbox, cell: number): number[] {
   const root = nodes.node(db, 1)
   if (!root) return []
-  const cols = Math.ceil((box[2] - box[0]) / cell) + 1
   const taken = new Set<number>()
   const out: number[] = []
-  const cellOf = (b: Float32Array, i: number) => {
-    const cx = (b[4 * i]! + b[4 * i + 1]!) / 2, cy = (b[4 * i + 2]! + b[4 * i + 3]!) / 2
-    const gx = Math.min(cols - 1, Math.max(0, Math.floor((cx - box[0]) / cell)))
-    const gy = Math.max(0, Math.floor((cy - box[1]) / cell))
-    return gy * cols + gx
-  }
+  const cellOf = (b: Float32Array, i: number) => thinningCell(box, cell, (b[4 * i]! + b[4 * i + 1]!) / 2, (b[4 * i + 2]! + b[4 * i + 3]!) / 2)
   // One feature of subtree `no` (at `level`) inside the box, if any.
   const representative = (no: number, level: number): number | undefined => {
     const n = nodes.node(db, no)

@@ -13,7 +13,7 @@ import type { DataOutServices } from '../feature/capability.ts'
 import { canonicalValue, rowValue, VALUE_KIND, type RowValue } from '../feature/row-values.ts'
 import { RowReader } from '../store/row-reader.ts'
 import { concatBytes } from '../core/bytes.ts'
-import { TileCache } from './cache.ts'
+import { indexBudget, TileCache } from './cache.ts'
 import { cutShape } from './cut.ts'
 import { LayerEncoder } from './encode.ts'
 import { readPoint, readShape, shapeOf, tileProjection, tinyInTile } from './shape.ts'
@@ -36,10 +36,10 @@ export interface TileAddress { z: number; x: number; y: number }
 
 const CACHES = new WeakMap<object, TileCache>()
 
-/** The tile cache of an app (one per services object). */
-export function tileCacheOf(services: object): TileCache {
+/** The tile cache of an app (one per services object), with its host's budget for tile indexes. */
+export function tileCacheOf(services: { platform: { host: 'service-worker' | 'node' } }): TileCache {
   let c = CACHES.get(services)
-  if (!c) CACHES.set(services, c = new TileCache())
+  if (!c) CACHES.set(services, c = new TileCache(undefined, indexBudget(services.platform.host)))
   return c
 }
 
@@ -72,13 +72,7 @@ export async function layerTile(services: DataOutServices, layer: FeatureLayer, 
   const key = `${id}/${t.z}/${t.x}/${t.y}/${opts.extent}/${opts.padding}/${opts.simplification}`
   const box = padBbox(tileBbox(t.z, t.x, t.y), opts.padding)
   const signature = signatureOf(meta)
-  // `null`: the tile holds too many entries for the index (thinned from the R*Tree instead).
-  let thinned = false
-  const fromIndex = () => {
-    const bytes = thinned ? undefined : cache.index(id)?.cut(`${LAYER_PREFIX}${id}`, opts.extent, indexFrame(t, opts), THIN_ABOVE)
-    thinned = bytes === null
-    return bytes
-  }
+  const fromIndex = () => cache.index(id)?.cut(`${LAYER_PREFIX}${id}`, opts.extent, indexFrame(t, opts), THIN_ABOVE)
   if (cache.isCurrent(id, gpkg.version, signature)) {
     const hit = cache.get(key)
     if (hit) return { bytes: hit, cached: true, source: 'cache' }
@@ -140,7 +134,8 @@ function tileFrame(meta: LayerMeta, t: TileAddress, opts: TileOptions) {
 function indexFrame(t: TileAddress, opts: TileOptions): TileFrame {
   const tile = tileBbox(t.z, t.x, t.y)
   const pad = opts.extent * opts.padding
-  return { box: padBbox(tile, opts.padding), clip: [-pad, -pad, opts.extent + pad, opts.extent + pad],
+  const box = padBbox(tile, opts.padding)
+  return { box, clip: [-pad, -pad, opts.extent + pad, opts.extent + pad], cell: (box[2] - box[0]) / (GRID * (1 + 2 * opts.padding)),
     x0: tile[0], y0: tile[3], k: opts.extent / (tile[2] - tile[0]), tolerance: opts.simplification }
 }
 

@@ -22,6 +22,9 @@ import { rowValue, VALUE_KIND, type RowValue, type ValueKind } from '../feature/
 import { RowReader } from '../store/row-reader.ts'
 import { cutShape } from './cut.ts'
 import { LINE, POINT, POLYGON, partsBbox, readPoint, readShape, type Project, type TileShape } from './shape.ts'
+import { countUpTo, thinnedEntries } from './packed-tree.ts'
+import { thinningCell } from './select.ts'
+import { ByteWriter, command, CURSOR, MOVE_TO, RING, ringInTile, valueBytes, varintSize, writeGeometry, writeRing, zigzag, type RingFrame } from './tile-bytes.ts'
 
 /** Changed features kept beside the index before it is built again. */
 export const MAX_OVERLAY = 4096
@@ -66,31 +69,6 @@ class Grow<T extends Float64Array | Uint32Array | Uint8Array> {
 const f64 = (n: number) => new Float64Array(n)
 const u32 = (n: number) => new Uint32Array(n)
 const u8 = (n: number) => new Uint8Array(n)
-
-/** The MVT value kind a value is written as (a whole number too big for a double comes as text). */
-const kindOf = (kind: ValueKind, v: string | number | boolean): ValueKind => typeof v === 'string' && kind !== 'string' ? 'string' : kind
-
-const F64 = new DataView(new ArrayBuffer(8))
-
-/** The bytes of a `Value` message, as the streaming encoder (pbf) writes them; valid until the next call. */
-function valueBytes(kind: ValueKind, v: string | number | boolean): Uint8Array {
-  const w = VALUE
-  w.pos = 0
-  switch (kindOf(kind, v)) {
-    case 'string': { const t = UTF8.encode(String(v)); w.ensure(t.length + 12); w.buf[w.pos++] = 0x0a; w.varint(t.length); w.raw(t); break }
-    case 'bool': w.buf[w.pos++] = 0x38; w.buf[w.pos++] = v ? 1 : 0; break
-    case 'double':
-      w.buf[w.pos++] = 0x19
-      F64.setFloat64(0, v as number, true)
-      for (let i = 0; i < 8; i++) w.buf[w.pos++] = F64.getUint8(i)
-      break
-    case 'int': {
-      const n = v as number
-      if (n >= 0) { w.buf[w.pos++] = 0x28; w.varint(n) } else { w.buf[w.pos++] = 0x30; w.varint(-n * 2 - 1) }
-    }
-  }
-  return w.buf.subarray(0, w.pos)
-}
 
 /**
  * One field's values, each encoded once. Equal values share a number while they repeat; a
@@ -193,7 +171,12 @@ class RowDecoder {
 const shapeBox = (s: TileShape): Bbox => partsBbox(s.type === POINT ? [s.points] : s.type === LINE ? s.lines : s.polygons.flat())
 
 /** Where a tile lies: the padded box (EPSG:3857), the clip box in tile units, and the tile's origin and scale. */
-export interface TileFrame { box: Bbox; clip: Bbox; x0: number; y0: number; k: number; tolerance: number }
+export interface TileFrame extends RingFrame {
+  box: Bbox
+  clip: Bbox
+  /** The thinning cell of a full tile (EPSG:3857 metres; mvt/select.ts). */
+  cell: number
+}
 
 /**
  * Builds a layer's index in slices. Each `step` runs inside one read of the layer database
@@ -343,187 +326,134 @@ export class IndexBuilder {
   }
 }
 
-/** Bytes of `n` (a non-negative integer up to 2^53) as a varint. */
-function varintSize(n: number): number {
-  if (n < 0x80) return 1
-  if (n < 0x4000) return 2
-  if (n < 0x200000) return 3
-  if (n < 0x10000000) return 4
-  let size = 5
-  for (n = Math.floor(n / 0x800000000); n > 0; n = Math.floor(n / 128)) size++
-  return size
-}
-const zigzag = (n: number) => ((n << 1) ^ (n >> 31)) >>> 0
-
-/** Protobuf bytes written into one growing buffer, reused from tile to tile. */
-class ByteWriter {
-  buf = new Uint8Array(1 << 16)
-  pos = 0
-
-  ensure(n: number): void {
-    if (this.pos + n <= this.buf.length) return
-    const b = new Uint8Array(Math.max(this.buf.length * 2, this.pos + n))
-    b.set(this.buf.subarray(0, this.pos))
-    this.buf = b
-  }
-
-  varint(n: number): void {
-    const b = this.buf
-    if (n <= 0x7fffffff) {
-      while (n >= 0x80) { b[this.pos++] = (n & 0x7f) | 0x80; n >>>= 7 }
-      b[this.pos++] = n
-      return
-    }
-    while (n >= 0x80) { b[this.pos++] = (n % 128) | 0x80; n = Math.floor(n / 128) }
-    b[this.pos++] = n
-  }
-
-  raw(src: Uint8Array): void {
-    this.ensure(src.length)
-    this.buf.set(src, this.pos)
-    this.pos += src.length
-  }
-}
-
-/** A tile's value table: per value its field (-1: overlay bytes) and its number there; reused. */
-const VALS = {
-  field: new Int32Array(1024), ref: new Uint32Array(1024),
-  reserve(n: number) {
-    if (this.field.length < n) { this.field = new Int32Array(n * 2); this.ref = new Uint32Array(n * 2) }
-    return this
-  },
-}
-/** A feature's tags (key, value pairs); reused. */
-const TAGS = {
-  a: new Uint32Array(64),
-  reserve(n: number): Uint32Array { if (this.a.length < n) this.a = new Uint32Array(n * 2); return this.a },
-}
-const BODY = new ByteWriter()
-const VALUE = new ByteWriter()
 const GEOM = new ByteWriter()
-const UTF8 = new TextEncoder()
-
-const MOVE_TO = 1, LINE_TO = 2, CLOSE_PATH = 7
-const command = (id: number, count: number) => (id & 7) | (count << 3)
-
-/** Writes a cut shape's command stream (positions relative to the last one) into `w`. */
-function writeGeometry(w: ByteWriter, s: TileShape): void {
-  let cx = 0, cy = 0
-  const run = (c: number[], from: number, to: number) => {
-    w.ensure(10 * (to - from))
-    for (let i = from; i < to; i += 2) {
-      w.varint(zigzag(c[i]! - cx)); w.varint(zigzag(c[i + 1]! - cy))
-      cx = c[i]!; cy = c[i + 1]!
-    }
-  }
-  w.ensure(16)
-  if (s.type === POINT) { w.varint(command(MOVE_TO, s.points.length / 2)); run(s.points, 0, s.points.length); return }
-  if (s.type === LINE) {
-    for (const l of s.lines) {
-      w.ensure(16); w.varint(command(MOVE_TO, 1)); run(l, 0, 2)
-      w.ensure(16); w.varint(command(LINE_TO, l.length / 2 - 1)); run(l, 2, l.length)
-    }
-    return
-  }
-  for (const p of s.polygons) {
-    for (const ring of p) {
-      // The closing position is implied by ClosePath.
-      w.ensure(16); w.varint(command(MOVE_TO, 1)); run(ring, 0, 2)
-      w.ensure(16); w.varint(command(LINE_TO, ring.length / 2 - 2)); run(ring, 2, ring.length - 2)
-      w.ensure(16); w.varint(command(CLOSE_PATH, 1))
-    }
-  }
-}
-
-/** Scratch of the polygon fast path, reused: the ring in tile units, kept vertices, the stack, the rounded ring. */
-const RING = {
-  p: new Float64Array(256), keep: new Uint8Array(128), stack: new Int32Array(256), q: new Int32Array(256), clockwise: false,
-  reserve(n: number) {
-    if (this.p.length < n) { this.p = new Float64Array(2 * n); this.keep = new Uint8Array(n); this.stack = new Int32Array(2 * n); this.q = new Int32Array(2 * n + 2) }
-  },
-}
 
 /**
- * A ring of the coordinate pool (`n` numbers from `c`, EPSG:3857) made ready as `cut.ts`'s
- * `finishRing` makes a ring that lies inside the clip box — projected, simplified (the same
- * Douglas–Peucker), rounded without repeats, closed — into RING.q, with no arrays made.
- * Returns its length in numbers (0: fewer than three distinct positions or no area);
- * RING.clockwise tells whether it runs clockwise on screen, as an outer ring must.
+ * One MVT layer being written from an index: the features' bytes, the value table in order of
+ * first use (a field's value number, or field -1: bytes of `extra`) and the current feature's
+ * tags. One instance, reused from tile to tile (a cut runs to its end without waiting).
  */
-function ringInTile(co: Float64Array, c: number, n: number, f: TileFrame): number {
-  RING.reserve(n)
-  const { p, keep, stack, q } = RING
-  const m = n / 2
-  for (let j = 0; j < n; j += 2) { p[j] = (co[c + j]! - f.x0) * f.k; p[j + 1] = (f.y0 - co[c + j + 1]!) * f.k }
-  const tol = f.tolerance
-  if (tol > 0 && m > 2) {
-    keep.fill(0, 0, m)
-    keep[0] = 1; keep[m - 1] = 1
-    const sq = tol * tol
-    let sp = 0
-    stack[sp++] = 0; stack[sp++] = m - 1
-    while (sp) {
-      const last = stack[--sp]!, first = stack[--sp]!
-      let maxD = sq, index = -1
-      const ax = p[2 * first]!, ay = p[2 * first + 1]!, bx = p[2 * last]!, by = p[2 * last + 1]!
-      for (let i = first + 1; i < last; i++) {
-        // Squared distance to the segment, as simplify.ts's segDist2.
-        let sx = ax, sy = ay
-        const dx = bx - ax, dy = by - ay
-        const px = p[2 * i]!, py = p[2 * i + 1]!
-        if (dx !== 0 || dy !== 0) {
-          const t = ((px - ax) * dx + (py - ay) * dy) / (dx * dx + dy * dy)
-          if (t > 1) { sx = bx; sy = by } else if (t > 0) { sx += dx * t; sy += dy * t }
-        }
-        const ex = px - sx, ey = py - sy, d = ex * ex + ey * ey
-        if (d > maxD) { maxD = d; index = i }
-      }
-      if (index >= 0) {
-        keep[index] = 1
-        if (index - first > 1) { stack[sp++] = first; stack[sp++] = index }
-        if (last - index > 1) { stack[sp++] = index; stack[sp++] = last }
+class LayerWriter {
+  readonly w = new ByteWriter()
+  tags = new Uint32Array(64)
+  nt = 0
+  field = new Int32Array(1024)
+  ref = new Uint32Array(1024)
+  nv = 0
+  extra: Uint8Array[] = []
+  count = 0
+
+  /** Starts a layer of at most `values` values and `fields` fields. */
+  begin(values: number, fields: number): void {
+    if (this.field.length < values) { this.field = new Int32Array(values * 2); this.ref = new Uint32Array(values * 2) }
+    if (this.tags.length < 2 * fields) this.tags = new Uint32Array(4 * fields)
+    this.w.pos = 0
+    this.nv = 0
+    this.count = 0
+    this.extra.length = 0
+  }
+
+  /** The tags of index entry `i`: a shared field's value written once per tile (`stamp`), others each time. */
+  entryTags(values: Uint32Array[], stamps: (Uint32Array | null)[], locals: (Uint32Array | null)[], i: number, tile: number): void {
+    const tags = this.tags, field = this.field, ref = this.ref
+    let nt = 0, nv = this.nv
+    for (let j = 0; j < values.length; j++) {
+      const id = values[j]![i]!
+      if (id === NONE) continue
+      const stamp = stamps[j]
+      tags[nt++] = j
+      if (stamp) {
+        const local = locals[j]!
+        if (stamp[id] !== tile) { stamp[id] = tile; local[id] = nv; field[nv] = j; ref[nv++] = id }
+        tags[nt++] = local[id]!
+      } else {
+        tags[nt++] = nv
+        field[nv] = j; ref[nv++] = id
       }
     }
-  } else keep.fill(1, 0, m)
-  let len = 0, lx = NaN, ly = NaN
-  for (let i = 0; i < m; i++) {
-    if (!keep[i]) continue
-    const x = Math.round(p[2 * i]!), y = Math.round(p[2 * i + 1]!)
-    if (x === lx && y === ly) continue
-    q[len++] = x; q[len++] = y
-    lx = x; ly = y
+    this.nt = nt
+    this.nv = nv
   }
-  if (len && (q[0] !== q[len - 2] || q[1] !== q[len - 1])) { q[len] = q[0]!; q[len + 1] = q[1]!; len += 2 }
-  if (len < 8) return 0
-  let area = 0
-  for (let i = 0; i < len - 2; i += 2) area += q[i]! * q[i + 3]! - q[i + 2]! * q[i + 1]!
-  RING.clockwise = area > 0
-  return area === 0 ? 0 : len
+
+  /** The tags of an overlay feature: its values encoded now, each written once. */
+  rawTags(values: RowValue[], pools: ValuePool[]): void {
+    this.nt = 0
+    for (let j = 0; j < values.length; j++) {
+      const v = values[j]
+      if (v === null || v === undefined) continue
+      this.tags[this.nt++] = j; this.tags[this.nt++] = this.nv
+      this.field[this.nv] = -1; this.ref[this.nv++] = this.extra.length
+      this.extra.push(valueBytes(pools[j]!.kind, v).slice())
+    }
+  }
+
+  /** Writes a feature with the current tags: its geometry is the point (x, y), or (when `geomBytes` > 0) GEOM's bytes. */
+  feature(fid: number, type: number, geomBytes: number, x: number, y: number): void {
+    const w = this.w, tags = this.tags, nt = this.nt
+    let tagBytes = 0
+    for (let j = 0; j < nt; j++) tagBytes += varintSize(tags[j]!)
+    const point = geomBytes === 0
+    const zx = zigzag(x), zy = zigzag(y)
+    if (point) geomBytes = 1 + varintSize(zx) + varintSize(zy)
+    const size = 1 + varintSize(fid) + (nt ? 1 + varintSize(tagBytes) + tagBytes : 0) + 2 + 1 + varintSize(geomBytes) + geomBytes
+    w.ensure(size + 12)
+    const b = w.buf
+    b[w.pos++] = 0x12; w.varint(size)
+    b[w.pos++] = 0x08; w.varint(fid)
+    if (nt) {
+      b[w.pos++] = 0x12; w.varint(tagBytes)
+      for (let j = 0; j < nt; j++) w.varint(tags[j]!)
+    }
+    b[w.pos++] = 0x18; b[w.pos++] = type
+    b[w.pos++] = 0x22; w.varint(geomBytes)
+    if (point) { b[w.pos++] = command(MOVE_TO, 1); w.varint(zx); w.varint(zy) }
+    else { b.set(GEOM.buf.subarray(0, geomBytes), w.pos); w.pos += geomBytes }
+    this.count++
+  }
+
+  /** Writes a feature of a cut shape with the current tags. */
+  shape(fid: number, shape: TileShape): void {
+    GEOM.pos = 0
+    writeGeometry(GEOM, shape)
+    this.feature(fid, shape.type, GEOM.pos, 0, 0)
+  }
+
+  /**
+   * The `Tile` message holding the layer (empty when it has no feature): the features, then
+   * as the streaming encoder writes them version, name, keys, values and extent.
+   */
+  finish(name: string, extent: number, fields: readonly { keyname: string }[], pools: ValuePool[]): Uint8Array {
+    if (!this.count) return new Uint8Array(0)
+    const w = this.w
+    w.ensure(4)
+    w.buf[w.pos++] = 0x78; w.buf[w.pos++] = 2
+    w.text(0x0a, name)
+    for (const fl of fields) w.text(0x1a, fl.keyname)
+    for (let v = 0; v < this.nv; v++) {
+      const j = this.field[v]!
+      let bytes: Uint8Array, from: number, to: number
+      if (j < 0) { bytes = this.extra[this.ref[v]!]!; from = 0; to = bytes.length }
+      else { const p = pools[j]!, id = this.ref[v]!; bytes = p.bytes; from = p.starts[id]!; to = p.starts[id + 1]! }
+      w.ensure(to - from + 12)
+      const b = w.buf
+      b[w.pos++] = 0x22; w.varint(to - from)
+      // Values are a few bytes: a loop is faster than a subarray and set() for each.
+      let o = w.pos
+      for (let i = from; i < to; i++) b[o++] = bytes[i]!
+      w.pos = o
+    }
+    w.ensure(12)
+    w.buf[w.pos++] = 0x28; w.varint(extent)
+    const out = new Uint8Array(1 + varintSize(w.pos) + w.pos)
+    out[0] = 0x1a
+    let o = 1
+    for (let n = w.pos; ; ) { if (n < 0x80) { out[o++] = n; break } out[o++] = (n & 0x7f) | 0x80; n >>>= 7 }
+    out.set(w.buf.subarray(0, w.pos), o)
+    return out
+  }
 }
 
-/** The cursor of a feature's command stream while rings are written straight (see `writeInsidePolygons`). */
-const CURSOR = { x: 0, y: 0 }
-
-/** Writes RING.q (`len` numbers, closed) as MoveTo, LineTo, ClosePath; reversed when `reverse`. */
-function writeRing(w: ByteWriter, len: number, reverse: boolean): void {
-  const q = RING.q
-  const m = len / 2
-  w.ensure(10 * len + 16)
-  let cx = CURSOR.x, cy = CURSOR.y
-  w.varint(command(MOVE_TO, 1))
-  w.varint(zigzag(q[0]! - cx)); w.varint(zigzag(q[1]! - cy))
-  cx = q[0]!; cy = q[1]!
-  w.varint(command(LINE_TO, m - 2))
-  // A reversed closed ring starts at the same position and runs back through the others.
-  for (let j = 1; j < m - 1; j++) {
-    const o = 2 * (reverse ? m - 1 - j : j)
-    const x = q[o]!, y = q[o + 1]!
-    w.varint(zigzag(x - cx)); w.varint(zigzag(y - cy))
-    cx = x; cy = y
-  }
-  w.varint(command(CLOSE_PATH, 1))
-  CURSOR.x = cx; CURSOR.y = cy
-}
+const LAYER = new LayerWriter()
 
 /** A layer's features in memory, ready to be cut (see the module comment). */
 export class TileIndex {
@@ -647,70 +577,19 @@ export class TileIndex {
 
   /**
    * The tile's MVT layer (a whole `Tile` message holding it, empty when no feature is in it):
-   * the same features and values the R*Tree cut writes (mvt/service.ts `cutLayer`); `null`
-   * when the box holds more than `limit` entries (such a tile is thinned from the R*Tree).
+   * the same features and values the R*Tree cut writes (mvt/service.ts `cutLayer`). A box of
+   * more than `limit` entries is thinned by the same rule (mvt/packed-tree.ts), which may keep
+   * other representatives of a cell than the R*Tree's.
    */
-  cut(name: string, extent: number, f: TileFrame, limit: number): Uint8Array | null {
-    const hits = this.tree.search(f.box[0], f.box[1], f.box[2], f.box[3])
-    if (hits.length > limit) return null
+  cut(name: string, extent: number, f: TileFrame, limit: number): Uint8Array {
+    // A tile of more than `limit` entries is thinned, as from the R*Tree (mvt/select.ts).
+    const taken = countUpTo(this.tree, f.box, limit) > limit ? new Set<number>() : undefined
+    const hits = taken ? thinnedEntries(this.tree, f.box, f.cell, this.#dead, taken) : this.tree.search(f.box[0], f.box[1], f.box[2], f.box[3])
     this.used = performance.now()
     const tile = ++this.#tile
-    const w = BODY
-    w.pos = 0
-    const nf = this.pools.length
-    // The tile's value table in order of first use: a field's value number, or (field -1) bytes of `extra`.
-    const vals = VALS.reserve((hits.length + this.#overlay.size) * nf)
-    let nv = 0
-    const extra: Uint8Array[] = []
-    const tags = TAGS.reserve(2 * nf)
-    let nt = 0
-    let count = 0
+    const out = LAYER
+    out.begin((hits.length + this.#overlay.size) * this.pools.length, this.pools.length)
     const { clip, x0, y0, k } = f
-    const tagsOf = (i: number) => {
-      nt = 0
-      for (let j = 0; j < nf; j++) {
-        const id = this.values[j]![i]!
-        if (id === NONE) continue
-        const stamp = this.#stamp[j]
-        tags[nt++] = j
-        if (stamp) {
-          const local = this.#local[j]!
-          if (stamp[id] !== tile) { stamp[id] = tile; local[id] = nv; vals.field[nv] = j; vals.ref[nv++] = id }
-          tags[nt++] = local[id]!
-        } else {
-          tags[nt++] = nv
-          vals.field[nv] = j; vals.ref[nv++] = id
-        }
-      }
-    }
-    /** Writes a feature: its geometry is the point (x, y), or (when `geomBytes` > 0) GEOM's bytes. */
-    const writeFeature = (fid: number, type: number, geomBytes: number, x: number, y: number) => {
-      let tagBytes = 0
-      for (let j = 0; j < nt; j++) tagBytes += varintSize(tags[j]!)
-      const point = geomBytes === 0
-      const zx = zigzag(x), zy = zigzag(y)
-      if (point) geomBytes = 1 + varintSize(zx) + varintSize(zy)
-      const size = 1 + varintSize(fid) + (nt ? 1 + varintSize(tagBytes) + tagBytes : 0) + 2 + 1 + varintSize(geomBytes) + geomBytes
-      w.ensure(size + 12)
-      const b = w.buf
-      b[w.pos++] = 0x12; w.varint(size)
-      b[w.pos++] = 0x08; w.varint(fid)
-      if (nt) {
-        b[w.pos++] = 0x12; w.varint(tagBytes)
-        for (let j = 0; j < nt; j++) w.varint(tags[j]!)
-      }
-      b[w.pos++] = 0x18; b[w.pos++] = type
-      b[w.pos++] = 0x22; w.varint(geomBytes)
-      if (point) { b[w.pos++] = command(MOVE_TO, 1); w.varint(zx); w.varint(zy) }
-      else { b.set(GEOM.buf.subarray(0, geomBytes), w.pos); w.pos += geomBytes }
-      count++
-    }
-    const writeShape = (fid: number, shape: TileShape) => {
-      GEOM.pos = 0
-      writeGeometry(GEOM, shape)
-      writeFeature(fid, shape.type, GEOM.pos, 0, 0)
-    }
-
     const boxes = this.boxes, dead = this.#dead, shapeAt = this.shapeAt
     for (const i of hits) {
       if (dead[i]) continue
@@ -718,8 +597,8 @@ export class TileIndex {
         // Points, the bulk of big layers: no shape object, no clipping arrays.
         const x = (boxes[4 * i]! - x0) * k, y = (y0 - boxes[4 * i + 1]!) * k
         if (x < clip[0] || y < clip[1] || x > clip[2] || y > clip[3]) continue
-        tagsOf(i)
-        writeFeature(this.fids[i]!, POINT, 0, Math.round(x), Math.round(y))
+        out.entryTags(this.values, this.#stamp, this.#local, i, tile)
+        out.feature(this.fids[i]!, POINT, 0, Math.round(x), Math.round(y))
         continue
       }
       // Lines and polygons under one tile unit round to nothing: skipped before they are read.
@@ -727,59 +606,34 @@ export class TileIndex {
       if (this.struct[shapeAt[i]!] === POLYGON && (boxes[4 * i]! - x0) * k >= clip[0] && (boxes[4 * i + 2]! - x0) * k <= clip[2] &&
         (y0 - boxes[4 * i + 3]!) * k >= clip[1] && (y0 - boxes[4 * i + 1]!) * k <= clip[3]) {
         // Polygons inside the clip box, the bulk of polygon tiles: written with no arrays made.
-        if (this.#writeInsidePolygons(i, f)) { tagsOf(i); writeFeature(this.fids[i]!, POLYGON, GEOM.pos, 0, 0) }
+        if (this.#writeInsidePolygons(i, f)) {
+          out.entryTags(this.values, this.#stamp, this.#local, i, tile)
+          out.feature(this.fids[i]!, POLYGON, GEOM.pos, 0, 0)
+        }
         continue
       }
       const cut = cutShape(this.#shape(i, f), clip, f.tolerance)
       if (!cut) continue
-      tagsOf(i)
-      writeShape(this.fids[i]!, cut)
+      out.entryTags(this.values, this.#stamp, this.#local, i, tile)
+      out.shape(this.fids[i]!, cut)
     }
     for (const o of this.#overlay.values()) {
       const b = o.box, s = o.shape
       if (b[0] > f.box[2] || b[2] < f.box[0] || b[1] > f.box[3] || b[3] < f.box[1]) continue
       if (s.type !== POINT && (b[2] - b[0]) * k < 1 && (b[3] - b[1]) * k < 1) continue
+      if (taken && b[2] - b[0] < f.cell && b[3] - b[1] < f.cell) {
+        const key = thinningCell(f.box, f.cell, (b[0] + b[2]) / 2, (b[1] + b[3]) / 2)
+        if (taken.has(key)) continue
+        taken.add(key)
+      }
       const project = (c: number[]) => c.map((v, j) => j % 2 ? (y0 - v) * k : (v - x0) * k)
       const inTile: TileShape = s.type === POINT ? { type: POINT, points: project(s.points) }
         : s.type === LINE ? { type: LINE, lines: s.lines.map(project) } : { type: POLYGON, polygons: s.polygons.map((p) => p.map(project)) }
       const cut = cutShape(inTile, clip, f.tolerance)
       if (!cut) continue
-      nt = 0
-      o.values.forEach((v, j) => {
-        if (v === null) return
-        tags[nt++] = j; tags[nt++] = nv
-        vals.field[nv] = -1; vals.ref[nv++] = extra.length
-        extra.push(valueBytes(this.pools[j]!.kind, v).slice())
-      })
-      writeShape(o.fid, cut)
+      out.rawTags(o.values, this.pools)
+      out.shape(o.fid, cut)
     }
-    if (!count) return new Uint8Array(0)
-    // The layer's other fields, in the streaming encoder's order: version, name, keys, values, extent.
-    const text = (field: number, s: string) => { const t = UTF8.encode(s); w.ensure(t.length + 12); w.buf[w.pos++] = field; w.varint(t.length); w.raw(t) }
-    w.ensure(4)
-    w.buf[w.pos++] = 0x78; w.buf[w.pos++] = 2
-    text(0x0a, name)
-    for (const fl of this.meta.fields) text(0x1a, fl.keyname)
-    for (let v = 0; v < nv; v++) {
-      const j = vals.field[v]!
-      let bytes: Uint8Array, from: number, to: number
-      if (j < 0) { bytes = extra[vals.ref[v]!]!; from = 0; to = bytes.length }
-      else { const p = this.pools[j]!, id = vals.ref[v]!; bytes = p.bytes; from = p.starts[id]!; to = p.starts[id + 1]! }
-      w.ensure(to - from + 12)
-      const b = w.buf
-      b[w.pos++] = 0x22; w.varint(to - from)
-      // Values are a few bytes: a loop is faster than a subarray and set() for each.
-      let o = w.pos
-      for (let i = from; i < to; i++) b[o++] = bytes[i]!
-      w.pos = o
-    }
-    w.ensure(12)
-    w.buf[w.pos++] = 0x28; w.varint(extent)
-    const out = new Uint8Array(1 + varintSize(w.pos) + w.pos)
-    out[0] = 0x1a
-    let o = 1
-    for (let n = w.pos; ; ) { if (n < 0x80) { out[o++] = n; break } out[o++] = (n & 0x7f) | 0x80; n >>>= 7 }
-    out.set(w.buf.subarray(0, w.pos), o)
-    return out
+    return out.finish(name, extent, this.meta.fields, this.pools)
   }
 }

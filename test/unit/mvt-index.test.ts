@@ -10,6 +10,10 @@ import { TileCache } from '../../sw/mvt/cache.ts'
 import { RtreeNodes } from '../../sw/mvt/select.ts'
 import { IndexBuilder, MAX_OVERLAY, type TileIndex } from '../../sw/mvt/tile-index.ts'
 import { padBbox, tileBbox } from '../../sw/geo/tile.ts'
+import { countUpTo, thinnedEntries } from '../../sw/mvt/packed-tree.ts'
+import { GRID, THIN_ABOVE } from '../../sw/mvt/select.ts'
+import Flatbush from 'flatbush'
+import type { Bbox } from '../../sw/geo/geometry.ts'
 import { decodeTile } from '../api/mvt-decode.ts'
 import { prng } from '../fuzz/generator.ts'
 
@@ -181,7 +185,7 @@ describe('mvt/tile-index', () => {
         const tile = tileBbox(z, x, y)
         const pad = o.extent * o.padding
         const bytes = index!.cut(`svc:${id}`, o.extent, { box: padBbox(tile, o.padding), clip: [-pad, -pad, o.extent + pad, o.extent + pad],
-          x0: tile[0], y0: tile[3], k: o.extent / (tile[2] - tile[0]), tolerance: o.simplification }, Infinity)!
+          x0: tile[0], y0: tile[3], k: o.extent / (tile[2] - tile[0]), tolerance: o.simplification, cell: 1 }, Infinity)
         expect(bytes.length ? decodeTile(bytes) : {}, `tile ${t}`).toEqual(await rtreeTile(id, t, o))
       }
     }
@@ -224,5 +228,71 @@ describe('mvt/tile-index', () => {
     }
     expect(cache.index(a)).toBeUndefined()
     expect(cache.wantsIndex(a)).toBe(true) // built again when its tiles are asked for
+  })
+
+  it('counts a box\'s entries up to a limit and thins a full box to one small entry per cell, as the R*Tree walk does', () => {
+    const r = prng(51)
+    const n = 20_000
+    const tree = new Flatbush(n)
+    const boxes: Bbox[] = []
+    for (let i = 0; i < n; i++) {
+      // Half in a corner, a tenth of them larger than a cell.
+      const span = r() < 0.5 ? 100 : 1000, x = r() * span, y = r() * span, w = r() < 0.1 ? 30 * r() : 0
+      boxes.push([x, y, x + w, y + w])
+      tree.add(x, y, x + w, y + w)
+    }
+    tree.finish()
+    const dead = new Uint8Array(n)
+    for (let i = 0; i < n; i += 7) dead[i] = 1
+    for (let k = 0; k < 200; k++) {
+      const x = r() * 1000, y = r() * 1000, s = 10 ** (r() * 3.3)
+      const box: Bbox = [x, y, x + s, y + s]
+      const all = tree.search(...box)
+      for (const limit of [0, 10, 500, 5000]) {
+        const c = countUpTo(tree, box, limit)
+        if (all.length > limit) expect(c).toBeGreaterThan(limit)
+        else expect(c).toBe(all.length)
+      }
+      const cell = s / GRID
+      const taken = new Set<number>()
+      const kept = thinnedEntries(tree, box, cell, dead, taken)
+      const small = (i: number) => boxes[i]![2] - boxes[i]![0] < cell && boxes[i]![3] - boxes[i]![1] < cell
+      // Every large live entry stays; small ones one per cell at most; no dead entry; all in the box.
+      const large = all.filter((i) => !small(i) && !dead[i])
+      expect(kept.filter((i) => !small(i)).sort()).toEqual(large.sort())
+      expect(kept.every((i) => !dead[i] && all.includes(i))).toBe(true)
+      expect(kept.filter(small).length).toBeLessThanOrEqual(taken.size)
+      // A cell with a live small entry is never left empty.
+      const cells = new Set(all.filter((i) => small(i) && !dead[i]).map((i) =>
+        Math.max(0, Math.floor(((boxes[i]![1] + boxes[i]![3]) / 2 - box[1]) / cell)) * (Math.ceil(s / cell) + 1) +
+        Math.min(Math.ceil(s / cell), Math.max(0, Math.floor(((boxes[i]![0] + boxes[i]![2]) / 2 - box[0]) / cell)))))
+      expect(taken.size).toBe(cells.size)
+    }
+  })
+
+  it('thins a full tile from the index by the R*Tree\'s rule: one point per cell, every point of a tile that is not full', async () => {
+    const fl = await call('POST', '/api/resource/', { resource: { cls: 'vector_layer', parent: { id: 0 }, display_name: 'grid' },
+      vector_layer: { srs: { id: 3857 }, geometry_type: 'POINT', fields: [] } })
+    const id = (await fl.json()).id as number
+    // A 200 × 100 grid of points 1.5 km apart: more than THIN_ABOVE in one z3 tile.
+    await call('PATCH', `/api/resource/${id}/feature/`, Array.from({ length: 200 * 100 }, (_, k) => ({ geom: `POINT(${Math.floor(k / 100) * 1500 + 100} ${(k % 100) * 1500 + 100})` })))
+    expect(200 * 100).toBeGreaterThan(THIN_ABOVE)
+    await indexBuilt(id)
+    tileCacheOf(services).dropLayer(id, false)
+    const features = async (z: number, x: number, y: number) => {
+      const res = await call('GET', `/api/component/feature_layer/mvt?resource=${id}&z=${z}&x=${x}&y=${y}`)
+      expect(res.headers.get('server-timing')).toMatch(/desc=index$/)
+      return decodeTile(new Uint8Array(await res.arrayBuffer()))[`svc:${id}`]!.features
+    }
+    const far = await features(3, 4, 3)
+    // The grid spans 300 × 150 km: 8 × 4 cells of 39 km at z3, one point in each (a subtree is
+    // judged by its centre, so a cell on its edge may get a neighbour's), as from the R*Tree.
+    const cell = 4096 / GRID
+    expect(far.length).toBeGreaterThanOrEqual(8 * 4)
+    expect(far.length).toBeLessThanOrEqual(9 * 5)
+    const cells = new Set(far.map((f) => { const [x, y] = f.geometry[0]![0]!; return `${Math.floor(x / cell)}:${Math.floor(y / cell)}` }))
+    expect(cells.size).toBeGreaterThanOrEqual(far.length - 9 * 5 + 8 * 4)
+    // z8 tile 128/127 holds 110 × 100 points: not full, so all are there.
+    expect(await features(8, 128, 127)).toHaveLength(110 * 100)
   })
 })
