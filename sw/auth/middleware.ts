@@ -75,7 +75,7 @@ export async function authenticate(c: MiddlewareContext<AuthVariables>): Promise
   c.set('authMedium', null)
   c.set('authError', undefined)
   const sid = sessionIdOf(c)
-  const key = sid ? await sessionKey(sid) : undefined
+  const key = sid ? sessionKey(sid) : undefined
   c.set('sessionKey', key)
   if (key) {
     const user = await main.read((db) => sessionUser(db, key, platform.now()))

@@ -120,7 +120,7 @@ export class Authenticator {
   }
 
   async #verify(login: string, password: string): Promise<Principal | undefined> {
-    const key = await sha256Hex(`${login.toLowerCase()}\u0000${password}`)
+    const key = sha256Hex(`${login.toLowerCase()}\u0000${password}`)
     const hit = this.#verified.get(key)
     if (hit?.version === this.main.version) return hit.user
     const version = this.main.version
@@ -159,7 +159,7 @@ export const sessionKey = (sid: string) => sha256Hex(sid)
 /** Starts a session; returns its id, which only the cookie carries. */
 export async function createSession(main: Database, userId: number, now: Date): Promise<string> {
   const id = Array.from(crypto.getRandomValues(new Uint8Array(24)), (b) => b.toString(16).padStart(2, '0')).join('')
-  const key = await sessionKey(id)
+  const key = sessionKey(id)
   const expires = new Date(now.getTime() + SESSION_MAX_AGE_S * 1000)
   await main.write((db) => {
     db.exec({ sql: `DELETE FROM session WHERE expires < ?`, bind: [now.toISOString()] })

@@ -62,7 +62,7 @@ async function main(): Promise<void> {
     console.log(`catalogue loaded from ${dir}`)
   }
   const staticDir = values.static ?? (existsSync('dist/index.html') ? 'dist' : undefined)
-  const server = await serve(app, { port, host: values.host, staticDir, tls })
+  const server = await serve(app, { port, host: values.host, staticDir, tls, ownsGlobals: true })
   const addr = server.address()
   const actual = typeof addr === 'object' && addr ? addr.port : port
   console.log(dataDir ? `data in ${dataDir}` : 'data in memory (--memory): nothing is kept after exit')

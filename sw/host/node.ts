@@ -117,6 +117,13 @@ export interface ServeOptions {
   staticDir?: string
   /** Where unexpected errors of the host are reported. @default console.error */
   log?: Platform['log']
+  /**
+   * The process is the server's own (`node-main.ts`): node-server's lightweight `Request` and
+   * `Response` replace the globals, so an answer built from a string or bytes is written as it
+   * is, without the web stream Node's own `Response` makes of every body (~0.06 ms a request).
+   * Left off where the process is shared (tests, scripts). @default false
+   */
+  ownsGlobals?: boolean
 }
 
 /**
@@ -143,8 +150,7 @@ export function serve(app: OutpostApp, opts: ServeOptions): Promise<Server> {
   }
   const listener = getRequestListener(fetch, {
     hostname: host,
-    // The process's own Request and Response stay as they are (tests and scripts share them).
-    overrideGlobalObjects: false,
+    overrideGlobalObjects: opts.ownsGlobals ?? false,
     errorHandler: (err) => errorResponse(err, log),
   })
   const server: Server = opts.tls ? createHttpsServer({ cert: Buffer.from(opts.tls.cert), key: Buffer.from(opts.tls.key) }, listener)

@@ -3,7 +3,7 @@
  * sends real HTTP requests to it.
  */
 import type { Server } from 'node:http'
-import { createApp, nodePlatform, serve, type NodePlatformOptions } from '../../sw/host/node.ts'
+import { createApp, nodePlatform, serve, type NodePlatformOptions, type ServeOptions } from '../../sw/host/node.ts'
 import { fromWire, toWire, type Api, type WireRequest } from './harness.ts'
 
 /** The body as Node's fetch takes it: text, bytes or a FormData with Blob parts. */
@@ -22,10 +22,10 @@ function wireBody(w: WireRequest): string | Uint8Array<ArrayBuffer> | FormData |
 
 export const NODE_ADMIN_PASSWORD = 'test-admin-password'
 
-export async function startNodeApi(opts: { dataDir?: string; platform?: Partial<NodePlatformOptions> } = {}): Promise<{ api: Api; server: Server; base: string }> {
+export async function startNodeApi(opts: { dataDir?: string; platform?: Partial<NodePlatformOptions>; serve?: Partial<ServeOptions> } = {}): Promise<{ api: Api; server: Server; base: string }> {
   const app = createApp(nodePlatform({ dataDir: opts.dataDir, admin: { password: NODE_ADMIN_PASSWORD, mustChange: false },
     log: () => {}, ...opts.platform }))
-  const server = await serve(app, { port: 0 })
+  const server = await serve(app, { port: 0, ...opts.serve })
   const addr = server.address()
   const base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`
   return { api: httpApi(base), server, base }
