@@ -36,7 +36,6 @@ interface AppEnv {
   /** What the host passed with the request (`OutpostApp.fetch`'s second argument). */
   Bindings: RequestInfo | undefined
   Variables: Omit<AuthVariables, 'services'> & {
-    requestId: string
     services: Services
     /** When the app began the request (`performance.now()`): routes report their work from it (Server-Timing). */
     started: number
@@ -76,7 +75,6 @@ export function createApp(platform: Platform, opts: AppOptions = {}): OutpostApp
 
   app.use('*', async (c, next) => {
     c.set('started', performance.now())
-    c.set('requestId', requestId())
     c.set('peer', c.env?.peer)
     c.set('services', await services())
     await authenticate(c)
@@ -101,11 +99,12 @@ export function createApp(platform: Platform, opts: AppOptions = {}): OutpostApp
   mountIngest(routes)
   mountFiles(routes)
 
-  app.notFound((c) => json(pageNotFound().toBody(c.get('requestId')), 404))
+  // The request id of an error body is made when there is an error: most requests need none.
+  app.notFound(() => json(pageNotFound().toBody(requestId()), 404))
   app.onError((err, c) => {
     const apiErr = err instanceof ApiError ? err : internalServerError(err)
     if (apiErr.status >= 500) platform.log(`${c.req.method} ${c.req.path} failed`, err)
-    return json(apiErr.toBody(c.get('requestId') ?? requestId()), apiErr.status, apiErr.opts.headers)
+    return json(apiErr.toBody(requestId()), apiErr.status, apiErr.opts.headers)
   })
 
   return {

@@ -31,7 +31,7 @@ const FLOOR_RUNS = 100
  * Requests a side answers before anything is timed: a server in use has compiled its request
  * path (V8's JIT needs a few hundred runs of a function), as PostgreSQL's is compiled C.
  */
-const WARM_UP = 1000
+const WARM_UP = 5000
 
 interface LayerSpec { key: string; label: string; geometry: 'POINT' | 'POLYGON'; count: number; seed: number; make: (seed: number, i: number) => BenchFeature }
 const LAYERS: LayerSpec[] = [
