@@ -8,6 +8,7 @@
 import { toBase64 } from '../core/bytes.ts'
 import type { Credentials } from './types.ts'
 import { remoteFailed, remoteUnreachable } from './errors.ts'
+import { parseRemoteJson } from './remote-json.ts'
 
 /** How long one request to the remote may take. */
 const TIMEOUT_MS = 120_000
@@ -70,7 +71,7 @@ export class RemoteClient {
       throw remoteUnreachable(this.creds.url, err)
     }
     let parsed: unknown
-    try { parsed = text ? JSON.parse(text) : undefined } catch { parsed = text }
+    try { parsed = text ? parseRemoteJson(text) : undefined } catch { parsed = text }
     if (!res.ok && !accept.includes(res.status)) throw remoteFailed(this.creds.url, res.status, parsed)
     return { status: res.status, body: parsed }
   }

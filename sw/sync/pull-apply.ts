@@ -7,11 +7,14 @@
  * - it did, and this side did not: the remote state is written here;
  * - both did: if they agree nothing is to be done, else a conflict keeps both versions and
  *   neither is touched (changed here and deleted there, and the reverse, alike).
+ * A remote record this layer cannot take (a value it cannot hold, a geometry it cannot read)
+ * is noted as a problem of that feature instead of failing the batch; the feature waits (it
+ * is neither written here nor pushed) until the remote sends it again in a form it can take.
  * Attachments are merged: new ones on either side are kept; an attachment changed here wins
  * over the remote's change of it (the remote's history keeps that one), and one deleted there
  * but changed here is sent back as new.
  */
-import type { AttachmentFields, AttachmentFile, FeatureWrite } from '../feature/types.ts'
+import type { AttachmentFields, AttachmentFile, FeatureInput, FeatureWrite } from '../feature/types.ts'
 import type { SyncContext } from './context.ts'
 import type { FeatureState, ReplicaWrite } from './types.ts'
 import { localStates, sameState, stateInput } from './state.ts'
@@ -34,6 +37,11 @@ export interface RemoteAttachmentChange {
   attrs: AttachmentFields
   /** The new file, already in the store. */
   file?: AttachmentFile
+}
+
+/** Why a remote record could not be taken, for a person to read. */
+function problemReason(err: unknown): string {
+  return err instanceof Error ? err.message : String(err)
 }
 
 /** A conflict kind from the two versions (`null`: deleted on that side). */
@@ -60,19 +68,30 @@ export function applyFeatures(tx: FeatureWrite, r: ReplicaWrite, ctx: SyncContex
     else byBase.set(base, [fid])
   }
   for (const [version, fids] of byBase) for (const [fid, st] of localStates(tx, meta, fids, version)) bases.set(fid, st)
+  const problems = new Set(r.problems().map((p) => p.rfid))
   const created: [number, RemoteFeatureChange][] = []
   for (const ch of changes) {
     const l = locals.get(ch.rfid)
+    const base = l ? bases.get(l.mapping.fid) ?? null : null
+    // The remote state and the write it makes here, before anything is written: a record this
+    // layer cannot take becomes a problem on its feature, and the rest of the pull goes on.
+    let remote: FeatureState | null
+    let input: FeatureInput | null
+    try {
+      remote = ch.remote(base)
+      input = remote && stateInput(remote, meta)
+    } catch (err) {
+      r.setProblem({ rfid: ch.rfid, fid: l?.mapping.fid ?? null, reason: problemReason(err) })
+      continue
+    }
+    if (problems.has(ch.rfid)) r.clearProblem(ch.rfid)
     if (!l) {
-      const remote = ch.remote(null)
       // Created and deleted there since we last looked, or deleted twice: nothing to do.
-      if (remote) created.push([tx.create(stateInput(remote, meta)), ch])
+      if (input) created.push([tx.create(input), ch])
       continue
     }
     const { mapping: m } = l
     const fid = m.fid
-    const base = bases.get(fid) ?? null
-    const remote = ch.remote(base)
     if (l.conflicted) {
       // A person decides this one: keep the newest remote version in the record.
       const open = r.conflicts().find((c) => c.fid === fid)!
@@ -95,8 +114,8 @@ export function applyFeatures(tx: FeatureWrite, r: ReplicaWrite, ctx: SyncContex
         r.unmap(fid)
         ctx.pulled.deleted++
       } else {
-        if (local === null) tx.historyWrite!.restore(fid, stateInput(remote, meta))
-        else tx.update(fid, stateInput(remote, meta))
+        if (local === null) tx.historyWrite!.restore(fid, input!)
+        else tx.update(fid, input!)
         r.map(fid, ch.rfid, ch.rvid, undefined, ch.rhash)
         ctx.pulled.updated++
       }

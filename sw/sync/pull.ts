@@ -34,6 +34,15 @@ function featureState(ctx: SyncContext, f: Op): FeatureState {
   return { geom, fields, description: f.extensions?.description ?? null }
 }
 
+/** `featureState`, or why the remote feature cannot be read (it becomes a problem of that feature when applied). */
+function remoteState(ctx: SyncContext, f: Op): FeatureState | Error {
+  try {
+    return featureState(ctx, f)
+  } catch (err) {
+    return err instanceof Error ? err : new Error(String(err))
+  }
+}
+
 /** Stores a remote attachment file as a blob of this layer; returns it as an attachment file. */
 async function download(ctx: SyncContext, rfid: number, raid: number, fileobj: number | null, staged: string[]): Promise<AttachmentFile> {
   const q = fileobj === null ? '' : `?fileobj=${fileobj}`
@@ -89,17 +98,21 @@ async function fromFeed(ctx: SyncContext, ops: Op[], staged: string[]) {
   }
   const known = await ctx.replica.read((_tx, r) => ({
     fids: new Map([...byFid.keys()].map((rfid) => [rfid, r.localOf(rfid)])),
+    problems: new Set(r.problems().map((p) => p.rfid)),
     atts: new Map(atts.map((op) => [Number(op.aid), r.localAttachmentOf(Number(op.aid))])) }))
   const features: RemoteFeatureChange[] = []
   for (const [rfid, { fop, dop }] of byFid) {
     const m = known.fids.get(rfid)
-    // Where the operation alone does not say the whole state, the remote is asked for it.
-    const needFull = !!fop && (fop.action === 'feature.restore' || (fop.action === 'feature.update' && (!m || !m.base)))
-      || (!fop && !!dop && (!m || !m.base))
-    const full = needFull ? featureState(ctx, await ctx.client.get(ctx.path(`/feature/${rfid}?dt_format=iso&extensions=description`))) : undefined
+    // Where the operation alone does not say the whole state, the remote is asked for it: a
+    // feature whose last state there could not be taken here has no base to apply changes to.
+    const partial = !m || !m.base || known.problems.has(rfid)
+    const needFull = !!fop && (fop.action === 'feature.restore' || (fop.action === 'feature.update' && partial))
+      || (!fop && !!dop && partial)
+    const full = needFull ? remoteState(ctx, await ctx.client.get(ctx.path(`/feature/${rfid}?dt_format=iso&extensions=description`))) : undefined
     const rvid = Number(fop?.vid ?? dop?.vid ?? NaN)
     features.push({ rfid, rvid: Number.isNaN(rvid) ? null : rvid, remote: (base) => {
       if (fop?.action === 'feature.delete') return null
+      if (full instanceof Error) throw full
       let s = full ?? (fop?.action === 'feature.create' ? createdState(fop, ctx.replica.meta, ctx.byRid)
         : withChanges(base!, fop ?? {}, ctx.byRid))
       if (!full && base && fop?.action === 'feature.create') s = { ...s, description: base.description ?? null }
@@ -181,9 +194,13 @@ async function pullScan(ctx: SyncContext, adopt?: { epoch: number; latest: numbe
     for (const f of list) {
       const rfid = Number(f.id)
       seen.add(rfid)
-      const state = featureState(ctx, f)
-      const rhash = stateHash(state)
-      if (known.get(rfid)?.rhash !== rhash) features.push({ rfid, rvid: f.vid ?? null, rhash, remote: () => state })
+      const state = remoteState(ctx, f)
+      if (state instanceof Error) {
+        features.push({ rfid, rvid: null, remote: () => { throw state } })
+      } else {
+        const rhash = stateHash(state)
+        if (known.get(rfid)?.rhash !== rhash) features.push({ rfid, rvid: f.vid ?? null, rhash, remote: () => state })
+      }
       for (const a of (f.extensions?.attachment ?? []) as Op[]) {
         seenAtts.add(Number(a.id))
         if (knownAtts.get(Number(a.id))) continue
@@ -194,9 +211,10 @@ async function pullScan(ctx: SyncContext, adopt?: { epoch: number; latest: numbe
     await applyBatch(ctx, features, attachments, staged, ctx.state)
     if (list.length < SCAN_PAGE) break
   }
-  // What the remote no longer has was deleted there.
+  // What the remote no longer has was deleted there (a problem of a feature that never came here goes with it).
   const gone = await ctx.replica.read((_tx, r) => ({
-    features: r.mappings().filter((m) => !seen.has(m.rfid)).map((m): RemoteFeatureChange => ({ rfid: m.rfid, rvid: null, remote: () => null })),
+    features: [...new Set([...r.mappings().map((m) => m.rfid), ...r.problems().map((p) => p.rfid)])].filter((rfid) => !seen.has(rfid))
+      .map((rfid): RemoteFeatureChange => ({ rfid, rvid: null, remote: () => null })),
     attachments: r.attachmentMappings().filter((a) => !seenAtts.has(a.raid)).map((a): RemoteAttachmentChange =>
       ({ action: 'delete', rfid: -1, raid: a.raid, rfileobj: null, attrs: {} })) }))
   await applyBatch(ctx, gone.features, gone.attachments, [],

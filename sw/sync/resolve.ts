@@ -15,9 +15,10 @@ import { parseWkt, toWkt } from '../geo/wkt.ts'
 import { ValueError } from '../feature/values.ts'
 import type { Conflict, FeatureState, Replica } from './types.ts'
 import { conflictNotFound } from './errors.ts'
-import { stateInput } from './state.ts'
+import { stateHash, stateInput } from './state.ts'
 
-export type Choice = { keep: 'local' | 'remote' } | { feature: FeatureState }
+/** A merged feature holds only what the person gave: the rest keeps its local value. */
+export type Choice = { keep: 'local' | 'remote' } | { feature: Partial<FeatureState> }
 
 /** A state as the API shows it: geometry as WKT. */
 export function stateJson(s: FeatureState | null): Record<string, unknown> | null {
@@ -35,22 +36,36 @@ export function parseChoice(body: Record<string, unknown>): Choice {
   if (body.keep !== undefined) throw validationError('`keep` must be "local" or "remote" - at `$.keep`')
   if (body.feature === undefined) throw validationError('Either `keep` or a merged `feature` is required - at `$`')
   const f = expectObject(body.feature, '$.feature')
-  let geom: string | null = null
+  const feature: Partial<FeatureState> = {}
   if (typeof f.geom === 'string') {
     try {
-      geom = toBase64(toWkb(parseWkt(f.geom)))
+      feature.geom = toBase64(toWkb(parseWkt(f.geom)))
     } catch (err) {
       throw validationError(`Geometry is not valid: ${(err as Error).message} - at \`$.feature.geom\``)
     }
-  } else if (f.geom !== null && f.geom !== undefined) {
+  } else if (f.geom === null) {
+    feature.geom = null
+  } else if (f.geom !== undefined) {
     throw validationError('Expected a WKT string or null - at `$.feature.geom`')
   }
-  const fields = f.fields === undefined ? {} : expectObject(f.fields, '$.feature.fields')
-  const description = f.description === undefined ? undefined : (f.description as string | null)
-  if (description !== undefined && description !== null && typeof description !== 'string') {
-    throw validationError('Expected a string or null - at `$.feature.description`')
+  if (f.fields !== undefined) {
+    const fields = expectObject(f.fields, '$.feature.fields')
+    feature.fields = isObject(fields) ? fields : {}
   }
-  return { feature: { geom, fields: isObject(fields) ? fields : {}, description } }
+  if (f.description !== undefined) {
+    if (f.description !== null && typeof f.description !== 'string') {
+      throw validationError('Expected a string or null - at `$.feature.description`')
+    }
+    feature.description = f.description
+  }
+  return { feature }
+}
+
+/** The feature a choice keeps: a merged one is the local version (the remote one if deleted here) with what was given. */
+function chosen(c: Conflict, choice: Choice): FeatureState | null {
+  if ('keep' in choice) return choice.keep === 'local' ? c.local : c.remote
+  const start = (c.local ?? c.remote)!
+  return { ...start, ...choice.feature, fields: { ...start.fields, ...choice.feature.fields } }
 }
 
 /** Applies a choice on conflict `id` of `replica`; 404 when there is no such conflict. */
@@ -60,8 +75,7 @@ export async function resolveConflict(replica: Replica, id: number, choice: Choi
     const c = r.conflict(id)
     if (!c) throw conflictNotFound(id)
     const m = r.mapping(c.fid)
-    const local = 'keep' in choice ? (choice.keep === 'local' ? c.local : c.remote) : { ...c.local ?? c.remote!, ...choice.feature,
-      fields: { ...(c.local ?? c.remote)!.fields, ...choice.feature.fields } }
+    const local = chosen(c, choice)
     r.removeConflict(id)
     // Write the chosen version here (unless it is what is here already).
     if (!('keep' in choice && choice.keep === 'local')) {
@@ -70,14 +84,18 @@ export async function resolveConflict(replica: Replica, id: number, choice: Choi
         else if (!tx.exists(c.fid)) tx.historyWrite!.restore(c.fid, stateInput(local, meta))
         else tx.update(c.fid, stateInput(local, meta))
       } catch (err) {
-        if (err instanceof ValueError) throw validationError(`Invalid field value: ${err.message} - at \`$.feature.fields\``)
+        if (err instanceof ValueError) throw validationError(`Invalid value: ${err.message} - at \`$.feature\``)
         throw err
       }
     }
+    // The remote state the person saw is the one last seen there: a remote without versions is
+    // compared by this fingerprint, so the next pull does not take that same state for a new
+    // change (which would raise the conflict again before the push).
+    const seen = c.remote && stateHash(c.remote)
     if ('keep' in choice && choice.keep === 'remote') {
       // Both sides now match the remote version.
       if (c.remote === null) r.unmap(c.fid)
-      else r.map(c.fid, c.rfid, c.rvid)
+      else r.map(c.fid, c.rfid, c.rvid, undefined, seen)
       return
     }
     if (c.remote === null) {
@@ -85,7 +103,7 @@ export async function resolveConflict(replica: Replica, id: number, choice: Choi
       r.unmap(c.fid)
     } else if (m) {
       // Sent on the next push, locked to the remote version the person saw.
-      r.map(c.fid, c.rfid, c.rvid, { vid: 0, dvid: 0 })
+      r.map(c.fid, c.rfid, c.rvid, { vid: 0, dvid: 0 }, seen)
     }
   }, { userId })
 }

@@ -13,6 +13,7 @@ import { SyncContext, zeroCounts, type Progress } from './context.ts'
 import { notLinked, remoteIncompatible, syncRunning } from './errors.ts'
 import { pull } from './pull.ts'
 import { push, resumePush } from './push.ts'
+import { problemJson } from './state.ts'
 import type { LinkState, Replica, SyncLookup, SyncReport } from './types.ts'
 
 export type SyncHost = Pick<Platform, 'fetch' | 'store' | 'now' | 'log'>
@@ -74,7 +75,8 @@ export async function syncRound(lookup: SyncLookup, host: SyncHost, id: number,
   if (!replica) throw notLinked(id)
   running.set(id, null)
   const nowIso = () => host.now().toISOString().slice(0, 19)
-  const report: SyncReport = { status: 'ok', pushed: zeroCounts(), pulled: zeroCounts(), conflicts: 0, started: nowIso(), finished: '' }
+  const report: SyncReport = { status: 'ok', pushed: zeroCounts(), pulled: zeroCounts(), conflicts: 0, problems: [],
+    started: nowIso(), finished: '' }
   let ctx: SyncContext | undefined
   try {
     ctx = await connect(lookup, host, replica, (p) => {
@@ -87,7 +89,8 @@ export async function syncRound(lookup: SyncLookup, host: SyncHost, id: number,
       if (await push(ctx) === 'none') break
       await pull(ctx)
     }
-    report.conflicts = await replica.read((_tx, r) => r.conflicts().length)
+    Object.assign(report, await replica.read((_tx, r) => ({ conflicts: r.conflicts().length, problems: r.problems().map(problemJson) })))
+    // Problems do not fail the round: everything else moved, and they are listed with it.
     report.status = report.conflicts ? 'conflicts' : 'ok'
   } catch (err) {
     const e = errorOf(err)
@@ -115,7 +118,7 @@ export async function syncAll(lookup: SyncLookup, host: SyncHost): Promise<SyncR
   for (const id of await lookup.linkedLayers()) {
     if (runningOf(lookup).has(id)) continue
     out.push(await syncRound(lookup, host, id).catch((err) => ({ status: 'error', pushed: zeroCounts(), pulled: zeroCounts(),
-      conflicts: 0, started: '', finished: '', error: { title: errorOf(err).title, message: errorOf(err).message } } as SyncReport)))
+      conflicts: 0, problems: [], started: '', finished: '', error: { title: errorOf(err).title, message: errorOf(err).message } } as SyncReport)))
   }
   return out
 }

@@ -9,6 +9,7 @@ import type { Platform } from '../platform/platform.ts'
 import { RemoteClient } from './client.ts'
 import { connectionNotFound, notLinked } from './errors.ts'
 import { runningOf } from './round.ts'
+import { problemJson } from './state.ts'
 import type { SyncLookup } from './types.ts'
 
 export interface SyncServices {
@@ -26,12 +27,13 @@ export async function syncState(services: SyncServices, id: number): Promise<Rec
     const state = r.state()
     const changes = r.localChanges()
     return { state, features: new Set(changes.map((c) => c.fid)).size, attachments: r.localAttachmentChanges().length,
-      conflicts: r.conflicts().length, history: r.history() }
+      conflicts: r.conflicts().length, problems: r.problems().map(problemJson), history: r.history() }
   })
   return {
     remote: { connection: { id: replica.link.connection }, resource: { id: replica.link.resource }, url: creds?.url ?? null },
     local_changes: { features: s.features, attachments: s.attachments },
     conflicts: s.conflicts,
+    problems: s.problems,
     last_sync: s.state?.lastSync ?? null,
     remote_version: s.state?.remoteVersion ?? 0,
     remote_epoch: s.state?.remoteEpoch ?? null,

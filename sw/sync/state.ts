@@ -7,10 +7,10 @@
  */
 import { fromBase64, toBase64 } from '../core/bytes.ts'
 import { readWkb, toWkb } from '../geo/wkb.ts'
-import { bboxOf } from '../geo/geometry.ts'
-import { fromColumn, toColumn } from '../feature/values.ts'
+import { bboxOf, layerTypeOf, type Geometry } from '../geo/geometry.ts'
+import { fromColumn, toColumn, ValueError } from '../feature/values.ts'
 import type { FeatureInput, FeatureRead, Field, FieldValue, LayerMeta } from '../feature/types.ts'
-import type { FeatureState } from './types.ts'
+import type { FeatureState, Problem, ProblemJson } from './types.ts'
 
 /** States of the local features `fids` (at `version`, if given), by fid; absent ones are missing from the map. */
 export function localStates(tx: FeatureRead, meta: LayerMeta, fids: number[], version?: number): Map<number, FeatureState> {
@@ -82,11 +82,34 @@ export function stateHash(s: FeatureState, extra = ''): string {
   return (h1 >>> 0).toString(16).padStart(8, '0') + (h2 >>> 0).toString(16).padStart(8, '0')
 }
 
-/** A local write of `state` (all fields, geometry, description). Values the layer refuses throw. */
+/** `state`'s geometry as the layer takes it; a `ValueError` when it cannot be read or is of another type. */
+function stateGeometry(state: FeatureState, meta: LayerMeta): Geometry | null {
+  if (state.geom === null) return null
+  let geom: Geometry
+  try {
+    geom = readWkb(fromBase64(state.geom))
+  } catch (err) {
+    throw new ValueError(`the geometry cannot be read: ${(err as Error).message}`)
+  }
+  const type = layerTypeOf(geom)
+  if (type !== meta.geometryType) throw new ValueError(`the geometry is a ${type}, the layer takes ${meta.geometryType}`)
+  return geom
+}
+
+/**
+ * A local write of `state` (all fields, geometry, description). What the layer refuses throws a
+ * `ValueError` naming the field or the geometry.
+ */
 export function stateInput(state: FeatureState, meta: LayerMeta): FeatureInput {
-  const geom = state.geom === null ? null : readWkb(fromBase64(state.geom))
+  const geom = stateGeometry(state, meta)
   const fields = meta.fields.filter((f) => f.keyname in state.fields)
-  const values: FieldValue[] = fields.map((f) => toColumn(f.datatype, state.fields[f.keyname]))
+  const values: FieldValue[] = fields.map((f) => {
+    try {
+      return toColumn(f.datatype, state.fields[f.keyname])
+    } catch (err) {
+      throw err instanceof ValueError ? new ValueError(`field '${f.keyname}': ${err.message}`) : err
+    }
+  })
   const input: FeatureInput = { geom, bbox: geom && bboxOf(geom), fields, values }
   if (state.description !== undefined) input.description = state.description
   return input
@@ -111,3 +134,6 @@ export function byRemoteId(meta: LayerMeta, fieldMap: Record<string, number>): M
   }
   return out
 }
+
+/** A problem as the API shows it (the round's report, the layer's sync state). */
+export const problemJson = (p: Problem): ProblemJson => ({ fid: p.fid, remote_fid: p.rfid, reason: p.reason, since: p.since })

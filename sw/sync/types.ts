@@ -86,6 +86,19 @@ export interface Conflict {
   created: string
 }
 
+/**
+ * A remote feature the pull could not take (a value this layer cannot hold, a geometry it
+ * cannot read): noted instead of failing the round, so nothing else waits for it.
+ */
+export interface Problem {
+  rfid: number
+  /** The local feature it is (`null`: not here, it came as new). */
+  fid: number | null
+  reason: string
+  /** When it was first seen. */
+  since: string
+}
+
 /** The bookkeeping of one local feature that exists on the remote. */
 export interface Mapping {
   fid: number
@@ -154,6 +167,7 @@ export interface ReplicaRead {
   conflict(id: number): Conflict | undefined
   /** The local version of a feature's description (0: never had one). */
   descriptionVid(fid: number): number
+  problems(): Problem[]
 }
 
 export interface ReplicaWrite extends ReplicaRead {
@@ -171,6 +185,9 @@ export interface ReplicaWrite extends ReplicaRead {
   unmapAttachment(aid: number): void
   addConflict(c: Omit<Conflict, 'id' | 'created'>): void
   removeConflict(id: number): void
+  /** Notes (or renews) a problem with remote feature `rfid`; its local feature waits until it is gone. */
+  setProblem(p: Omit<Problem, 'since'>): void
+  clearProblem(rfid: number): void
   /** Makes the writes so far visible to the bookkeeping (queued creates are inserted). */
   flush(): void
 }
@@ -211,7 +228,17 @@ export interface SyncReport {
   pushed: Counts
   pulled: Counts
   conflicts: number
+  /** Remote features the pulls could not take, open after the round. */
+  problems: ProblemJson[]
   started: string
   finished: string
   error?: { title: string; message?: string }
+}
+
+/** A problem as the API shows it. */
+export interface ProblemJson {
+  fid: number | null
+  remote_fid: number
+  reason: string
+  since: string
 }

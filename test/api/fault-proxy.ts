@@ -4,7 +4,8 @@
  * answer never comes back); the network then stays down for a moment (the client's retry,
  * and a browser's own, fail too). A cut can run an action first — stop the worker, SIGKILL the
  * local host — so a push or pull is interrupted at an exact step, the same way for the Node
- * host and for the service worker. Every request is logged.
+ * host and for the service worker. Answers can also be rewritten, to play a server that writes
+ * its JSON otherwise (the original's bare big integers). Every request is logged.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 
@@ -16,12 +17,28 @@ interface Rule {
   action?: () => unknown | Promise<unknown>
 }
 
+interface Rewrite {
+  match: (method: string, path: string) => boolean
+  fn: (body: string) => string
+}
+
+/**
+ * JSON text with every string that is an integer past 2^53 written as a bare number, digits
+ * kept: how the original's changes feed and feature reads send a BIGINT field's value (our own
+ * host sends those as strings).
+ */
+export function bareBigints(text: string): string {
+  return text.replace(/"(-?\d{16,})"/g, (all, digits: string) =>
+    (BigInt(digits) > BigInt(Number.MAX_SAFE_INTEGER) || BigInt(digits) < BigInt(Number.MIN_SAFE_INTEGER) ? digits : all))
+}
+
 /** How long the network stays down after a cut: the client's retry (and a browser's own) fail too. */
 const DOWN_MS = 1500
 
 export class FaultProxy {
   readonly log: { method: string; path: string; status?: number }[] = []
   #rules: Rule[] = []
+  #rewrites: Rewrite[] = []
   #downUntil = 0
   /** Cuts made so far. */
   cuts = 0
@@ -41,6 +58,13 @@ export class FaultProxy {
   /** Cuts the next request that `match`es, once. */
   cut(match: (method: string, path: string) => boolean, when: CutWhen, action?: Rule['action']): void {
     this.#rules.push({ match, when, action })
+  }
+
+  /** Rewrites the body of every answer to a request that `match`es, until the returned function is called. */
+  rewrite(match: Rewrite['match'], fn: Rewrite['fn']): () => void {
+    const r = { match, fn }
+    this.#rewrites.push(r)
+    return () => { this.#rewrites = this.#rewrites.filter((x) => x !== r) }
   }
 
   /** Waits until the network is back after a cut. */
@@ -81,7 +105,9 @@ export class FaultProxy {
       res.socket?.destroy()
       return
     }
-    const body = Buffer.from(await answer.arrayBuffer())
+    const rewrite = this.#rewrites.find((r) => r.match(method, path))
+    const raw = Buffer.from(await answer.arrayBuffer())
+    const body = rewrite ? Buffer.from(rewrite.fn(raw.toString('utf8'))) : raw
     entry.status = answer.status
     if (rule?.when === 'after') return drop()
     const out: Record<string, string> = {}

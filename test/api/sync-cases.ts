@@ -7,7 +7,7 @@
  */
 import type { Api, Expect } from './harness.ts'
 import { expectError } from './harness.ts'
-import type { FaultProxy } from './fault-proxy.ts'
+import { bareBigints, type FaultProxy } from './fault-proxy.ts'
 
 export interface SyncEnv {
   local: Api
@@ -31,10 +31,10 @@ export const FIELDS = [{ keyname: 'name', datatype: 'STRING' }, { keyname: 'n', 
 /** Totals over every case run, printed by the runner at the end. */
 export const TOTALS = { operationsSent: 0, conflictsFound: 0, featuresLost: 0 }
 
-export async function remoteLayer(env: SyncEnv, expect: Expect, versioned = true) {
+export async function remoteLayer(env: SyncEnv, expect: Expect, versioned = true, fields = FIELDS) {
   const res = await env.remote.request('POST', '/api/resource/', { body: {
     resource: { cls: 'vector_layer', parent: { id: 0 }, display_name: `team ${Date.now()} ${Math.random()}` },
-    vector_layer: { srs: { id: 3857 }, geometry_type: 'POINT', fields: FIELDS }, feature_layer: { versioning: { enabled: versioned } } } })
+    vector_layer: { srs: { id: 3857 }, geometry_type: 'POINT', fields }, feature_layer: { versioning: { enabled: versioned } } } })
   expect(res.status).toBe(201)
   return res.body.id as number
 }
@@ -91,6 +91,20 @@ export async function agree(env: SyncEnv, expect: Expect, local: number, remote:
 
 const point = (x: number, y: number, name: string, n: number | null = null) => ({ geom: `POINT(${x} ${y})`, fields: { name, n } })
 
+/** The remote's answer to `GET path` as the local side receives it (through the proxy and its rewrites). */
+async function throughProxy(env: SyncEnv, path: string): Promise<string> {
+  const auth = `Basic ${Buffer.from(`administrator:${env.remotePassword}`).toString('base64')}`
+  return (await fetch(env.remoteUrl + path, { headers: { authorization: auth } })).text()
+}
+
+/** Feature reads and changes-feed pages of the remote: what a rewrite of the remote's feature JSON applies to. */
+const featureReads = (m: string, p: string) => m === 'GET' && p.includes('/feature/') && !p.includes('/transaction/')
+
+const byName = async (api: Api, layer: number): Promise<Record<string, Feature>> =>
+  Object.fromEntries((await features(api, layer)).map((f) => [String(f.fields.name), f]))
+
+const names = async (api: Api, layer: number) => (await features(api, layer)).map((f) => String(f.fields.name)).sort()
+
 async function upload(api: Api, text: string, name: string) {
   const res = await api.request('PUT', '/api/component/file_upload/', { raw: text,
     headers: { 'content-type': 'text/plain', 'content-disposition': `attachment; filename="${name}"` } })
@@ -142,8 +156,6 @@ export const syncCases: SyncCase[] = [
       const r = (await env.remote.request('PATCH', `/api/resource/${rl}/feature/`, { body: [point(0, 0, 'keep'), point(1, 1, 'edit here'),
         point(2, 2, 'delete here'), point(3, 3, 'edit there'), point(4, 4, 'delete there')] })).body.map((x: { id: number }) => x.id)
       const lid = await link(env, expect, await connect(env, expect), rl)
-      const byName = async (api: Api, layer: number): Promise<Record<string, Feature>> =>
-        Object.fromEntries((await features(api, layer)).map((f) => [String(f.fields.name), f]))
       const lf = await byName(env.local, lid)
       // Here: create (with a photo and a description), update, delete, attach to an existing feature.
       const created = (await env.local.request('POST', `/api/resource/${lid}/feature/`, { body: { ...point(9, 9, 'new here', 1),
@@ -309,6 +321,131 @@ export const syncCases: SyncCase[] = [
       await env.local.request('PUT', `/api/resource/${lid}/feature/${lf.b}`, { body: { fields: { n: 3 } } })
       await env.remote.request('PUT', `/api/resource/${rl}/feature/${r[1].id}`, { body: { fields: { n: 4 } } })
       expect((await sync(env, expect, lid, 'conflicts')).conflicts).toBe(1)
+    },
+  },
+  {
+    name: 'BIGINTs past 2^53 sent back as bare JSON numbers (as the original does) keep every digit, and every later round syncs',
+    async run(env, expect) {
+      const undo = env.proxy.rewrite(featureReads, bareBigints)
+      try {
+        for (const versioned of [true, false]) {
+          const rl = await remoteLayer(env, expect, versioned, [...FIELDS, { keyname: 'big', datatype: 'BIGINT' }])
+          const made = (await env.remote.request('PATCH', `/api/resource/${rl}/feature/`, { body: [
+            { geom: 'POINT(1 1)', fields: { name: 'a', big: '9007199254740993' } }, { geom: 'POINT(2 2)', fields: { name: 'b', big: 1 } }] })).body
+          // The remote's answers reach the local side as the original writes them: a bare number, every digit.
+          const read = await throughProxy(env, `/api/resource/${rl}/feature/${made[0].id}`)
+          expect(read).toContain('"big":9007199254740993')
+          const lid = await link(env, expect, await connect(env, expect), rl)
+          const local = await byName(env.local, lid)
+          expect(local.a!.fields.big, `versioned ${versioned}`).toBe('9007199254740993')
+          // Both ways again, past 2^53 on either side.
+          await env.remote.request('PUT', `/api/resource/${rl}/feature/${made[0].id}`, { body: { fields: { big: '-9223372036854775807' } } })
+          await env.local.request('PUT', `/api/resource/${lid}/feature/${local.b!.id}`, { body: { fields: { big: '9007199254740995' } } })
+          const report = await sync(env, expect, lid)
+          expect(report.pulled.updated).toBe(1)
+          expect(report.pushed.updated).toBe(1)
+          expect((await byName(env.local, lid)).a!.fields.big).toBe('-9223372036854775807')
+          expect((await byName(env.remote, rl)).b!.fields.big).toBe('9007199254740995')
+          await agree(env, expect, lid, rl)
+          const again = await sync(env, expect, lid)
+          expect(again).toMatchObject({ pushed: { created: 0, updated: 0 }, pulled: { created: 0, updated: 0 }, problems: [] })
+        }
+      } finally {
+        undo()
+      }
+    },
+  },
+  {
+    name: 'a record this layer cannot take is a problem on that feature: everything else syncs both ways, and it comes in once fixed there',
+    async run(env, expect) {
+      // The remote's value 987654321 reaches us as 98765432100, beyond the INTEGER field's int32: a value this layer cannot hold.
+      const undo = env.proxy.rewrite(featureReads, (t) => t.replace(/\b987654321\b/g, '98765432100'))
+      try {
+        for (const versioned of [true, false]) {
+          const at = `versioned ${versioned}`
+          const rl = await remoteLayer(env, expect, versioned)
+          const r = (await env.remote.request('PATCH', `/api/resource/${rl}/feature/`, { body: [point(0, 0, 'one', 1), point(1, 1, 'two', 1),
+            point(2, 2, 'bad', 987654321)] })).body.map((x: { id: number }) => x.id)
+          // The first pull takes everything else; the layer is made.
+          const lid = await link(env, expect, await connect(env, expect), rl)
+          expect(await names(env.local, lid), at).toEqual(['one', 'two'])
+          let state = (await env.local.request('GET', `/api/resource/${lid}/sync`)).body
+          expect(state.problems, at).toEqual([{ fid: null, remote_fid: r[2], reason: expect.stringContaining("field 'n'"), since: expect.any(String) }])
+          expect(state.problems[0].reason).toContain('98765432100')
+          // Changes on both sides still travel, round after round.
+          const lf = await byName(env.local, lid)
+          await env.local.request('PUT', `/api/resource/${lid}/feature/${lf.one!.id}`, { body: { fields: { n: 10 } } })
+          await env.local.request('POST', `/api/resource/${lid}/feature/`, { body: point(5, 5, 'new here') })
+          await env.remote.request('PUT', `/api/resource/${rl}/feature/${r[1]}`, { body: { fields: { n: 20 } } })
+          await env.remote.request('POST', `/api/resource/${rl}/feature/`, { body: point(6, 6, 'new there') })
+          const report = await sync(env, expect, lid)
+          expect(report.pushed, at).toMatchObject({ created: 1, updated: 1 })
+          expect(report.pulled, at).toMatchObject({ created: 1, updated: 1 })
+          expect(report.problems, at).toEqual([expect.objectContaining({ fid: null, remote_fid: r[2] })])
+          expect(await names(env.local, lid)).toEqual(['new here', 'new there', 'one', 'two'])
+          expect(await names(env.remote, rl)).toEqual(['bad', 'new here', 'new there', 'one', 'two'])
+          expect((await byName(env.remote, rl)).one!.fields.n).toBe(10)
+          expect((await byName(env.local, lid)).two!.fields.n).toBe(20)
+          // A feature already here that the remote turns bad keeps its last good state, and waits.
+          await env.remote.request('PUT', `/api/resource/${rl}/feature/${r[1]}`, { body: { fields: { n: 987654321 } } })
+          const second = await sync(env, expect, lid)
+          expect(second.problems.map((p: { remote_fid: number }) => p.remote_fid).sort(), at).toEqual([r[1], r[2]].sort())
+          expect(second.problems.find((p: { remote_fid: number }) => p.remote_fid === r[1]).fid).toBe(lf.two!.id)
+          expect((await byName(env.local, lid)).two!.fields.n).toBe(20)
+          // Fixed there: both come in, and nothing is left to report.
+          await env.remote.request('PUT', `/api/resource/${rl}/feature/${r[1]}`, { body: { fields: { n: 21 } } })
+          await env.remote.request('PUT', `/api/resource/${rl}/feature/${r[2]}`, { body: { fields: { n: 22 } } })
+          const fixed = await sync(env, expect, lid)
+          expect(fixed.problems, at).toEqual([])
+          expect(fixed.pulled, at).toMatchObject({ created: 1, updated: 1 })
+          state = (await env.local.request('GET', `/api/resource/${lid}/sync`)).body
+          expect(state.problems).toEqual([])
+          expect((await byName(env.local, lid)).bad!.fields.n).toBe(22)
+          await agree(env, expect, lid, rl)
+        }
+      } finally {
+        undo()
+      }
+    },
+  },
+  {
+    name: 'a kept local version and a merged feature are pushed and stay resolved, on a versioned and an unversioned remote; what a merge does not give keeps its local value',
+    async run(env, expect) {
+      for (const versioned of [true, false]) {
+        const at = `versioned ${versioned}`
+        const rl = await remoteLayer(env, expect, versioned)
+        const r = (await env.remote.request('PATCH', `/api/resource/${rl}/feature/`, { body: [point(0, 0, 'mine', 1), point(1, 1, 'merge', 1)] }))
+          .body.map((x: { id: number }) => x.id)
+        const lid = await link(env, expect, await connect(env, expect), rl)
+        const lf = await byName(env.local, lid)
+        await env.local.request('PUT', `/api/resource/${lid}/feature/${lf.mine!.id}`, { body: { fields: { n: 10 } } })
+        await env.remote.request('PUT', `/api/resource/${rl}/feature/${r[0]}`, { body: { fields: { n: 100 } } })
+        await env.local.request('PUT', `/api/resource/${lid}/feature/${lf.merge!.id}`, { body: { geom: 'POINT(11 11)', extensions: { description: 'here' } } })
+        await env.remote.request('PUT', `/api/resource/${rl}/feature/${r[1]}`, { body: { fields: { n: 200 } } })
+        expect((await sync(env, expect, lid, 'conflicts')).conflicts, at).toBe(2)
+        const list = (await env.local.request('GET', `/api/resource/${lid}/sync/conflict/`)).body as Record<string, any>[]
+        const conflict = (name: string) => list.find((c) => c.local.fields.name === name)!
+        const put = (c: Record<string, any>, body: unknown) => env.local.request('PUT', `/api/resource/${lid}/sync/conflict/${c.id}`, { body })
+        expect((await put(conflict('mine'), { keep: 'local' })).status).toBe(200)
+        // Only the fields are given: the geometry and the description stay as they are here.
+        expect((await put(conflict('merge'), { feature: { fields: { n: 200 } } })).status).toBe(200)
+        const merged = (await env.local.request('GET', `/api/resource/${lid}/feature/${lf.merge!.id}`)).body
+        expect(merged, at).toMatchObject({ geom: 'POINT(11 11)', fields: { name: 'merge', n: 200 }, extensions: { description: 'here' } })
+        const report = await sync(env, expect, lid)
+        // Two features, and the merged one's description as an operation of its own.
+        expect(report, at).toMatchObject({ conflicts: 0, pushed: { created: 0, updated: 3, deleted: 0 } })
+        const remote = await byName(env.remote, rl)
+        expect(remote.mine!.fields.n, at).toBe(10)
+        expect(remote.merge, at).toMatchObject({ geom: 'POINT(11 11)', fields: { n: 200 } })
+        expect((await env.remote.request('GET', `/api/resource/${rl}/feature/${r[1]}`)).body.extensions.description).toBe('here')
+        // Resolved for good: the next rounds move nothing and raise nothing.
+        for (let i = 0; i < 2; i++) {
+          const next = await sync(env, expect, lid)
+          expect(next, at).toMatchObject({ conflicts: 0, pushed: { created: 0, updated: 0 }, pulled: { created: 0, updated: 0 } })
+        }
+        expect((await env.local.request('GET', `/api/resource/${lid}/sync/conflict/`)).body).toEqual([])
+        await agree(env, expect, lid, rl)
+      }
     },
   },
   {

@@ -7,11 +7,12 @@
  * - `sync_fid` / `sync_aid`: which local feature/attachment is which remote one, and the local
  *   version each was at when both sides last matched (`base`): a later local version is a
  *   change waiting to be pushed;
- * - `sync_conflict`: features changed on both sides, both versions kept.
+ * - `sync_conflict`: features changed on both sides, both versions kept;
+ * - `sync_problem`: remote features the pull could not take, and why.
  */
 import type { SqlDb } from '../../store/database.ts'
 import type {
-  AttachmentMapping, Conflict, LinkState, LocalAttachmentChange, LocalChange, LocalRecord, Mapping, ReplicaWrite, SyncReport,
+  AttachmentMapping, Conflict, LinkState, LocalAttachmentChange, LocalChange, LocalRecord, Mapping, Problem, ReplicaWrite, SyncReport,
 } from '../../sync/types.ts'
 
 /** How many sync reports a layer keeps. */
@@ -27,6 +28,13 @@ export function addReplicaTables(db: SqlDb): void {
     CREATE TABLE sync_conflict (id INTEGER PRIMARY KEY AUTOINCREMENT, fid INTEGER NOT NULL, rfid INTEGER NOT NULL,
       kind TEXT NOT NULL, local TEXT, remote TEXT, rvid INTEGER, created TEXT NOT NULL);
     CREATE INDEX sync_conflict_fid ON sync_conflict (fid);`)
+  addProblemTable(db)
+}
+
+/** Schema 3: remote features a pull could not take are noted, not a failed round. */
+export function addProblemTable(db: SqlDb): void {
+  db.exec(`CREATE TABLE sync_problem (rfid INTEGER PRIMARY KEY, fid INTEGER, reason TEXT NOT NULL, since TEXT NOT NULL);
+    CREATE INDEX sync_problem_fid ON sync_problem (fid);`)
 }
 
 const MAPPING = `m.fid, m.rfid, m.rvid, m.base, m.dbase, m.rhash`
@@ -38,8 +46,12 @@ const asConflict = (r: unknown[]): Conflict => ({ id: Number(r[0]), fid: Number(
   kind: r[3] as Conflict['kind'], local: r[4] === null ? null : JSON.parse(String(r[4])),
   remote: r[5] === null ? null : JSON.parse(String(r[5])), rvid: r[6] === null ? null : Number(r[6]), created: String(r[7]) })
 
-/** Features with an open conflict wait for a person; nothing of them is pushed or pulled. */
-const NOT_IN_CONFLICT = `s.fid NOT IN (SELECT fid FROM sync_conflict)`
+/**
+ * Features with an open conflict wait for a person, and those whose remote state could not be
+ * taken wait for it to be fixed there: nothing of them is pushed (a lock older than the
+ * remote's would fail the whole transaction).
+ */
+const NOT_HELD = `s.fid NOT IN (SELECT fid FROM sync_conflict) AND s.fid NOT IN (SELECT fid FROM sync_problem WHERE fid IS NOT NULL)`
 
 type Stmt = ReturnType<SqlDb['prepare']>
 type Bind = (string | number | null)[]
@@ -142,12 +154,12 @@ export class ReplicaTx implements ReplicaWrite {
   localChanges(): LocalChange[] {
     const out: LocalChange[] = []
     for (const r of this.db.selectArrays(`SELECT s.fid, s.vid FROM feature_vstate s LEFT JOIN sync_fid m ON m.fid = s.fid
-        WHERE m.fid IS NULL AND s.op != 'D' AND ${NOT_IN_CONFLICT} ORDER BY s.fid`)) {
+        WHERE m.fid IS NULL AND s.op != 'D' AND ${NOT_HELD} ORDER BY s.fid`)) {
       out.push({ fid: Number(r[0]), kind: 'create', vid: Number(r[1]) })
     }
     for (const r of this.db.selectArrays(`SELECT ${MAPPING}, s.vid, s.op,
           coalesce((SELECT d.vid FROM ext_vstate d WHERE d.ext = 'description' AND d.eid = m.fid), 0) AS dvid
-        FROM sync_fid m JOIN feature_vstate s ON s.fid = m.fid WHERE ${NOT_IN_CONFLICT} ORDER BY m.fid`)) {
+        FROM sync_fid m JOIN feature_vstate s ON s.fid = m.fid WHERE ${NOT_HELD} ORDER BY m.fid`)) {
       const mapping = asMapping(r)
       const [vid, op, dvid] = [Number(r[6]), String(r[7]), Number(r[8])]
       if (vid !== mapping.base) out.push({ fid: mapping.fid, kind: op === 'D' ? 'delete' : 'update', vid, mapping })
@@ -159,7 +171,7 @@ export class ReplicaTx implements ReplicaWrite {
   localAttachmentChanges(): LocalAttachmentChange[] {
     return this.db.selectArrays(`SELECT s.eid, s.fid, s.vid, s.op, a.fileobj, m.aid, m.raid, m.base, m.lfileobj, m.rfileobj
         FROM ext_vstate s LEFT JOIN sync_aid m ON m.aid = s.eid LEFT JOIN feature_attachment a ON a.id = s.eid
-        WHERE s.ext = 'attachment' AND ((m.aid IS NULL AND s.op != 'D') OR s.vid != m.base) AND ${NOT_IN_CONFLICT}
+        WHERE s.ext = 'attachment' AND ((m.aid IS NULL AND s.op != 'D') OR s.vid != m.base) AND ${NOT_HELD}
         ORDER BY s.eid`).map((r) => {
       const mapped = r[5] !== null
       const kind = !mapped ? 'create' : r[3] === 'D' ? 'delete' : 'update'
@@ -175,6 +187,11 @@ export class ReplicaTx implements ReplicaWrite {
   conflict(id: number): Conflict | undefined {
     const r = this.db.selectArray(`SELECT id, fid, rfid, kind, local, remote, rvid, created FROM sync_conflict WHERE id = ?`, [id])
     return r && asConflict(r)
+  }
+
+  problems(): Problem[] {
+    return this.db.selectArrays(`SELECT rfid, fid, reason, since FROM sync_problem ORDER BY rfid`).map((r) => ({
+      rfid: Number(r[0]), fid: r[1] === null ? null : Number(r[1]), reason: String(r[2]), since: String(r[3]) }))
   }
 
   setState(state: LinkState): void {
@@ -227,6 +244,15 @@ export class ReplicaTx implements ReplicaWrite {
 
   removeConflict(id: number): void {
     this.db.exec({ sql: `DELETE FROM sync_conflict WHERE id = ?`, bind: [id] })
+  }
+
+  setProblem(p: Omit<Problem, 'since'>): void {
+    this.#exec(`INSERT INTO sync_problem (rfid, fid, reason, since) VALUES (?, ?, ?, ?)
+      ON CONFLICT (rfid) DO UPDATE SET fid = excluded.fid, reason = excluded.reason`, [p.rfid, p.fid, p.reason, this.now()])
+  }
+
+  clearProblem(rfid: number): void {
+    this.#exec(`DELETE FROM sync_problem WHERE rfid = ?`, [rfid])
   }
 
   flush(): void {

@@ -11,11 +11,11 @@ import { projectionOf } from '../../geo/srs.ts'
 import { gpkgBbox } from '../../geo/gpkg.ts'
 import type { Field, FieldType, LayerMeta } from '../../feature/types.ts'
 import { addHistoryTables, HISTORY_TABLE } from './history-schema.ts'
-import { addReplicaTables } from './replica.ts'
+import { addProblemTable, addReplicaTables } from './replica.ts'
 
 export const FEATURE_TABLE = 'feature'
 export const RTREE_TABLE = 'rtree_feature_geom'
-const SCHEMA_VERSION = '2'
+const SCHEMA_VERSION = '3'
 
 /** SQLite column types of the field types, as GeoPackage names them. */
 export const COLUMN_TYPES: Record<FieldType, string> = {
@@ -33,11 +33,16 @@ export function migrateLayer(db: SqlDb, meta: LayerMeta): void {
   const version = db.selectValue(`SELECT 1 FROM sqlite_master WHERE name = 'layer_meta'`)
     ? db.selectValue(`SELECT value FROM layer_meta WHERE key = 'schema'`) : undefined
   if (version === SCHEMA_VERSION) return
-  if (version === '1') {
-    // 2: the change journal became versions and history (reference §12).
-    const cols = db.selectObjects(`SELECT field_id, datatype FROM layer_column`) as { field_id: number; datatype: FieldType }[]
-    addHistoryTables(db, cols.map((c) => `${columnOf(c.field_id)} ${COLUMN_TYPES[c.datatype]}`))
-    addReplicaTables(db)
+  if (version === '1' || version === '2') {
+    if (version === '1') {
+      // 2: the change journal became versions and history (reference §12); the sync tables came with it.
+      const cols = db.selectObjects(`SELECT field_id, datatype FROM layer_column`) as { field_id: number; datatype: FieldType }[]
+      addHistoryTables(db, cols.map((c) => `${columnOf(c.field_id)} ${COLUMN_TYPES[c.datatype]}`))
+      addReplicaTables(db)
+    } else {
+      // 3: remote features a pull could not take (sync_problem).
+      addProblemTable(db)
+    }
     db.exec({ sql: `UPDATE layer_meta SET value = ? WHERE key = 'schema'`, bind: [SCHEMA_VERSION] })
     return
   }
