@@ -98,7 +98,7 @@ async function fromFeed(ctx: SyncContext, ops: Op[], staged: string[]) {
   }
   const known = await ctx.replica.read((_tx, r) => ({
     fids: new Map([...byFid.keys()].map((rfid) => [rfid, r.localOf(rfid)])),
-    problems: new Set(r.problems().map((p) => p.rfid)),
+    problems: new Map(r.problems().map((p) => [p.rfid, p.fid])),
     atts: new Map(atts.map((op) => [Number(op.aid), r.localAttachmentOf(Number(op.aid))])) }))
   const features: RemoteFeatureChange[] = []
   for (const [rfid, { fop, dop }] of byFid) {
@@ -108,7 +108,13 @@ async function fromFeed(ctx: SyncContext, ops: Op[], staged: string[]) {
     const partial = !m || !m.base || known.problems.has(rfid)
     const needFull = !!fop && (fop.action === 'feature.restore' || (fop.action === 'feature.update' && partial))
       || (!fop && !!dop && partial)
-    const full = needFull ? remoteState(ctx, await ctx.client.get(ctx.path(`/feature/${rfid}?dt_format=iso&extensions=description`))) : undefined
+    // A feature that never came here (its creation was a problem) left its attachments behind too.
+    const unborn = known.problems.get(rfid) === null
+    const body = needFull ? await ctx.client.get(ctx.path(`/feature/${rfid}?dt_format=iso&extensions=description${unborn ? ',attachment' : ''}`)) : undefined
+    const full = body && remoteState(ctx, body)
+    for (const a of (unborn && full && !(full instanceof Error) ? body.extensions?.attachment ?? [] : []) as Op[]) {
+      if (!atts.some((op) => Number(op.aid) === Number(a.id))) atts.push({ ...a, action: 'attachment.create', fid: rfid, aid: a.id })
+    }
     const rvid = Number(fop?.vid ?? dop?.vid ?? NaN)
     features.push({ rfid, rvid: Number.isNaN(rvid) ? null : rvid, remote: (base) => {
       if (fop?.action === 'feature.delete') return null

@@ -366,6 +366,8 @@ export const syncCases: SyncCase[] = [
           const rl = await remoteLayer(env, expect, versioned)
           const r = (await env.remote.request('PATCH', `/api/resource/${rl}/feature/`, { body: [point(0, 0, 'one', 1), point(1, 1, 'two', 1),
             point(2, 2, 'bad', 987654321)] })).body.map((x: { id: number }) => x.id)
+          // Its photo comes with it once it can be taken.
+          await env.remote.request('POST', `/api/resource/${rl}/feature/${r[2]}/attachment/`, { body: { file_upload: await upload(env.remote, 'bad photo', 'b.txt') } })
           // The first pull takes everything else; the layer is made.
           const lid = await link(env, expect, await connect(env, expect), rl)
           expect(await names(env.local, lid), at).toEqual(['one', 'two'])
@@ -400,7 +402,7 @@ export const syncCases: SyncCase[] = [
           expect(fixed.pulled, at).toMatchObject({ created: 1, updated: 1 })
           state = (await env.local.request('GET', `/api/resource/${lid}/sync`)).body
           expect(state.problems).toEqual([])
-          expect((await byName(env.local, lid)).bad!.fields.n).toBe(22)
+          expect((await byName(env.local, lid)).bad, at).toMatchObject({ fields: { n: 22 }, extensions: { attachment: [{ name: 'b.txt', size: 9 }] } })
           await agree(env, expect, lid, rl)
         }
       } finally {
