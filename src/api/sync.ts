@@ -8,11 +8,15 @@ import type { Ref, ResourceItem } from './resource.ts'
 
 export interface Counts { created: number; updated: number; deleted: number; attachments: number }
 
+/** A remote feature the pulls could not take here, and why (docs/sync.md, "Problems"). */
+export interface SyncProblem { fid: number | null; remote_fid: number; reason: string; since: string }
+
 export interface SyncReport {
   status: 'ok' | 'conflicts' | 'error'
   pushed: Counts
   pulled: Counts
   conflicts: number
+  problems: SyncProblem[]
   started: string
   finished: string
   error?: { title: string; message?: string }
@@ -24,6 +28,7 @@ export interface SyncState {
   remote: { connection: Ref; resource: Ref; url: string | null }
   local_changes: { features: number; attachments: number }
   conflicts: number
+  problems: SyncProblem[]
   last_sync: string | null
   pending: { push: boolean; pull: boolean }
   running: SyncProgress | null
@@ -58,7 +63,8 @@ export interface RemoteItem {
   versioning: { enabled: boolean } | null
 }
 
-export type Resolution = { keep: 'local' | 'remote' } | { feature: { geom: string | null; fields: Record<string, unknown>; description?: string | null } }
+/** A merged feature: what it leaves out (geometry, description, fields) keeps its local value. */
+export type Resolution = { keep: 'local' | 'remote' } | { feature: { geom?: string | null; fields?: Record<string, unknown>; description?: string | null } }
 
 /** The team servers connected (remote connection resources, with their URL and login). */
 export const listConnections = () =>

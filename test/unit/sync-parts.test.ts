@@ -7,6 +7,7 @@ import { decryptSecret, encryptSecret, newSecretKey } from '../../sw/core/secret
 import { nodeSecretKey } from '../../sw/host/node-secret.ts'
 import { decodeCursor, encodeCursor } from '../../sw/feature/versioning/cursor.ts'
 import { sameState, stateHash, withChanges } from '../../sw/sync/state.ts'
+import { parseRemoteJson } from '../../sw/sync/remote-json.ts'
 import { createApp, nodePlatform } from '../../sw/host/node.ts'
 import type { Field } from '../../sw/feature/types.ts'
 
@@ -90,5 +91,18 @@ describe('feature states', () => {
     const base = { geom: 'AAA=', fields: { a: 'x', b: 'y' }, description: 'd' }
     expect(withChanges(base, { fields: [[11, 'z'], [99, 'ignored']] }, byRid)).toEqual({ geom: 'AAA=', fields: { a: 'x', b: 'z' }, description: 'd' })
     expect(withChanges(base, { geom: null }, byRid).geom).toBeNull()
+  })
+})
+
+describe('the remote\'s JSON', () => {
+  it('keeps every digit of integers past 2^53 (as text), and reads everything else as JSON.parse does', () => {
+    const feed = '[{"action":"feature.update","fid":3,"vid":9,"fields":[[32,9007199254740993],[33,-9223372036854775807],[34,12],[35,1.5e300]]}]'
+    expect(parseRemoteJson(feed)).toEqual([{ action: 'feature.update', fid: 3, vid: 9,
+      fields: [[32, '9007199254740993'], [33, '-9223372036854775807'], [34, 12], [35, 1.5e300]] }])
+    // 2^53 - 1 is exact as a number; a long run of digits inside a string stays a string.
+    expect(parseRemoteJson('{"a":9007199254740991,"b":"12345678901234567890","a":1}')).toEqual({ a: 1, b: '12345678901234567890' })
+    expect(parseRemoteJson('{"x":0.12345678901234567890}')).toEqual({ x: 0.12345678901234568 })
+    expect(Object.getPrototypeOf(parseRemoteJson('{"__proto__":{"p":1},"n":12345678901234567890}'))).toBe(Object.prototype)
+    expect(() => parseRemoteJson('{"n":12345678901234567890')).toThrow(SyntaxError)
   })
 })
