@@ -428,6 +428,10 @@ export const syncCases: SyncCase[] = [
         const list = (await env.local.request('GET', `/api/resource/${lid}/sync/conflict/`)).body as Record<string, any>[]
         const conflict = (name: string) => list.find((c) => c.local.fields.name === name)!
         const put = (c: Record<string, any>, body: unknown) => env.local.request('PUT', `/api/resource/${lid}/sync/conflict/${c.id}`, { body })
+        // A merge this layer cannot take is a 422 and leaves the conflict as it was.
+        expectError(expect, await put(conflict('merge'), { feature: { geom: 'LINESTRING(0 0, 1 1)' } }), 422, 'nextgisweb.core.exception.ValidationError')
+        expectError(expect, await put(conflict('merge'), { feature: { fields: { n: 'many' } } }), 422, 'nextgisweb.core.exception.ValidationError')
+        expect((await env.local.request('GET', `/api/resource/${lid}/sync/conflict/${conflict('merge').id}`)).status).toBe(200)
         expect((await put(conflict('mine'), { keep: 'local' })).status).toBe(200)
         // Only the fields are given: the geometry and the description stay as they are here.
         expect((await put(conflict('merge'), { feature: { fields: { n: 200 } } })).status).toBe(200)

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { createApp, nodePlatform } from '../../sw/host/node.ts'
 import { Database } from '../../sw/store/database.ts'
+import { migrateLayer } from '../../sw/classes/vector_layer/schema.ts'
+import type { LayerMeta } from '../../sw/feature/types.ts'
 
 const AUTH = { authorization: 'Basic ' + btoa('administrator:pw') }
 
@@ -43,6 +45,24 @@ describe('feature storage', () => {
       expect(sql.selectArrays('SELECT fid, vid, nid, op, nop FROM feature_history ORDER BY fid, vid')).toEqual([[a, 2, 3, 'C', 'U'], [b, 2, 4, 'C', 'D']])
       expect(sql.selectValues('SELECT id FROM feature_version ORDER BY id')).toEqual([1, 2, 3, 4])
       for (const t of ['feature_attachment', 'feature_description']) expect(sql.selectValue(`SELECT 1 FROM sqlite_master WHERE name = ?`, [t])).toBe(1)
+    })
+    await db.close()
+  })
+
+  it('migrates a layer of schema 2 to 3: the sync problems table is added, nothing else changes', async () => {
+    const { platform, call, layer, image } = await setup()
+    await call('POST', `/api/resource/${layer}/feature/`, { geom: 'POINT(1 2)', fields: { name: 'kept' } })
+    const old = await image()
+    await old.write((sql) => {
+      sql.exec(`DROP TABLE sync_problem; UPDATE layer_meta SET value = '2' WHERE key = 'schema'`)
+    })
+    await old.close()
+    const meta = { resourceId: layer, srs: 3857, geometryType: 'POINT', fields: [] } as unknown as LayerMeta
+    const db = await Database.open(await platform.sqlite(), platform.store, `layer-${layer}`, (sql) => migrateLayer(sql, meta))
+    await db.read((sql) => {
+      expect(sql.selectValue(`SELECT value FROM layer_meta WHERE key = 'schema'`)).toBe('3')
+      expect(sql.selectValues(`SELECT name FROM pragma_table_info('sync_problem')`)).toEqual(['rfid', 'fid', 'reason', 'since'])
+      expect(sql.selectValue(`SELECT count(*) FROM feature`)).toBe(1)
     })
     await db.close()
   })
