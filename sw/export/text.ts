@@ -31,7 +31,8 @@ export async function* geojsonText(src: ExportSource, name: string): AsyncGenera
   for await (const page of exportRows(src)) {
     let out = ''
     for (const row of page) {
-      const props = row.values.map((v, i) => `${keys[i]}:${jsonValue(v, kinds[i]!)}`)
+      // Null values are left out, as GDAL writes the original's (an unset field has no member).
+      const props = row.values.flatMap((v, i) => (v === null ? [] : [`${keys[i]}:${jsonValue(v, kinds[i]!)}`]))
       if (fidKey) props.push(`${fidKey}:${row.fid}`)
       out += `${first ? '' : ',\n'}{"type":"Feature","id":${row.fid},"properties":{${props.join(',')}},"geometry":${row.geom ? geometryJson(row.geom) : 'null'}}`
       first = false
