@@ -128,14 +128,14 @@ export const exportCases: ApiCase[] = [
     },
   },
   {
-    name: 'GeoJSON export: 4326 by default, id = fid; /geojson keeps the layer srs with a crs member',
+    name: 'GeoJSON export: 4326 by default (crs CRS84, as the original), id = fid; /geojson keeps the layer srs with a crs member',
     async run(api, expect) {
       const { id, name, fids } = await seed(api, expect)
       const text = new TextDecoder().decode(await download(api, expect, `/api/resource/${id}/export?format=GeoJSON&zipped=false`,
         'application/json', `${id}.geojson`))
       const doc = JSON.parse(text)
       expect(doc.name).toBe(name)
-      expect(doc.crs).toBeUndefined()
+      expect(doc.crs).toEqual({ type: 'name', properties: { name: 'urn:ogc:def:crs:OGC:1.3:CRS84' } })
       expect(doc.features.map((f: { id: number }) => f.id)).toEqual(fids)
       expect(doc.features[0].properties).toEqual({ ...ROWS[0]!.fields, big: 9007199254740993 })
       expect(text).toContain('"big":9007199254740993,') // exact digits, not a rounded double
