@@ -225,6 +225,9 @@ const SCENARIOS: Scenario[] = [
   { name: 'errors', async run(s) {
     await s.send('wrong password', 'GET', '/api/component/auth/current_user', { auth: { login: 'administrator', password: 'wrong-password' } })
     await s.send('bad auth header', 'GET', '/api/resource/0', { auth: 'guest', headers: { authorization: 'Basic !!!' } })
+    await s.send('login, wrong password', 'POST', '/api/component/auth/login', { auth: 'guest', body: { login: 'administrator', password: 'nope' } })
+    await s.send('guest where a user is required', 'GET', '/api/component/auth/current_user?require_authenticated=true', { auth: 'guest' })
+    await s.send('guest profile', 'GET', '/api/component/auth/profile', { auth: 'guest' })
     await s.send('guest create', 'POST', '/api/resource/', { auth: 'guest', body: { resource: { cls: 'resource_group',
       parent: { id: s.parent }, display_name: s.name('guest') } } })
     const body = { resource: { cls: 'resource_group', parent: { id: s.parent }, display_name: s.name('twice') } }

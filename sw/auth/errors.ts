@@ -15,9 +15,9 @@ export const invalidCredentials = () =>
 export const invalidAuthorizationHeader = () =>
   new ApiError(400, 'Invalid authorization header', { exception: `${AUTH}.InvalidAuthorizationHeader` })
 
+/** A guest where a user is required: the original raises Pyramid's HTTPUnauthorized, hence its class. */
 export const authenticationRequired = () =>
-  new ApiError(401, 'Unauthorized', { message: 'Authentication required.',
-    exception: `${AUTH}.UnauthorizedException` })
+  new ApiError(401, 'Unauthorized', { message: 'Unauthorized', exception: 'nextgisweb.pyramid.exception.PyramidHTTPError' })
 
 export const userDisabled = () =>
   new ApiError(401, 'User disabled', { message: 'This user account is disabled.',

@@ -13,7 +13,7 @@ export const authCases: ApiCase[] = [
       expect(res.body).toMatchObject({ keyname: 'guest', auth_medium: null, auth_provider: null })
       expect(Object.keys(res.body).slice(0, 3)).toEqual(['id', 'keyname', 'display_name'])
       expectError(expect, await api.request('GET', '/api/component/auth/current_user?require_authenticated=true', { auth: 'guest' }),
-        401, 'nextgisweb.auth.exception.UnauthorizedException')
+        401, 'nextgisweb.pyramid.exception.PyramidHTTPError')
     },
   },
   {

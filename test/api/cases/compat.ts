@@ -71,7 +71,7 @@ export const compatCases: ApiCase[] = [
     },
   },
   {
-    name: 'auth, epoch, range and transaction errors carry no message and no data, as the original\'s',
+    name: 'auth, epoch, range and transaction errors carry no message and no data; a guest where a user is required gets Unauthorized; as the original\'s',
     async run(api, expect) {
       const bare = (res: { body: Record<string, unknown> }, title: string) => {
         expect(res.body.title).toBe(title)
@@ -81,6 +81,15 @@ export const compatCases: ApiCase[] = [
       const wrong = await api.request('GET', '/api/component/auth/current_user', { auth: { login: 'administrator', password: 'wrong' } })
       expectError(expect, wrong, 401, 'nextgisweb.auth.exception.InvalidCredentialsException')
       bare(wrong, 'Invalid credentials')
+      const login = await api.request('POST', '/api/component/auth/login', { auth: 'guest', body: { login: 'administrator', password: 'nope' } })
+      expectError(expect, login, 401, 'nextgisweb.auth.exception.InvalidCredentialsException')
+      bare(login, 'Invalid credentials')
+      // A guest where a user is required: Pyramid's HTTPUnauthorized in the original, with its message.
+      for (const path of ['/api/component/auth/current_user?require_authenticated=true', '/api/component/auth/profile']) {
+        const guest = await api.request('GET', path, { auth: 'guest' })
+        expectError(expect, guest, 401, 'nextgisweb.pyramid.exception.PyramidHTTPError')
+        expect(guest.body).toMatchObject({ title: 'Unauthorized', message: 'Unauthorized', data: {} })
+      }
       const garbled = await api.request('GET', '/api/resource/0', { headers: { authorization: 'Basic !!!' }, auth: 'guest' })
       expectError(expect, garbled, 400, 'nextgisweb.auth.exception.InvalidAuthorizationHeader')
       bare(garbled, 'Invalid authorization header')
