@@ -6,17 +6,18 @@ import { ApiError } from '../core/error.ts'
 
 const AUTH = 'nextgisweb.auth.exception'
 
+// These two carry no `message`, as the original's: ngw-connector rejects with the body's
+// `message`, and a wrong password is then an `undefined` rejection that its `connect()`
+// swallows (the session goes on as the guest). A message would make it fail instead.
 export const invalidCredentials = () =>
-  new ApiError(401, 'Invalid credentials', { message: 'Invalid login or password.',
-    exception: `${AUTH}.InvalidCredentialsException` })
+  new ApiError(401, 'Invalid credentials', { exception: `${AUTH}.InvalidCredentialsException` })
 
 export const invalidAuthorizationHeader = () =>
-  new ApiError(400, 'Invalid authorization header', { message: 'The Authorization header could not be parsed.',
-    exception: `${AUTH}.InvalidAuthorizationHeader` })
+  new ApiError(400, 'Invalid authorization header', { exception: `${AUTH}.InvalidAuthorizationHeader` })
 
+/** A guest where a user is required: the original raises Pyramid's HTTPUnauthorized, hence its class. */
 export const authenticationRequired = () =>
-  new ApiError(401, 'Unauthorized', { message: 'Authentication required.',
-    exception: `${AUTH}.UnauthorizedException` })
+  new ApiError(401, 'Unauthorized', { message: 'Unauthorized', exception: 'nextgisweb.pyramid.exception.PyramidHTTPError' })
 
 export const userDisabled = () =>
   new ApiError(401, 'User disabled', { message: 'This user account is disabled.',

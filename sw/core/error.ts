@@ -82,7 +82,7 @@ export const parameterRequired = (name: string) =>
     data: { location: ['query', name] }, exception: `${CORE}.ValidationError` })
 
 export const malformedJsonBody = (cause?: unknown) =>
-  new ApiError(400, 'Malformed JSON body', { message: 'Failed to decode the request body as JSON.',
+  new ApiError(400, 'Malformed JSON body', { message: 'The JSON body of the request is malformed or invalid.',
     exception: 'nextgisweb.pyramid.tomb.exception.MalformedJSONBody', cause })
 
 export const insufficientPermissions = (permission: string, scope: string, resourceId: number) =>

@@ -159,7 +159,8 @@ function createSchema(db: SqlDb, src: ExportSource, o: Layout): void {
   const columns = [`${quoteId(o.fidCol)} INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL`,
     `${quoteId(o.geomCol)} ${src.meta.geometryType.replace(/Z$/, '')}`,
     ...src.columns.map((c) => `${quoteId(c.name)} ${GPKG_TYPES[c.field.datatype]}`),
-    ...(src.fidField ? [`${quoteId(src.fidField)} INTEGER`] : [])]
+    // MEDIUMINT: GDAL reads it as a 32-bit Integer, as the original's (GDAL-written) file has it.
+    ...(src.fidField ? [`${quoteId(src.fidField)} MEDIUMINT`] : [])]
   db.exec(`CREATE TABLE ${q(o, o.table)} (${columns.join(', ')})`)
 }
 
@@ -177,8 +178,9 @@ function copyFeatures(t: GpkgTables, src: ExportSource, o: Layout): void {
   const values = [src.fidField ? 'NULL' : 'f.fid', reprojected ? 'outpost_export_geom(f.geom)' : 'f.geom',
     ...src.columns.map((c) => {
       const col = `f.${t.column(c.field)}`
-      // GeoPackage datetimes are ISO 8601 with milliseconds and a zone (OGC 12-128r18 §1.1.1.1.1).
-      return c.field.datatype === 'DATETIME' ? `${col} || '.000Z'` : col
+      // Field values are naive datetimes: written as GDAL writes one without a zone (as the
+      // original's file has them), so desktop GIS does not read them as UTC.
+      return c.field.datatype === 'DATETIME' ? `${col} || '.000'` : col
     }), ...(src.fidField ? ['f.fid'] : [])]
   const { where, bind } = t.where(src.filter)
   t.db.exec({ sql: `INSERT INTO ${q(o, o.table)} SELECT ${values.join(', ')} FROM main."${t.featureTable}" f
@@ -195,7 +197,7 @@ async function writeFeatures(sqlite: Sqlite3Static, db: SqlDb, src: ExportSource
     insertMany(sqlite, db, head, page.map((r) => {
       const row: BulkValue[] = [src.fidField ? null : r.fid, r.geom ? encodeGpkg(r.geom, src.srs) : null]
       r.values.forEach((v, i) => row.push(v === null ? null : typeof v === 'boolean' ? (v ? 1 : 0)
-        : types[i] === 'DATETIME' ? `${v}.000Z` : v))
+        : types[i] === 'DATETIME' ? `${v}.000` : v))
       if (src.fidField) row.push(r.fid)
       return row
     }))

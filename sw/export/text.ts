@@ -1,7 +1,7 @@
 /**
  * @module export/text
  * GeoJSON and CSV written here, a page of features at a time, as GDAL lays them out for the
- * original: GeoJSON with the feature id as `id` and a `crs` member outside EPSG:4326; CSV with
+ * original: GeoJSON with the feature id as `id` and a `crs` member (OGC CRS84 for EPSG:4326); CSV with
  * a byte-order mark, the WKT in a first column `GEOM`, and a `.csvt` of column types beside
  * it when zipped. Dates are written as the API writes them (ISO 8601).
  */
@@ -25,13 +25,16 @@ export async function* geojsonText(src: ExportSource, name: string): AsyncGenera
   const kinds = src.columns.map((c) => VALUE_KIND[c.field.datatype])
   const keys = src.columns.map((c) => JSON.stringify(c.name))
   const fidKey = src.fidField === undefined ? undefined : JSON.stringify(src.fidField)
-  const crs = src.srs === 4326 ? '' : `"crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:EPSG::${src.srs}"}},\n`
+  // GDAL (the original's writer) names EPSG:4326 by its longitude-first OGC name.
+  const crsName = src.srs === 4326 ? 'urn:ogc:def:crs:OGC:1.3:CRS84' : `urn:ogc:def:crs:EPSG::${src.srs}`
+  const crs = `"crs":{"type":"name","properties":{"name":"${crsName}"}},\n`
   yield `{"type":"FeatureCollection","name":${JSON.stringify(name)},\n${crs}"features":[\n`
   let first = true
   for await (const page of exportRows(src)) {
     let out = ''
     for (const row of page) {
-      const props = row.values.map((v, i) => `${keys[i]}:${jsonValue(v, kinds[i]!)}`)
+      // Null values are left out, as GDAL writes the original's (an unset field has no member).
+      const props = row.values.flatMap((v, i) => (v === null ? [] : [`${keys[i]}:${jsonValue(v, kinds[i]!)}`]))
       if (fidKey) props.push(`${fidKey}:${row.fid}`)
       out += `${first ? '' : ',\n'}{"type":"Feature","id":${row.fid},"properties":{${props.join(',')}},"geometry":${row.geom ? geometryJson(row.geom) : 'null'}}`
       first = false

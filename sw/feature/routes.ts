@@ -94,7 +94,8 @@ export function mountFeature(routes: Routes<FeatureVariables>): void {
             return { id: op.id }
           })
         }, ops.flatMap((op) => ('input' in op ? [op.input] : [])))
-        return answer(w, w.result)
+        // Every item carries the batch's one version, deletes too, as the original's.
+        return answer(w, w.result.map((r) => idBody(r.id, w)))
       }
       case 'DELETE': {
         const layer = await writableLayerOf(c)

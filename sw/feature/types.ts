@@ -40,8 +40,11 @@ export interface LayerMeta {
   /** NGW's geometry type: `POINT`, `MULTIPOLYGONZ`… */
   geometryType: string
   fields: Field[]
-  /** Present when the layer keeps versions (reference §12); its epoch. */
-  versioning?: { epoch: number }
+  /**
+   * Present when the layer keeps versions (reference §12): its epoch, and who turned versioning
+   * on (the author of version 1, as in the original; null when not known).
+   */
+  versioning?: { epoch: number; userId?: number | null }
 }
 
 /** One parsed feature body. `undefined` members are left as they are. */

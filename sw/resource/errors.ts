@@ -12,10 +12,10 @@ export const resourceNotFound = (id: number) =>
     data: { resource_id: id }, exception: `${RES}.ResourceNotFound` })
 
 export const displayNameNotUnique = (conflictId: number) =>
-  new ApiError(422, 'Display name is not unique', {
+  new ApiError(422, 'Resource display name is not unique', {
     message: `Resource with same display name already exists (id = ${conflictId}).`,
-    detail: 'Within a single parent resource, each resource must have a unique display name. Please enter a different name.',
-    data: { resource_id: conflictId }, exception: `${RES}.DisplayNameNotUnique` })
+    detail: 'Within a single parent resource, each resource must have unique display name. Give the resource a different display name or rename existing.',
+    data: { resource_id: conflictId, serializer: 'resource' }, exception: `${RES}.DisplayNameNotUnique` })
 
 export const keynameNotUnique = (conflictId: number) =>
   validationError(`Resource keyname is not unique (used by resource id = ${conflictId}).`, { resource_id: conflictId })
@@ -23,9 +23,19 @@ export const keynameNotUnique = (conflictId: number) =>
 export const hierarchyError = (message: string) =>
   new ApiError(422, 'Hierarchy error', { message, exception: `${RES}.HierarchyError` })
 
+/** A HierarchyError in the original, so its title is that class's. */
 export const rootDeleteError = () =>
-  new ApiError(422, 'Root resource could not be deleted', { message: 'Root resource could not be deleted.',
+  new ApiError(422, 'Hierarchy error', { message: 'Root resource could not be deleted.',
     exception: `${RES}.ResourceRootDeleteError` })
 
 export const unknownClass = (cls: string) =>
   validationError(`Resource class '${cls}' is not supported by this server - at \`$.resource.cls\``, { cls })
+
+/**
+ * A create (or move) under a parent the user may not create in: the original's ForbiddenError,
+ * raised while its `resource` serializer sets the `parent` attribute, hence `data`.
+ */
+export const createForbidden = (cls: string | undefined) =>
+  new ApiError(403, 'Forbidden', { message: cls === undefined ? 'You are not allowed to create or move a resource here.'
+    : `You are not allowed to create or move a resource of type '${cls}' here.`,
+    contact: 'administrator', data: { attribute: 'parent', serializer: 'resource' }, exception: 'nextgisweb.core.exception.ForbiddenError' })

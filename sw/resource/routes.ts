@@ -21,7 +21,7 @@ import {
 import { searchResources } from './search.ts'
 import { permissionsOf } from './permissions.ts'
 import { blueprint } from './blueprint.ts'
-import { resourceNotFound } from './errors.ts'
+import { createForbidden, resourceNotFound, rootDeleteError } from './errors.ts'
 import type { ResourceRow } from './types.ts'
 
 type Ctx = RequestContext<ResourceVariables>
@@ -86,6 +86,20 @@ async function load(c: Ctx, rows: ResourceRow[]): Promise<void> {
   for (const [cls, ids] of byCls) await classes.get(cls).load?.(ids)
 }
 
+/** Bytes of a create's body read to answer a refused one (its `resource.cls`). */
+const REFUSED_BODY_LIMIT = 16 * 1024
+
+/**
+ * The original's refusal of a create by a user who may not create: ForbiddenError naming the
+ * class. A body that cannot be read is refused all the same (403, not the original's 400):
+ * who may not write learns nothing from the server's parser.
+ */
+async function createRefusal(c: Ctx): Promise<ApiError> {
+  const body = await readJsonObject(c.req.raw, REFUSED_BODY_LIMIT).catch(() => undefined)
+  const cls = (body?.resource as { cls?: unknown } | undefined)?.cls
+  return createForbidden(typeof cls === 'string' ? cls : undefined)
+}
+
 /** Resource `id`'s row or the original's 404. */
 function rowOf(ctx: ResourceContext, id: number): ResourceRow {
   const row = getRow(ctx.db, id)
@@ -96,9 +110,10 @@ function rowOf(ctx: ResourceContext, id: number): ResourceRow {
 export function mountResource(routes: Routes<ResourceVariables>): void {
   const collection = async (c: Ctx) => {
     if (c.req.method === 'POST') {
-      // Permissions first, the body after: nobody can make the server buffer a body it refuses.
-      // Without per-resource rules a non-administrator may create nowhere; the root stands for the parent.
-      requireAdmin(c.get('user'), 'manage_children', 'resource', ROOT_ID)
+      // Without per-resource rules a non-administrator may create nowhere. The original names the
+      // class in its refusal, so the body is read for it, but only a small one: nobody can make
+      // the server buffer a big body it refuses.
+      if (!c.get('user').isAdmin) throw await createRefusal(c)
       const keyed = keyedRequest(c.req.raw)
       const body = await readJsonObject(c.req.raw)
       // A replayed create answers before anything is prepared: the first run consumed its upload.
@@ -132,6 +147,8 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
       return json(await read(c, (ctx) => serialize(ctx, rowOf(ctx, id))))
     }
     const row = await read(c, (ctx) => rowOf(ctx, id))
+    // The original refuses to delete the root before it asks who deletes: 422 for anyone.
+    if (c.req.method === 'DELETE' && id === ROOT_ID) throw rootDeleteError()
     requireAdmin(c.get('user'), c.req.method === 'PUT' ? 'update' : 'delete', 'resource', id)
     // The body only once the user may change the resource: nobody can make the server buffer a body it refuses.
     const body = c.req.method === 'PUT' ? await readJsonObject(c.req.raw) : undefined

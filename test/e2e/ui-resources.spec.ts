@@ -57,7 +57,7 @@ test('vector layer: create with fields, duplicate name refused, rename, move, de
   await page.getByTestId('create-cls').selectOption('resource_group')
   await page.getByTestId('create-display-name').fill(layer)
   await page.getByTestId('create-submit').click()
-  await expect(page.getByTestId('form-error-title')).toHaveText('Display name is not unique')
+  await expect(page.getByTestId('form-error-title')).toHaveText('Resource display name is not unique')
   await expect(page.getByTestId('form-error-message')).toContainText(`id = ${id}`)
   await expect(page.getByTestId('dialog-create')).toBeVisible()
   await page.getByTestId('modal-close').click()

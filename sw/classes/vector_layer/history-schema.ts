@@ -61,16 +61,17 @@ export function historyEpoch(db: SqlDb): number {
 /**
  * Starts the history anew for `epoch` (0 turns versioning off): old versions are dropped;
  * with an epoch, version 1 holds every feature, attachment and description as created.
- * Returns the blobs only old history referred to (deleted once this commits).
+ * Version 1 is `userId`'s, who turned versioning on. Returns the blobs only old history
+ * referred to (deleted once this commits).
  */
-export function resetHistory(db: SqlDb, epoch: number, tstamp: string): string[] {
+export function resetHistory(db: SqlDb, epoch: number, tstamp: string, userId: number | null = null): string[] {
   const orphans = db.selectValues(`SELECT blob_id FROM attachment_file
     WHERE blob_id NOT IN (SELECT blob_id FROM feature_attachment)`) as string[]
   db.exec(`DELETE FROM feature_version; DELETE FROM feature_vstate; DELETE FROM ${HISTORY_TABLE};
     DELETE FROM ext_vstate; DELETE FROM ext_history;
     DELETE FROM attachment_file WHERE id NOT IN (SELECT fileobj FROM feature_attachment WHERE fileobj IS NOT NULL)`)
   if (epoch) {
-    db.exec({ sql: `INSERT INTO feature_version (id, tstamp, user_id) VALUES (1, ?, NULL)`, bind: [tstamp] })
+    db.exec({ sql: `INSERT INTO feature_version (id, tstamp, user_id) VALUES (1, ?, ?)`, bind: [tstamp, userId] })
     db.exec(`INSERT INTO feature_vstate (fid, vid, op) SELECT fid, 1, 'C' FROM feature;
       INSERT INTO ext_vstate (ext, eid, fid, vid, op) SELECT 'attachment', id, fid, 1, 'C' FROM feature_attachment;
       INSERT INTO ext_vstate (ext, eid, fid, vid, op) SELECT 'description', fid, fid, 1, 'C' FROM feature_description;`)

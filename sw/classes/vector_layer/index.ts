@@ -29,7 +29,7 @@ function geometryTypeOf(v: unknown, path: string): string {
 function applyFeatureLayer(ctx: ClassContext, id: number, member: unknown, data: LayerData, creating: boolean): LayerData {
   const m = member === undefined ? {} : expectObject(member, '$.feature_layer')
   if (m.fields !== undefined) applyFields(ctx.db, id, m.fields, '$.feature_layer.fields', false)
-  const versioning = versioningOf(ctx.db, m.versioning, data.versioning, creating)
+  const versioning = versioningOf(ctx.db, m.versioning, data.versioning, creating, ctx.user.id)
   // Sync tells local changes by their versions: a linked layer keeps them.
   if (data.remote && !versioning?.enabled) throw validationError('A layer linked to a remote layer keeps versions - at `$.feature_layer.versioning`')
   return { ...data, versioning }
@@ -43,8 +43,10 @@ export const vectorLayer: ClassFactory = (env) => {
     order: 60,
     category: 'layers_and_styles',
     scopes: ['data', 'resource'],
-    interfaces: ['IFeatureLayer', 'IWritableFeatureLayer', 'IFieldEditableFeatureLayer',
-      'IGeometryEditableFeatureLayer', 'IFilterableFeatureLayer', 'IBboxLayer'],
+    // The original's list and order (its interface registry's). IVersionableFeatureLayer is the
+    // class's whether versioning is on or off, as there (`feature_layer.versioning` tells which).
+    interfaces: ['IBboxLayer', 'IFilterableFeatureLayer', 'IFeatureLayer', 'IFieldEditableFeatureLayer',
+      'IGeometryEditableFeatureLayer', 'IWritableFeatureLayer', 'IVersionableFeatureLayer'],
     members: ['vector_layer', 'feature_layer'],
     acceptsParent: (p) => p === 'resource_group',
 

@@ -31,7 +31,7 @@ export interface LayerData {
   srs: number
   geometry_type: string
   /** Versioning (reference §12): the epoch stays when it is turned off, so a new one differs. */
-  versioning?: { enabled: boolean; epoch: number }
+  versioning?: { enabled: boolean; epoch: number; user_id?: number | null }
   /** The remote layer this one is linked to (sync/). */
   remote?: Link
 }
@@ -133,7 +133,7 @@ export class LayerStore implements FeatureLayerProvider {
       if (!row || row.cls !== CLASS) return undefined
       const data = JSON.parse(row.data) as LayerData
       const m: LayerMeta = { resourceId: id, srs: data.srs, geometryType: data.geometry_type, fields: listFields(db, id) }
-      if (data.versioning?.enabled) m.versioning = { epoch: data.versioning.epoch }
+      if (data.versioning?.enabled) m.versioning = { epoch: data.versioning.epoch, userId: data.versioning.user_id ?? null }
       return m
     })
     // Kept only if no write landed in between (the read queued behind it otherwise).
@@ -179,7 +179,7 @@ export class LayerStore implements FeatureLayerProvider {
       layer.signature = sig
     }
     const epoch = meta.versioning?.epoch ?? 0
-    if (layer.epoch !== epoch) await this.#startEpoch(layer, epoch)
+    if (layer.epoch !== epoch) await this.#startEpoch(layer, epoch, meta.versioning?.userId ?? null)
     if (epoch && !layer.latest) layer.latest = await layer.db.read((db) => latestVersion(db))
     this.#ready.set(meta.resourceId, layer)
     return layer
@@ -200,11 +200,11 @@ export class LayerStore implements FeatureLayerProvider {
    * written: it starts anew for `epoch` (reference §12), and files only the old history
    * kept go.
    */
-  async #startEpoch(layer: Layer, epoch: number): Promise<void> {
+  async #startEpoch(layer: Layer, epoch: number, userId: number | null): Promise<void> {
     const { platform } = this.env
     const orphans = await layer.db.write((db) => {
       if (historyEpoch(db) === epoch) return []
-      return resetHistory(db, epoch, platform.now().toISOString().slice(0, 19))
+      return resetHistory(db, epoch, platform.now().toISOString().slice(0, 19), userId)
     })
     layer.epoch = epoch
     layer.latest = 0

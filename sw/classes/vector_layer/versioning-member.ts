@@ -10,7 +10,8 @@ import type { SqlDb } from '../../store/database.ts'
 import type { LayerData } from './layers.ts'
 
 /** The versioning record after applying `member` (absent: unchanged, or on for a new layer). */
-export function versioningOf(db: SqlDb, member: unknown, current: LayerData['versioning'], creating: boolean): LayerData['versioning'] {
+export function versioningOf(db: SqlDb, member: unknown, current: LayerData['versioning'], creating: boolean,
+  userId: number): LayerData['versioning'] {
   let enabled = creating ? true : !!current?.enabled
   if (member !== undefined && member !== null) {
     const m = expectObject(member, '$.feature_layer.versioning')
@@ -19,5 +20,6 @@ export function versioningOf(db: SqlDb, member: unknown, current: LayerData['ver
   if (enabled === !!current?.enabled) return current
   if (!enabled) return { enabled: false, epoch: current!.epoch }
   const last = Number(db.selectValue(`SELECT coalesce(max(json_extract(data, '$.versioning.epoch')), 0) FROM resource`))
-  return { enabled: true, epoch: last + 1 }
+  // Who turns it on is the author of version 1 (the original opens it with the request's user).
+  return { enabled: true, epoch: last + 1, user_id: userId }
 }

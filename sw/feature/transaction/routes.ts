@@ -32,7 +32,7 @@ const naiveNow = (c: Ctx) => c.get('services').platform.now().toISOString().slic
 async function transactionOf(c: Ctx, layer: FeatureLayer): Promise<TransactionRecord> {
   const tid = Number(c.req.param('tid'))
   const rec = await layer.read((tx) => historyOf(tx.history).transaction(tid))
-  if (!rec || rec.userId !== c.get('user').id) throw transactionNotFound(tid)
+  if (!rec || rec.userId !== c.get('user').id) throw transactionNotFound()
   return rec
 }
 

@@ -129,7 +129,7 @@ export async function commitTransaction(services: WriteServices, layer: FeatureL
       const current = h.transaction(tid)!
       if (current.committed) return { status: 'committed', committed: current.committed }
       const state = h.versioning()
-      if ((state?.epoch ?? null) !== current.epoch && current.epoch !== null) throw epochMismatch(current.epoch)
+      if ((state?.epoch ?? null) !== current.epoch && current.epoch !== null) throw epochMismatch()
       const kept = parsed.filter((p) => p.error).map((p) => [p.seqnum, JSON.parse(p.error!)] as [number, unknown])
       if (kept.length) return { status: 'errors', errors: kept.slice(0, ERROR_LIMIT) }
       const errors: [number, string][] = []

@@ -15,11 +15,11 @@ export function requireVersioning<H extends HistoryRead>(history: H | undefined)
 }
 
 export function checkEpoch(state: VersioningState, epoch: number): void {
-  if (epoch !== state.epoch) throw epochMismatch(epoch)
+  if (epoch !== state.epoch) throw epochMismatch()
 }
 
 export function checkVersion(state: VersioningState, version: number, allowZero = false): number {
-  if (version < (allowZero ? 0 : 1) || version > state.latest) throw versionOutOfRange(version)
+  if (version < (allowZero ? 0 : 1) || version > state.latest) throw versionOutOfRange()
   return version
 }
 

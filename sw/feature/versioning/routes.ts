@@ -54,9 +54,10 @@ function versionItem(tx: HistoryRead, first: VersionRecord, last: VersionRecord,
   const [lo, hi] = first.id <= last.id ? [first, last] : [last, first]
   const user = first.userId === null ? null : { id: first.userId }
   const feature = tx.summary(lo.id - 1, hi.id)
+  // `type` is the original's tag of the item's kind (msgspec's tagged union), first as there.
   return grouped && lo !== hi
-    ? { id: [lo.id, hi.id], tstamp: [lo.tstamp, hi.tstamp], user, feature }
-    : { id: lo.id, tstamp: lo.tstamp, user, feature }
+    ? { type: 'group', id: [lo.id, hi.id], tstamp: [lo.tstamp, hi.tstamp], user, feature }
+    : { type: 'version', id: lo.id, tstamp: lo.tstamp, user, feature }
 }
 
 export function mountVersioning(routes: Routes<FeatureVariables>): void {

@@ -13,7 +13,7 @@ export const authCases: ApiCase[] = [
       expect(res.body).toMatchObject({ keyname: 'guest', auth_medium: null, auth_provider: null })
       expect(Object.keys(res.body).slice(0, 3)).toEqual(['id', 'keyname', 'display_name'])
       expectError(expect, await api.request('GET', '/api/component/auth/current_user?require_authenticated=true', { auth: 'guest' }),
-        401, 'nextgisweb.auth.exception.UnauthorizedException')
+        401, 'nextgisweb.pyramid.exception.PyramidHTTPError')
     },
   },
   {
@@ -34,14 +34,16 @@ export const authCases: ApiCase[] = [
     },
   },
   {
-    name: 'anonymous writes get 403 InsufficientPermissions and change nothing',
+    name: 'anonymous writes get 403 (ForbiddenError for a create, as the original) and change nothing',
     async run(api, expect) {
+      const group = (await api.request('POST', '/api/resource/', { body: { resource: { cls: 'resource_group', parent: { id: 0 },
+        display_name: `Kept ${Date.now()}` } } })).body.id
       const before = await api.request('GET', '/api/resource/?parent=0', { auth: 'guest' })
       const res = await api.request('POST', '/api/resource/', { auth: 'guest',
         body: { resource: { cls: 'resource_group', parent: { id: 0 }, display_name: 'Anonymous' } } })
-      expectError(expect, res, 403, 'nextgisweb.core.exception.InsufficientPermissions')
+      expectError(expect, res, 403, 'nextgisweb.core.exception.ForbiddenError')
       expect(res.body.contact).toBe('administrator')
-      const del = await api.request('DELETE', '/api/resource/0', { auth: 'guest' })
+      const del = await api.request('DELETE', `/api/resource/${group}`, { auth: 'guest' })
       expectError(expect, del, 403, 'nextgisweb.core.exception.InsufficientPermissions')
       const after = await api.request('GET', '/api/resource/?parent=0', { auth: 'guest' })
       expect(after.body.length).toBe(before.body.length)

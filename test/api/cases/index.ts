@@ -30,6 +30,7 @@ import { hardeningCases } from './hardening.ts'
 import { hardeningAuthCases } from './hardening-auth.ts'
 import { hardeningValueCases } from './hardening-values.ts'
 import { idempotencyCases } from './idempotency.ts'
+import { compatCases } from './compat.ts'
 
 export const CASE_GROUPS: Record<string, ApiCase[]> = {
   pyramid: pyramidCases,
@@ -58,6 +59,7 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   'file-bucket': fileBucketCases,
   hardening: hardeningCases,
   'hardening-auth': hardeningAuthCases,
+  compat: compatCases,
   'hardening-values': hardeningValueCases,
   idempotency: idempotencyCases,
 }

@@ -40,7 +40,7 @@ export const remoteCases: ApiCase[] = [
       expectError(expect, await post({ url: 'https://example.org/?token=1' }), 422, VALIDATION)
       expectError(expect, await post({ url: 'https://example.org', token: 'x' }), 422, VALIDATION)
       expectError(expect, await post({ url: 'https://example.org', password: 5 }), 422, VALIDATION)
-      expectError(expect, await post({ url: 'https://example.org' }, 'guest'), 403, 'nextgisweb.core.exception.InsufficientPermissions')
+      expectError(expect, await post({ url: 'https://example.org' }, 'guest'), 403, 'nextgisweb.core.exception.ForbiddenError')
     },
   },
   {
