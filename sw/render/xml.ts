@@ -42,8 +42,26 @@ function toNode(raw: Raw): XmlNode | undefined {
   return node
 }
 
+/**
+ * `xml` with its DOCTYPE blanked out (QGIS writes `<!DOCTYPE qgis PUBLIC …>`; blanks keep
+ * lines and columns). A DOCTYPE with declarations is refused: its entities could name files
+ * (the parser threw a plain Error on them, a 500) or expand to gigabytes.
+ */
+function withoutDoctype(xml: string): string {
+  const at = xml.search(/<!DOCTYPE/i)
+  if (at < 0) return xml
+  const end = xml.indexOf('>', at)
+  const decl = xml.slice(at, end < 0 ? xml.length : end + 1)
+  if (end < 0 || decl.includes('[')) {
+    const before = xml.slice(0, at).split('\n')
+    throw new XmlError('A DOCTYPE with declarations (entities) is not supported', before.length, before.at(-1)!.length + 1)
+  }
+  return xml.slice(0, at) + decl.replace(/[^\n]/g, ' ') + xml.slice(at + decl.length)
+}
+
 /** The root element of `xml`; throws `XmlError`. */
-export function parseXml(xml: string): XmlNode {
+export function parseXml(source: string): XmlNode {
+  const xml = withoutDoctype(source)
   const valid = XMLValidator.validate(xml)
   if (valid !== true) throw new XmlError(valid.err.msg, valid.err.line, valid.err.col)
   const roots = (parser.parse(xml) as Raw[]).map(toNode).filter((n): n is XmlNode => !!n)
