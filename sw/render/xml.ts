@@ -64,7 +64,14 @@ export function parseXml(source: string): XmlNode {
   const xml = withoutDoctype(source)
   const valid = XMLValidator.validate(xml)
   if (valid !== true) throw new XmlError(valid.err.msg, valid.err.line, valid.err.col)
-  const roots = (parser.parse(xml) as Raw[]).map(toNode).filter((n): n is XmlNode => !!n)
+  let raw: Raw[]
+  try {
+    raw = parser.parse(xml) as Raw[]
+  } catch (err) {
+    // The validator passes some text the parser then throws on (`<!a` inside an element): a 422, not a 500.
+    throw new XmlError(`The XML cannot be read: ${(err as Error).message.replace(/\s*Context:[\s\S]*$/, '')}`)
+  }
+  const roots = raw.map(toNode).filter((n): n is XmlNode => !!n)
   if (roots.length !== 1) throw new XmlError('Expected exactly one root element')
   return roots[0]!
 }

@@ -166,7 +166,7 @@ export const hardeningRenderCases: ApiCase[] = [
     },
   },
   {
-    name: 'XML and QML with a DOCTYPE that declares entities are the same 422; a bare DOCTYPE is read',
+    name: 'XML and QML with a DOCTYPE that declares entities are the same 422, so is XML the parser cannot read; a bare DOCTYPE is read',
     async run(api, expect) {
       const layer = await evilLayer(api, expect)
       const entity = (root: string) => `<!DOCTYPE ${root} [<!ENTITY x SYSTEM "file:///etc/passwd">]>`
@@ -181,6 +181,11 @@ export const hardeningRenderCases: ApiCase[] = [
         expectError(expect, qml, 422, VALIDATION)
         expect(qml.body.message).toContain('A DOCTYPE with declarations (entities) is not supported')
       }
+      // Text the validator passes but the parser threw on (found by the fuzz run).
+      const bang = await api.request('POST', '/api/resource/', { body: {
+        resource: { cls: 'engine_style', parent: { id: layer }, display_name: uniq('Bang') }, engine_style: { xml: regexStyle('([name] ~* "(?<!a)b")') } } })
+      expectError(expect, bang, 422, VALIDATION)
+      expect(bang.body.message).toContain('XML is not well-formed')
       await makeStyle(api, expect, layer, `<!DOCTYPE map>\n${regexStyle('/a/')}`)
       await qmlStyle(api, expect, layer, `<!DOCTYPE qgis PUBLIC 'http://mrcc.com/qgis.dtd' 'SYSTEM'>\n${qmlRule('"name" = \'a\'')}`)
     },
