@@ -32,7 +32,7 @@ export interface Known {
 }
 
 /** Patterns that backtrack exponentially or polynomially in RegExp, or that RE2 refuses. */
-const EVIL_REGEXES = ['^(a+)+$', '^(a|aa)+$', '(x+x+)+y', '^(\\w+\\s?)*$', '(a)\\1', 'a(?=b)', '(?<!a)b', '[', 'a{1001}',
+const EVIL_REGEXES = ['^(a+)+$', '^(a+)+$', '^(a|aa)+$', '(x+x+)+y', '^(\\w+\\s?)*$', '(a)\\1', 'a(?=b)', '(?<!a)b', '[', 'a{1001}',
   '((a{100}){100}){100}', 'a'.repeat(1001), '(?i)A+!', '\\p{L}+', '']
 const EVIL_LIKES = ['%a%a%a%a%a%a%a%a%a%a%a%a%b', '%', '_', '%'.repeat(1001), '\\%', 'a%_%_%_%_%_%_b', '[a-z]*']
 /** A value to match them against: 36 `a`s and a `!` (minutes for `^(a+)+$` in RegExp). */
@@ -132,19 +132,24 @@ export class Generator {
     return body
   }
 
-  /** XML for an engine style: evil patterns in expressions, symbols of any size, DOCTYPEs with entities. */
+  /**
+   * XML for an engine style with one odd part (most are saved, so later tiles draw them): an
+   * evil or refused pattern, a symbol or dash pattern of any size, a DOCTYPE, or random text.
+   */
   #styleXml(): string {
+    const odd = this.#pick(['regex', 'regex', 'like', 'symbol', 'pattern', 'doctype', 'text'])
     const re = this.#pick(EVIL_REGEXES), like = this.#pick(EVIL_LIKES)
-    const expr = this.#pick([`/${re}/`, `/${re}/i`, `([s] ~ "${re}")`, `([s] ~* "${re}")`, `([s] like "${like}")`, `([s] ilike "${like}")`,
-      `"${this.#string()}"`, `(${this.#string()})`])
-    const n = this.#pick([2, 8, 100, 101, 2000])
-    const points = Array.from({ length: n * 2 }, (_, i) => (this.#chance(0.02) ? this.#pick(['x', '1e400', '-99']) : String(i % 7))).join(' ')
-    const pattern = Array.from({ length: this.#pick([0, 2, 10, 11, 500]) }, () => this.#int(9)).join(' ')
-    const head = this.#pick(['', '', '<!DOCTYPE map>', '<!DOCTYPE map [<!ENTITY x SYSTEM "file:///etc/passwd">]>',
-      '<!DOCTYPE map [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>', '<!DOCTYPE map ['])
-    return `${head}<map><symbol><name>sym</name><type>${this.#pick(['vector', 'ellipse', 'x'])}</type><filled>true</filled><points>${points}</points></symbol>
+    const expr = odd === 'regex' ? this.#pick([`/${re}/`, `/${re}/i`, `([s] ~ "${re}")`, `([s] ~* "${re}")`])
+      : odd === 'like' ? this.#pick([`([s] like "${like}")`, `([s] ilike "${like}")`])
+        : odd === 'text' ? this.#pick([`"${this.#string()}"`, `(${this.#string()})`]) : '/^a/'
+    const n = odd === 'symbol' ? this.#pick([2, 100, 101, 2000]) : 4
+    const points = Array.from({ length: n * 2 }, (_, i) => (odd === 'symbol' && this.#chance(0.02) ? this.#pick(['x', '1e400', '-99']) : String(i % 7))).join(' ')
+    const pattern = Array.from({ length: odd === 'pattern' ? this.#pick([0, 10, 11, 500]) : 2 }, () => 1 + this.#int(9)).join(' ')
+    const head = odd === 'doctype' ? this.#pick(['<!DOCTYPE map>', '<!DOCTYPE map [<!ENTITY x SYSTEM "file:///etc/passwd">]>',
+      '<!DOCTYPE map [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>', '<!DOCTYPE map [']) : ''
+    return `${head}<map><symbol><name>sym</name><type>vector</type><filled>true</filled><points>${points}</points></symbol>
 <layer><classitem>s</classitem><class><name>${head.includes('ENTITY') ? '&x;&b;' : 'c'}</name><expression>${expr}</expression>
-<style><symbol>${this.#pick(['sym', 'circle', 'nope'])}</symbol><size>${this.#pick(NUMBERS)}</size><pattern>${pattern}</pattern>
+<style><symbol>sym</symbol><size>${this.#pick([1, 8, 1e308, -1])}</size><pattern>${pattern}</pattern>
 <color red="230" green="20" blue="20"/></style></class></layer></map>`
   }
 
