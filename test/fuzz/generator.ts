@@ -134,10 +134,10 @@ export class Generator {
 
   /**
    * XML for an engine style with one odd part (most are saved, so later tiles draw them): an
-   * evil or refused pattern, a symbol or dash pattern of any size, a DOCTYPE, or random text.
+   * evil or refused pattern, a symbol or dash pattern of any size, a DOCTYPE, random text, or over 1 MiB.
    */
   #styleXml(): string {
-    const odd = this.#pick(['regex', 'regex', 'like', 'symbol', 'pattern', 'doctype', 'text'])
+    const odd = this.#pick(['regex', 'regex', 'like', 'symbol', 'pattern', 'doctype', 'text', 'size'])
     const re = this.#pick(EVIL_REGEXES), like = this.#pick(EVIL_LIKES)
     const expr = odd === 'regex' ? this.#pick([`/${re}/`, `/${re}/i`, `([s] ~ "${re}")`, `([s] ~* "${re}")`])
       : odd === 'like' ? this.#pick([`([s] like "${like}")`, `([s] ilike "${like}")`])
@@ -150,7 +150,7 @@ export class Generator {
     return `${head}<map><symbol><name>sym</name><type>vector</type><filled>true</filled><points>${points}</points></symbol>
 <layer><classitem>s</classitem><class><name>${head.includes('ENTITY') ? '&x;&b;' : 'c'}</name><expression>${expr}</expression>
 <style><symbol>sym</symbol><size>${this.#pick([1, 8, 1e308, -1])}</size><pattern>${pattern}</pattern>
-<color red="230" green="20" blue="20"/></style></class></layer></map>`
+<color red="230" green="20" blue="20"/></style></class></layer></map>${odd === 'size' ? `<!--${'x'.repeat(this.#pick([1000, 1_100_000]))}-->` : ''}`
   }
 
   /** A render filter[] in the original's JSON, with evil LIKE patterns. */

@@ -146,17 +146,21 @@ export const hardeningRenderCases: ApiCase[] = [
     },
   },
   {
-    name: 'a vector symbol of 500,000 points and a dash pattern of 11 numbers are 422s naming the limit',
+    name: 'a vector symbol of 500,000 points (a 2 MB style), of 101 points, and a dash pattern of 11 numbers are 422s naming the limit',
     async run(api, expect) {
       const layer = await makeLayer(api, expect, 'POINT', [], [{ geom: `POINT(${at(50, 50).join(' ')})`, fields: {} }])
       const symbol = (points: string) => `<map><symbol><name>big</name><type>vector</type><points>${points}</points></symbol>
         <layer><class><style><symbol>big</symbol><size>10</size><color red="230" green="20" blue="20"/></style></class></layer></map>`
       const post = (xml: string) => api.request('POST', '/api/resource/', { body: {
         resource: { cls: 'engine_style', parent: { id: layer }, display_name: uniq('Symbol') }, engine_style: { xml } } })
+      // 500,000 points (2 MB of XML) are over the document limit; 101 points over the symbol's.
       const huge = await post(symbol(Array.from({ length: 500_000 }, (_, i) => `${i % 7} ${i % 5}`).join(' ')))
       expectError(expect, huge, 422, VALIDATION)
-      expect(huge.body.message).toContain('/map/symbol[1]')
-      expect(huge.body.message).toContain('at most 200')
+      expect(huge.body.message).toContain('longer than 1048576 characters')
+      const big = await post(symbol(Array.from({ length: 101 }, (_, i) => `${i % 7} ${i % 5}`).join(' ')))
+      expectError(expect, big, 422, VALIDATION)
+      expect(big.body.message).toContain('/map/symbol[1]')
+      expect(big.body.message).toContain('at most 200')
       const dash = await post(`<map><layer><class><style><color red="1" green="2" blue="3"/><pattern>${'1 '.repeat(11)}</pattern></style></class></layer></map>`)
       expectError(expect, dash, 422, VALIDATION)
       expect(dash.body.message).toContain('at most 10')
