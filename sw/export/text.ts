@@ -61,18 +61,29 @@ function csvCell(s: string, sep: string, forceQuote = false): string {
   return s
 }
 
+/**
+ * Text a spreadsheet would run as a formula (OWASP "CSV Injection"): cells starting with
+ * `=`, `+`, `-`, `@`, tab or CR get a leading `'` and quotes, so Excel and LibreOffice show
+ * them as text. Only text is escaped: numbers (-5 in a REAL field) stay numbers.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/
+
+function textCell(s: string, sep: string): string {
+  return FORMULA_START.test(s) ? csvCell(`'${s}`, sep, true) : csvCell(s, sep)
+}
+
 function csvValue(v: RowValue, kind: ValueKind, sep: string): string {
   if (v === null) return ''
   if (typeof v === 'boolean') return v ? '1' : '0'
   if (typeof v === 'number') return String(v)
-  return kind === 'string' ? csvCell(v, sep) : v
+  return kind === 'string' ? textCell(v, sep) : v
 }
 
 /** The CSV of `src`; `sep` is `,` (CSV) or `;` (CSV_MSEXCEL). */
 export async function* csvText(src: ExportSource, sep: ',' | ';'): AsyncGenerator<string> {
   const kinds = src.columns.map((c) => VALUE_KIND[c.field.datatype])
   const header = ['GEOM', ...src.columns.map((c) => c.name), ...(src.fidField ? [src.fidField] : [])]
-  yield `\uFEFF${header.map((h) => csvCell(h, sep)).join(sep)}\n`
+  yield `\uFEFF${header.map((h) => textCell(h, sep)).join(sep)}\n`
   for await (const page of exportRows(src)) {
     let out = ''
     for (const row of page) {

@@ -5,6 +5,7 @@
  * (`"num" > 18 AND "type" IN ('a', 'b')`). One Pratt parser; the dialect decides how
  * quotes, brackets and bare words read. Errors carry the column where parsing stopped.
  */
+import { compilePattern, likePattern, PatternError, type Pattern } from '../core/pattern.ts'
 import { KNOWN_FUNCTIONS, type CmpOp, type Expr } from './expression.ts'
 
 export type Dialect = 'mapserver' | 'qgis'
@@ -20,7 +21,7 @@ type Tok =
   | { t: 'str'; v: string; at: number }
   | { t: 'field'; v: string; at: number }
   | { t: 'word'; v: string; at: number }
-  | { t: 'regex'; v: RegExp; at: number }
+  | { t: 'regex'; v: Pattern; at: number }
   | { t: 'op'; v: string; at: number }
   | { t: 'end'; at: number }
 
@@ -64,11 +65,7 @@ function tokenize(src: string, d: Dialect): Tok[] {
       while (j < src.length && src[j] !== '/') j += src[j] === '\\' ? 2 : 1
       if (j >= src.length) throw new ExprError('Unterminated regular expression', at)
       const ci = src[j + 1] === 'i'
-      try {
-        out.push({ t: 'regex', v: new RegExp(src.slice(i + 1, j), ci ? 'i' : ''), at })
-      } catch {
-        throw new ExprError('Invalid regular expression', at)
-      }
+      out.push({ t: 'regex', v: checked(() => compilePattern(src.slice(i + 1, j), ci), at), at })
       i = j + 1 + (ci ? 1 : 0); continue
     }
     if (/[A-Za-z_$]/.test(ch)) {
@@ -143,9 +140,9 @@ class Parser {
       } else if (op === '~' || op === '=~' || op === '~*') {
         this.#next()
         const r = this.#expr(5)
-        const re = r.k === 'regex' ? r.re : r.k === 'lit' ? safeRegex(String(r.v), op === '~*', t.at) : undefined
+        const re = r.k === 'regex' ? r.re : r.k === 'lit' ? checked(() => compilePattern(String(r.v), op === '~*'), t.at) : undefined
         if (!re) throw new ExprError('Expected a regular expression', t.at)
-        left = { k: 'regex', a: left, re: op === '~*' && !re.ignoreCase ? new RegExp(re.source, 'i') : re }; continue
+        left = { k: 'regex', a: left, re: op === '~*' && !re.ignoreCase ? checked(() => compilePattern(re.source, true), t.at) : re }; continue
       } else if (op === 'in' || (op === 'not' && this.#peekWord(1) === 'in')) {
         const not = op === 'not'
         this.#next(); if (not) this.#next()
@@ -154,8 +151,11 @@ class Parser {
         const not = op === 'not'
         if (not) this.#next()
         const ci = this.#word() === 'ilike'
-        this.#next()
-        left = { k: 'like', a: left, pattern: this.#expr(5), ci, not }; continue
+        const at = this.#next().at
+        const pattern = this.#expr(5)
+        // A written pattern is checked now, so a bad one fails when the style is saved.
+        if (pattern.k === 'lit') checked(() => likePattern(String(pattern.v ?? ''), ci), at)
+        left = { k: 'like', a: left, pattern, ci, not }; continue
       } else if (op === 'is') {
         this.#next()
         const not = this.#word() === 'not'
@@ -241,11 +241,13 @@ class Parser {
 
 const RESERVED = new Set(['and', 'or', 'not', 'in', 'like', 'ilike', 'is', 'case', 'when', 'then', 'else', 'end'])
 
-function safeRegex(src: string, ci: boolean, at: number): RegExp {
+/** A pattern compiled by `make`, its `PatternError` read as an `ExprError` at `at`. */
+function checked(make: () => Pattern, at: number): Pattern {
   try {
-    return new RegExp(src, ci ? 'i' : '')
-  } catch {
-    throw new ExprError('Invalid regular expression', at)
+    return make()
+  } catch (err) {
+    if (err instanceof PatternError) throw new ExprError(err.message, at)
+    throw err
   }
 }
 

@@ -3,6 +3,7 @@
  * One expression tree for every style dialect (MapServer class expressions, QGIS rule
  * filters, NGW's JSON `filter[]`), evaluated against a feature's attributes.
  */
+import { likePattern, PatternError, type Pattern } from '../core/pattern.ts'
 
 export type Value = string | number | boolean | null
 
@@ -18,7 +19,7 @@ export type Expr =
   | { k: 'concat'; parts: Expr[] }
   | { k: 'in'; a: Expr; list: Expr[]; not?: boolean }
   | { k: 'like'; a: Expr; pattern: Expr; ci: boolean; not?: boolean }
-  | { k: 'regex'; a: Expr; re: RegExp }
+  | { k: 'regex'; a: Expr; re: Pattern }
   | { k: 'isnull'; a: Expr; not?: boolean }
   | { k: 'call'; name: string; args: Expr[] }
 
@@ -64,17 +65,14 @@ function compare(op: CmpOp, a: Value, b: Value, ci = false): boolean {
   }
 }
 
-const LIKE_CACHE = new Map<string, RegExp>()
-function likeRegex(p: string, ci: boolean): RegExp {
-  const key = (ci ? 'i' : 's') + p
-  let re = LIKE_CACHE.get(key)
-  if (!re) {
-    const body = p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/%/g, '.*').replace(/_/g, '.')
-    re = new RegExp(`^${body}$`, ci ? 'is' : 's')
-    if (LIKE_CACHE.size > 1000) LIKE_CACHE.clear()
-    LIKE_CACHE.set(key, re)
+/** LIKE against a pattern that may come from an attribute: one longer than the limit matches nothing. */
+function like(text: string, pattern: string, ci: boolean): boolean {
+  try {
+    return likePattern(pattern, ci).test(text)
+  } catch (err) {
+    if (err instanceof PatternError) return false
+    throw err
   }
-  return re
 }
 
 const FUNCTIONS: Record<string, (args: Value[]) => Value> = {
@@ -128,7 +126,7 @@ export function evaluate(e: Expr, f: FeatureRef): Value {
     case 'like': {
       const v = evaluate(e.a, f)
       if (v === null) return false
-      const hit = likeRegex(str(evaluate(e.pattern, f)), e.ci).test(str(v))
+      const hit = like(str(v), str(evaluate(e.pattern, f)), e.ci)
       return e.not ? !hit : hit
     }
     case 'regex': return e.re.test(str(evaluate(e.a, f)))

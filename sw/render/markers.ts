@@ -54,9 +54,12 @@ export function traceMarker(ctx: Ctx2D, shape: MarkerShape, x: number, y: number
   if (shape === 'line') { put(0, -1, true); put(0, 1, false); return }
   if (typeof shape === 'object') {
     // MapServer vector symbols: coordinates scaled so the symbol is `size` tall; -99 -99 lifts the pen.
-    const pts = shape.points.filter(([px, py]) => !(px === -99 && py === -99))
-    const xs = pts.map((p) => p[0]!), ys = pts.map((p) => p[1]!)
-    const minX = Math.min(...xs), maxX = Math.max(...xs), minY = Math.min(...ys), maxY = Math.max(...ys)
+    // A loop, not Math.min(...xs): spreading a long array overflows the stack.
+    let minX = Infinity, maxX = -Infinity, minY = Infinity, maxY = -Infinity
+    for (const [px, py] of shape.points) {
+      if (px === -99 && py === -99) continue
+      minX = Math.min(minX, px!); maxX = Math.max(maxX, px!); minY = Math.min(minY, py!); maxY = Math.max(maxY, py!)
+    }
     const h = Math.max(maxY - minY, 1e-9)
     const cx = (minX + maxX) / 2, cy = (minY + maxY) / 2
     let move = true

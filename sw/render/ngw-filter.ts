@@ -4,6 +4,7 @@
  * prefix notation such as `["all", ["==", ["get", "name"], "x"], [">=", ["get", "depth"], 10]]`,
  * read into the expression tree. Bad input throws `FilterError` naming the path.
  */
+import { likePattern, PatternError } from '../core/pattern.ts'
 import type { CmpOp, Expr, Value } from './expression.ts'
 
 export class FilterError extends Error {}
@@ -38,8 +39,18 @@ function node(v: unknown, path: string): Expr {
     }
     case 'is_null': case '!is_null':
       return { k: 'isnull', a: operand(args[0], at(0)), not: op === '!is_null' }
-    case 'like': case '!like': case 'ilike': case '!ilike':
-      return { k: 'like', a: operand(args[0], at(0)), pattern: operand(args[1], at(1)), ci: op.includes('ilike'), not: op.startsWith('!') }
+    case 'like': case '!like': case 'ilike': case '!ilike': {
+      const pattern = operand(args[1], at(1)), ci = op.includes('ilike')
+      if (pattern.k === 'lit') {
+        try {
+          likePattern(String(pattern.v ?? ''), ci)
+        } catch (err) {
+          if (err instanceof PatternError) throw new FilterError(`${err.message} at ${at(1)}`)
+          throw err
+        }
+      }
+      return { k: 'like', a: operand(args[0], at(0)), pattern, ci, not: op.startsWith('!') }
+    }
     default:
       throw new FilterError(`Unknown operator '${op}' at ${path}`)
   }

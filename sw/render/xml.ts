@@ -42,11 +42,43 @@ function toNode(raw: Raw): XmlNode | undefined {
   return node
 }
 
+/**
+ * `xml` with its DOCTYPE blanked out (QGIS writes `<!DOCTYPE qgis PUBLIC …>`; blanks keep
+ * lines and columns). A DOCTYPE with declarations is refused: its entities could name files
+ * (the parser threw a plain Error on them, a 500) or expand to gigabytes.
+ */
+function withoutDoctype(xml: string): string {
+  const at = xml.search(/<!DOCTYPE/i)
+  if (at < 0) return xml
+  const end = xml.indexOf('>', at)
+  const decl = xml.slice(at, end < 0 ? xml.length : end + 1)
+  if (end < 0 || decl.includes('[')) {
+    const before = xml.slice(0, at).split('\n')
+    throw new XmlError('A DOCTYPE with declarations (entities) is not supported', before.length, before.at(-1)!.length + 1)
+  }
+  return xml.slice(0, at) + decl.replace(/[^\n]/g, ' ') + xml.slice(at + decl.length)
+}
+
+/**
+ * The longest style document read: parsing costs ~0.5 s per MiB on the request thread, and
+ * MapServer and QGIS styles are kilobytes (a 32 MiB body would stall every request for ~16 s).
+ */
+export const XML_MAX_LENGTH = 1024 * 1024
+
 /** The root element of `xml`; throws `XmlError`. */
-export function parseXml(xml: string): XmlNode {
+export function parseXml(source: string): XmlNode {
+  if (source.length > XML_MAX_LENGTH) throw new XmlError(`The document is longer than ${XML_MAX_LENGTH} characters (1 MiB)`)
+  const xml = withoutDoctype(source)
   const valid = XMLValidator.validate(xml)
   if (valid !== true) throw new XmlError(valid.err.msg, valid.err.line, valid.err.col)
-  const roots = (parser.parse(xml) as Raw[]).map(toNode).filter((n): n is XmlNode => !!n)
+  let raw: Raw[]
+  try {
+    raw = parser.parse(xml) as Raw[]
+  } catch (err) {
+    // The validator passes some text the parser then throws on (`<!a` inside an element): a 422, not a 500.
+    throw new XmlError(`The XML cannot be read: ${(err as Error).message.replace(/\s*Context:[\s\S]*$/, '')}`)
+  }
+  const roots = raw.map(toNode).filter((n): n is XmlNode => !!n)
   if (roots.length !== 1) throw new XmlError('Expected exactly one root element')
   return roots[0]!
 }

@@ -1,7 +1,9 @@
 /**
  * Requests for the fuzz runs (test/api/fuzz.test.ts on the Node host, test/e2e/fuzz-sw.spec.ts
  * in the service worker): every route group, with ids at the limits, bodies of wrong types,
- * deep nesting, long strings, invalid UTF-8 and wrong content types, odd headers and cookies.
+ * deep nesting, long strings, invalid UTF-8 and wrong content types, odd headers and cookies;
+ * styles and filters with patterns that backtrack or the linear engine refuses, huge symbols
+ * and XML with entities (issue 19).
  * Deterministic: the same seed gives the same requests. Host-neutral (no Node APIs).
  */
 import type { RequestOptions } from '../api/harness.ts'
@@ -25,7 +27,16 @@ export interface Known {
   fid: number
   aid: number
   upload: string
+  /** An engine style under `layer`, changed by fuzzed PUTs and drawn by fuzzed tiles. */
+  style: number
 }
+
+/** Patterns that backtrack exponentially or polynomially in RegExp, or that RE2 refuses. */
+const EVIL_REGEXES = ['^(a+)+$', '^(a+)+$', '^(a|aa)+$', '(x+x+)+y', '^(\\w+\\s?)*$', '(a)\\1', 'a(?=b)', '(?<!a)b', '[', 'a{1001}',
+  '((a{100}){100}){100}', 'a'.repeat(1001), '(?i)A+!', '\\p{L}+', '']
+const EVIL_LIKES = ['%a%a%a%a%a%a%a%a%a%a%a%a%b', '%', '_', '%'.repeat(1001), '\\%', 'a%_%_%_%_%_%_b', '[a-z]*']
+/** A value to match them against: 36 `a`s and a `!` (minutes for `^(a+)+$` in RegExp). */
+export const EVIL_TEXT = 'a'.repeat(36) + '!'
 
 export interface FuzzRequest {
   method: string
@@ -106,6 +117,9 @@ export class Generator {
         keyname: this.json(1) }),
       login: () => ({ login: this.#chance(0.5) ? this.#string() : this.json(1), password: this.json(1) }),
       password: () => ({ password: this.json(1), old_password: this.json(1), display_name: this.json(1) }),
+      style: () => ({ resource: { cls: this.#pick(['engine_style', 'mapserver_style']), parent: { id: this.#pick([k.layer, k.layer, k.group]) },
+        display_name: this.#string() }, [this.#pick(['engine_style', 'mapserver_style'])]: { xml: this.#chance(0.9) ? this.#styleXml() : this.json(1) } }),
+      restyle: () => ({ [this.#pick(['engine_style', 'mapserver_style'])]: { xml: this.#styleXml() } }),
       catalogue: () => ({ geoservices: [{ id: this.#pick([1, 2, -1, 2 ** 64]), guid: '00000000-0000-4000-8000-000000000001', name: this.#string(),
         type: this.#pick(['tms', 'wms', 'x']), url: this.#pick(STRINGS), created_at: '2024-01-01T00:00:00Z' }] }),
     }
@@ -116,6 +130,33 @@ export class Generator {
       target[this.#pick(KEYS)] = this.json(2)
     }
     return body
+  }
+
+  /**
+   * XML for an engine style with one odd part (most are saved, so later tiles draw them): an
+   * evil or refused pattern, a symbol or dash pattern of any size, a DOCTYPE, random text, or over 1 MiB.
+   */
+  #styleXml(): string {
+    const odd = this.#pick(['regex', 'regex', 'like', 'symbol', 'pattern', 'doctype', 'text', 'size'])
+    const re = this.#pick(EVIL_REGEXES), like = this.#pick(EVIL_LIKES)
+    const expr = odd === 'regex' ? this.#pick([`/${re}/`, `/${re}/i`, `([s] ~ "${re}")`, `([s] ~* "${re}")`])
+      : odd === 'like' ? this.#pick([`([s] like "${like}")`, `([s] ilike "${like}")`])
+        : odd === 'text' ? this.#pick([`"${this.#string()}"`, `(${this.#string()})`]) : '/^a/'
+    const n = odd === 'symbol' ? this.#pick([2, 100, 101, 2000]) : 4
+    const points = Array.from({ length: n * 2 }, (_, i) => (odd === 'symbol' && this.#chance(0.02) ? this.#pick(['x', '1e400', '-99']) : String(i % 7))).join(' ')
+    const pattern = Array.from({ length: odd === 'pattern' ? this.#pick([0, 10, 11, 500]) : 2 }, () => 1 + this.#int(9)).join(' ')
+    const head = odd === 'doctype' ? this.#pick(['<!DOCTYPE map>', '<!DOCTYPE map [<!ENTITY x SYSTEM "file:///etc/passwd">]>',
+      '<!DOCTYPE map [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>', '<!DOCTYPE map [']) : ''
+    return `${head}<map><symbol><name>sym</name><type>vector</type><filled>true</filled><points>${points}</points></symbol>
+<layer><classitem>s</classitem><class><name>${head.includes('ENTITY') ? '&x;&b;' : 'c'}</name><expression>${expr}</expression>
+<style><symbol>sym</symbol><size>${this.#pick([1, 8, 1e308, -1])}</size><pattern>${pattern}</pattern>
+<color red="230" green="20" blue="20"/></style></class></layer></map>${odd === 'size' ? `<!--${'x'.repeat(this.#pick([1000, 1_100_000]))}-->` : ''}`
+  }
+
+  /** A render filter[] in the original's JSON, with evil LIKE patterns. */
+  #renderFilter(): string {
+    const op = this.#pick(['like', '!like', 'ilike', '!ilike', '==', 'in'])
+    return JSON.stringify(this.#chance(0.8) ? [op, ['get', 's'], this.#pick(EVIL_LIKES)] : this.json(3))
   }
 
   /** A body: shaped, any JSON, deeply nested, broken, or bytes that are not UTF-8. */
@@ -203,6 +244,14 @@ export class Generator {
       () => [this.#pick(['POST', 'PUT', 'DELETE']), `/api/resource/${layer()}/${this.#pick(['sync', `sync/conflict/${this.#pick(ODD_IDS)}`, 'feature/transaction/',
         `feature/transaction/${this.#pick(ODD_IDS)}`])}`, 'feature'],
       () => ['POST', this.#pick(['/api/feature_layer/identify', '/api/component/feature_layer/export']), 'feature'],
+      // Patterns, symbols and XML (issue 19): styles saved and changed, then drawn with filters.
+      () => this.#chance(0.5) ? ['POST', '/api/resource/', 'style'] : ['PUT', `/api/resource/${this.#id(k.style)}`, 'restyle'],
+      () => ['GET', `/api/component/render/tile?z=0&x=0&y=0&resource=${this.#id(k.style)}${this.#chance(0.7)
+        ? `&filter[${k.style}]=${encodeURIComponent(this.#renderFilter())}` : ''}`, 'style'],
+      () => ['GET', `/api/resource/${layer()}/feature/?${this.#pick(['fld_s__like', 'fld_s__ilike', 'like', 'ilike', 'fld_s__startswith'])}=${
+        encodeURIComponent(this.#pick(EVIL_LIKES))}`, 'feature'],
+      () => ['GET', `/api/resource/search/?${this.#pick(['display_name__like', 'display_name__ilike', 'keyname__like', 'resmeta__like[a]'])}=${
+        encodeURIComponent(this.#pick(EVIL_LIKES))}`, 'resource'],
     ]
     let route = this.#pick(routes)
     // Logins cost a PBKDF2 each: a third of their share is enough.

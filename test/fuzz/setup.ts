@@ -4,7 +4,7 @@
  */
 import type { Api } from '../api/harness.ts'
 import { base64 } from '../api/harness.ts'
-import type { Known } from './generator.ts'
+import { EVIL_TEXT, type Known } from './generator.ts'
 
 const FIELDS = [['s', 'STRING'], ['i', 'INTEGER'], ['b', 'BOOLEAN'], ['big', 'BIGINT'], ['r', 'REAL'], ['d', 'DATE'], ['ok', 'BOOLEAN']]
 
@@ -19,17 +19,22 @@ export async function createKnown(api: Api): Promise<Known> {
   const layer = (await ok(api, 'POST', '/api/resource/', { resource: { cls: 'vector_layer', parent: { id: group }, display_name: 'Fuzz layer' },
     vector_layer: { srs: { id: 3857 }, geometry_type: 'POINT', fields: FIELDS.map(([keyname, datatype]) => ({ keyname, datatype })) } })).id
   const fid = (await ok(api, 'POST', `/api/resource/${layer}/feature/`, { geom: 'POINT(1 2)', fields: { s: 'a', i: 1, ok: true } })).id
+  // A value that evil patterns backtrack on, for the styles and filters the run sends.
+  await ok(api, 'POST', `/api/resource/${layer}/feature/`, { geom: 'POINT(3 4)', fields: { s: EVIL_TEXT } })
+  const style = (await ok(api, 'POST', '/api/resource/', { resource: { cls: 'engine_style', parent: { id: layer }, display_name: 'Fuzz style' },
+    engine_style: { xml: '<map><layer><classitem>s</classitem><class><expression>/^a/</expression><style><color red="1" green="2" blue="3"/></style></class></layer></map>' } })).id
   const up = await api.request('PUT', '/api/component/file_upload/', { bytesBase64: base64('fuzz'), headers: { 'content-type': 'text/plain' } })
   const upload = up.body.id as string
   const aid = (await ok(api, 'POST', `/api/resource/${layer}/feature/${fid}/attachment/`, { file_upload: { id: upload } })).id
-  return { group, layer, fid, aid, upload }
+  return { group, layer, fid, aid, upload, style }
 }
 
 /** `known` while its attachment (so its feature, layer and group) still exists, else new ones. */
 export async function keepKnown(api: Api, known: Known): Promise<Known> {
   const res = await api.request('GET', `/api/resource/${known.layer}/feature/${known.fid}/attachment/${known.aid}`)
   const up = await api.request('GET', `/api/component/file_upload/${known.upload}`)
-  return res.status === 200 && up.status === 200 ? known : createKnown(api)
+  const style = await api.request('GET', `/api/resource/${known.style}`)
+  return res.status === 200 && up.status === 200 && style.status === 200 ? known : createKnown(api)
 }
 
 /** Problems with the tree, read through the API: the root missing or moved, a cycle, an orphan. */

@@ -15,6 +15,13 @@ import {
 /** MapServer computes scales at 72 dpi. */
 const DPI = 72
 
+/**
+ * MapServer's own bounds (`MS_MAXVECTORPOINTS`, `MS_MAXPATTERNLENGTH`): a symbol of 500,000
+ * points overflowed the stack when drawn, so larger ones are refused when the style is saved.
+ */
+export const SYMBOL_MAX_POINTS = 100
+export const PATTERN_MAX_LENGTH = 10
+
 const SHAPES: Record<string, MarkerShape> = {
   circle: 'circle', ellipse: 'circle', point: 'circle', square: 'square', rectangle: 'square', box: 'square',
   triangle: 'triangle', 'triangle-equilateral': 'triangle', diamond: 'diamond', star: 'star', pentagon: 'pentagon',
@@ -29,6 +36,15 @@ function num(n: XmlNode, name: string, where: string): number | undefined {
   const v = Number(t)
   if (!Number.isFinite(v)) throw new StyleError(`<${name}> must be a number, got '${t}'`, where)
   return v
+}
+
+/** The numbers in child `name` (`<points>1 2 3 4</points>`), at most `max` of them. */
+function numbers(n: XmlNode, name: string, max: number, where: string): number[] {
+  const words = (textOf(n, name) ?? '').split(/\s+/).filter(Boolean)
+  if (words.length > max) throw new StyleError(`<${name}> has ${words.length} numbers; at most ${max} are allowed`, where)
+  const out = words.map(Number)
+  if (out.some((v) => !Number.isFinite(v))) throw new StyleError(`<${name}> must hold numbers`, where)
+  return out
 }
 
 function color(n: XmlNode | undefined, where: string, alpha = 1): string | undefined {
@@ -121,7 +137,7 @@ function symbolDefs(map: XmlNode, where: string): Map<string, SymbolDef> {
     if (!name) throw new StyleError('A <symbol> needs a <name>', `${where}/symbol[${i + 1}]`)
     const type = (textOf(s, 'type') ?? 'vector').toLowerCase()
     const filled = (textOf(s, 'filled') ?? 'false').toLowerCase() === 'true'
-    const nums = (textOf(s, 'points') ?? '').split(/\s+/).filter(Boolean).map(Number)
+    const nums = numbers(s, 'points', 2 * SYMBOL_MAX_POINTS, `${where}/symbol[${i + 1}]`)
     let shape: MarkerShape = SHAPES[name.toLowerCase()] ?? 'square'
     if (type === 'ellipse') shape = 'circle'
     else if (type === 'vector' && nums.length >= 4) {
@@ -140,7 +156,7 @@ function symbolizer(n: XmlNode, geom: GeometryKind, defs: Map<string, SymbolDef>
   const outline = color(child(n, 'outlinecolor'), where, opacity)
   const width = num(n, 'width', where) ?? 1
   const outlineWidth = num(n, 'outlinewidth', where)
-  const pattern = (textOf(n, 'pattern') ?? '').split(/\s+/).filter(Boolean).map(Number)
+  const pattern = numbers(n, 'pattern', PATTERN_MAX_LENGTH, where)
   const stroke = (c: string, w: number): Stroke => ({ color: c, width: w, dash: pattern.length ? pattern : undefined,
     cap: (textOf(n, 'linecap') ?? 'round').toLowerCase() as Stroke['cap'],
     join: (textOf(n, 'linejoin') ?? 'round').toLowerCase() as Stroke['join'] })

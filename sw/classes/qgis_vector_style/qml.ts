@@ -184,7 +184,7 @@ function labels(root: XmlNode, geom: string): VectorStyle['labels'] {
 export function parseQml(qml: string, geom: 'point' | 'line' | 'polygon'): VectorStyle {
   let root: XmlNode
   try {
-    root = parseXml(qml.replace(/^\s*<!DOCTYPE[^>]*>/i, (m) => m.replace(/[^\n]/g, ' ')))
+    root = parseXml(qml)
   } catch (err) {
     if (err instanceof XmlError) throw new StyleError(`QML is not well-formed: ${err.message}`, 'qml')
     throw err

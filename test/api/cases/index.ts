@@ -29,6 +29,7 @@ import { fileBucketCases } from './file-bucket.ts'
 import { hardeningCases } from './hardening.ts'
 import { hardeningAuthCases } from './hardening-auth.ts'
 import { hardeningValueCases } from './hardening-values.ts'
+import { hardeningRenderCases } from './hardening-render.ts'
 import { idempotencyCases } from './idempotency.ts'
 import { compatCases } from './compat.ts'
 
@@ -61,5 +62,6 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   'hardening-auth': hardeningAuthCases,
   compat: compatCases,
   'hardening-values': hardeningValueCases,
+  'hardening-render': hardeningRenderCases,
   idempotency: idempotencyCases,
 }
