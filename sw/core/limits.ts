@@ -60,10 +60,9 @@ export async function* bodyChunks(request: BodyMessage, limit: number, tooLarge:
 }
 
 /** The whole body of `request`, at most `limit` bytes (see `bodyChunks`). */
-export async function readBytes(request: BodyMessage, limit: number, tooLarge: () => ApiError,
-  unreadable?: (cause: unknown) => ApiError): Promise<Uint8Array> {
+export async function readBytes(request: Request, limit: number, tooLarge: () => ApiError): Promise<Uint8Array> {
   const chunks: Uint8Array[] = []
-  for await (const c of bodyChunks(request, limit, tooLarge, unreadable)) chunks.push(c)
+  for await (const c of bodyChunks(request, limit, tooLarge)) chunks.push(c)
   return concatBytes(chunks)
 }
 

@@ -9,7 +9,8 @@
  * origin (the original's `ExternalServiceError`).
  */
 import { ApiError } from './error.ts'
-import { readBytes } from './limits.ts'
+import { concatBytes } from './bytes.ts'
+import { bodyChunks } from './limits.ts'
 
 /** The original's class for "the other server failed": this one is fine. */
 export const EXTERNAL_SERVICE_ERROR = 'nextgisweb.core.exception.ExternalServiceError'
@@ -91,18 +92,19 @@ export async function boundedFetch(fetch: Fetch, url: string, init: RequestInit,
     done()
     throw why ?? err
   }
-  // The idle timer restarts with every chunk read (below).
-  const body = res.body && res.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, out) { waiting(); out.enqueue(chunk) },
-  }))
   let used = false
   const bytes = async () => {
     if (used) throw new TypeError('The body was read already')
     used = true
     waiting()
+    const chunks: Uint8Array[] = []
     try {
-      return await readBytes({ headers: res.headers, body }, limits.maxBytes, () => remoteTooLarge(origin, limits.maxBytes),
-        (cause) => why ?? remoteBroken(origin, cause))
+      for await (const chunk of bodyChunks(res, limits.maxBytes, () => remoteTooLarge(origin, limits.maxBytes),
+        (cause) => why ?? remoteBroken(origin, cause))) {
+        waiting() // the idle timer restarts with every chunk
+        chunks.push(chunk)
+      }
+      return concatBytes(chunks)
     } catch (err) {
       ctl.abort()
       throw err
@@ -118,7 +120,7 @@ export async function boundedFetch(fetch: Fetch, url: string, init: RequestInit,
     text: async () => new TextDecoder().decode(await bytes()),
     discard: () => {
       done()
-      if (!used) { used = true; void body?.cancel().catch(() => undefined) }
+      if (!used) { used = true; void res.body?.cancel().catch(() => undefined) }
       ctl.abort()
     },
   }
