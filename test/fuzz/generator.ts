@@ -25,13 +25,23 @@ export interface Known {
   fid: number
   aid: number
   upload: string
+  /**
+   * Remote connections to hostile servers (test/api/hostile-remote.ts): their listings and
+   * links may answer 502 ExternalServiceError, and nothing worse. None: no such requests.
+   */
+  remotes?: number[]
 }
 
 export interface FuzzRequest {
   method: string
   path: string
   opts: RequestOptions
+  /** It asks a hostile remote: a 502 ExternalServiceError is a right answer. */
+  remote?: boolean
 }
+
+/** The exception class of a 502 for a remote that failed: the one 5xx a fuzz run accepts, for requests to hostile remotes. */
+export const EXTERNAL_SERVICE_ERROR = 'nextgisweb.core.exception.ExternalServiceError'
 
 const ODD_IDS = ['-1', '0', '1', '2', '9007199254740991', '9007199254740992', '9007199254740993', '18446744073709551616',
   '18446744073709551617', '1e400', 'abc', '%00', '%2e%2e', '', '00', '1.5', '99999999999999999999999999999', '0x10', ' 1']
@@ -106,6 +116,8 @@ export class Generator {
         keyname: this.json(1) }),
       login: () => ({ login: this.#chance(0.5) ? this.#string() : this.json(1), password: this.json(1) }),
       password: () => ({ password: this.json(1), old_password: this.json(1), display_name: this.json(1) }),
+      link: () => ({ resource: { cls: 'vector_layer', parent: { id: this.#pick([0, k.group]) }, display_name: this.#string() },
+        vector_layer: { remote: { connection: { id: this.#pick(k.remotes ?? [0]) }, resource: { id: this.#pick([1, 0, -1, 2 ** 53, 7]) } } } }),
       catalogue: () => ({ geoservices: [{ id: this.#pick([1, 2, -1, 2 ** 64]), guid: '00000000-0000-4000-8000-000000000001', name: this.#string(),
         type: this.#pick(['tms', 'wms', 'x']), url: this.#pick(STRINGS), created_at: '2024-01-01T00:00:00Z' }] }),
     }
@@ -204,15 +216,22 @@ export class Generator {
         `feature/transaction/${this.#pick(ODD_IDS)}`])}`, 'feature'],
       () => ['POST', this.#pick(['/api/feature_layer/identify', '/api/component/feature_layer/export']), 'feature'],
     ]
+    const BASE_ROUTES = routes.length
+    // Hostile remotes (when the runner made connections to them): their tree, and links to their layers.
+    if (k.remotes?.length) {
+      routes.push(() => ['GET', `/api/resource/${this.#chance(0.9) ? this.#pick(k.remotes!) : this.#pick(ODD_IDS)}/remote/?parent=${this.#id(0)}`, 'remote'])
+      routes.push(() => ['POST', '/api/resource/', 'link'])
+    }
     let route = this.#pick(routes)
-    // Logins cost a PBKDF2 each: a third of their share is enough.
-    while (route === routes[13] && this.#chance(0.67)) route = this.#pick(routes)
+    // Logins cost a PBKDF2 each, and a hostile remote may keep a request until its timeout: a third of their share is enough.
+    while ((route === routes[13] || routes.indexOf(route) >= BASE_ROUTES) && this.#chance(0.67)) route = this.#pick(routes)
     const [method, path, kind] = route()
     const who = this.#auth()
     const opts: RequestOptions = { ...who, headers: { ...this.#headers(), ...who.headers } }
     if (method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS' || this.#chance(0.05)) Object.assign(opts, this.#body(kind))
     if (method === 'GET' || method === 'HEAD') { delete opts.body; delete opts.raw; delete opts.bytesBase64 }
     if (this.#chance(0.05)) opts.credentials = 'include'
-    return { method, path, opts }
+    if (kind === 'link' && this.#chance(0.7)) Object.assign(opts, { body: this.#shaped('link'), raw: undefined, bytesBase64: undefined })
+    return { method, path, opts, remote: kind === 'remote' || kind === 'link' }
   }
 }
