@@ -20,14 +20,21 @@ export function isSafeIdText(raw: string): boolean {
   return /^[0-9]{1,16}$/.test(raw) && Number.isSafeInteger(Number(raw))
 }
 
+/** A request, or a response of another server (`core/outbound.ts`): what `bodyChunks` reads. */
+export interface BodyMessage {
+  readonly headers: Headers
+  readonly body: ReadableStream<Uint8Array> | null
+}
+
 /**
  * The body of `request` chunk by chunk, at most `limit` bytes: a larger declared
  * Content-Length, or more bytes than `limit` arriving, throws `tooLarge()` as soon as it is
  * known. The next chunk is read only when the consumer asks for it, so a slow consumer (a
  * store write) slows the client down instead of filling memory; a consumer that stops early
- * cancels the body.
+ * cancels the body. A body that breaks off throws `unreadable(cause)` (a 400 for requests).
  */
-export async function* bodyChunks(request: Request, limit: number, tooLarge: () => ApiError): AsyncGenerator<Uint8Array> {
+export async function* bodyChunks(request: BodyMessage, limit: number, tooLarge: () => ApiError,
+  unreadable: (cause: unknown) => ApiError = bodyUnreadable): AsyncGenerator<Uint8Array> {
   const declared = request.headers.get('content-length')
   if (declared !== null && Number(declared) > limit) throw tooLarge()
   if (!request.body) return
@@ -40,7 +47,7 @@ export async function* bodyChunks(request: Request, limit: number, tooLarge: () 
       try {
         step = await reader.read()
       } catch (err) {
-        throw bodyUnreadable(err)
+        throw unreadable(err)
       }
       if (step.done) { done = true; return }
       total += step.value.length

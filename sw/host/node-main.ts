@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises'
 import { readCatalogueFolder } from '../catalogue/folder.ts'
 import { seedDemo } from '../demo.ts'
 import { createApp, nodePlatform, randomPassword, serve } from './node.ts'
+import { guardedFetch, isLoopbackHost, parseCidrs } from './node-outbound.ts'
 
 const USAGE = `Usage: npm run serve -- [--port 8080] [--host 127.0.0.1] [--data <dir> | --memory] [--static <dir>]
   --port     TCP port (default 8080; 0 picks a free one)
@@ -22,6 +23,8 @@ const USAGE = `Usage: npm run serve -- [--port 8080] [--host 127.0.0.1] [--data 
   --demo     create the demo data set when the data folder is new
   --catalogue  folder in the QMS data layout that replaces the geoservice catalogue at start
   --upload-quota  bytes of pending uploads anonymous users may add to (default 1 GiB)
+  --allow-remote  an address range (CIDR) remote connections may reach although it is not public,
+             when --host is beyond loopback (repeatable; also $OUTPOST_ALLOW_REMOTE, comma-separated)
 The administrator's password comes from OUTPOST_ADMIN_PASSWORD; without it a random one is
 generated on the first start and printed.`
 
@@ -34,6 +37,7 @@ async function main(): Promise<void> {
       static: { type: 'string' }, demo: { type: 'boolean', default: false }, help: { type: 'boolean', default: false },
       catalogue: { type: 'string' }, 'upload-quota': { type: 'string' }, host: { type: 'string', default: '127.0.0.1' },
       'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' }, cors: { type: 'string', multiple: true },
+      'allow-remote': { type: 'string', multiple: true },
     },
   })
   if (values.help) { console.log(USAGE); return }
@@ -50,7 +54,10 @@ async function main(): Promise<void> {
   if (uploadQuota !== undefined && !(Number.isSafeInteger(uploadQuota) && uploadQuota >= 0)) {
     throw new Error(`Invalid --upload-quota '${values['upload-quota']}': a number of bytes.\n${USAGE}`)
   }
-  const app = createApp(nodePlatform({ dataDir, admin, corsOrigins, uploadQuota }), { setup: values.demo ? seedDemo : undefined })
+  const allow = parseCidrs([...values['allow-remote'] ?? [], ...(process.env.OUTPOST_ALLOW_REMOTE ?? '').split(',').map((c) => c.trim()).filter(Boolean)])
+  // On loopback only this machine's users reach the API; beyond it, outbound requests may go to public addresses only.
+  const fetch = isLoopbackHost(values.host!) ? undefined : guardedFetch(allow)
+  const app = createApp(nodePlatform({ dataDir, admin, corsOrigins, uploadQuota, fetch }), { setup: values.demo ? seedDemo : undefined })
   const services = await app.services()
   if (services.adminCreated && !envPassword) console.log(`administrator password: ${admin.password}`)
   else if (!envPassword) console.log('administrator password: unchanged (set OUTPOST_ADMIN_PASSWORD to reset it)')

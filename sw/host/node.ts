@@ -39,6 +39,8 @@ export interface NodePlatformOptions {
   corsOrigins?: string[]
   /** Pending upload bytes anonymous users may add to. @default DEFAULT_UPLOAD_QUOTA (1 GiB) */
   uploadQuota?: number
+  /** Limits of answers read from other servers. @default OUTBOUND_LIMITS (core/outbound.ts) */
+  outboundLimits?: Platform['outboundLimits']
 }
 
 export function nodePlatform(opts: NodePlatformOptions): Platform {
@@ -58,6 +60,7 @@ export function nodePlatform(opts: NodePlatformOptions): Platform {
     corsOrigins: opts.corsOrigins,
     asset: readAsset,
     uploadQuota: opts.uploadQuota,
+    outboundLimits: opts.outboundLimits,
     now: () => new Date(),
     log: opts.log ?? ((message, err) => console.error(message, err ?? '')),
   }

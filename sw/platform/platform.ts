@@ -8,6 +8,7 @@ import type { Store } from '../store/store.ts'
 import type { GdalApi } from '../../wasm/gdal.ts'
 import type { CanvasFactory } from '../image/canvas.ts'
 import type { EpsgSource } from '../geo/srs.ts'
+import type { OutboundLimits } from '../core/outbound.ts'
 
 export interface AdminProvision {
   /** The administrator's password on a fresh database. */
@@ -44,6 +45,11 @@ export interface Platform {
    * wrap it to cut connections at chosen points.
    */
   fetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response>
+  /**
+   * Limits of the answers read through `fetch` (`core/outbound.ts`); the defaults when absent.
+   * A file's size cap is `uploadMaxSize` unless set here.
+   */
+  readonly outboundLimits?: Partial<Record<'json' | 'listing' | 'file', OutboundLimits>>
   /** The AES-GCM key secrets are encrypted with at rest (remote passwords); the host keeps it. */
   secretKey(): Promise<CryptoKey>
   /** Where the app itself is served from, in the browser (the worker's origin); absent in Node. */

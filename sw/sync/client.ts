@@ -4,14 +4,17 @@
  * the platform's outbound fetch with HTTP Basic credentials. Every URL it follows stays on
  * the connection's origin: the `fetch`/`continue` URLs a server gives are re-based onto it
  * (a server behind a proxy may name itself otherwise), and credentials go nowhere else.
+ * Every answer is read within limits (`core/outbound.ts`): size, time to answer, time in all.
  */
 import { toBase64 } from '../core/bytes.ts'
+import { ApiError } from '../core/error.ts'
+import { boundedFetch, OUTBOUND_LIMITS, type BoundedResponse, type Fetch, type OutboundLimits } from '../core/outbound.ts'
+import type { Platform } from '../platform/platform.ts'
+import { uploadMaxSize } from '../upload/limits.ts'
 import type { Credentials } from './types.ts'
-import { remoteFailed, remoteUnreachable } from './errors.ts'
+import { remoteFailed, remoteMalformed, remoteUnreachable } from './errors.ts'
 import { parseRemoteJson } from './remote-json.ts'
 
-/** How long one request to the remote may take. */
-const TIMEOUT_MS = 120_000
 /** Retries of a request the network failed, and the pause before each. */
 const RETRIES = 1
 const RETRY_MS = 300
@@ -21,12 +24,20 @@ export interface RemoteAnswer {
   body: any // reason: remote JSON, checked where it is used
 }
 
-type Fetch = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>
+/** The limits of each kind of request (`core/outbound.ts`). */
+export type RemoteLimits = Record<keyof typeof OUTBOUND_LIMITS, OutboundLimits>
+
+/** A client of `creds` through the platform's outbound fetch and limits; files are capped at the upload limit. */
+export function remoteClient(creds: Credentials, platform: Pick<Platform, 'fetch' | 'uploadMaxSize' | 'outboundLimits'>): RemoteClient {
+  const limits: RemoteLimits = { ...OUTBOUND_LIMITS, file: { ...OUTBOUND_LIMITS.file, maxBytes: uploadMaxSize(platform) },
+    ...platform.outboundLimits }
+  return new RemoteClient(creds, (input, init) => platform.fetch(input, init), limits)
+}
 
 export class RemoteClient {
   readonly #auth: string | undefined
 
-  constructor(readonly creds: Credentials, readonly fetch: Fetch) {
+  constructor(readonly creds: Credentials, readonly fetch: Fetch, readonly limits: RemoteLimits = OUTBOUND_LIMITS) {
     if (creds.username !== null) {
       this.#auth = 'Basic ' + toBase64(new TextEncoder().encode(`${creds.username}:${creds.password ?? ''}`))
     }
@@ -40,7 +51,7 @@ export class RemoteClient {
     return base.origin + (rel.startsWith(prefix + '/') ? rel : prefix + rel)
   }
 
-  async #send(method: string, path: string, body?: BodyInit, headers: Record<string, string> = {}): Promise<Response> {
+  async #send(method: string, path: string, limits: OutboundLimits, body?: BodyInit, headers: Record<string, string> = {}): Promise<BoundedResponse> {
     const url = this.url(path)
     const h: Record<string, string> = { accept: 'application/json', ...headers }
     if (this.#auth) h.authorization = this.#auth
@@ -49,8 +60,10 @@ export class RemoteClient {
     // operations and commit are idempotent; a second upload or transaction stays unused).
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.fetch(url, { method, headers: h, body, credentials: 'omit', signal: AbortSignal.timeout(TIMEOUT_MS) })
+        return await boundedFetch(this.fetch, url, { method, headers: h, body, credentials: 'omit' }, limits)
       } catch (err) {
+        // A timeout is not retried: that would double the wait.
+        if (err instanceof ApiError) throw err
         if (attempt >= RETRIES) throw remoteUnreachable(this.creds.url, err)
         await new Promise((resolve) => setTimeout(resolve, RETRY_MS))
       }
@@ -59,36 +72,35 @@ export class RemoteClient {
 
   /**
    * One JSON request; answers with the status and body. Statuses in `accept` are answers;
-   * any other non-2xx is a 502 carrying the remote's error body.
+   * any other non-2xx is a 502 with a short reason (never the remote's whole body). A body
+   * that is not JSON is a 502 too. `kind` chooses the limits (a listing a person waits for
+   * times out sooner).
    */
-  async json(method: string, path: string, body?: unknown, accept: number[] = []): Promise<RemoteAnswer> {
-    const res = await this.#send(method, path, body === undefined ? undefined : JSON.stringify(body),
+  async json(method: string, path: string, body?: unknown, accept: number[] = [], kind: 'json' | 'listing' = 'json'): Promise<RemoteAnswer> {
+    const res = await this.#send(method, path, this.limits[kind], body === undefined ? undefined : JSON.stringify(body),
       body === undefined ? {} : { 'content-type': 'application/json' })
-    let text: string
-    try {
-      text = await res.text()
-    } catch (err) {
-      throw remoteUnreachable(this.creds.url, err)
-    }
+    const text = await res.text()
     let parsed: unknown
+    // A deep nesting that V8 cannot parse (RangeError) lands here too.
     try { parsed = text ? parseRemoteJson(text) : undefined } catch { parsed = text }
-    if (!res.ok && !accept.includes(res.status)) throw remoteFailed(this.creds.url, res.status, parsed)
+    if (!res.ok && !accept.includes(res.status)) throw remoteFailed(this.creds.url, res.status, parsed, res.headers.get('content-type'))
+    // Only a failed parse leaves the text itself: a JSON string literal parses without its quotes.
+    if (typeof parsed === 'string' && parsed === text) throw remoteMalformed(this.creds.url, `${method} ${path}`, 'an answer that is not JSON')
     return { status: res.status, body: parsed }
   }
 
-  async get(path: string): Promise<any> { // reason: remote JSON
-    return (await this.json('GET', path)).body
+  async get(path: string, kind: 'json' | 'listing' = 'json'): Promise<any> { // reason: remote JSON
+    return (await this.json('GET', path, undefined, [], kind)).body
   }
 
-  /** Bytes of `path` (an attachment's file). */
+  /** Bytes of `path` (an attachment's file), at most the upload limit. */
   async bytes(path: string): Promise<Uint8Array> {
-    const res = await this.#send('GET', path)
-    if (!res.ok) throw remoteFailed(this.creds.url, res.status, await res.text().catch(() => ''))
-    try {
-      return new Uint8Array(await res.arrayBuffer())
-    } catch (err) {
-      throw remoteUnreachable(this.creds.url, err)
+    const res = await this.#send('GET', path, this.limits.file)
+    if (!res.ok) {
+      res.discard()
+      throw remoteFailed(this.creds.url, res.status, undefined, res.headers.get('content-type'))
     }
+    return res.bytes()
   }
 
   /**
@@ -98,10 +110,13 @@ export class RemoteClient {
   async upload(bytes: Uint8Array, name: string | null, mime: string): Promise<string> {
     const form = new FormData()
     form.append('file', new Blob([bytes as Uint8Array<ArrayBuffer>], { type: mime }), name ?? 'file')
-    const res = await this.#send('POST', '/api/component/file_upload/', form)
-    const body = await res.json().catch(() => undefined) as { upload_meta?: { id?: string }[] } | undefined
+    const res = await this.#send('POST', '/api/component/file_upload/', this.limits.json, form)
+    const text = await res.text()
+    let body: { upload_meta?: { id?: string }[] } | undefined
+    try { body = JSON.parse(text) } catch { body = undefined }
     const id = body?.upload_meta?.[0]?.id
-    if (!res.ok || typeof id !== 'string') throw remoteFailed(this.creds.url, res.status, body)
+    if (!res.ok) throw remoteFailed(this.creds.url, res.status, body, res.headers.get('content-type'))
+    if (typeof id !== 'string') throw remoteMalformed(this.creds.url, 'POST /api/component/file_upload/', 'no upload id')
     return id
   }
 }

@@ -5,8 +5,10 @@
  * component's own 404s and 422s.
  */
 import { ApiError, validationError } from '../core/error.ts'
+import { EXTERNAL_SERVICE_ERROR as EXTERNAL } from '../core/outbound.ts'
 
-const EXTERNAL = 'nextgisweb.core.exception.ExternalServiceError'
+/** Longest text kept of a remote's error field. */
+const REASON_CHARS = 200
 
 /** Why a request failed, with the network layer's reason when it gives one (`fetch failed` says little). */
 function reason(err: unknown): string {
@@ -19,14 +21,40 @@ export const remoteUnreachable = (url: string, cause: unknown) => new ApiError(5
   message: `The server at ${url} could not be reached: ${reason(cause)}.`, data: { url },
   exception: EXTERNAL, cause })
 
-/** The remote answered with an error; its own error body is kept in `data.remote`. */
-export const remoteFailed = (url: string, status: number, body: unknown) => {
-  const remote = body && typeof body === 'object' ? body as Record<string, unknown> : undefined
-  const why = status === 401 || status === 403 ? 'refused the login or the permission'
-    : `answered ${status}${remote?.title ? ` (${String(remote.title)})` : ''}`
-  return new ApiError(502, 'Remote server error', { message: `The server at ${url} ${why}.`,
-    data: { url, remote_status: status, remote: remote ?? null }, exception: EXTERNAL })
+/** A text of the remote's, short and without control characters, for an error body; `undefined` when it is not text. */
+function short(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined
+  const clean = value.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim()
+  return clean.length > REASON_CHARS ? clean.slice(0, REASON_CHARS - 1) + '…' : clean
 }
+
+/**
+ * What is told of a remote's error answer: of the original's JSON error body only its title,
+ * status code and exception class (short strings); of anything else only its content type.
+ * The body itself is never echoed: a connection pointed at another service of the network
+ * would otherwise read that service's answers back.
+ */
+export function remoteReason(status: number, body: unknown, contentType: string | null): Record<string, unknown> {
+  const b = body && typeof body === 'object' && !Array.isArray(body) ? body as Record<string, unknown> : undefined
+  const title = short(b?.title), exception = short(b?.exception)
+  if (b && (title !== undefined || exception !== undefined)) {
+    return { title: title ?? null, status_code: Number.isSafeInteger(b.status_code) ? b.status_code : status, exception: exception ?? null }
+  }
+  return { status_code: status, content_type: short(contentType?.split(';')[0]) ?? null }
+}
+
+/** The remote answered with an error; `data.remote` has a short reason (`remoteReason`), never its body. */
+export const remoteFailed = (url: string, status: number, body: unknown, contentType: string | null = 'application/json') => {
+  const remote = remoteReason(status, body, contentType)
+  const why = status === 401 || status === 403 ? 'refused the login or the permission'
+    : `answered ${status}${typeof remote.title === 'string' ? ` (${remote.title})` : ''}`
+  return new ApiError(502, 'Remote server error', { message: `The server at ${url} ${why}.`,
+    data: { url, remote_status: status, remote }, exception: EXTERNAL })
+}
+
+/** The remote answered something this server cannot read: `what` names the request, `wrong` what was wrong. */
+export const remoteMalformed = (url: string, what: string, wrong: string) => new ApiError(502, 'Remote answer malformed', {
+  message: `The server at ${url} answered ${what} with ${wrong}.`, data: { url }, exception: EXTERNAL })
 
 export const remoteIncompatible = (message: string) => new ApiError(502, 'Remote layer incompatible', { message,
   exception: EXTERNAL })

@@ -15,6 +15,7 @@ import { remoteIncompatible, remoteFailed } from './errors.ts'
 import { applyAttachment, applyFeatures, type RemoteAttachmentChange, type RemoteFeatureChange } from './pull-apply.ts'
 import { createdState, stateHash, withChanges } from './state.ts'
 import type { FeatureState, LinkState } from './types.ts'
+import { RemoteShape } from './remote-shape.ts'
 
 /** Operations applied per local write (a batch of feed pages). */
 const BATCH_OPS = 2000
@@ -151,18 +152,20 @@ async function pullFeed(ctx: SyncContext): Promise<boolean> {
       if (String(res.body?.exception ?? '').endsWith('FVersioningEpochMismatch')) return false
       throw remoteFailed(ctx.client.creds.url, 422, res.body)
     }
-    const fields = new Set((res.body.fields as { id: number }[]).map((f) => f.id))
+    const shape = new RemoteShape(ctx.client.creds.url, 'GET /feature/changes/check')
+    const check = shape.object(res.body)
+    const fields = new Set(shape.objects(check.fields, '$.fields').map((f, i) => shape.int(f.id, `$.fields[${i}].id`)))
     for (const rid of Object.values(ctx.state.fieldMap)) {
       if (!fields.has(rid)) throw remoteIncompatible('A field of the linked remote layer was deleted there; link the layer anew.')
     }
-    ctx.state = { ...ctx.state, remoteEpoch: res.body.epoch, pull: { target: res.body.target, url: res.body.fetch } }
+    ctx.state = { ...ctx.state, remoteEpoch: shape.int(check.epoch, '$.epoch'),
+      pull: { target: shape.int(check.target, '$.target'), url: shape.string(check.fetch, '$.fetch') } }
     pull = ctx.state.pull!
   }
   let url: string | null = pull.url
   let ops: Op[] = []
   while (url) {
-    const page = await ctx.client.get(url) as Op[]
-    if (!Array.isArray(page)) throw remoteIncompatible('The remote changes feed answered something other than a list.')
+    const page = new RemoteShape(ctx.client.creds.url, 'a page of the changes feed').objects(await ctx.client.get(url))
     const done = page.length === 0
     if (!done) {
       const cont = page[page.length - 1]!
@@ -190,7 +193,8 @@ async function pullScan(ctx: SyncContext, adopt?: { epoch: number; latest: numbe
   const seen = new Set<number>()
   const seenAtts = new Set<number>()
   for (let offset = 0; ; offset += SCAN_PAGE) {
-    const list = await ctx.client.get(ctx.path(`/feature/?dt_format=iso&extensions=attachment,description&limit=${SCAN_PAGE}&offset=${offset}`)) as Op[]
+    const list = new RemoteShape(ctx.client.creds.url, 'a page of its features')
+      .objects(await ctx.client.get(ctx.path(`/feature/?dt_format=iso&extensions=attachment,description&limit=${SCAN_PAGE}&offset=${offset}`)))
     const staged: string[] = []
     const known = await ctx.replica.read((_tx, r) => new Map(list.map((f) => [Number(f.id), r.localOf(Number(f.id))])))
     const knownAtts = await ctx.replica.read((_tx, r) => new Map(list.flatMap((f) => (f.extensions?.attachment ?? []) as Op[])
@@ -232,9 +236,10 @@ export async function pull(ctx: SyncContext): Promise<void> {
   if (ctx.state.remoteVersioned) {
     if (await pullFeed(ctx)) return
     // The remote's history was reset: compare whole, then follow its new history.
-    const res = await ctx.client.get(ctx.path())
-    const v = res.feature_layer?.versioning
-    await pullScan(ctx, { epoch: v.epoch, latest: v.latest })
+    const shape = new RemoteShape(ctx.client.creds.url, `GET ${ctx.path()}`)
+    const v = shape.object(shape.object(shape.object(await ctx.client.get(ctx.path())).feature_layer, '$.feature_layer').versioning,
+      '$.feature_layer.versioning')
+    await pullScan(ctx, { epoch: shape.int(v.epoch, '$.feature_layer.versioning.epoch'), latest: shape.int(v.latest, '$.feature_layer.versioning.latest') })
     return
   }
   await pullScan(ctx)

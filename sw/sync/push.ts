@@ -16,6 +16,7 @@ import { toWkt } from '../geo/wkt.ts'
 import type { FeatureRead } from '../feature/types.ts'
 import type { SyncContext } from './context.ts'
 import { remoteFailed } from './errors.ts'
+import { RemoteShape } from './remote-shape.ts'
 import { localStates, remoteFields } from './state.ts'
 import type { PendingPush, PushedOp, ReplicaRead } from './types.ts'
 
@@ -123,6 +124,15 @@ async function setPending(ctx: SyncContext, push: PendingPush | null): Promise<v
   ctx.state = next
 }
 
+/** A transaction's results (`GET /feature/transaction/{id}`): a list of `[seqnum, object]`. */
+function transactionResults(ctx: SyncContext, body: unknown): [number, Record<string, unknown>][] {
+  const shape = new RemoteShape(ctx.client.creds.url, 'GET /feature/transaction/{id}')
+  return shape.list(body).map((r, i) => {
+    const pair = shape.list(r, `$[${i}]`)
+    return [shape.int(pair[0], `$[${i}][0]`), shape.object(pair[1], `$[${i}][1]`)]
+  })
+}
+
 /** Sends (again) the operations of `pending`, commits, reads the results. */
 async function complete(ctx: SyncContext, pending: PendingPush): Promise<PushResult> {
   const item = ctx.path(`/feature/transaction/${pending.tid}`)
@@ -140,7 +150,7 @@ async function complete(ctx: SyncContext, pending: PendingPush): Promise<PushRes
     if (errors.length && errors.every(([, e]) => /conflict|not_found/.test(e?.error ?? ''))) return 'retry'
     throw remoteFailed(ctx.client.creds.url, 422, commit.body)
   }
-  const results = (await ctx.client.json('GET', item)).body as [number, Record<string, unknown>][]
+  const results = transactionResults(ctx, (await ctx.client.json('GET', item)).body)
   await applyResults(ctx, pending, results)
   return 'done'
 }
@@ -165,8 +175,9 @@ async function plainPush(ctx: SyncContext, ops: PushedOp[]): Promise<PushResult>
   })
   const results: [number, Record<string, unknown>][] = []
   if (patch.length) {
-    const ids = (await ctx.client.json('PATCH', `${col}?geom_null=true&dt_format=iso`, patch)).body as { id: number }[]
-    features.forEach((o, i) => results.push([o.seqnum, { fid: ids[i]!.id }]))
+    const shape = new RemoteShape(ctx.client.creds.url, `PATCH ${col}`)
+    const ids = shape.objects((await ctx.client.json('PATCH', `${col}?geom_null=true&dt_format=iso`, patch)).body)
+    features.forEach((o, i) => results.push([o.seqnum, { fid: shape.int(ids[i]?.id, `$[${i}].id`) }]))
   }
   const deletes = sent.filter((o) => o.kind === 'delete').map((o) => ({ id: body(o).fid }))
   if (deletes.length) await ctx.client.json('DELETE', col, deletes)
@@ -176,8 +187,9 @@ async function plainPush(ctx: SyncContext, ops: PushedOp[]): Promise<PushResult>
     const path = ctx.path(`/feature/${rfid}/attachment/${o.kind === 'attachment.create' ? '' : b.aid}`)
     const att = { name: b.name, keyname: b.keyname, mime_type: b.mime_type, description: b.description,
       ...(b.source ? { file_upload: { id: (b.source as { id: string }).id } } : {}) }
-    const res = (await ctx.client.json(o.kind === 'attachment.create' ? 'POST' : 'PUT', path, att)).body as { id: number }
-    results.push([o.seqnum, { aid: res.id }])
+    const method = o.kind === 'attachment.create' ? 'POST' : 'PUT'
+    const shape = new RemoteShape(ctx.client.creds.url, `${method} ${path}`)
+    results.push([o.seqnum, { aid: shape.int(shape.object((await ctx.client.json(method, path, att)).body).id, '$.id') }])
   }
   for (const o of sent.filter((x) => x.kind === 'attachment.delete')) {
     const b = body(o)
@@ -192,7 +204,7 @@ export async function resumePush(ctx: SyncContext): Promise<void> {
   const pending = ctx.state.push
   if (!pending) return
   const res = await ctx.client.json('GET', ctx.path(`/feature/transaction/${pending.tid}`), undefined, [404, 422])
-  if (res.status === 200) return applyResults(ctx, pending, res.body)
+  if (res.status === 200) return applyResults(ctx, pending, transactionResults(ctx, res.body))
   if (res.status === 404) return setPending(ctx, null)
   await complete(ctx, pending)
 }
@@ -209,7 +221,8 @@ export async function push(ctx: SyncContext): Promise<PushResult> {
   const start = await ctx.client.json('POST', ctx.path('/feature/transaction/'),
     ctx.state.remoteVersioned ? { epoch: ctx.state.remoteEpoch } : {}, [404])
   if (start.status === 404) return plainPush(ctx, ops)
-  const pending: PendingPush = { tid: Number(start.body.id), ops }
+  const shape = new RemoteShape(ctx.client.creds.url, 'POST /feature/transaction/')
+  const pending: PendingPush = { tid: shape.int(shape.object(start.body).id, '$.id'), ops }
   // Kept before anything of it is sent: a retry finds this transaction, never makes a second.
   await setPending(ctx, pending)
   return complete(ctx, pending)

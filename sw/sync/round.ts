@@ -8,15 +8,16 @@
 import { ApiError, internalServerError } from '../core/error.ts'
 import type { Platform } from '../platform/platform.ts'
 import type { LayerMeta } from '../feature/types.ts'
-import { RemoteClient } from './client.ts'
+import { remoteClient } from './client.ts'
 import { SyncContext, zeroCounts, type Progress } from './context.ts'
 import { notLinked, remoteIncompatible, syncRunning } from './errors.ts'
 import { pull } from './pull.ts'
+import { readRemoteLayer, type RemoteLayerSchema } from './remote-shape.ts'
 import { push, resumePush } from './push.ts'
 import { problemJson } from './state.ts'
 import type { LinkState, Replica, SyncLookup, SyncReport } from './types.ts'
 
-export type SyncHost = Pick<Platform, 'fetch' | 'store' | 'now' | 'log'>
+export type SyncHost = Pick<Platform, 'fetch' | 'store' | 'now' | 'log' | 'uploadMaxSize' | 'outboundLimits'>
 
 /** Layers being synced in one app, and how far they are. */
 const RUNNING = new WeakMap<SyncLookup, Map<number, Progress | null>>()
@@ -27,36 +28,34 @@ export function runningOf(lookup: SyncLookup): Map<number, Progress | null> {
   return m
 }
 
-type RemoteLayer = Record<string, any> // reason: remote JSON
-
 /** What a first round knows of the link: fields matched by keyname, the remote's versioning. */
-function initialState(meta: LayerMeta, remote: RemoteLayer): LinkState {
+function initialState(meta: LayerMeta, remote: RemoteLayerSchema): LinkState {
   const fieldMap: Record<string, number> = {}
   for (const f of meta.fields) {
-    const rf = (remote.feature_layer.fields as { id: number; keyname: string }[]).find((x) => x.keyname === f.keyname)
+    const rf = remote.fields.find((x) => x.keyname === f.keyname)
     if (rf) fieldMap[String(f.id)] = rf.id
   }
-  return { fieldMap, remoteVersioned: !!remote.feature_layer.versioning?.enabled, remoteEpoch: null, remoteVersion: 0,
+  return { fieldMap, remoteVersioned: !!remote.featureLayer!.versioning?.enabled, remoteEpoch: null, remoteVersion: 0,
     pull: null, push: null, lastSync: null }
 }
 
 async function connect(lookup: SyncLookup, host: SyncHost, replica: Replica, onProgress: (p: Progress | null) => void): Promise<SyncContext> {
   const creds = await lookup.remoteConnection(replica.link.connection)
   if (!creds) throw remoteIncompatible(`The connection (resource ${replica.link.connection}) of this layer is gone.`)
-  const client = new RemoteClient(creds, (input, init) => host.fetch(input, init))
-  const remote = await client.get(`/api/resource/${replica.link.resource}`) as RemoteLayer
-  const fl = remote.feature_layer
+  const client = remoteClient(creds, host)
+  const remote = await readRemoteLayer(client, replica.link.resource)
+  const fl = remote.featureLayer
   const meta = replica.meta
   if (!fl) throw remoteIncompatible(`Remote resource ${replica.link.resource} is not a feature layer.`)
-  const srs = fl.srs?.id ?? remote.vector_layer?.srs?.id
-  if ((fl.geometry_type ?? remote.vector_layer?.geometry_type) !== meta.geometryType || srs !== meta.srs) {
+  const srs = fl.srs?.id ?? remote.vectorLayer?.srs?.id
+  if ((fl.geometry_type ?? remote.vectorLayer?.geometry_type) !== meta.geometryType || srs !== meta.srs) {
     throw remoteIncompatible('The remote layer\'s geometry type or reference system changed; link the layer anew.')
   }
   let state = await replica.read((_tx, r) => r.state()) ?? initialState(meta, remote)
   const versioned = !!fl.versioning?.enabled
   if (versioned !== state.remoteVersioned) state = { ...state, remoteVersioned: versioned, remoteEpoch: null, pull: null }
   const ctx = new SyncContext(replica, client, host, state, onProgress)
-  for (const f of fl.fields as { id: number; keyname: string }[]) ctx.remoteKeynames.set(f.keyname, f.id)
+  for (const f of remote.fields) ctx.remoteKeynames.set(f.keyname, f.id)
   return ctx
 }
 

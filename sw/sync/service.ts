@@ -6,11 +6,16 @@
  */
 import type { Database } from '../store/database.ts'
 import type { Platform } from '../platform/platform.ts'
-import { RemoteClient } from './client.ts'
+import { remoteClient, type RemoteClient } from './client.ts'
+import { RemoteShape } from './remote-shape.ts'
+import { boundedFetch } from '../core/outbound.ts'
 import { connectionNotFound, notLinked } from './errors.ts'
 import { runningOf } from './round.ts'
 import { problemJson } from './state.ts'
 import type { SyncLookup } from './types.ts'
+
+/** The probe of the app's own origin: a small answer, soon. */
+const TEAM_PROBE = { maxBytes: 64 * 1024, idleMs: 5000, totalMs: 5000 }
 
 export interface SyncServices {
   platform: Platform
@@ -57,16 +62,25 @@ export async function linkedLayers(services: SyncServices): Promise<Record<strin
 export async function clientOf(services: SyncServices, id: number): Promise<RemoteClient> {
   const creds = await services.classes.remoteConnection(id)
   if (!creds) throw connectionNotFound(id)
-  return new RemoteClient(creds, (input, init) => services.platform.fetch(input, init))
+  return remoteClient(creds, services.platform)
 }
 
-/** The children of remote resource `parent` as the app picks layers from them. */
+/** The children of remote resource `parent` as the app picks layers from them; a malformed listing is a 502. */
 export async function remoteChildren(services: SyncServices, connection: number, parent: number): Promise<Record<string, unknown>[]> {
   const client = await clientOf(services, connection)
-  const list = await client.get(`/api/resource/?parent=${parent}`) as Record<string, any>[] // reason: remote JSON
-  return list.map((r) => ({ id: r.resource.id, cls: r.resource.cls, display_name: r.resource.display_name,
-    children: r.resource.children, geometry_type: r.feature_layer?.geometry_type ?? r.vector_layer?.geometry_type ?? null,
-    versioning: r.feature_layer?.versioning ?? null, feature_layer: !!r.feature_layer }))
+  const path = `/api/resource/?parent=${parent}`
+  const shape = new RemoteShape(client.creds.url, `GET ${path}`)
+  return shape.objects(await client.get(path, 'listing')).map((item, i) => {
+    const r = shape.object(item.resource, `$[${i}].resource`)
+    const fl = shape.optionalObject(item.feature_layer, `$[${i}].feature_layer`)
+    const vl = shape.optionalObject(item.vector_layer, `$[${i}].vector_layer`)
+    const geometryType = fl?.geometry_type ?? vl?.geometry_type
+    const versioning = shape.optionalObject(fl?.versioning, `$[${i}].feature_layer.versioning`)
+    return { id: shape.int(r.id, `$[${i}].resource.id`), cls: shape.string(r.cls, `$[${i}].resource.cls`),
+      display_name: shape.string(r.display_name, `$[${i}].resource.display_name`), children: r.children === true,
+      geometry_type: typeof geometryType === 'string' ? geometryType : null,
+      versioning: versioning ? { enabled: versioning.enabled === true } : null, feature_layer: !!fl }
+  })
 }
 
 /**
@@ -77,9 +91,9 @@ export async function remoteChildren(services: SyncServices, connection: number,
 export async function teamServer(platform: Platform): Promise<Record<string, unknown>> {
   if (!platform.origin) return { url: null }
   try {
-    const res = await platform.fetch(`${platform.origin}/api/component/pyramid/pkg_version`, { signal: AbortSignal.timeout(5000) })
-    const body = await res.json() as { outpost_host?: string; outpost?: string }
-    if (res.ok && body.outpost_host === 'node') return { url: platform.origin, outpost: body.outpost ?? null }
+    const res = await boundedFetch((input, init) => platform.fetch(input, init), `${platform.origin}/api/component/pyramid/pkg_version`, {}, TEAM_PROBE)
+    const body = JSON.parse(await res.text()) as { outpost_host?: string; outpost?: string }
+    if (res.ok && body.outpost_host === 'node') return { url: platform.origin, outpost: typeof body.outpost === 'string' ? body.outpost : null }
   } catch { /* served by something else, or offline */ }
   return { url: null }
 }

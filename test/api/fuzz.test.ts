@@ -1,8 +1,17 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { createApp, nodePlatform } from '../../sw/host/node.ts'
 import { fromWire, toWire, type Api } from './harness.ts'
 import { Generator } from '../fuzz/generator.ts'
-import { createKnown, keepKnown, treeProblems } from '../fuzz/setup.ts'
+import { createKnown, createRemotes, isServerFailure, keepKnown, treeProblems } from '../fuzz/setup.ts'
+import { ApiError } from '../../sw/core/error.ts'
+import { EXTERNAL_SERVICE_ERROR } from '../fuzz/generator.ts'
+import { HostileRemote, type HostileMode } from './hostile-remote.ts'
+
+/** Every way the hostile test server misbehaves, each a remote connection of the run. */
+const HOSTILE: HostileMode[] = ['huge', 'chunked', 'silent', 'stall', 'not-array', 'truncated', 'nulls', 'deep', 'not-json',
+  'html-error', 'ngw-error', 'ok']
+/** Small limits, so that a remote holding a request costs the run little (the defaults are tested in hostile-remote.test.ts). */
+const LIMITS = { maxBytes: 1024 * 1024, idleMs: 100, totalMs: 1000 }
 
 // Generated requests against the whole app in Node: no answer may be a 500 (or worse, a throw),
 // and the tree must be whole afterwards. FUZZ_SEED and FUZZ_CASES choose another run; a
@@ -15,8 +24,15 @@ describe('fuzz', () => {
   it(`answers ${CASES} generated requests (seed ${SEED}) without a 5xx, a throw or a broken tree`, async () => {
     console.log(`fuzz: seed ${SEED}, ${CASES} cases`)
     const logged: string[] = []
+    const hostile = await new HostileRemote().start()
+    onTestFinished(() => hostile.close())
     const app = createApp(nodePlatform({ admin: { password: PASSWORD, mustChange: false },
-      log: (message, err) => { logged.push(`${message}: ${(err as Error)?.stack ?? err}`) } }))
+      outboundLimits: { json: LIMITS, listing: LIMITS, file: LIMITS },
+      log: (message, err) => {
+        // A hostile remote's failure is logged as a 502 of the other server, not an error of this one.
+        if (err instanceof ApiError && err.status === 502 && err.exception === EXTERNAL_SERVICE_ERROR) return
+        logged.push(`${message}: ${(err as Error)?.stack ?? err}`)
+      } }))
     // In process: the same app the Node host serves, without a socket per request.
     const api: Api = {
       host: 'node',
@@ -30,20 +46,21 @@ describe('fuzz', () => {
         return fromWire(res.status, headers, await res.text())
       },
     }
-    const gen = new Generator(SEED, await createKnown(api))
+    const gen = new Generator(SEED, { ...await createKnown(api), remotes: await createRemotes(api, HOSTILE.map((m) => hostile.url(m))) })
     const statuses = new Map<number, number>()
     const failures: string[] = []
     const t0 = performance.now()
     for (let i = 0; i < CASES; i++) {
       // Deletes are fuzzed too: the objects the requests aim at are made again when gone.
       if (i % 25 === 0) gen.known = await keepKnown(api, gen.known)
-      const { method, path, opts } = gen.next()
+      const req = gen.next()
+      const { method, path, opts } = req
       const what = () => `#${i} ${method} ${path.slice(0, 120)} ${JSON.stringify(opts).slice(0, 300)}`
       let status: number
       try {
         const res = await api.request(method, path, opts)
         status = res.status
-        if (status >= 500) failures.push(`${what()} → ${status} ${res.text.slice(0, 300)}`)
+        if (isServerFailure(req, status, res.body)) failures.push(`${what()} → ${status} ${res.text.slice(0, 300)}`)
       } catch (err) {
         failures.push(`${what()} → threw ${(err as Error).stack}`)
         continue

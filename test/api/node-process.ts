@@ -8,9 +8,9 @@ import { fromWire, toWire, type Api } from './harness.ts'
 
 export interface Host { proc: ChildProcess; base: string }
 
-/** Starts `node --import tsx sw/host/node-main.ts` (one process, so SIGKILL really kills the server). */
-export function startHost(dataDir: string): Promise<Host> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'sw/host/node-main.ts', '--port', '0', '--data', dataDir],
+/** Starts `node --import tsx sw/host/node-main.ts` with `args` (one process, so SIGKILL really kills the server). */
+export function startHost(dataDir: string, args: string[] = []): Promise<Host> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'sw/host/node-main.ts', '--port', '0', '--data', dataDir, ...args],
     { env: { ...process.env, OUTPOST_ADMIN_PASSWORD: NODE_ADMIN_PASSWORD }, stdio: ['ignore', 'pipe', 'pipe'] })
   return new Promise((resolve, reject) => {
     let out = ''

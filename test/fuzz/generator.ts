@@ -29,6 +29,11 @@ export interface Known {
   upload: string
   /** An engine style under `layer`, changed by fuzzed PUTs and drawn by fuzzed tiles. */
   style: number
+  /**
+   * Remote connections to hostile servers (test/api/hostile-remote.ts): their listings and
+   * links may answer 502 ExternalServiceError, and nothing worse. None: no such requests.
+   */
+  remotes?: number[]
 }
 
 /** Patterns that backtrack exponentially or polynomially in RegExp, or that RE2 refuses. */
@@ -42,7 +47,12 @@ export interface FuzzRequest {
   method: string
   path: string
   opts: RequestOptions
+  /** It asks a hostile remote: a 502 ExternalServiceError is a right answer. */
+  remote?: boolean
 }
+
+/** The exception class of a 502 for a remote that failed: the one 5xx a fuzz run accepts, for requests to hostile remotes. */
+export const EXTERNAL_SERVICE_ERROR = 'nextgisweb.core.exception.ExternalServiceError'
 
 const ODD_IDS = ['-1', '0', '1', '2', '9007199254740991', '9007199254740992', '9007199254740993', '18446744073709551616',
   '18446744073709551617', '1e400', 'abc', '%00', '%2e%2e', '', '00', '1.5', '99999999999999999999999999999', '0x10', ' 1']
@@ -120,6 +130,8 @@ export class Generator {
       style: () => ({ resource: { cls: this.#pick(['engine_style', 'mapserver_style']), parent: { id: this.#pick([k.layer, k.layer, k.group]) },
         display_name: this.#string() }, [this.#pick(['engine_style', 'mapserver_style'])]: { xml: this.#chance(0.9) ? this.#styleXml() : this.json(1) } }),
       restyle: () => ({ [this.#pick(['engine_style', 'mapserver_style'])]: { xml: this.#styleXml() } }),
+      link: () => ({ resource: { cls: 'vector_layer', parent: { id: this.#pick([0, k.group]) }, display_name: this.#string() },
+        vector_layer: { remote: { connection: { id: this.#pick(k.remotes ?? [0]) }, resource: { id: this.#pick([1, 0, -1, 2 ** 53, 7]) } } } }),
       catalogue: () => ({ geoservices: [{ id: this.#pick([1, 2, -1, 2 ** 64]), guid: '00000000-0000-4000-8000-000000000001', name: this.#string(),
         type: this.#pick(['tms', 'wms', 'x']), url: this.#pick(STRINGS), created_at: '2024-01-01T00:00:00Z' }] }),
     }
@@ -253,15 +265,22 @@ export class Generator {
       () => ['GET', `/api/resource/search/?${this.#pick(['display_name__like', 'display_name__ilike', 'keyname__like', 'resmeta__like[a]'])}=${
         encodeURIComponent(this.#pick(EVIL_LIKES))}`, 'resource'],
     ]
+    const BASE_ROUTES = routes.length
+    // Hostile remotes (when the runner made connections to them): their tree, and links to their layers.
+    if (k.remotes?.length) {
+      routes.push(() => ['GET', `/api/resource/${this.#chance(0.9) ? this.#pick(k.remotes!) : this.#pick(ODD_IDS)}/remote/?parent=${this.#id(0)}`, 'remote'])
+      routes.push(() => ['POST', '/api/resource/', 'link'])
+    }
     let route = this.#pick(routes)
-    // Logins cost a PBKDF2 each: a third of their share is enough.
-    while (route === routes[13] && this.#chance(0.67)) route = this.#pick(routes)
+    // Logins cost a PBKDF2 each, and a hostile remote may keep a request until its timeout: a third of their share is enough.
+    while ((route === routes[13] || routes.indexOf(route) >= BASE_ROUTES) && this.#chance(0.67)) route = this.#pick(routes)
     const [method, path, kind] = route()
     const who = this.#auth()
     const opts: RequestOptions = { ...who, headers: { ...this.#headers(), ...who.headers } }
     if (method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS' || this.#chance(0.05)) Object.assign(opts, this.#body(kind))
     if (method === 'GET' || method === 'HEAD') { delete opts.body; delete opts.raw; delete opts.bytesBase64 }
     if (this.#chance(0.05)) opts.credentials = 'include'
-    return { method, path, opts }
+    if (kind === 'link' && this.#chance(0.7)) Object.assign(opts, { body: this.#shaped('link'), raw: undefined, bytesBase64: undefined })
+    return { method, path, opts, remote: kind === 'remote' || kind === 'link' }
   }
 }

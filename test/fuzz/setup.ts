@@ -4,7 +4,7 @@
  */
 import type { Api } from '../api/harness.ts'
 import { base64 } from '../api/harness.ts'
-import { EVIL_TEXT, type Known } from './generator.ts'
+import { EVIL_TEXT, EXTERNAL_SERVICE_ERROR, type FuzzRequest, type Known } from './generator.ts'
 
 const FIELDS = [['s', 'STRING'], ['i', 'INTEGER'], ['b', 'BOOLEAN'], ['big', 'BIGINT'], ['r', 'REAL'], ['d', 'DATE'], ['ok', 'BOOLEAN']]
 
@@ -29,12 +29,27 @@ export async function createKnown(api: Api): Promise<Known> {
   return { group, layer, fid, aid, upload, style }
 }
 
-/** `known` while its attachment (so its feature, layer and group) still exists, else new ones. */
+/** Remote connections (no login) to each of `urls`: the hostile servers a run's requests reach. */
+export async function createRemotes(api: Api, urls: string[]): Promise<number[]> {
+  const ids: number[] = []
+  for (const url of urls) {
+    ids.push((await ok(api, 'POST', '/api/resource/', { resource: { cls: 'remote_connection', parent: { id: 0 },
+      display_name: `Fuzz remote ${ids.length} ${Date.now()}` }, remote_connection: { url } })).id)
+  }
+  return ids
+}
+
+/** Whether an answer of ≥ 500 is a failure: only a remote's 502 ExternalServiceError, for a request to a hostile remote, is not. */
+export function isServerFailure(req: FuzzRequest, status: number, body: unknown): boolean {
+  return status >= 500 && !(req.remote && status === 502 && (body as { exception?: string } | undefined)?.exception === EXTERNAL_SERVICE_ERROR)
+}
+
+/** `known` while its attachment (so its feature, layer and group) still exists, else new ones (the remotes are kept). */
 export async function keepKnown(api: Api, known: Known): Promise<Known> {
   const res = await api.request('GET', `/api/resource/${known.layer}/feature/${known.fid}/attachment/${known.aid}`)
   const up = await api.request('GET', `/api/component/file_upload/${known.upload}`)
   const style = await api.request('GET', `/api/resource/${known.style}`)
-  return res.status === 200 && up.status === 200 && style.status === 200 ? known : createKnown(api)
+  return res.status === 200 && up.status === 200 && style.status === 200 ? known : { ...await createKnown(api), remotes: known.remotes }
 }
 
 /** Problems with the tree, read through the API: the root missing or moved, a cycle, an orphan. */

@@ -10,7 +10,8 @@ import { validationError } from '../../core/error.ts'
 import { expectObject, expectRef } from '../../core/validate.ts'
 import { findSrs } from '../../geo/srs.ts'
 import { FIELD_TYPES } from '../../feature/types.ts'
-import { RemoteClient } from '../../sync/client.ts'
+import { remoteClient } from '../../sync/client.ts'
+import { readRemoteLayer } from '../../sync/remote-shape.ts'
 import { connectionNotFound } from '../../sync/errors.ts'
 import { syncRound } from '../../sync/round.ts'
 import type { Link } from '../../sync/types.ts'
@@ -35,15 +36,14 @@ export async function prepareLink(env: ClassEnv, member: unknown, geometryTypes:
   const resource = expectRef(m.resource, '$.vector_layer.remote.resource')
   const creds = await env.classes.remoteConnection(connection)
   if (!creds) throw connectionNotFound(connection)
-  const client = new RemoteClient(creds, (input, init) => env.platform.fetch(input, init))
-  const remote = await client.get(`/api/resource/${resource}`) as Record<string, any> // reason: remote JSON
-  const fl = remote.feature_layer
+  const client = remoteClient(creds, env.platform)
+  const { featureLayer: fl, vectorLayer: vl, fields: remoteFields } = await readRemoteLayer(client, resource)
   if (!fl) throw validationError(`Remote resource ${resource} is not a feature layer - at \`$.vector_layer.remote.resource\``)
-  const srs = Number(fl.srs?.id ?? remote.vector_layer?.srs?.id)
-  const geometryType = String(fl.geometry_type ?? remote.vector_layer?.geometry_type)
+  const srs = Number(fl.srs?.id ?? vl?.srs?.id)
+  const geometryType = String(fl.geometry_type ?? vl?.geometry_type)
   if (!findSrs(srs)) throw validationError(`The remote layer's reference system EPSG:${srs} is not known here.`)
   if (!geometryTypes.includes(geometryType)) throw validationError(`The remote layer's geometry type ${geometryType} is not supported here.`)
-  const fields = (fl.fields as RemoteField[]).map((f) => {
+  const fields = (remoteFields as RemoteField[]).map((f) => {
     if (!(FIELD_TYPES as readonly string[]).includes(f.datatype)) {
       throw validationError(`The remote field '${f.keyname}' has the type ${f.datatype}, which this server does not keep.`)
     }
