@@ -37,7 +37,8 @@ export function gdalThread(): GdalEngine {
 
   function start(): Worker {
     const w = new Worker(bootstrap(), { eval: true })
-    // The thread never keeps the process alive: a host that stops serving exits.
+    // Not counted as work of its own (tsx's loader, registered inside, may still hold the
+    // process once serving has stopped; the host's process ends by signal anyway).
     w.unref()
     w.on('message', (m: { id: number; value?: unknown; error?: unknown; failed?: boolean }) => {
       const call = calls.get(m.id)
