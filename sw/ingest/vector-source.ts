@@ -12,6 +12,7 @@ import type { GdalDataset } from '../../wasm/gdal.ts'
 import { GdalOpenError, gdalMessages, type GdalWorkspace } from './gdal-workspace.ts'
 import { gdalOpenFailed, sourceError } from './errors.ts'
 import { checkUnzippedSize } from './limits.ts'
+import { checkZipMembers } from './zip-check.ts'
 import { cp1251ToUtf8, invalidUtf8At, supportedEncoding, type SourceEncoding } from './encoding.ts'
 
 export interface FieldSummary { name: string; type: string }
@@ -79,7 +80,7 @@ function fsName(name: string, ext: string): string {
 /**
  * The data files inside a zip (skipping macOS metadata and hidden files), read from its
  * central directory: nothing is inflated here. The members' declared sizes are bounded
- * (`checkUnzippedSize`); GDAL's /vsizip/ reads a member no further than its declared size.
+ * (`checkUnzippedSize`); that they tell the truth is `checkZipMembers`'s.
  */
 function zipMembers(bytes: Uint8Array, file: string): string[] {
   const names: string[] = []
@@ -132,6 +133,7 @@ export async function openSource(ws: GdalWorkspace, src: SourceFile): Promise<Op
   let inner = ext
   if (ext === 'zip') {
     const members = zipMembers(bytes, file)
+    await checkZipMembers(bytes, file)
     target = zipTarget(members, file)
     inner = /\.([a-z]+)$/i.exec(target)?.[1]?.toLowerCase() ?? 'shp'
   } else if (ext === 'geojson' || ext === 'json' || ext === 'csv' || ext === 'kml' || ext === 'gpx') {

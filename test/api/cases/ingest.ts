@@ -8,7 +8,7 @@ import {
   base64, CSV_TEXT, CYRILLIC, featureCollection, placemarksKml, pointsGeojson, pointsShapefileZip, polygonsGpkg, utf8, waypointsGpx,
   zippedShapefile,
 } from '../ingest-files.ts'
-import { zipBomb } from '../ingest-bombs.ts'
+import { lyingZipBomb, zipBomb } from '../ingest-bombs.ts'
 
 const VALIDATION = 'nextgisweb.core.exception.ValidationError'
 
@@ -290,6 +290,19 @@ export const ingestCases: ApiCase[] = [
       expect(await childCount(api, parent)).toBe(0)
       const inspect = await api.request('POST', '/api/component/outpost/ingest/inspect', { body: { source } })
       expectError(expect, inspect, 413, 'nextgisweb.file_upload.api.UploadedFileTooLarge')
+    },
+  },
+  {
+    name: 'a zip member that inflates past the size its header declares is a 413 naming it; nothing is created',
+    async run(api, expect) {
+      const parent = await newGroup(api, expect)
+      // 1 GiB of whitespace declared as 100 bytes: GDAL inflated all of it (21 s) before.
+      const res = await layerFromFile(api, expect, parent, 'liar.zip', lyingZipBomb())
+      expectError(expect, res, 413, 'nextgisweb.file_upload.api.UploadedFileTooLarge')
+      expect(res.body.data).toMatchObject({ file: 'liar.zip', limit: 'unzipped_size', max: 100 })
+      expect(res.body.data.value).toBeGreaterThan(100)
+      expect(res.body.message).toContain('liar.geojson')
+      expect(await childCount(api, parent)).toBe(0)
     },
   },
 ]
