@@ -58,6 +58,38 @@ export interface GdalDataset {
 }
 
 /** Returns a function that starts GDAL on its first call and shares it afterwards. */
-export function createGdalLoader(init: () => Promise<GdalApi>): () => Promise<GdalApi> {
+export function createGdalLoader<T = GdalEngine>(init: () => Promise<T>): () => Promise<T> {
   return sharedStart(init)
+}
+
+/**
+ * GDAL as the backend uses it: every call asynchronous, bytes in and out by value. One
+ * implementation runs gdal3.js on the calling thread (`gdal-engine.ts`: the service worker,
+ * which has no `Worker`); the Node host's runs it in a worker thread (`gdal-thread-node.ts`), so
+ * a long conversion never holds the thread that answers requests.
+ */
+export interface GdalEngine {
+  /** `GDALOpenEx` of a vector or raster dataset; GDAL's message when it cannot open it. */
+  openEx(path: string, kind: 'vector' | 'raster', options?: string[]): Promise<GdalDataset | { error: string }>
+  close(ds: GdalDataset): Promise<void>
+  /** `ogrinfo -json` of a vector dataset (layers, fields, geometry fields with their SRS). */
+  ogrinfo(ds: GdalDataset, args?: string[]): Promise<Record<string, unknown>>
+  /** `gdalinfo -json` of a raster dataset (bands with types and colour interpretation, SRS, metadata). */
+  gdalinfo(ds: GdalDataset, args?: string[]): Promise<Record<string, unknown>>
+  ogr2ogr(ds: GdalDataset, args: string[], outName?: string): Promise<GdalOutput>
+  gdalwarp(ds: GdalDataset, args: string[], outName?: string): Promise<GdalOutput>
+  gdal_translate(ds: GdalDataset, args: string[], outName?: string): Promise<GdalOutput>
+  /**
+   * Writes a file of GDAL's memory file system (parent folders made). The engine may take
+   * `bytes` (the thread engine transfers their buffer): the caller must not use them after.
+   */
+  writeFile(path: string, bytes: Uint8Array): Promise<void>
+  /** Makes a folder and its parents. */
+  mkdir(path: string): Promise<void>
+  /** A copy of a file's bytes. */
+  readFile(path: string): Promise<Uint8Array>
+  /** The names in a folder (without `.` and `..`); none when it does not exist. */
+  readdir(path: string): Promise<string[]>
+  /** Removes a file or a folder with everything in it; nothing when it does not exist. */
+  remove(path: string): Promise<void>
 }

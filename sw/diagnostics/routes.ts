@@ -9,7 +9,7 @@ import { forbidden, invalidParameter, parameterRequired } from '../core/error.ts
 import { json } from '../core/http.ts'
 import type { Routes } from '../core/routes.ts'
 import type { Principal } from '../auth/types.ts'
-import type { GdalApi } from '../../wasm/gdal.ts'
+import type { GdalEngine } from '../../wasm/gdal.ts'
 import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
 import type { Store } from '../store/store.ts'
 import { lastValue } from '../core/validate.ts'
@@ -20,7 +20,7 @@ import { inspect, storageUse } from './service.ts'
 
 /** The diagnostics' context. */
 export interface DiagnosticsVariables {
-  services: { platform: { gdal(): Promise<GdalApi>; store: Store; sqlite(): Promise<Sqlite3Static>; uploadMaxSize?: number } }
+  services: { platform: { gdal(): Promise<GdalEngine>; store: Store; sqlite(): Promise<Sqlite3Static>; uploadMaxSize?: number } }
   user: Principal
 }
 

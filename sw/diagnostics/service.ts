@@ -5,14 +5,14 @@
  * `storageUse`: what the databases hold in memory.
  */
 import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
-import type { GdalApi } from '../../wasm/gdal.ts'
+import type { GdalEngine } from '../../wasm/gdal.ts'
 import { inspectSource } from '../ingest/vector-convert.ts'
 import type { SourceSummary } from '../ingest/vector-source.ts'
 import type { Store } from '../store/store.ts'
 import { residencyOf } from '../store/residency.ts'
 import { emptyBody } from './errors.ts'
 
-export async function inspect(gdal: GdalApi, name: string, bytes: Uint8Array): Promise<SourceSummary> {
+export async function inspect(gdal: GdalEngine, name: string, bytes: Uint8Array): Promise<SourceSummary> {
   if (!bytes.length) throw emptyBody()
   return inspectSource(gdal, { name, bytes })
 }

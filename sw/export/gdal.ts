@@ -8,7 +8,7 @@
 import type { Platform } from '../platform/platform.ts'
 import { concatBytes } from '../core/bytes.ts'
 import { operationalError, validationError } from '../core/error.ts'
-import type { GdalApi } from '../../wasm/gdal.ts'
+import type { GdalDataset } from '../../wasm/gdal.ts'
 import type { ExportFormat } from './formats.ts'
 import { buildGpkg, gpkgLayerName } from './gpkg.ts'
 import type { ExportSource } from './source.ts'
@@ -28,13 +28,6 @@ export async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8
   }
 }
 
-function removeTree(gdal: GdalApi, dir: string): void {
-  const fs = gdal.Module.FS
-  if (!fs.analyzePath(dir).exists) return
-  for (const f of fs.readdir(dir)) if (f !== '.' && f !== '..') fs.unlink(`${dir}/${f}`)
-  fs.rmdir(dir)
-}
-
 /**
  * The files GDAL writes for `src` in `format`, named `<base>.<ext>` (and the format's
  * sidecars). `encoding` goes to the formats that take one.
@@ -45,7 +38,6 @@ export async function gdalExport(platform: Platform, src: ExportSource, format: 
   const gpkg = await buildGpkg(src, layerName)
   const input = await readAll(gpkg.stream())
   const gdal = await platform.gdal()
-  const fs = gdal.Module.FS
   const n = ++serial
   const inPath = `/input/outpost-export-${n}.gpkg`
   const outDir = `outpost-export-${n}`
@@ -58,28 +50,24 @@ export async function gdalExport(platform: Platform, src: ExportSource, format: 
     args.push('-lco', `${format.encodingLco}=${encoding}`)
   }
   if (format.driver === 'GML') args.push('-dsco', 'XSISCHEMA=EXTERNAL')
-  let ds: Awaited<ReturnType<GdalApi['open']>>['datasets'][number] | undefined
+  let ds: GdalDataset | undefined
   try {
-    if (!fs.analyzePath('/input').exists) fs.mkdir('/input')
-    fs.writeFile(inPath, input)
-    fs.mkdir(`/output/${outDir}`)
-    const opened = await gdal.open(inPath)
-    ds = opened.datasets[0]
-    if (!ds) throw operationalError('GDAL could not read the GeoPackage made for the export.')
+    await gdal.writeFile(inPath, input)
+    await gdal.mkdir(`/output/${outDir}`)
+    const opened = await gdal.openEx(inPath, 'vector')
+    if ('error' in opened) throw operationalError('GDAL could not read the GeoPackage made for the export.')
+    ds = opened
     try {
       await gdal.ogr2ogr(ds, args, `${outDir}/${base}`)
     } catch (err) {
       throw validationError(`GDAL could not write ${format.id}: ${(err as { message?: string }).message ?? String(err)}`)
     }
     const files: OutputFile[] = []
-    for (const f of fs.readdir(`/output/${outDir}`)) {
-      if (f === '.' || f === '..') continue
-      files.push({ name: f, bytes: await gdal.getFileBytes(`/output/${outDir}/${f}`) })
-    }
+    for (const f of await gdal.readdir(`/output/${outDir}`)) files.push({ name: f, bytes: await gdal.readFile(`/output/${outDir}/${f}`) })
     return files.sort((a, b) => a.name.localeCompare(b.name))
   } finally {
     if (ds) await gdal.close(ds)
-    if (fs.analyzePath(inPath).exists) fs.unlink(inPath)
-    removeTree(gdal, `/output/${outDir}`)
+    await gdal.remove(inPath)
+    await gdal.remove(`/output/${outDir}`)
   }
 }

@@ -15,7 +15,7 @@ import { MemoryStore } from '../store/memory.ts'
 import type { Store } from '../store/store.ts'
 import { createSqliteLoader } from '../../wasm/sqlite.ts'
 import { createGdalLoader } from '../../wasm/gdal.ts'
-import { initGdalNode } from '../../wasm/gdal-node.ts'
+import { gdalThread } from '../../wasm/gdal-thread-node.ts'
 import { randomPassword } from '../auth/password.ts'
 import { FileStore } from './node-store.ts'
 import { nodeCanvas } from './node-canvas.ts'
@@ -49,7 +49,7 @@ export function nodePlatform(opts: NodePlatformOptions): Platform {
     host: 'node',
     store,
     sqlite: createSqliteLoader(),
-    gdal: createGdalLoader(initGdalNode),
+    gdal: createGdalLoader(async () => gdalThread()),
     canvas: nodeCanvas,
     inflate: (data) => inflateSync(data),
     epsg: nodeEpsg,

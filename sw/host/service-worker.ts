@@ -17,6 +17,7 @@ import { createSqliteLoader } from '../../wasm/sqlite.ts'
 import sqliteWasmUrl from '@sqlite.org/sqlite-wasm/sqlite3.wasm?url'
 import { createGdalLoader } from '../../wasm/gdal.ts'
 import { initGdalBrowser } from '../../wasm/gdal-browser.ts'
+import { gdalEngine } from '../../wasm/gdal-engine.ts'
 import { bridgeCookies, stripCookieCopy } from './sw-cookies.ts'
 import { installTileCache } from './tile-cache.ts'
 import { offscreenCanvas } from './offscreen-canvas.ts'
@@ -54,7 +55,7 @@ const platform: Platform = {
   host: 'service-worker',
   store: new IdbStore(),
   sqlite: createSqliteLoader({ fetch: engineFetch, wasmUrl: sqliteWasmUrl }),
-  gdal: createGdalLoader(() => initGdalBrowser(engineFetch)),
+  gdal: createGdalLoader(async () => gdalEngine(await initGdalBrowser(engineFetch))),
   epsg: swEpsg(engineFetch),
   canvas: offscreenCanvas,
   admin: { password: 'admin', mustChange: true },

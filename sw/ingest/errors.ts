@@ -59,3 +59,11 @@ export const foreignEncoding = (place: ProblemPlace, named: string) =>
 export const gdalOpenFailed = (file: string, detail?: string) =>
   new ApiError(422, 'Validation error', { message: 'GDAL library failed to open file.', detail,
     data: { file, name: file }, exception: VALIDATION })
+
+/**
+ * An upload that would expand past one of `ingest/limits` (`limit`: which one): 413 as for an
+ * upload over the size limit, with the limit and the file's value in `data`.
+ */
+export const expansionTooLarge = (file: string, limit: string, value: number, max: number, message: string) =>
+  new ApiError(413, 'Uploaded file too large', { message: `${file}: ${message}`,
+    data: { file, limit, value, max }, exception: 'nextgisweb.file_upload.api.UploadedFileTooLarge' })

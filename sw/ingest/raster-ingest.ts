@@ -12,6 +12,7 @@ import type { GdalDataset } from '../../wasm/gdal.ts'
 import { GdalOpenError, GdalWorkspace, gdalMessages } from './gdal-workspace.ts'
 import { gdalOpenFailed, sourceError } from './errors.ts'
 import { memberSource, memberSrs } from './member.ts'
+import { checkRasterSize } from './limits.ts'
 import type { Progress } from './progress.ts'
 
 /** What the `raster_layer` member shows (reference §4.1). */
@@ -41,6 +42,8 @@ const COMPRESSIONS = ['LZW', 'DEFLATE', 'NONE']
 
 /** Every rule of the spec, each a 422 naming the file. */
 function check(info: GdalInfo, file: string): void {
+  // First: past the limit, nothing else about the raster matters, and GDAL has read only its header.
+  checkRasterSize(file, info.size?.[0] ?? 0, info.size?.[1] ?? 0, info.bands?.length ?? 0)
   if (info.driverShortName !== 'GTiff') {
     throw sourceError({ file, message: `the raster is in ${info.driverShortName ?? 'an unknown'} format; only GeoTIFF is supported.` })
   }
@@ -85,7 +88,7 @@ export async function prepareRaster(services: UploadServices & FileServices, mem
   const { bytes } = await source.read()
   return GdalWorkspace.run(gdal, async (ws) => {
     progress.stage('reading', null)
-    const path = ws.input(/\.tiff?$/i.test(file) ? file.replace(/[/\\\0]/g, '_') : 'source.tif', bytes)
+    const path = await ws.input(/\.tiff?$/i.test(file) ? file.replace(/[/\\\0]/g, '_') : 'source.tif', bytes)
     const src = await openRaster(ws, path, file)
     let stored: StoredFile | undefined
     try {
@@ -107,7 +110,7 @@ export async function prepareRaster(services: UploadServices & FileServices, mem
       const rinfo = result.info as GdalInfo
       await gdal.close(result).catch(() => undefined)
       progress.stage('saving', null)
-      stored = await stageFile(services, ws.view(out.local))
+      stored = await stageFile(services, await ws.read(out.local))
       const meta: RasterMeta = { srs, xsize: rinfo.size![0], ysize: rinfo.size![1], band_count: rinfo.bands!.length, dtype: 'Byte',
         geo_transform: rinfo.geoTransform!, color_interpretation: rinfo.bands!.map((b) => b.colorInterpretation ?? 'Undefined') }
       const kept = stored
@@ -125,7 +128,7 @@ export async function prepareRaster(services: UploadServices & FileServices, mem
 async function openRaster(ws: GdalWorkspace, path: string, file: string): Promise<GdalDataset> {
   let ds: GdalDataset
   try {
-    ds = ws.open(path, 'raster')
+    ds = await ws.open(path, 'raster')
   } catch (err) {
     if (!(err instanceof GdalOpenError)) throw err
     throw gdalOpenFailed(file, err.message)

@@ -8,7 +8,7 @@
  * never shrinks), and GDAL's copy is removed at once. Everything GDAL-specific ends here.
  */
 import type { Database as SqlDb, Sqlite3Static } from '@sqlite.org/sqlite-wasm'
-import type { GdalApi } from '../../wasm/gdal.ts'
+import type { GdalEngine } from '../../wasm/gdal.ts'
 import { registerCopy, VFS_NAME } from '../store/vfs.ts'
 import { GdalWorkspace, gdalMessages } from './gdal-workspace.ts'
 import { gdalOpenFailed, sourceError } from './errors.ts'
@@ -47,7 +47,7 @@ export type Stage = 'reading' | 'converting'
  * it in `sqlite`. The caller closes `db`. Throws 422s naming the file for what GDAL cannot
  * read or the spec does not allow (no reference system, several layers and none chosen).
  */
-export function convertSource(gdal: GdalApi, sqlite: Sqlite3Static, src: SourceFile, srs: number, sourceLayer: string | undefined,
+export function convertSource(gdal: GdalEngine, sqlite: Sqlite3Static, src: SourceFile, srs: number, sourceLayer: string | undefined,
   stage: (s: Stage) => void): Promise<ConvertedSource> {
   return GdalWorkspace.run(gdal, async (ws) => {
     stage('reading')
@@ -71,8 +71,8 @@ export function convertSource(gdal: GdalApi, sqlite: Sqlite3Static, src: SourceF
       } catch (err) {
         throw conversionError(source.file, gdalMessages(err))
       }
-      const image = registerCopy(sqlite, ws.view(out.local))
-      ws.remove(out.local)
+      const image = registerCopy(sqlite, await ws.read(out.local))
+      await ws.remove(out.local)
       let db: SqlDb | undefined
       let count: number
       try {
@@ -92,7 +92,7 @@ export function convertSource(gdal: GdalApi, sqlite: Sqlite3Static, src: SourceF
 }
 
 /** Opens what is in the workspace for the inspect endpoint: the summary, nothing converted. */
-export function inspectSource(gdal: GdalApi, src: SourceFile): Promise<SourceSummary> {
+export function inspectSource(gdal: GdalEngine, src: SourceFile): Promise<SourceSummary> {
   return GdalWorkspace.run(gdal, async (ws) => {
     const source = await openSource(ws, src)
     await gdal.close(source.dataset).catch(() => undefined)

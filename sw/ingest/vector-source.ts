@@ -11,6 +11,8 @@ import { unzipSync } from 'fflate'
 import type { GdalDataset } from '../../wasm/gdal.ts'
 import { GdalOpenError, gdalMessages, type GdalWorkspace } from './gdal-workspace.ts'
 import { gdalOpenFailed, sourceError } from './errors.ts'
+import { checkUnzippedSize } from './limits.ts'
+import { checkZipMembers } from './zip-check.ts'
 import { cp1251ToUtf8, invalidUtf8At, supportedEncoding, type SourceEncoding } from './encoding.ts'
 
 export interface FieldSummary { name: string; type: string }
@@ -75,14 +77,20 @@ function fsName(name: string, ext: string): string {
   return `${base && base !== '.' && base !== '..' ? base : 'source'}.${ext}`
 }
 
-/** The data files inside a zip (skipping macOS metadata and hidden files). */
+/**
+ * The data files inside a zip (skipping macOS metadata and hidden files), read from its
+ * central directory: nothing is inflated here. The members' declared sizes are bounded
+ * (`checkUnzippedSize`); that they tell the truth is `checkZipMembers`'s.
+ */
 function zipMembers(bytes: Uint8Array, file: string): string[] {
   const names: string[] = []
+  let total = 0
   try {
-    unzipSync(bytes, { filter: (f) => { names.push(f.name); return false } })
+    unzipSync(bytes, { filter: (f) => { names.push(f.name); total += f.originalSize; return false } })
   } catch (err) {
     throw sourceError({ file, message: `the ZIP archive cannot be read (${(err as Error).message}).` })
   }
+  checkUnzippedSize(file, total)
   return names.filter((n) => DATA_EXT.test(n) && !/(^|\/)(__MACOSX\/|\.)/.test(n))
 }
 
@@ -125,21 +133,22 @@ export async function openSource(ws: GdalWorkspace, src: SourceFile): Promise<Op
   let inner = ext
   if (ext === 'zip') {
     const members = zipMembers(bytes, file)
+    await checkZipMembers(bytes, file)
     target = zipTarget(members, file)
     inner = /\.([a-z]+)$/i.exec(target)?.[1]?.toLowerCase() ?? 'shp'
   } else if (ext === 'geojson' || ext === 'json' || ext === 'csv' || ext === 'kml' || ext === 'gpx') {
     ({ bytes, encoding } = textBytes(bytes, file, ext === 'kml' || ext === 'gpx' ? undefined : declared))
   }
-  const path = ws.input(fsName(file, ext), bytes)
+  const path = await ws.input(fsName(file, ext), bytes)
   const options = inner === 'csv' ? [...CSV_OPTIONS] : []
   if (inner === 'shp' && declared) options.push(`ENCODING=${declared}`)
   const gdal = ws.gdal
   let ds: GdalDataset
   try {
-    ds = ws.open(ext === 'zip' ? `/vsizip/${path}${target ? `/${target}` : ''}` : path, 'vector', options)
+    ds = await ws.open(ext === 'zip' ? `/vsizip/${path}${target ? `/${target}` : ''}` : path, 'vector', options)
   } catch (err) {
     if (!(err instanceof GdalOpenError)) throw err
-    if (isRaster(ws, ext === 'zip' ? `/vsizip/${path}` : path)) {
+    if (await isRaster(ws, ext === 'zip' ? `/vsizip/${path}` : path)) {
       throw sourceError({ file, message: 'the file holds a raster, not vector data; create a raster layer from it instead.' })
     }
     throw gdalOpenFailed(file, err.message)
@@ -158,9 +167,9 @@ export async function openSource(ws: GdalWorkspace, src: SourceFile): Promise<Op
     assumedSrs: inner === 'csv' ? 4326 : undefined }
 }
 
-function isRaster(ws: GdalWorkspace, path: string): boolean {
+async function isRaster(ws: GdalWorkspace, path: string): Promise<boolean> {
   try {
-    void ws.gdal.close(ws.open(path, 'raster'))
+    await ws.gdal.close(await ws.open(path, 'raster'))
     return true
   } catch {
     return false

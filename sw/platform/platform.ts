@@ -5,7 +5,7 @@
  */
 import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
 import type { Store } from '../store/store.ts'
-import type { GdalApi } from '../../wasm/gdal.ts'
+import type { GdalEngine } from '../../wasm/gdal.ts'
 import type { CanvasFactory } from '../image/canvas.ts'
 import type { EpsgSource } from '../geo/srs.ts'
 import type { OutboundLimits } from '../core/outbound.ts'
@@ -25,8 +25,11 @@ export interface Platform {
   readonly store: Store
   /** Starts SQLite-WASM on first call; later calls share it. */
   sqlite(): Promise<Sqlite3Static>
-  /** Starts GDAL-WASM on first call; later calls share it. */
-  gdal(): Promise<GdalApi>
+  /**
+   * Starts GDAL-WASM on first call; later calls share it. Node runs it in a worker thread,
+   * the service worker in itself (it has no `Worker`): see docs/architecture.md.
+   */
+  gdal(): Promise<GdalEngine>
   /** A new transparent drawing surface (OffscreenCanvas in the worker, Skia in Node). */
   canvas: CanvasFactory
   /**

@@ -8,6 +8,7 @@
  * one layer write, by one `INSERT … SELECT` inside SQLite, and the spatial index is packed in
  * one go (`rtreeBulkInsert`).
  */
+import { TimeSlice } from '../../core/yield.ts'
 import type { Database as SqlDb, Sqlite3Static } from '@sqlite.org/sqlite-wasm'
 import type { Database } from '../../store/database.ts'
 import { bindValues } from '../../store/bulk.ts'
@@ -25,7 +26,7 @@ import type { Progress } from '../../ingest/progress.ts'
 import { columnOf, FEATURE_TABLE, migrateLayer, RTREE_TABLE } from './schema.ts'
 
 /** Features scanned per read of the layer connection (between them, progress and other requests). */
-const PAGE = 50000
+const PAGE = 5000
 const SQLITE_ROW = 100
 
 interface RawExports {
@@ -172,7 +173,9 @@ export async function loadFeatures(sqlite: Sqlite3Static, layer: Database, conv:
   await layer.read((db) => attachImage(db, conv.image))
   try {
     progress.stage('checking', conv.count)
+    const slice = new TimeSlice()
     for (let after = 0, done = 0; ;) {
+      await slice.pause()
       signal?.throwIfAborted()
       const last = await layer.read((db) => scanPage(db, after))
       if (last < 0) break

@@ -8,6 +8,7 @@ import {
   base64, CSV_TEXT, CYRILLIC, featureCollection, placemarksKml, pointsGeojson, pointsShapefileZip, polygonsGpkg, utf8, waypointsGpx,
   zippedShapefile,
 } from '../ingest-files.ts'
+import { lyingZipBomb, zipBomb } from '../ingest-bombs.ts'
 
 const VALIDATION = 'nextgisweb.core.exception.ValidationError'
 
@@ -271,6 +272,37 @@ export const ingestCases: ApiCase[] = [
       const fp = await api.request('GET', `/api/component/outpost/progress/${bad}`)
       expect(fp.body).toMatchObject({ state: 'failed', error: { status_code: 422, exception: VALIDATION } })
       expect((await api.request('GET', '/api/component/outpost/progress/unknown-token-000000')).status).toBe(404)
+    },
+  },
+  {
+    name: 'a 3 MB zip holding 3 GiB of GeoJSON whitespace is a 413 naming the unzipped-size limit; nothing is created',
+    async run(api, expect) {
+      const parent = await newGroup(api, expect)
+      const source = await uploadFile(api, expect, 'bomb.zip', zipBomb())
+      // Refused from the zip's directory, before anything is inflated (GDAL spent 39 s on it before).
+      const res = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'vector_layer', parent: { id: parent }, display_name: uniq('bomb') },
+        vector_layer: { srs: { id: 3857 }, source } } })
+      expectError(expect, res, 413, 'nextgisweb.file_upload.api.UploadedFileTooLarge')
+      expect(res.body.data).toMatchObject({ file: 'bomb.zip', limit: 'unzipped_size', max: 2 * 1024 ** 3 })
+      expect(res.body.data.value).toBeGreaterThan(3 * 1024 ** 3)
+      expect(res.body.message).toContain('bomb.zip')
+      expect(res.body.message).toContain(String(2 * 1024 ** 3))
+      expect(await childCount(api, parent)).toBe(0)
+      const inspect = await api.request('POST', '/api/component/outpost/ingest/inspect', { body: { source } })
+      expectError(expect, inspect, 413, 'nextgisweb.file_upload.api.UploadedFileTooLarge')
+    },
+  },
+  {
+    name: 'a zip member that inflates past the size its header declares is a 413 naming it; nothing is created',
+    async run(api, expect) {
+      const parent = await newGroup(api, expect)
+      // 1 GiB of whitespace declared as 100 bytes: GDAL inflated all of it (21 s) before.
+      const res = await layerFromFile(api, expect, parent, 'liar.zip', lyingZipBomb())
+      expectError(expect, res, 413, 'nextgisweb.file_upload.api.UploadedFileTooLarge')
+      expect(res.body.data).toMatchObject({ file: 'liar.zip', limit: 'unzipped_size', max: 100 })
+      expect(res.body.data.value).toBeGreaterThan(100)
+      expect(res.body.message).toContain('liar.geojson')
+      expect(await childCount(api, parent)).toBe(0)
     },
   },
 ]

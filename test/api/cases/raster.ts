@@ -6,6 +6,7 @@ import type { Api, ApiCase, Expect } from '../harness.ts'
 import { expectError, uniq } from '../harness.ts'
 import { TIFFS } from '../ingest-files.ts'
 import { newGroup, uploadFile } from './ingest.ts'
+import { sparseTiff } from '../ingest-bombs.ts'
 
 const VALIDATION = 'nextgisweb.core.exception.ValidationError'
 
@@ -101,6 +102,18 @@ export const rasterCases: ApiCase[] = [
       expect(routes['raster_layer.cog']).toEqual(['/api/resource/{0}/cog', 'id'])
       expect(routes['raster_layer.download']).toEqual(['/api/resource/{0}/download', 'id'])
       expectError(expect, await api.request('GET', '/api/resource/0/cog'), 404, 'nextgisweb.resource.exception.ResourceNotFound')
+    },
+  },
+  {
+    name: 'a sparse 100000×100000 GeoTIFF (1.2 MB) is a 413 naming the raster-size limit before GDAL converts it; nothing is created',
+    async run(api, expect) {
+      const parent = await newGroup(api, expect)
+      const res = await rasterFrom(api, expect, parent, 'huge.tif', sparseTiff())
+      expectError(expect, res, 413, 'nextgisweb.file_upload.api.UploadedFileTooLarge')
+      expect(res.body.data).toEqual({ file: 'huge.tif', limit: 'raster_values', value: 100_000 * 100_000 * 3, max: 1024 ** 3 })
+      expect(res.body.message).toMatch(/huge\.tif.*100000×100000 pixels with 3 bands/)
+      // Only its header was read (converting it took 201 s before).
+      expect((await api.request('GET', `/api/resource/?parent=${parent}`)).body).toEqual([])
     },
   },
 ]
