@@ -11,6 +11,7 @@ import { readCatalogueFolder } from '../catalogue/folder.ts'
 import { seedDemo } from '../demo.ts'
 import { createApp, nodePlatform, randomPassword, serve } from './node.ts'
 import { guardedFetch, isLoopbackHost, parseCidrs } from './node-outbound.ts'
+import { lockDataFolder } from './node-lock.ts'
 
 const USAGE = `Usage: npm run serve -- [--port 8080] [--host 127.0.0.1] [--data <dir> | --memory] [--static <dir>]
   --port     TCP port (default 8080; 0 picks a free one)
@@ -45,6 +46,9 @@ async function main(): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`Invalid --port '${values.port}'.\n${USAGE}`)
   if (values.memory && values.data) throw new Error(`--memory and --data exclude each other.\n${USAGE}`)
   const dataDir = values.memory ? undefined : resolve(values.data ?? DEFAULT_DATA_DIR)
+  // Before anything is read, written, generated or printed: a second process on the folder
+  // stops here (exit 1, the holder's pid in the message) and changes nothing. Held until exit.
+  if (dataDir) lockDataFolder(dataDir)
   const envPassword = process.env.OUTPOST_ADMIN_PASSWORD
   const admin = { password: envPassword || randomPassword(), mustChange: false, force: !!envPassword }
   if (!values['tls-cert'] !== !values['tls-key']) throw new Error(`--tls-cert and --tls-key go together.\n${USAGE}`)

@@ -10,6 +10,7 @@ import { ApiError, operationalError } from '../core/error.ts'
 import type { Store } from '../store/store.ts'
 import { NodeDatabaseFile } from './node-file.ts'
 import { migrateLegacyJournal } from './node-legacy-journal.ts'
+import { lockDataFolder } from './node-lock.ts'
 
 const safeName = (name: string) => {
   if (!/^[A-Za-z0-9_.-]+$/.test(name)) throw operationalError(`Invalid storage name '${name}'.`)
@@ -37,7 +38,7 @@ async function atomicWrite(dir: string, name: string, data: Uint8Array): Promise
 /**
  * Deletes the temporary files of writes that an earlier process did not finish (named
  * `.<blob>.<pid>.<ms>.tmp`; a blob is only ever renamed from its own process's file). Only this
- * process writes in the folder from now on (one opener per store).
+ * process writes in the folder (it holds the folder's lock, host/node-lock).
  */
 async function dropStaleTemporaries(dir: string): Promise<void> {
   for (const name of await readdir(dir)) {
@@ -50,8 +51,11 @@ export class FileStore implements Store {
   #db: string
   #blobs: string
   #ready: Promise<unknown>
+  #unlock: () => void
 
+  /** Throws `FolderInUseError`, having written nothing, when another process holds `dir`. */
   constructor(readonly dir: string) {
+    this.#unlock = lockDataFolder(dir)
     this.#db = join(dir, 'db')
     this.#blobs = join(dir, 'blobs')
     this.#ready = Promise.all([mkdir(this.#db, { recursive: true }), mkdir(this.#blobs, { recursive: true })
@@ -139,5 +143,5 @@ export class FileStore implements Store {
     return names.filter((n) => n.startsWith(prefix))
   }
 
-  async close() {}
+  async close() { this.#unlock() }
 }

@@ -1,8 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { FileStore } from '../../sw/host/node-store.ts'
 import type { Api } from './harness.ts'
 import { apiOf, kill, startHost, type Host } from './node-process.ts'
 import { pointsGeojson, utf8 } from './ingest-files.ts'
@@ -29,11 +28,16 @@ async function layersWhole(api: Api, parent: number): Promise<number> {
   return children.length
 }
 
+/** The databases saved in data folder `dir` (read from the folder: the running host holds its lock). */
+async function listDatabases(dir: string): Promise<string[]> {
+  return (await readdir(join(dir, 'db'))).filter((n) => n.endsWith('.sqlite')).map((n) => n.slice(0, -'.sqlite'.length))
+}
+
 /** Every saved layer database belongs to an existing vector layer (after the sweep a first layer open runs). */
 async function noOrphans(api: Api, dir: string, probe: number): Promise<string[]> {
-  const before = await new FileStore(dir).listDatabases()
+  const before = await listDatabases(dir)
   await api.request('GET', `/api/resource/${probe}/feature_count`)
-  for (const name of await new FileStore(dir).listDatabases()) {
+  for (const name of await listDatabases(dir)) {
     const m = /^layer-(\d+)$/.exec(name)
     if (!m) continue
     const res = await api.request('GET', `/api/resource/${m[1]}`)
