@@ -69,10 +69,12 @@ export const hostileCases: HostileCase[] = [
       expect502(expect, env, chunked, 'Remote answer too large')
       expect(chunked.body.message).toContain('64 MiB')
       expect(Date.now() - t).toBeLessThan(15_000)
-      // Streamed and counted: the backend stopped reading near the cap (socket buffers aside).
+      // Streamed and counted: the backend stopped reading near the cap. Chromium's network
+      // process reads ahead of the worker by up to ~50 MiB (measured 52 MiB past the cap), so the
+      // bound is the cap again, far below the endless body.
       const sent = env.hostile.sent.get('chunked')!
       expect(sent).toBeGreaterThan(JSON_CAP)
-      expect(sent).toBeLessThan(JSON_CAP + 48 * MiB)
+      expect(sent).toBeLessThan(2 * JSON_CAP)
       await expect.poll(() => env.hostile.closed.get('chunked') ?? 0).toBeGreaterThan(0)
     },
   },

@@ -38,7 +38,7 @@ test('a form another site submits to the worker\'s API runs without the session'
   }, { target, name })
   await evil.waitForURL(target)
   const answer = JSON.parse(await evil.locator('body').innerText())
-  expect(answer).toMatchObject({ status_code: 403, exception: 'nextgisweb.core.exception.InsufficientPermissions' })
+  expect(answer).toMatchObject({ status_code: 403, exception: 'nextgisweb.core.exception.ForbiddenError' })
 
   const found = await page.evaluate(async (name) => (await (await fetch(`/api/resource/search/?display_name=${encodeURIComponent(name)}`,
     { credentials: 'include' })).json()).length, name)
