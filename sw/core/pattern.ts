@@ -20,11 +20,13 @@ export interface Pattern {
 
 export class PatternError extends Error {}
 
+function checkLength(pattern: string): void {
+  if (pattern.length > PATTERN_MAX_LENGTH) throw new PatternError(`The pattern is longer than ${PATTERN_MAX_LENGTH} characters`)
+}
+
 /** Compiles a regular expression (RE2 syntax, close to JavaScript's); throws `PatternError`. */
 export function compilePattern(source: string, ignoreCase = false, dotAll = false): Pattern {
-  if (source.length > PATTERN_MAX_LENGTH) {
-    throw new PatternError(`The pattern is longer than ${PATTERN_MAX_LENGTH} characters`)
-  }
+  checkLength(source)
   let re: RE2JS
   try {
     re = RE2JS.compile(source, (ignoreCase ? RE2JS.CASE_INSENSITIVE : 0) | (dotAll ? RE2JS.DOTALL : 0))
@@ -48,7 +50,7 @@ export function likePattern(like: string, ignoreCase: boolean): Pattern {
   let p = LIKE_CACHE.get(key)
   if (!p) {
     // Sized on the user's text, not on the regex made from it (quoting adds characters).
-    if (like.length > PATTERN_MAX_LENGTH) throw new PatternError(`The pattern is longer than ${PATTERN_MAX_LENGTH} characters`)
+    checkLength(like)
     const body = like.split(/([%_])/).map((s) => (s === '%' ? '.*' : s === '_' ? '.' : s && RE2JS.quote(s))).join('')
     const re = RE2JS.compile(body, (ignoreCase ? RE2JS.CASE_INSENSITIVE : 0) | RE2JS.DOTALL)
     p = { source: like, ignoreCase, test: (text) => re.testExact(text) }

@@ -6,6 +6,7 @@
  * JavaScript thread's hot path in both hosts), counting, and refused as soon as it passes its
  * declared size: never more than the declared total, which `checkUnzippedSize` bounds.
  */
+import { ApiError } from '../core/error.ts'
 import { expansionTooLarge, sourceError } from './errors.ts'
 
 const EOCD = 0x06054b50
@@ -59,7 +60,7 @@ export async function checkZipMembers(bytes: Uint8Array, file: string): Promise<
         }
       }
     } catch (err) {
-      if ((err as { status?: number }).status === 413) throw err
+      if (err instanceof ApiError) throw err
       // A damaged stream is GDAL's to report, as for any unreadable file.
     }
   }

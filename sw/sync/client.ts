@@ -81,11 +81,11 @@ export class RemoteClient {
       body === undefined ? {} : { 'content-type': 'application/json' })
     const text = await res.text()
     let parsed: unknown
+    let isJson = true
     // A deep nesting that V8 cannot parse (RangeError) lands here too.
-    try { parsed = text ? parseRemoteJson(text) : undefined } catch { parsed = text }
+    try { parsed = text ? parseRemoteJson(text) : undefined } catch { parsed = text; isJson = false }
     if (!res.ok && !accept.includes(res.status)) throw remoteFailed(this.creds.url, res.status, parsed, res.headers.get('content-type'))
-    // Only a failed parse leaves the text itself: a JSON string literal parses without its quotes.
-    if (typeof parsed === 'string' && parsed === text) throw remoteMalformed(this.creds.url, `${method} ${path}`, 'an answer that is not JSON')
+    if (!isJson) throw remoteMalformed(this.creds.url, `${method} ${path}`, 'an answer that is not JSON')
     return { status: res.status, body: parsed }
   }
 
