@@ -56,6 +56,8 @@ const epsgFile = (): Plugin => {
 // carries the whole backend. The worker precaches the app shell and SQLite's wasm, so the
 // app and its API work offline after the first visit.
 export default defineConfig({
+  // Relative asset URLs: dist/ runs from any path of a static host (GitHub-Pages-style `/<repo>/`).
+  base: './',
   plugins: [
     vue(),
     gdalFiles(),
@@ -73,7 +75,9 @@ export default defineConfig({
         theme_color: '#1f5f8b',
         background_color: '#ffffff',
         display: 'standalone',
-        start_url: '/',
+        // Relative to the manifest: the app is wherever dist/ is served (`/`, `/demo/`, …).
+        start_url: './',
+        scope: './',
         icons: MANIFEST_ICONS,
       },
       injectManifest: {

@@ -15,12 +15,12 @@ const INLINE_MARK = '<!--outpost:icon-->'
 /** A maskable icon's safe zone is the centre circle of 80% diameter: the glyph is scaled into it. */
 const MASKABLE_SCALE = 0.78
 
-/** The icon entries of the web manifest, in the manifest's own shape. */
+/** The icon entries of the web manifest, in the manifest's own shape; relative to the manifest, so the app runs under any path. */
 export const MANIFEST_ICONS = [
-  { src: '/icons/icon-192.png', sizes: '192x192', type: 'image/png', purpose: 'any' },
-  { src: '/icons/icon-512.png', sizes: '512x512', type: 'image/png', purpose: 'any' },
-  { src: '/icons/icon-maskable-512.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
-  { src: '/icons/icon.svg', sizes: 'any', type: 'image/svg+xml', purpose: 'any' },
+  { src: 'icons/icon-192.png', sizes: '192x192', type: 'image/png', purpose: 'any' },
+  { src: 'icons/icon-512.png', sizes: '512x512', type: 'image/png', purpose: 'any' },
+  { src: 'icons/icon-maskable-512.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
+  { src: 'icons/icon.svg', sizes: 'any', type: 'image/svg+xml', purpose: 'any' },
 ]
 
 /** The drawing with its rounded background made full-bleed and the rest scaled to the safe zone. */

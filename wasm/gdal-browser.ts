@@ -22,20 +22,20 @@ const initGdalJs = (typeof gdalDefault === 'function' ? gdalDefault
 ;(globalThis as { onmessage?: unknown }).onmessage = null
 
 /**
- * Starts GDAL; its files are fetched with `fetch` (the host's engine fetch, which keeps them
+ * Starts GDAL from its files at `path` (the app's `gdal/` folder); they are fetched with `fetch` (the host's engine fetch, which keeps them
  * for offline use). Emscripten downloads the .data package with XMLHttpRequest, which workers
  * lack: the stand-in uses `fetch`. The .wasm request is Emscripten's own `fetch()` call on a
  * Module object gdal3.js keeps to itself, so `fetch` is lent as the global one for the start
  * only, and the worker's own is put back when it settles.
  */
-export async function initGdalBrowser(fetch: typeof globalThis.fetch): Promise<GdalApi> {
+export async function initGdalBrowser(fetch: typeof globalThis.fetch, path = '/gdal'): Promise<GdalApi> {
   if (typeof initGdalJs !== 'function') throw new Error('gdal3.js did not load in this worker.')
   installFetchXhr(fetch)
   const scope = globalThis as { fetch: typeof globalThis.fetch }
   const own = scope.fetch
   scope.fetch = fetch
   try {
-    return await initGdalJs({ path: '/gdal', useWorker: false, logHandler: () => {}, errorHandler: () => {} })
+    return await initGdalJs({ path, useWorker: false, logHandler: () => {}, errorHandler: () => {} })
   } finally {
     scope.fetch = own
   }

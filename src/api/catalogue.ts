@@ -3,6 +3,8 @@
  * import route. Plain fetch: the backend is the same-origin service worker or Node host.
  */
 
+import { apiUrl } from './base.ts'
+
 export type ServiceType = 'tms' | 'wms' | 'wfs' | 'geojson'
 
 export interface GeoserviceItem {
@@ -47,7 +49,7 @@ export class CatalogueError extends Error {
 }
 
 async function getJson<T>(url: string): Promise<T> {
-  const res = await fetch(url)
+  const res = await fetch(apiUrl(url))
   if (!res.ok) throw new CatalogueError(`The catalogue answered ${res.status}.`, res.status)
   return (await res.json()) as T
 }
@@ -67,7 +69,7 @@ export async function searchGeoservices(q: SearchQuery): Promise<{ count: number
 export const getGeoservice = (id: number) => getJson<GeoserviceDetail>(`/api/v1/geoservices/${id}/`)
 
 export function iconUrl(icon: number | null, size = 24): string {
-  return icon === null ? `/api/v1/icons/default?width=${size}&height=${size}` : `/api/v1/icons/${icon}/content?width=${size}&height=${size}`
+  return apiUrl(icon === null ? `/api/v1/icons/default?width=${size}&height=${size}` : `/api/v1/icons/${icon}/content?width=${size}&height=${size}`)
 }
 
 function toBase64(bytes: Uint8Array): string {
@@ -95,7 +97,7 @@ export async function importCatalogueFiles(files: File[]): Promise<{ geoservices
   const statuses = (await text('geoservice_status.json')) ?? (await text('geoservice_status.synthetic.json')) ?? []
   const def = byPath.get('icons/default.png')
   const body = { geoservices, icons, geoservice_status: statuses, ...(def ? { default_icon: toBase64(new Uint8Array(await def.arrayBuffer())) } : {}) }
-  const res = await fetch('/api/component/outpost/catalogue/import', { method: 'POST', body: JSON.stringify(body), credentials: 'include' })
+  const res = await fetch(apiUrl('/api/component/outpost/catalogue/import'), { method: 'POST', body: JSON.stringify(body), credentials: 'include' })
   const out = await res.json().catch(() => ({}))
   if (!res.ok) throw new CatalogueError(out.message ?? out.title ?? `Import failed (${res.status}).`, res.status)
   return out

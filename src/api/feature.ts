@@ -4,6 +4,7 @@
  * field-collection views use them: geometries as GeoJSON in Web Mercator (the map's
  * projection, `srs=3857` on reads and writes) and dates as ISO strings (`dt_format=iso`).
  */
+import { apiUrl } from './base.ts'
 import { NetworkError, request, ServerError } from './request.ts'
 
 /** A GeoJSON geometry (the layer's type; coordinates in EPSG:3857). */
@@ -98,7 +99,7 @@ export async function uploadFile(file: Blob, name: string): Promise<UploadMeta> 
   form.append('file', file, name)
   let res: Response
   try {
-    res = await fetch('/api/component/file_upload/', { method: 'POST', body: form, credentials: 'include' })
+    res = await fetch(apiUrl('/api/component/file_upload/'), { method: 'POST', body: form, credentials: 'include' })
   } catch (err) {
     throw new NetworkError('The server could not be reached (file upload).', { cause: err })
   }
@@ -119,6 +120,6 @@ export const attachUpload = (u: UploadMeta): AttachmentWrite =>
   ({ file_upload: { id: u.id, size: u.size }, name: u.name, mime_type: u.mime_type })
 
 export const thumbnailUrl = (layer: number, fid: number, aid: number, size = 160) =>
-  `${attachments(layer, fid)}${aid}/image?size=${size}x${size}`
+  apiUrl(`${attachments(layer, fid)}${aid}/image?size=${size}x${size}`)
 
-export const downloadUrl = (layer: number, fid: number, aid: number) => `${attachments(layer, fid)}${aid}/download`
+export const downloadUrl = (layer: number, fid: number, aid: number) => apiUrl(`${attachments(layer, fid)}${aid}/download`)

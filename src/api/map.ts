@@ -4,6 +4,7 @@
  * URLs, extents, identify (spec §4.11), the export formats and export downloads (spec §4.8),
  * and the offline world basemap.
  */
+import { apiUrl } from './base.ts'
 import { NetworkError, request, ServerError } from './request.ts'
 import type { ResourceItem } from './resource.ts'
 
@@ -13,9 +14,9 @@ export const listFeatureLayers = () =>
 
 /** The vector-tile URL template of resources (drawn bottom first). */
 export const mvtUrl = (ids: number[]) =>
-  `/api/component/feature_layer/mvt?resource=${ids.join(',')}&z={z}&x={x}&y={y}`
+  apiUrl(`/api/component/feature_layer/mvt?resource=${ids.join(',')}&z={z}&x={x}&y={y}`)
 
-export const WORLD_BASEMAP_URL = '/api/component/outpost/basemap/{z}/{x}/{y}'
+export const WORLD_BASEMAP_URL = apiUrl('/api/component/outpost/basemap/{z}/{x}/{y}')
 
 export interface LonLatExtent { minLon: number | null; minLat: number | null; maxLon: number | null; maxLat: number | null }
 
@@ -45,7 +46,7 @@ export interface ExportOptions { format: string; srs?: number; zipped: boolean }
 export function exportUrl(id: number, o: ExportOptions): string {
   const q = new URLSearchParams({ format: o.format, zipped: o.zipped ? 'true' : 'false' })
   if (o.srs !== undefined) q.set('srs', String(o.srs))
-  return `/api/resource/${id}/export?${q}`
+  return apiUrl(`/api/resource/${id}/export?${q}`)
 }
 
 export interface Download { blob: Blob; filename: string }

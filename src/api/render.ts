@@ -3,6 +3,7 @@
  * Styles and what the render API draws from them (spec §4.9): tile URLs for the map,
  * legend symbols, saving a style's XML, and Outpost's preview of an unsaved style.
  */
+import { apiUrl } from './base.ts'
 import { request, ServerError } from './request.ts'
 
 export interface LegendSymbol {
@@ -14,7 +15,7 @@ export interface LegendSymbol {
 
 /** The XYZ template OpenLayers fills in; `timestamp` (ignored by the server) makes the map refetch after an edit. */
 export function tileUrl(styleIds: number[], version = 0): string {
-  return `/api/component/render/tile?z={z}&x={x}&y={y}&resource=${styleIds.join(',')}&nd=204&timestamp=${version}`
+  return apiUrl(`/api/component/render/tile?z={z}&x={x}&y={y}&resource=${styleIds.join(',')}&nd=204&timestamp=${version}`)
 }
 
 export const legendSymbols = (styleId: number, iconSize = 20, signal?: AbortSignal) =>
@@ -31,7 +32,7 @@ export const createStyle = (layerId: number, displayName: string, xml?: string) 
 
 /** A PNG of `xml` drawn over the layer's features in `extent` (EPSG:3857), not saved. */
 export async function previewStyle(layerId: number, xml: string, extent: number[], size: [number, number], signal?: AbortSignal): Promise<Blob> {
-  const res = await fetch('/api/component/outpost/render/preview', { method: 'POST', credentials: 'include', signal,
+  const res = await fetch(apiUrl('/api/component/outpost/render/preview'), { method: 'POST', credentials: 'include', signal,
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ layer: { id: layerId }, extent, size, engine_style: { xml } }) })
   if (!res.ok) {

@@ -4,6 +4,7 @@
  * A failed request becomes a `ServerError` (the backend answered with its JSON error body)
  * or a `NetworkError` (no answer at all), so a view can show either to the person.
  */
+import { apiUrl } from './base.ts'
 
 /** The backend's JSON error body (NextGIS Web's shape). */
 export interface ErrorBody {
@@ -66,7 +67,7 @@ function isErrorBody(v: unknown): v is ErrorBody {
 
 /** Sends one request to the backend and returns its parsed JSON body. */
 export async function request<T>(path: string, opts: RequestOptions = {}): Promise<T> {
-  let url = path
+  let url = apiUrl(path)
   if (opts.query) {
     const params = new URLSearchParams()
     for (const [k, v] of Object.entries(opts.query)) if (v !== undefined) params.set(k, String(v))

@@ -1,7 +1,7 @@
 /**
  * @module host/service-worker
- * The service-worker host: answers every same-origin `/api/` request from the backend and
- * serves the precached app shell. Nothing heavy starts here; SQLite opens on the first API
+ * The service-worker host: answers every same-origin `/api/` request under its scope (the app's
+ * directory: `/` or e.g. `/demo/`, sw-scope.ts) from the backend and serves the precached app shell. Nothing heavy starts here; SQLite opens on the first API
  * request. A new version takes over at once (skipWaiting + claim), and the page reloads on
  * `controllerchange`, so no old worker keeps serving an old API.
  */
@@ -10,7 +10,6 @@ import { addPlugins, cleanupOutdatedCaches, createHandlerBoundToURL, matchPrecac
 import { NavigationRoute, registerRoute } from 'workbox-routing'
 import { createApp } from '../app.ts'
 import { seedDemo } from '../demo.ts'
-import { isApiPath } from '../core/http.ts'
 import type { Platform } from '../platform/platform.ts'
 import { IdbStore } from '../store/idb.ts'
 import { createSqliteLoader } from '../../wasm/sqlite.ts'
@@ -21,14 +20,18 @@ import { gdalEngine } from '../../wasm/gdal-engine.ts'
 import { bridgeCookies, stripCookieCopy } from './sw-cookies.ts'
 import { installTileCache } from './tile-cache.ts'
 import { offscreenCanvas } from './offscreen-canvas.ts'
-import { swEpsg } from './sw-epsg.ts'
+import { EPSG_INDEX_PATH, swEpsg } from './sw-epsg.ts'
 import { swSecretKey } from './sw-secret.ts'
 import { syncAll } from '../sync/round.ts'
+import { backendPath, fromBackend, inScope, scopePath, toBackend } from './sw-scope.ts'
 
 declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: Array<{ url: string; revision: string | null }> }
 
 /** Runtime cache for engine files that are too big to precache (GDAL). */
 export const ENGINE_CACHE = 'outpost-engines-v1'
+
+/** The app's directory on its host: `/`, or e.g. `/demo/` when dist/ is served under a path. */
+const BASE = scopePath(self.registration.scope)
 
 /**
  * The fetch the engines get (SQLite's and GDAL's files, the EPSG index). The worker's own
@@ -42,7 +45,7 @@ async function engineFetch(input: RequestInfo | URL, init?: RequestInit): Promis
   if (req.method === 'GET' && new URL(req.url).origin === self.location.origin) {
     const hit = (await matchPrecache(req.url)) ?? (await caches.match(req, { cacheName: ENGINE_CACHE }))
     if (hit) return hit
-    if (new URL(req.url).pathname.startsWith('/gdal/')) {
+    if (new URL(req.url).pathname.startsWith(inScope(BASE, 'gdal/'))) {
       const res = await networkFetch(req)
       if (res.ok) await (await caches.open(ENGINE_CACHE)).put(req, res.clone())
       return res
@@ -55,8 +58,8 @@ const platform: Platform = {
   host: 'service-worker',
   store: new IdbStore(),
   sqlite: createSqliteLoader({ fetch: engineFetch, wasmUrl: sqliteWasmUrl }),
-  gdal: createGdalLoader(async () => gdalEngine(await initGdalBrowser(engineFetch))),
-  epsg: swEpsg(engineFetch),
+  gdal: createGdalLoader(async () => gdalEngine(await initGdalBrowser(engineFetch, inScope(BASE, 'gdal')))),
+  epsg: swEpsg(engineFetch, inScope(BASE, EPSG_INDEX_PATH)),
   canvas: offscreenCanvas,
   admin: { password: 'admin', mustChange: true },
   // The network: a fetch made by the worker does not pass through its own fetch handler.
@@ -65,7 +68,7 @@ const platform: Platform = {
   origin: self.location.origin,
   // Shipped files are precached: read them from there, so they are there offline.
   asset: async (name) => {
-    const res = await matchPrecache(`/${name}`)
+    const res = await matchPrecache(inScope(BASE, name))
     return res?.ok ? new Uint8Array(await res.arrayBuffer()) : undefined
   },
   now: () => new Date(),
@@ -77,11 +80,12 @@ const app = createApp(platform, { setup: seedDemo })
 // Registered before Workbox's routes: the first listener to call respondWith wins.
 self.addEventListener('fetch', (event) => {
   const url = new URL(event.request.url)
-  if (url.origin !== self.location.origin || !isApiPath(url.pathname)) return
-  event.respondWith(bridgeCookies(event.request, (req) => app.fetch(req)).then((res) => {
+  if (url.origin !== self.location.origin || backendPath(BASE, url.pathname) === undefined) return
+  event.respondWith(bridgeCookies(event.request, (req) => app.fetch(toBackend(BASE, req))).then((res) => {
     const headers = new Headers(res.headers)
     headers.set('x-outpost-host', 'service-worker')
     stripCookieCopy(headers)
+    fromBackend(BASE, headers, self.location.origin)
     return new Response(res.body, { status: res.status, statusText: res.statusText, headers })
   }))
 })
@@ -130,4 +134,4 @@ cleanupOutdatedCaches()
 addPlugins([installProgress(new Set(manifest.map((entry) => (typeof entry === 'string' ? entry : entry.url))).size)])
 precacheAndRoute(manifest)
 // Client-side routes open the app shell; /api/ never falls through to it.
-registerRoute(new NavigationRoute(createHandlerBoundToURL('/index.html'), { denylist: [/^\/api\//i] }))
+registerRoute(new NavigationRoute(createHandlerBoundToURL(inScope(BASE, 'index.html')), { denylist: [new RegExp(`^${BASE}api/`, 'i')] }))
