@@ -8,13 +8,15 @@ import { join, resolve } from 'node:path'
 import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { readCatalogueFolder } from '../catalogue/folder.ts'
+import type { OutpostApp } from '../app.ts'
 import { seedDemo } from '../demo.ts'
 import { createApp, nodePlatform, randomPassword, serve } from './node.ts'
+import { listenError } from './node-listen.ts'
 import { guardedFetch, isLoopbackHost, parseCidrs } from './node-outbound.ts'
 import { lockDataFolder } from './node-lock.ts'
 
 const USAGE = `Usage: npm run serve -- [--port 8080] [--host 127.0.0.1] [--data <dir> | --memory] [--static <dir>]
-  --port     TCP port (default 8080; 0 picks a free one)
+  --port     TCP port (default $PORT or 8080; 0 picks a free one)
   --host     address to listen on (default 127.0.0.1; 0.0.0.0 for every network, e.g. phones on the Wi-Fi)
   --tls-cert, --tls-key  PEM files: serve HTTPS (a phone's browser runs the app's worker only on a secure origin)
   --cors     a browser origin allowed to call the API across origins (repeatable; also $OUTPOST_CORS, comma-separated)
@@ -34,7 +36,7 @@ export const DEFAULT_DATA_DIR = process.env.OUTPOST_DATA ?? join(homedir(), '.lo
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      port: { type: 'string', default: '8080' }, data: { type: 'string' }, memory: { type: 'boolean', default: false },
+      port: { type: 'string', default: process.env.PORT || '8080' }, data: { type: 'string' }, memory: { type: 'boolean', default: false },
       static: { type: 'string' }, demo: { type: 'boolean', default: false }, help: { type: 'boolean', default: false },
       catalogue: { type: 'string' }, 'upload-quota': { type: 'string' }, host: { type: 'string', default: '127.0.0.1' },
       'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' }, cors: { type: 'string', multiple: true },
@@ -46,11 +48,6 @@ async function main(): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`Invalid --port '${values.port}'.\n${USAGE}`)
   if (values.memory && values.data) throw new Error(`--memory and --data exclude each other.\n${USAGE}`)
   const dataDir = values.memory ? undefined : resolve(values.data ?? DEFAULT_DATA_DIR)
-  // Before anything is read, written, generated or printed: a second process on the folder
-  // stops here (exit 1, the holder's pid in the message) and changes nothing. Held until exit.
-  if (dataDir) lockDataFolder(dataDir)
-  const envPassword = process.env.OUTPOST_ADMIN_PASSWORD
-  const admin = { password: envPassword || randomPassword(), mustChange: false, force: !!envPassword }
   if (!values['tls-cert'] !== !values['tls-key']) throw new Error(`--tls-cert and --tls-key go together.\n${USAGE}`)
   const tls = values['tls-cert'] ? { cert: await readFile(values['tls-cert']), key: await readFile(values['tls-key']!) } : undefined
   const corsOrigins = [...values.cors ?? [], ...(process.env.OUTPOST_CORS ?? '').split(',').map((o) => o.trim()).filter(Boolean)]
@@ -61,7 +58,22 @@ async function main(): Promise<void> {
   const allow = parseCidrs([...values['allow-remote'] ?? [], ...(process.env.OUTPOST_ALLOW_REMOTE ?? '').split(',').map((c) => c.trim()).filter(Boolean)])
   // On loopback only this machine's users reach the API; beyond it, outbound requests may go to public addresses only.
   const fetch = isLoopbackHost(values.host!) ? undefined : guardedFetch(allow)
-  const app = createApp(nodePlatform({ dataDir, admin, corsOrigins, uploadQuota, fetch }), { setup: values.demo ? seedDemo : undefined })
+  // The port first: on a busy one the start ends here (exit 1, how to pick another), before a
+  // data folder, its lock or a password exists, so no password is printed by a failed start.
+  // Requests wait until the app below is ready.
+  let app: OutpostApp | undefined
+  let open: () => void = () => undefined
+  const ready = new Promise<void>((resolve) => { open = resolve })
+  const staticDir = values.static ?? (existsSync('dist/index.html') ? 'dist' : undefined)
+  const server = await serve({ fetch: async (req, ctx) => { await ready; return app!.fetch(req, ctx) } },
+    { port, host: values.host, staticDir, tls, ownsGlobals: true })
+    .catch((err: unknown) => { throw listenError(err, port, values.host!) })
+  // Before anything is read, written, generated or printed: a second process on the folder
+  // stops here (exit 1, the holder's pid in the message) and changes nothing. Held until exit.
+  if (dataDir) lockDataFolder(dataDir)
+  const envPassword = process.env.OUTPOST_ADMIN_PASSWORD
+  const admin = { password: envPassword || randomPassword(), mustChange: false, force: !!envPassword }
+  app = createApp(nodePlatform({ dataDir, admin, corsOrigins, uploadQuota, fetch }), { setup: values.demo ? seedDemo : undefined })
   const services = await app.services()
   if (services.adminCreated && !envPassword) console.log(`administrator password: ${admin.password}`)
   else if (!envPassword) console.log('administrator password: unchanged (set OUTPOST_ADMIN_PASSWORD to reset it)')
@@ -72,8 +84,7 @@ async function main(): Promise<void> {
     await (await services.catalogue()).import(body)
     console.log(`catalogue loaded from ${dir}`)
   }
-  const staticDir = values.static ?? (existsSync('dist/index.html') ? 'dist' : undefined)
-  const server = await serve(app, { port, host: values.host, staticDir, tls, ownsGlobals: true })
+  open()
   const addr = server.address()
   const actual = typeof addr === 'object' && addr ? addr.port : port
   console.log(dataDir ? `data in ${dataDir}` : 'data in memory (--memory): nothing is kept after exit')
@@ -81,7 +92,7 @@ async function main(): Promise<void> {
   const local = `${scheme}://${values.host === '0.0.0.0' || values.host === '::' ? '127.0.0.1' : values.host}:${actual}`
   console.log(`listening on ${local}`)
   const urls = [local, ...lanAddresses(values.host!).map((a) => `${scheme}://${a}:${actual}`)]
-  if (staticDir) console.log(howTo(urls, services.adminCreated && !envPassword, !!tls))
+  if (staticDir) console.log(howTo(urls, services.adminCreated && !envPassword, !!tls, corsOrigins))
   const stop = () => server.close(() => process.exit(0))
   process.on('SIGINT', stop)
   process.on('SIGTERM', stop)
@@ -94,7 +105,7 @@ function lanAddresses(host: string): string[] {
 }
 
 /** What to type where: the app in a browser, and this server as its team's server. */
-function howTo(urls: string[], newPassword: boolean, tls: boolean): string {
+function howTo(urls: string[], newPassword: boolean, tls: boolean, cors: string[]): string {
   return [
     '',
     `The app: open ${urls.join(' or ')} in a browser${urls.length > 1 && !tls ? ' (a phone needs HTTPS: see README)' : ''}.`,
@@ -105,6 +116,9 @@ function howTo(urls: string[], newPassword: boolean, tls: boolean): string {
     '  login     administrator',
     `  password  ${newPassword ? 'the administrator password printed above' : 'this server\'s administrator password'}`,
     '  then take layers offline from it and sync.',
+    'An app served from another origin (another port or host, e.g. dist/ on a static host) may call this',
+    `  server only if the server allows that origin: start it with --cors <the app's origin>, e.g. --cors https://you.github.io`,
+    `  (${cors.length ? `allowed now: ${cors.join(', ')}` : 'none allowed now'}; the app's own origin, ${urls[0]}, needs none).`,
   ].join('\n')
 }
 

@@ -135,7 +135,7 @@ export interface ServeOptions {
  * malformed Host header such as `x:99999`, `[` or `a%zz`) is a JSON 400; any other failure
  * of the host a JSON 500.
  */
-export function serve(app: OutpostApp, opts: ServeOptions): Promise<Server> {
+export function serve(app: Pick<OutpostApp, 'fetch'>, opts: ServeOptions): Promise<Server> {
   const host = opts.host ?? '127.0.0.1'
   const log = opts.log ?? ((message, err) => console.error(message, err ?? ''))
   const fetch = async (request: Request, env: HttpBindings | Http2Bindings): Promise<Response> => {

@@ -23,7 +23,8 @@ test('the splash is in the first paint without any script; the manifest is linke
   expect(icons.map((i) => [i.sizes, i.type, i.purpose])).toEqual([
     ['192x192', 'image/png', 'any'], ['512x512', 'image/png', 'any'], ['512x512', 'image/png', 'maskable'], ['any', 'image/svg+xml', 'any']])
   for (const icon of icons.filter((i) => i.type === 'image/png')) {
-    const res = await page.request.get(`${baseURL}${icon.src}`)
+    // Relative to the manifest, so the app runs under any path (subpath.spec.ts).
+    const res = await page.request.get(new URL(icon.src, `${baseURL}/manifest.webmanifest`).href)
     expect(res.headers()['content-type']).toBe('image/png')
     const png = decode(await res.body())
     expect(`${png.width}x${png.height}`).toBe(icon.sizes)
