@@ -27,17 +27,25 @@ export interface RemoteAnswer {
 /** The limits of each kind of request (`core/outbound.ts`). */
 export type RemoteLimits = Record<keyof typeof OUTBOUND_LIMITS, OutboundLimits>
 
-/** A client of `creds` through the platform's outbound fetch and limits; files are capped at the upload limit. */
-export function remoteClient(creds: Credentials, platform: Pick<Platform, 'fetch' | 'uploadMaxSize' | 'outboundLimits'>): RemoteClient {
+/**
+ * A client of `creds` through the platform's outbound fetch and limits; files are capped at the
+ * upload limit. In the browser the app's origin goes with it: a request the browser fails
+ * there may be CORS, and the message names the origin the team's server must allow.
+ */
+export function remoteClient(creds: Credentials, platform: Pick<Platform, 'fetch' | 'uploadMaxSize' | 'outboundLimits'>
+  & Partial<Pick<Platform, 'host' | 'origin'>>): RemoteClient {
   const limits: RemoteLimits = { ...OUTBOUND_LIMITS, file: { ...OUTBOUND_LIMITS.file, maxBytes: uploadMaxSize(platform) },
     ...platform.outboundLimits }
-  return new RemoteClient(creds, (input, init) => platform.fetch(input, init), limits)
+  const appOrigin = platform.host === 'service-worker' ? platform.origin : undefined
+  return new RemoteClient(creds, (input, init) => platform.fetch(input, init), limits, appOrigin)
 }
 
 export class RemoteClient {
   readonly #auth: string | undefined
 
-  constructor(readonly creds: Credentials, readonly fetch: Fetch, readonly limits: RemoteLimits = OUTBOUND_LIMITS) {
+  /** `appOrigin`: the browser app's origin, when requests are the browser's (sync/errors.ts `remoteUnreachable`). */
+  constructor(readonly creds: Credentials, readonly fetch: Fetch, readonly limits: RemoteLimits = OUTBOUND_LIMITS,
+    readonly appOrigin?: string) {
     if (creds.username !== null) {
       this.#auth = 'Basic ' + toBase64(new TextEncoder().encode(`${creds.username}:${creds.password ?? ''}`))
     }
@@ -64,7 +72,7 @@ export class RemoteClient {
       } catch (err) {
         // A timeout is not retried: that would double the wait.
         if (err instanceof ApiError) throw err
-        if (attempt >= RETRIES) throw remoteUnreachable(this.creds.url, err)
+        if (attempt >= RETRIES) throw remoteUnreachable(this.creds.url, err, this.appOrigin)
         await new Promise((resolve) => setTimeout(resolve, RETRY_MS))
       }
     }

@@ -17,9 +17,22 @@ function reason(err: unknown): string {
   return inner ? `${e?.message ?? err} (${inner})` : String(e?.message ?? err)
 }
 
-export const remoteUnreachable = (url: string, cause: unknown) => new ApiError(502, 'Remote server unreachable', {
-  message: `The server at ${url} could not be reached: ${reason(cause)}.`, data: { url },
-  exception: EXTERNAL, cause })
+/**
+ * The remote did not answer. From a browser (`appOrigin`: the app's origin) a server that
+ * answers but does not allow that origin (CORS) fails exactly as one that is down, with a bare
+ * TypeError ("Failed to fetch"): the message names both causes and the origin to allow.
+ */
+export function remoteUnreachable(url: string, cause: unknown, appOrigin?: string): ApiError {
+  const sameOrigin = appOrigin !== undefined && URL.canParse(url) && new URL(url).origin === appOrigin
+  const cors = appOrigin !== undefined && !sameOrigin && cause instanceof TypeError
+  const message = cors
+    ? `The server at ${url} could not be reached from this browser (${reason(cause)}). Either it does not allow this app's origin: `
+      + `start it with --cors ${appOrigin} (Outpost: npm start -- --cors ${appOrigin}; another server: allow CORS for ${appOrigin}); `
+      + 'or it is not running at that address: check the address and that the server is running.'
+    : `The server at ${url} could not be reached: ${reason(cause)}.`
+  return new ApiError(502, 'Remote server unreachable', { message, data: { url, ...(cors ? { app_origin: appOrigin } : {}) },
+    exception: EXTERNAL, cause })
+}
 
 /** A text of the remote's, short and without control characters, for an error body; `undefined` when it is not text. */
 function short(value: unknown): string | undefined {
