@@ -1,4 +1,6 @@
 import { expect, test, type Page } from '@playwright/test'
+import { WELLS, WELLS_SUMMARY } from '../api/gdal-cases.ts'
+import { swApi } from './helpers.ts'
 import { serveStatic, type StaticHost } from './static-host.ts'
 import { treeNode } from './ui-steps.ts'
 
@@ -19,6 +21,7 @@ function failures(page: Page): string[] {
 }
 
 test('dist/ under /demo/ of a static host: the app starts, the demo data comes from the worker, the API answers under /demo/api/, the layers draw', async ({ page }) => {
+  test.setTimeout(120_000) // a first install, and GDAL's 40 MB on first use
   host = await serveStatic(DIST, '/demo/')
   const failed = failures(page)
   await page.goto(`${host.url}/demo/`)
@@ -47,6 +50,19 @@ test('dist/ under /demo/ of a static host: the app starts, the demo data comes f
     .filter((e) => new URL(e.name).pathname.startsWith('/demo/api/component/outpost/basemap/')).length)).toBeGreaterThan(0)
   // Nothing the app asked for was missing, apart from the probe of the site root's API.
   expect(failed.filter((f) => !f.endsWith('/api/resource/0') || f.includes('/demo/'))).toEqual([])
+
+  // GDAL's files come from /demo/gdal/ (kept in the worker's engine cache), and a TUS upload's
+  // Location points under /demo/api/, where the next request of the upload goes.
+  const api = swApi(page)
+  const inspect = await api.request('POST', '/demo/api/component/outpost/gdal/inspect?name=wells.geojson', { raw: WELLS })
+  expect([inspect.status, inspect.body]).toEqual([200, WELLS_SUMMARY])
+  expect(await page.evaluate(async () => (await (await caches.open('outpost-engines-v1')).keys()).map((r) => new URL(r.url).pathname).sort()))
+    .toEqual(['/demo/gdal/gdal3WebAssembly.data', '/demo/gdal/gdal3WebAssembly.wasm'])
+  const created = await api.request('POST', '/demo/api/component/file_upload/', { headers: { 'tus-resumable': '1.0.0', 'upload-length': '5' } })
+  expect(created.status).toBe(201)
+  expect(created.headers.location).toMatch(new RegExp(`^${host.url}/demo/api/component/file_upload/[0-9a-f]{32}$`))
+  const head = await api.request('HEAD', new URL(created.headers.location!).pathname, { headers: { 'tus-resumable': '1.0.0' } })
+  expect([head.status, head.headers['upload-length']]).toEqual([200, '5'])
 
   // A reload is answered by the worker's precache under the path too.
   await page.reload()
