@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test'
 import { swApi } from './helpers.ts'
 import { firstLogin, NEW_ADMIN_PASSWORD, openApp, treeNode } from './ui-steps.ts'
-import { base64, featureCollection, pointsShapefileZip } from '../api/ingest-files.ts'
+import { base64, featureCollection, pointsGeojson, pointsShapefileZip } from '../api/ingest-files.ts'
 
 // A person drops a file on the app and gets a layer: what GDAL detected, a progress bar with
 // the features done, then the layer on the map; offline, with GDAL cached by its first use.
@@ -69,4 +69,43 @@ test('a refused file shows why next to it, in the server\'s words, and nothing i
   await expect(dialog.getByTestId('form-error-message')).toContainText("with-id.geojson, field 'id': a field named 'id' is not allowed")
   await dialog.getByRole('button', { name: 'Cancel' }).click()
   await expect(treeNode(page, 'with-id')).toHaveCount(0)
+})
+
+test('a text file renamed .shp is refused at inspection with the server\'s words; the proposed name drops the extension', async ({ page }) => {
+  test.setTimeout(90_000)
+  await openApp(page)
+  await firstLogin(page)
+  await dropFile(page, 'notes.shp', new TextEncoder().encode('Meeting notes\nBring the maps, and the GPS.\n'))
+  const dialog = page.getByTestId('dialog-ingest')
+  // Before: read as CSV ("Geometry none, Features 0") and the create answered 500.
+  await expect(dialog.getByTestId('form-error-message')).toContainText('notes.shp: the name ends in .shp, but the file is not a shapefile', { timeout: 30_000 })
+  await expect(dialog.getByTestId('ingest-summary')).toHaveCount(0)
+  await expect(dialog.getByTestId('ingest-name')).toHaveValue('notes')
+  await expect(dialog.getByTestId('ingest-create')).toBeDisabled()
+})
+
+test('Cancel while GDAL converts stops the work: the create answers 409 cancelled and no layer is there after a reload', async ({ page }) => {
+  test.setTimeout(150_000)
+  await openApp(page)
+  await firstLogin(page)
+  await dropFile(page, 'cancelme.geojson', new TextEncoder().encode(pointsGeojson(30_000)))
+  const dialog = page.getByTestId('dialog-ingest')
+  await expect(dialog.getByTestId('ingest-count')).toHaveText('30,000', { timeout: 60_000 })
+  const created = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/resource/' && r.request().method() === 'POST', { timeout: 120_000 })
+  const cancelled = page.waitForResponse((r) => /\/api\/component\/outpost\/progress\//.test(r.url()) && r.request().method() === 'DELETE')
+  await dialog.getByTestId('ingest-create').click()
+  // The server has the job (its first progress answer), GDAL is at work: cancel.
+  await page.waitForResponse((r) => /\/api\/component\/outpost\/progress\//.test(r.url()) && r.status() === 200, { timeout: 60_000 })
+  await dialog.getByTestId('ingest-cancel').click()
+  await expect(dialog).toBeHidden()
+  expect((await cancelled).status()).toBe(202)
+  // Before the fix the create went on and answered 201 with the new layer.
+  const res = await created
+  expect(res.status()).toBe(409)
+  expect((await res.json()).data).toEqual({ cancelled: true })
+  await page.reload()
+  await expect(treeNode(page, 'Main resource group')).toBeVisible()
+  await expect(treeNode(page, 'cancelme')).toHaveCount(0)
+  const list = await page.evaluate(async () => (await (await fetch('/api/resource/?parent=0')).json()) as Array<{ resource: { display_name: string } }>)
+  expect(list.map((r) => r.resource.display_name)).not.toContain('cancelme')
 })
