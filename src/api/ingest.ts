@@ -78,3 +78,11 @@ export async function cancelCreate(token: string, create: Promise<{ id: number }
   const made = await create.catch(() => undefined)
   if (made) await deleteResource(made.id)
 }
+
+/**
+ * Starts GDAL in the server (the service worker) if it is not running, and answers how often it
+ * was started: the dialog asks when it opens, so GDAL starts while the file uploads, and again
+ * while it stays open, so the browser does not stop an idle worker (and its GDAL) meanwhile.
+ */
+export const startGdal = () =>
+  request<{ starts: number; started: boolean; start_ms: number | null }>('/api/component/outpost/gdal/start', { method: 'POST' })

@@ -35,6 +35,8 @@ export interface ProgressBody {
   result?: { id: number }
   /** The error body the long request answered, once failed. */
   error?: ErrorBody
+  /** Milliseconds spent in each stage so far, in order (where the time goes; `gdal` is GDAL's start). */
+  timings: Record<string, number>
 }
 
 /** The reporting side, handed to the work. A no-op when nobody watches. */
@@ -64,15 +66,24 @@ export class ProgressBoard {
   /** Starts reporting under `token`; the returned handle reports and finishes the job. */
   start(token: string): TrackedProgress {
     this.#sweep()
-    const job = { body: { state: 'running' as JobState, stage: 'starting', done: 0, total: null } as ProgressBody, expires: Infinity,
+    const job = { body: { state: 'running' as JobState, stage: 'starting', done: 0, total: null, timings: {} } as ProgressBody, expires: Infinity,
       abort: new AbortController() }
     this.#jobs.set(token, job)
+    // Stage times by the monotonic clock (`now` may be a test's fixed one).
+    let since = performance.now()
+    const lap = () => {
+      const t = performance.now()
+      const timings = job.body.timings
+      timings[job.body.stage] = Math.round((timings[job.body.stage] ?? 0) + t - since)
+      since = t
+    }
     const end = (patch: Partial<ProgressBody>) => {
+      lap()
       Object.assign(job.body, patch)
       job.expires = this.now() + KEEP_MS
     }
     return {
-      stage(name, total = null) { job.body.stage = name; job.body.done = 0; job.body.total = total },
+      stage(name, total = null) { lap(); job.body.stage = name; job.body.done = 0; job.body.total = total },
       done(n) { job.body.done = n },
       finish(result) { end({ state: 'done', result }) },
       fail(error) { end({ state: 'failed', error }) },

@@ -8,6 +8,8 @@ import type { IngestProgress } from '../../api/ingest.ts'
 const STAGES: Record<string, string> = {
   uploading: 'Uploading the file',
   starting: 'Starting',
+  gdal: 'Starting GDAL',
+  cancelling: 'Cancelling',
   reading: 'Reading the file with GDAL',
   converting: 'Converting and reprojecting with GDAL',
   checking: 'Checking features',

@@ -296,6 +296,14 @@ export const ingestCases: ApiCase[] = [
       const p = await api.request('GET', `/api/component/outpost/progress/${token}`)
       expect(p.status).toBe(200)
       expect(p.body).toMatchObject({ state: 'done', result: { id: res.body.id } })
+      // Where the time went, stage by stage (GDAL's start is its own stage).
+      expect(Object.keys(p.body.timings)).toEqual(['starting', 'gdal', 'reading', 'converting', 'checking', 'writing', 'saving'])
+      for (const ms of Object.values(p.body.timings)) expect(ms).toBeGreaterThanOrEqual(0)
+      const gdal = await api.request('POST', '/api/component/outpost/gdal/start')
+      expect(gdal.status).toBe(200)
+      expect(gdal.body).toMatchObject({ started: true })
+      expect(gdal.body.start_ms).toBeGreaterThan(0)
+      expectError(expect, await api.request('GET', '/api/component/outpost/gdal', { auth: 'guest' }), 403, 'nextgisweb.core.exception.ForbiddenError')
       const bad = `bad${token}`
       const failed = await layerFromFile(api, expect, parent, 'x.geojson', '{"type": "FeatureCollection", "features": [{"type": "Feature", "geometry": null, "properties": {}}]}',
         { cast_geometry_type: 'POINT' }, {}, { 'x-outpost-progress': bad })
