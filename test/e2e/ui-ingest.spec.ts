@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test'
+import { expect, test, type BrowserContext, type Page } from '@playwright/test'
 import { swApi } from './helpers.ts'
 import { firstLogin, NEW_ADMIN_PASSWORD, openApp, treeNode } from './ui-steps.ts'
 import { base64, featureCollection, pointsGeojson, pointsShapefileZip } from '../api/ingest-files.ts'
@@ -108,4 +108,47 @@ test('Cancel while GDAL converts stops the work: the create answers 409 cancelle
   await expect(treeNode(page, 'cancelme')).toHaveCount(0)
   const list = await page.evaluate(async () => (await (await fetch('/api/resource/?parent=0')).json()) as Array<{ resource: { display_name: string } }>)
   expect(list.map((r) => r.resource.display_name)).not.toContain('cancelme')
+})
+
+/** How often GDAL was started in this worker's life (the diagnostics' count). */
+async function gdalStarts(page: Page): Promise<{ starts: number; started: boolean }> {
+  const res = await swApi(page, NEW_ADMIN_PASSWORD).request('GET', '/api/component/outpost/gdal')
+  expect(res.status).toBe(200)
+  return res.body
+}
+
+async function stopWorker(context: BrowserContext, page: Page): Promise<void> {
+  const cdp = await context.newCDPSession(page)
+  await cdp.send('ServiceWorker.enable')
+  await cdp.send('ServiceWorker.stopAllWorkers')
+  await cdp.detach()
+}
+
+test('GDAL starts once per worker life, as the import dialog opens: inspections and imports after it reuse it', async ({ page, context }) => {
+  test.setTimeout(150_000)
+  await openApp(page)
+  await firstLogin(page)
+  expect(await gdalStarts(page)).toMatchObject({ starts: 0, started: false })
+  // The dialog opened with no file yet: GDAL starts now, while the person picks a file
+  // (before, it started only once the file was uploaded and inspected).
+  await page.getByTestId('action-import').click()
+  const dialog = page.getByTestId('dialog-ingest')
+  await expect(dialog).toBeVisible()
+  await expect.poll(() => gdalStarts(page), { timeout: 60_000 }).toMatchObject({ starts: 1, started: true })
+  await dialog.getByRole('button', { name: 'Cancel' }).click()
+  for (const name of ['first', 'second']) {
+    await dropFile(page, `${name}.zip`, await pointsShapefileZip(300, name))
+    await expect(dialog.getByTestId('ingest-count')).toHaveText('300', { timeout: 60_000 })
+    await dialog.getByTestId('ingest-create').click()
+    await expect(dialog).toBeHidden({ timeout: 60_000 })
+    await expect(treeNode(page, name)).toBeVisible()
+  }
+  expect(await gdalStarts(page)).toMatchObject({ starts: 1 })
+  // A stopped worker is a new life: the next dialog starts GDAL once more, once.
+  await stopWorker(context, page)
+  await dropFile(page, 'third.zip', await pointsShapefileZip(300, 'third'))
+  await expect(dialog.getByTestId('ingest-count')).toHaveText('300', { timeout: 60_000 })
+  await dialog.getByTestId('ingest-create').click()
+  await expect(dialog).toBeHidden({ timeout: 60_000 })
+  expect(await gdalStarts(page)).toMatchObject({ starts: 1, started: true })
 })
