@@ -104,6 +104,20 @@ async function login(page: Page): Promise<void> {
   await page.getByTestId('password-change-form').waitFor({ state: 'detached' })
 }
 
+/**
+ * The same benchmark against a build of 9dbfc90 (before issue 20's import work: GDAL started
+ * only by the upload's inspection, no keep-alive, no stage timings), measured once and kept here
+ * so each rewrite of the section keeps it (`BENCH_DIST=<that build>` reproduces it).
+ */
+const BEFORE = [
+  'Before (9dbfc90, `BENCH_DIST=<its dist> npm run bench -- import-ui`, 2026-11-26, load average 15–19 on the 2 cores):',
+  'drop → drawn GDAL cold 17.1 s, worker cold 24.6 s, warm 2.9 s (a second run: 24.8 s, 26.4 s, 2.2 s; native 1.0 s);',
+  'worker cold, drop → inspected 17.6 s (GDAL started only after the upload). On a quiet machine (load ~1, same path by a',
+  'Playwright spec) the old build took 6.4 s GDAL cold and 1.7 s warm: the cold paths scale with the machine\'s load, the',
+  'GDAL start (40 MB compiled, its data unpacked, on the worker\'s one thread) and the first calls into GDAL and SQLite',
+  'after it (2–10× their warm time until V8 has optimised them) being most of it.',
+].join('\n')
+
 async function main(): Promise<void> {
   if (spawnSync('ogr2ogr', ['--version']).status !== 0) throw new Error('ogr2ogr is missing: apt-get install gdal-bin')
   const gdalVersion = execFileSync('ogr2ogr', ['--version'], { encoding: 'utf8' }).trim()
@@ -162,6 +176,8 @@ async function main(): Promise<void> {
     '|---|---|---|---|---|---|---|---|',
     ...table,
     `| native \`ogr2ogr -f GPKG -t_srs EPSG:3857\` of the same zip | ${RUNS} | | | | | ${s(native)} | 1× |`,
+    '',
+    BEFORE,
     '',
     'Where the server\'s time goes (the inspection\'s `Server-Timing`; the create\'s `timings` from its progress, `gdal` being GDAL\'s start):',
     '',
