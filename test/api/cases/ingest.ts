@@ -268,12 +268,17 @@ export const ingestCases: ApiCase[] = [
       const created = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'vector_layer', parent: { id: parent },
         display_name: uniq('notes') }, vector_layer: { srs: { id: 3857 }, source: text } } })
       await expectRefused(api, expect, parent, created, { file: 'notes.shp' })
-      // Other extensions that promise a format the bytes are not.
+      // A lone real .shp: GDAL needs its other parts.
+      const lone = await uploadFile(api, expect, 'wells.shp', new Uint8Array([0, 0, 0x27, 0x0a, ...new Array(96).fill(0)]))
+      const loneRes = await api.request('POST', '/api/component/outpost/ingest/inspect', { body: { source: lone } })
+      expectError(expect, loneRes, 422, VALIDATION)
+      expect(loneRes.body.message).toMatch(/^wells\.shp: .*ZIP archive holding its \.shp, \.shx, \.dbf and \.prj/)
+      // Other extensions that promise a format the bytes are not: refused by GDAL or the ZIP check, naming the file.
       for (const name of ['notes.zip', 'notes.gpkg', 'notes.geojson', 'notes.kml']) {
         const source = await uploadFile(api, expect, name, 'just some words, no data\n')
         const res = await api.request('POST', '/api/component/outpost/ingest/inspect', { body: { source } })
         expectError(expect, res, 422, VALIDATION)
-        expect(res.body.message).toContain(name)
+        expect(res.body.data.file).toBe(name)
       }
       // A CSV without coordinate columns has no geometry for a vector layer.
       const plain = await uploadFile(api, expect, 'table.csv', 'name,count\nNorth,3\nSouth,7\n')
