@@ -57,9 +57,23 @@ export interface GdalDataset {
   info?: Record<string, unknown>
 }
 
+/** How often GDAL was started in this worker's (or process's) life, and how long the last start took. */
+export interface GdalStarts { starts: number; started: boolean; start_ms: number | null }
+const STARTS: GdalStarts = { starts: 0, started: false, start_ms: null }
+
+/** A copy of the start counts (the diagnostics answer them: one start per worker life is the goal). */
+export const gdalStarts = (): GdalStarts => ({ ...STARTS })
+
 /** Returns a function that starts GDAL on its first call and shares it afterwards. */
 export function createGdalLoader<T = GdalEngine>(init: () => Promise<T>): () => Promise<T> {
-  return sharedStart(init)
+  return sharedStart(async () => {
+    STARTS.starts++
+    const t0 = performance.now()
+    const gdal = await init()
+    STARTS.started = true
+    STARTS.start_ms = Math.round(performance.now() - t0)
+    return gdal
+  })
 }
 
 /**

@@ -2,9 +2,11 @@
  * @module api/ingest
  * Layers from files: upload a file (`file_upload`), ask what GDAL sees in it (Outpost's
  * inspect endpoint), create a layer from it while watching the server's progress (a token
- * sent with the create, polled at `/api/component/outpost/progress/{token}`).
+ * sent with the create, polled at `/api/component/outpost/progress/{token}`), and cancel it
+ * (DELETE on that token: the server stops the work and creates nothing).
  */
-import { request, type ErrorBody } from './request.ts'
+import { request, ServerError, type ErrorBody } from './request.ts'
+import { deleteResource } from './resource.ts'
 
 /** What the upload endpoint answers: the `source` of a layer. */
 export interface UploadRecord { id: string; size: number; name?: string; mime_type?: string }
@@ -55,3 +57,32 @@ export async function progressOf(token: string, signal?: AbortSignal): Promise<I
     throw err
   }
 }
+
+/** Deletes an upload nobody will use (the dialog was cancelled): it would wait for its expiry. */
+export const deleteUpload = (id: string) =>
+  request<void>(`/api/component/file_upload/${encodeURIComponent(id)}`, { method: 'DELETE' })
+
+/**
+ * Cancels the create reported under `token`, and makes sure it leaves nothing: when the server
+ * had already finished (a 409 naming the result), or had not started yet (404: the create may
+ * still come), what `create` answers is deleted.
+ */
+export async function cancelCreate(token: string, create: Promise<{ id: number }>): Promise<void> {
+  try {
+    await request<IngestProgress>(`/api/component/outpost/progress/${token}`, { method: 'DELETE' })
+    return
+  } catch (err) {
+    const result = err instanceof ServerError ? (err.data.result as { id?: number } | undefined) : undefined
+    if (result?.id !== undefined) { await deleteResource(result.id); return }
+  }
+  const made = await create.catch(() => undefined)
+  if (made) await deleteResource(made.id)
+}
+
+/**
+ * Starts GDAL in the server (the service worker) if it is not running, and answers how often it
+ * was started: the dialog asks when it opens, so GDAL starts while the file uploads, and again
+ * while it stays open, so the browser does not stop an idle worker (and its GDAL) meanwhile.
+ */
+export const startGdal = () =>
+  request<{ starts: number; started: boolean; start_ms: number | null }>('/api/component/outpost/gdal/start', { method: 'POST' })

@@ -3,13 +3,16 @@
  * Outpost's own admin-only diagnostics. `POST /api/component/outpost/gdal/inspect?name=<file>`
  * takes a file's raw bytes and answers what GDAL sees in it; it also proves that GDAL starts
  * in the host (lazily: this is the first thing that starts it). `GET
- * /api/component/outpost/storage` answers what the databases hold in memory.
+ * /api/component/outpost/storage` answers what the databases hold in memory. `GET
+ * /api/component/outpost/gdal` answers how often GDAL was started in this worker's (process's)
+ * life and how long its last start took; `POST /api/component/outpost/gdal/start` starts it
+ * (the import dialog asks when it opens, so GDAL starts while the file uploads) and answers the same.
  */
 import { forbidden, invalidParameter, parameterRequired } from '../core/error.ts'
 import { json } from '../core/http.ts'
 import type { Routes } from '../core/routes.ts'
 import type { Principal } from '../auth/types.ts'
-import type { GdalEngine } from '../../wasm/gdal.ts'
+import { gdalStarts, type GdalEngine } from '../../wasm/gdal.ts'
 import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
 import type { Store } from '../store/store.ts'
 import { lastValue } from '../core/validate.ts'
@@ -34,6 +37,15 @@ export function mountDiagnostics(routes: Routes<DiagnosticsVariables>): void {
     const bytes = await readBytes(c.req.raw, max, () => uploadTooLarge(max))
     const gdal = await c.get('services').platform.gdal()
     return json(await inspect(gdal, name, bytes))
+  })
+  routes.add('outpost.gdal', '/api/component/outpost/gdal', 'GET', (c) => {
+    if (!c.get('user').isAdmin) throw forbidden('Only administrators may use the diagnostics.')
+    return json(gdalStarts())
+  })
+  routes.add('outpost.gdal_start', '/api/component/outpost/gdal/start', 'POST', async (c) => {
+    if (!c.get('user').isAdmin) throw forbidden('Only administrators may use the diagnostics.')
+    await c.get('services').platform.gdal()
+    return json(gdalStarts())
   })
   routes.add('outpost.storage', '/api/component/outpost/storage', 'GET', async (c) => {
     if (!c.get('user').isAdmin) throw forbidden('Only administrators may use the diagnostics.')

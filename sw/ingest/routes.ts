@@ -5,7 +5,10 @@
  *   an uploaded file (driver, layers, fields with types, geometry type, feature count, SRS,
  *   encoding), so a person can choose before creating a layer;
  * - `GET /api/component/outpost/progress/{token}` → the progress of a long request sent with
- *   `X-Outpost-Progress: <token>` (see ingest/progress).
+ *   `X-Outpost-Progress: <token>` (see ingest/progress);
+ * - `DELETE /api/component/outpost/progress/{token}` → cancels that request: 202 with its
+ *   progress (`stage: cancelling`); the request then answers 409 `requestCancelled` having
+ *   created nothing. 409 when it already ended (`data.result` names what it created).
  */
 import { ApiError, forbidden } from '../core/error.ts'
 import { json, readJsonObject } from '../core/http.ts'
@@ -31,13 +34,21 @@ export function mountIngest(routes: Routes<IngestVariables>): void {
     if (!c.get('user').isAdmin) throw forbidden('Only administrators may create layers from files.')
     const services = c.get('services')
     const source = await memberSource(services, await readJsonObject(c.req.raw), '$')
-    return json(await inspectSource(await services.platform.gdal(), await source.read()))
+    const t0 = performance.now()
+    const gdal = await services.platform.gdal()
+    const t1 = performance.now()
+    const summary = await inspectSource(gdal, await source.read(), { vector: true })
+    // Where an inspection's time went: GDAL's start (on its first use in a worker's life) and the reading.
+    return json(summary, 200, { 'server-timing': `gdal;dur=${Math.round(t1 - t0)}, inspect;dur=${Math.round(performance.now() - t1)}` })
   })
 
-  routes.add('outpost.progress', '/api/component/outpost/progress/{token}', 'GET', (c) => {
+  routes.add('outpost.progress', '/api/component/outpost/progress/{token}', ['GET', 'DELETE'], (c) => {
     const token = c.req.param('token') ?? ''
-    const body = TOKEN_PATTERN.test(token) ? progressBoard(c.get('services')).get(token) : undefined
+    const board = progressBoard(c.get('services'))
+    const cancel = c.req.method === 'DELETE'
+    // The token is the capability, as for reading: only its client knows it.
+    const body = TOKEN_PATTERN.test(token) ? (cancel ? board.cancel(token) : board.get(token)) : undefined
     if (!body) throw progressUnknown()
-    return json(body)
+    return json(body, cancel ? 202 : 200)
   }, { token: '[A-Za-z0-9_-]+' })
 }

@@ -12,7 +12,7 @@ import type { GdalEngine } from '../../wasm/gdal.ts'
 import { registerCopy, VFS_NAME } from '../store/vfs.ts'
 import { GdalWorkspace, gdalMessages } from './gdal-workspace.ts'
 import { gdalOpenFailed, sourceError } from './errors.ts'
-import { chooseLayer, openSource, summaryOf, type SourceFile, type SourceLayer, type SourceSummary } from './vector-source.ts'
+import { chooseLayer, noGeometry, openSource, summaryOf, type SourceFile, type SourceLayer, type SourceSummary } from './vector-source.ts'
 import type { SourceEncoding } from './encoding.ts'
 
 /** GDAL's names for the fid and geometry columns: nothing a source field is likely called. */
@@ -54,6 +54,7 @@ export function convertSource(gdal: GdalEngine, sqlite: Sqlite3Static, src: Sour
     const source = await openSource(ws, src)
     try {
       const layer = chooseLayer(source, sourceLayer)
+      if (!layer.geometryType) throw noGeometry(source.file, source.layers.length > 1 ? layer.name : undefined)
       if (!layer.hasSrs && !source.assumedSrs) {
         throw sourceError({ file: source.file, message: "the layer doesn't contain coordinate system information (for a shapefile: include its .prj in the ZIP)." })
       }
@@ -91,11 +92,16 @@ export function convertSource(gdal: GdalEngine, sqlite: Sqlite3Static, src: Sour
   })
 }
 
-/** Opens what is in the workspace for the inspect endpoint: the summary, nothing converted. */
-export function inspectSource(gdal: GdalEngine, src: SourceFile): Promise<SourceSummary> {
+/**
+ * Opens what is in the workspace for the inspect endpoints: the summary, nothing converted.
+ * With `vector`, a file without a layer that has geometry is refused (it cannot become a
+ * vector layer: the person learns it before choosing anything).
+ */
+export function inspectSource(gdal: GdalEngine, src: SourceFile, { vector = false } = {}): Promise<SourceSummary> {
   return GdalWorkspace.run(gdal, async (ws) => {
     const source = await openSource(ws, src)
     await gdal.close(source.dataset).catch(() => undefined)
+    if (vector && !source.layers.some((l) => l.geometryType)) throw noGeometry(source.file)
     return summaryOf(source)
   })
 }

@@ -59,12 +59,55 @@ const DATA_EXT = /\.(shp|geojson|json|gpkg|kml|gpx|csv)$/i
 const CSV_OPTIONS = ['X_POSSIBLE_NAMES=x,lon,lng,long,longitude', 'Y_POSSIBLE_NAMES=y,lat,latitude',
   'GEOM_POSSIBLE_NAMES=wkt,geom,geometry,the_geom', 'KEEP_GEOM_COLUMNS=NO', 'AUTODETECT_TYPE=YES']
 
+/**
+ * Formats whose name GDAL would not be asked about: a `.shp` is not one of the names opened as
+ * they are, so its bytes were sniffed and a text file renamed `.shp` was read as a CSV without
+ * geometry. (A `.geojson`, `.kml` or `.gpkg` that is not one is opened by name and refused by
+ * GDAL with the original's "GDAL library failed to open file."; a `.zip` that is not one by the
+ * ZIP check.)
+ */
+const SIGNATURES: Record<string, { test: (b: Uint8Array) => boolean; what: string }> = {
+  // A shapefile's main file starts with the file code 9994 (big-endian).
+  shp: { test: (b) => b[0] === 0 && b[1] === 0 && b[2] === 0x27 && b[3] === 0x0a, what: 'a shapefile' },
+}
+
+const headText = (bytes: Uint8Array) => new TextDecoder().decode(bytes.subarray(0, 512)).replace(/^\uFEFF/, '').trimStart()
+
+/**
+ * Refuses a file whose name promises a format its bytes are not (a text file renamed `.shp`
+ * was read as a CSV without geometry), and a bare `.shp`, which GDAL cannot read without the
+ * shapefile's other parts: before anything is converted, so the person can fix the file.
+ */
+function checkNamedFormat(file: string, bytes: Uint8Array): void {
+  const ext = /\.([a-z0-9]+)$/i.exec(file)?.[1]?.toLowerCase()
+  const sig = ext ? SIGNATURES[ext] : undefined
+  if (!sig) return
+  if (!sig.test(bytes)) {
+    const looks = bytes.subarray(0, 512).some((b) => b < 0x09) ? 'binary data' : 'text'
+    throw sourceError({ file, message: `the name ends in .${ext}, but the file is not ${sig.what} (it holds ${looks}). Upload the file the name promises, or give the file its real extension.` },
+      { extension: ext })
+  }
+  if (ext === 'shp') {
+    throw sourceError({ file, message: 'a shapefile is read from a ZIP archive holding its .shp, .shx, .dbf and .prj together; zip them and upload the archive.' },
+      { extension: ext })
+  }
+}
+
+/**
+ * Refuses a layer without geometry (a CSV without coordinate columns, a table): a vector
+ * layer needs one. `layer` names it when the dataset has several.
+ */
+export function noGeometry(file: string, layer?: string) {
+  return sourceError({ file, message: `${layer ? `the layer '${layer}' has` : 'the file has'} no geometry, and a vector layer needs one (a CSV needs coordinate columns named x/lon/longitude and y/lat/latitude, or a WKT column named wkt/geom/geometry).` },
+    layer ? { layer } : {})
+}
+
 /** The extension a file without a telling name gets, from its first bytes. */
 function extensionOf(name: string, bytes: Uint8Array): string {
   const m = /\.([a-z0-9]+)$/i.exec(name)
   if (m && /^(zip|geojson|json|gpkg|kml|gpx|csv)$/i.test(m[1]!)) return m[1]!.toLowerCase()
   if (bytes[0] === 0x50 && bytes[1] === 0x4b) return 'zip'
-  const head = new TextDecoder().decode(bytes.subarray(0, 512)).replace(/^\uFEFF/, '').trimStart()
+  const head = headText(bytes)
   if (head.startsWith('SQLite format 3')) return 'gpkg'
   if (head.startsWith('{') || head.startsWith('[')) return 'geojson'
   if (head.startsWith('<')) return /<gpx[\s>]/.test(head) ? 'gpx' : 'kml'
@@ -126,6 +169,7 @@ export async function openSource(ws: GdalWorkspace, src: SourceFile): Promise<Op
     throw sourceError({ file, message: `encoding '${src.encoding}' is not supported; use UTF-8 or CP1251.` }, { encoding: src.encoding })
   }
   if (!src.bytes.length) throw sourceError({ file, message: 'the file is empty.' })
+  checkNamedFormat(file, src.bytes)
   const ext = extensionOf(file, src.bytes)
   let bytes = src.bytes
   let encoding: SourceEncoding | undefined

@@ -11,7 +11,7 @@ import { requireAdmin } from '../auth/middleware.ts'
 import type { SqlDb } from '../store/database.ts'
 import { pastRequest, recordRequest } from '../store/request-log.ts'
 import { keyedRequest, keyInUse, replayed, REPLAYED_HEADER } from '../core/idempotency.ts'
-import { requestProgress } from '../ingest/progress.ts'
+import { requestCancelled, requestProgress } from '../ingest/progress.ts'
 import type { ResourceVariables } from './env.ts'
 import type { ResourceKind } from './class.ts'
 import {
@@ -46,14 +46,22 @@ const idOf = (c: Ctx) => Number(c.req.param('id'))
 async function prepareAndWrite<T>(c: Ctx, cls: ResourceKind | undefined, body: Record<string, unknown>,
   resourceId: number | undefined, fn: (ctx: ResourceContext) => T, idOfResult: (r: T) => number): Promise<T> {
   const progress = requestProgress(c.get('services'), c.req.raw)
+  // A client stops the work by cancelling its progress token (or by going away).
+  const signal = AbortSignal.any([progress.signal, c.req.raw.signal])
   try {
     const prep = cls?.prepare
-      ? await cls.prepare({ progress, signal: c.req.raw.signal, resourceId }, pickMembers(body, cls.members))
+      ? await cls.prepare({ progress, signal, resourceId }, pickMembers(body, cls.members)).catch((err: unknown) => {
+        throw progress.signal.aborted ? requestCancelled() : err
+      })
       : undefined
     let out: T
     try {
       if (prep) progress.stage('saving')
-      out = await write(c, (ctx) => fn({ ...ctx, prepared: prep }))
+      out = await write(c, (ctx) => {
+        // Inside the transaction: a cancel that came before this point leaves nothing behind.
+        if (prep && progress.signal.aborted) throw requestCancelled()
+        return fn({ ...ctx, prepared: prep })
+      })
     } catch (err) {
       await prep?.discard()
       throw err

@@ -8,6 +8,8 @@ import type { IngestProgress } from '../../api/ingest.ts'
 const STAGES: Record<string, string> = {
   uploading: 'Uploading the file',
   starting: 'Starting',
+  gdal: 'Starting GDAL',
+  cancelling: 'Cancelling',
   reading: 'Reading the file with GDAL',
   converting: 'Converting and reprojecting with GDAL',
   checking: 'Checking features',
@@ -33,6 +35,7 @@ export function stageFraction(p: Pick<IngestProgress, 'stage' | 'done' | 'total'
 }
 
 /** A layer name from a file name: without its extension. */
-export const nameOfFile = (name: string) => name.replace(/\.(zip|geojson|json|gpkg|kml|gpx|csv|tiff?)$/i, '') || name
+// Any extension goes: a file named for another format (`notes.shp`) still gets a plain name.
+export const nameOfFile = (name: string) => name.replace(/\.[a-z0-9]{1,8}$/i, '') || name
 
 export const isRasterFile = (f: File) => /\.tiff?$/i.test(f.name) || f.type === 'image/tiff'

@@ -43,6 +43,9 @@ export async function prepareVectorLayer(env: Pick<ClassEnv, 'platform' | 'main'
   const srs = memberSrs(member, '$.vector_layer')
   const opts = loaderOptions(member)
   const source = await memberSource(env, member, '$.vector_layer')
+  // Its own stage: GDAL starts on first use in a worker's (or process's) life, and that start is
+  // most of a small file's time (docs/benchmarks.md, "Import through the app").
+  progress.stage('gdal')
   const [gdal, sqlite] = await Promise.all([platform.gdal(), platform.sqlite()])
   signal?.throwIfAborted()
   const conv = await convertSource(gdal, sqlite, await source.read(), srs, opts.sourceLayer, (s) => progress.stage(s, null))

@@ -256,6 +256,42 @@ export const ingestCases: ApiCase[] = [
     },
   },
   {
+    name: 'a file that is not what its extension says, or has no geometry, is a 422 at inspection naming it; create refuses it too, nothing is created',
+    async run(api, expect) {
+      const parent = await newGroup(api, expect)
+      // A text file renamed .shp was read as a CSV without geometry, and the create answered 500.
+      const text = await uploadFile(api, expect, 'notes.shp', 'Meeting notes\nBring the maps, and the GPS.\n')
+      const inspected = await api.request('POST', '/api/component/outpost/ingest/inspect', { body: { source: text } })
+      expectError(expect, inspected, 422, VALIDATION)
+      expect(inspected.body.data).toMatchObject({ file: 'notes.shp' })
+      expect(inspected.body.message).toMatch(/^notes\.shp: .*not a shapefile/)
+      const created = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'vector_layer', parent: { id: parent },
+        display_name: uniq('notes') }, vector_layer: { srs: { id: 3857 }, source: text } } })
+      await expectRefused(api, expect, parent, created, { file: 'notes.shp' })
+      // A lone real .shp: GDAL needs its other parts.
+      const lone = await uploadFile(api, expect, 'wells.shp', new Uint8Array([0, 0, 0x27, 0x0a, ...new Array(96).fill(0)]))
+      const loneRes = await api.request('POST', '/api/component/outpost/ingest/inspect', { body: { source: lone } })
+      expectError(expect, loneRes, 422, VALIDATION)
+      expect(loneRes.body.message).toMatch(/^wells\.shp: .*ZIP archive holding its \.shp, \.shx, \.dbf and \.prj/)
+      // Other extensions that promise a format the bytes are not: refused by GDAL or the ZIP check, naming the file.
+      for (const name of ['notes.zip', 'notes.gpkg', 'notes.geojson', 'notes.kml']) {
+        const source = await uploadFile(api, expect, name, 'just some words, no data\n')
+        const res = await api.request('POST', '/api/component/outpost/ingest/inspect', { body: { source } })
+        expectError(expect, res, 422, VALIDATION)
+        expect(res.body.data.file).toBe(name)
+      }
+      // A CSV without coordinate columns has no geometry for a vector layer.
+      const plain = await uploadFile(api, expect, 'table.csv', 'name,count\nNorth,3\nSouth,7\n')
+      const noGeom = await api.request('POST', '/api/component/outpost/ingest/inspect', { body: { source: plain } })
+      expectError(expect, noGeom, 422, VALIDATION)
+      expect(noGeom.body.message).toMatch(/^table\.csv: .*no geometry/)
+      const res = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'vector_layer', parent: { id: parent },
+        display_name: uniq('table') }, vector_layer: { srs: { id: 3857 }, source: plain } } })
+      await expectRefused(api, expect, parent, res, { file: 'table.csv' })
+      expect(res.body.message).toMatch(/no geometry/)
+    },
+  },
+  {
     name: 'the progress of a create is reported under its token: done with the new id, or failed with the error body',
     async run(api, expect) {
       const parent = await newGroup(api, expect)
@@ -265,6 +301,14 @@ export const ingestCases: ApiCase[] = [
       const p = await api.request('GET', `/api/component/outpost/progress/${token}`)
       expect(p.status).toBe(200)
       expect(p.body).toMatchObject({ state: 'done', result: { id: res.body.id } })
+      // Where the time went, stage by stage (GDAL's start is its own stage).
+      expect(Object.keys(p.body.timings)).toEqual(['starting', 'gdal', 'reading', 'converting', 'checking', 'writing', 'saving'])
+      for (const ms of Object.values(p.body.timings)) expect(ms).toBeGreaterThanOrEqual(0)
+      const gdal = await api.request('POST', '/api/component/outpost/gdal/start')
+      expect(gdal.status).toBe(200)
+      expect(gdal.body).toMatchObject({ started: true })
+      expect(gdal.body.start_ms).toBeGreaterThanOrEqual(0)
+      expectError(expect, await api.request('GET', '/api/component/outpost/gdal', { auth: 'guest' }), 403, 'nextgisweb.core.exception.ForbiddenError')
       const bad = `bad${token}`
       const failed = await layerFromFile(api, expect, parent, 'x.geojson', '{"type": "FeatureCollection", "features": [{"type": "Feature", "geometry": null, "properties": {}}]}',
         { cast_geometry_type: 'POINT' }, {}, { 'x-outpost-progress': bad })
@@ -272,6 +316,41 @@ export const ingestCases: ApiCase[] = [
       const fp = await api.request('GET', `/api/component/outpost/progress/${bad}`)
       expect(fp.body).toMatchObject({ state: 'failed', error: { status_code: 422, exception: VALIDATION } })
       expect((await api.request('GET', '/api/component/outpost/progress/unknown-token-000000')).status).toBe(404)
+    },
+  },
+  {
+    name: 'DELETE on a running create\'s progress token cancels it: the create answers 409 cancelled and nothing is created; a late cancel is a 409 naming the result',
+    async run(api, expect) {
+      const parent = await newGroup(api, expect)
+      const token = `cancel${Date.now().toString(36)}${Math.random().toString(36).slice(2)}xxxxxxxx`
+      const source = await uploadFile(api, expect, 'many.geojson', pointsGeojson(60_000))
+      const create = api.request('POST', '/api/resource/', { headers: { 'x-outpost-progress': token }, body: {
+        resource: { cls: 'vector_layer', parent: { id: parent }, display_name: uniq('many') }, vector_layer: { srs: { id: 3857 }, source } } })
+      // Cancel as soon as the server has the job (404 until then): well before 60,000 features are converted.
+      let cancel = await api.request('DELETE', `/api/component/outpost/progress/${token}`)
+      for (let i = 0; i < 1000 && cancel.status === 404; i++) {
+        await new Promise((r) => setTimeout(r, 10))
+        cancel = await api.request('DELETE', `/api/component/outpost/progress/${token}`)
+      }
+      expect(cancel.status).toBe(202)
+      expect(cancel.body).toMatchObject({ state: 'running', stage: 'cancelling' })
+      const res = await create
+      expectError(expect, res, 409, 'nextgisweb.core.exception.OperationalError')
+      expect(res.body.data).toEqual({ cancelled: true })
+      expect(await childCount(api, parent)).toBe(0)
+      const after = await api.request('GET', `/api/component/outpost/progress/${token}`)
+      expect(after.body).toMatchObject({ state: 'failed', error: { status_code: 409, data: { cancelled: true } } })
+      // Too late: the job ended; the answer names what it created, so the client can delete it.
+      const done = `done${token}`
+      const ok = await layerFromFile(api, expect, parent, 'few.geojson', pointsGeojson(5), {}, {}, { 'x-outpost-progress': done })
+      expect(ok.status).toBe(201)
+      const late = await api.request('DELETE', `/api/component/outpost/progress/${done}`)
+      expectError(expect, late, 409, 'nextgisweb.core.exception.OperationalError')
+      expect(late.body.data).toEqual({ state: 'done', result: { id: ok.body.id } })
+      expectError(expect, await api.request('DELETE', '/api/component/outpost/progress/unknown-token-000000'), 404,
+        'nextgisweb.pyramid.exception.PyramidHTTPError')
+      // The upload is the client's to delete (the app does when its dialog is cancelled).
+      expect((await api.request('DELETE', `/api/component/file_upload/${source.id}`)).status).toBe(204)
     },
   },
   {
