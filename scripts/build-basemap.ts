@@ -23,6 +23,7 @@ import { LINE, POINT, POLYGON, type TileShape } from '../sw/mvt/shape.ts'
 import { latToMercator, lonToMercator, tileBbox } from '../sw/geo/tile.ts'
 import { concatBytes } from '../sw/core/bytes.ts'
 import { writePmtiles, type PmtilesTile } from './pmtiles-writer.ts'
+import { flatAtAntimeridian } from './antimeridian.ts'
 
 const MAX_ZOOM = 5
 const EXTENT = 4096
@@ -48,7 +49,8 @@ function sourceOf(scale: '110m' | '50m'): Source {
     const [lon, lat] = polylabel(largest as number[][][], 0.1)
     return { name: String(f.properties!.name), lon: lon!, lat: lat!, size: polys.reduce((s, p) => s + area(p), 0) }
   }).sort((a, b) => b.size - a.size).map((p, i) => ({ name: p.name, lon: p.lon, lat: p.lat, rank: i + 1 }))
-  return { land: landGeoms, borders, places }
+  // Flat-safe: no edge across the antimeridian (scripts/antimeridian.ts).
+  return { land: landGeoms.map(flatAtAntimeridian), borders: flatAtAntimeridian(borders), places }
 }
 
 /** Lon/lat positions in tile units of `z/x/y`. */

@@ -1,16 +1,21 @@
 /**
  * @module api/map
  * What the map reads from the backend: the feature layers with their fields, vector-tile
- * URLs, extents, identify (spec §4.11), the export formats and export downloads (spec §4.8),
+ * URLs, the raster layers and their styles, extents, identify (spec §4.11), the export formats and export downloads (spec §4.8),
  * and the offline world basemap.
  */
 import { apiUrl } from './base.ts'
+import sanitize from 'sanitize-filename'
 import { NetworkError, request, ServerError } from './request.ts'
 import type { ResourceItem } from './resource.ts'
 
 /** Every vector layer with its class members (geometry type, fields, label field). */
 export const listFeatureLayers = () =>
   request<ResourceItem[]>('/api/resource/search/', { query: { cls: 'vector_layer', serialization: 'full' } })
+
+/** Every raster layer, and every raster style (its parent is its layer). */
+export const listRasterLayers = () => request<ResourceItem[]>('/api/resource/search/', { query: { cls: 'raster_layer' } })
+export const listRasterStyles = () => request<ResourceItem[]>('/api/resource/search/', { query: { cls: 'raster_style' } })
 
 /** The vector-tile URL template of resources (drawn bottom first). */
 export const mvtUrl = (ids: number[]) =>
@@ -81,4 +86,17 @@ export async function download(url: string, progress: (loaded: number, total: nu
   }
   const name = /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(res.headers.get('content-disposition') ?? '')?.[1]
   return { blob: new Blob(chunks, { type: res.headers.get('content-type') ?? '' }), filename: name ? decodeURIComponent(name) : 'export' }
+}
+
+/**
+ * The name an export is saved under: the layer's display name, made safe for file systems
+ * (no `/ \\ : * ? " < > |`, control characters, reserved names like `CON`, trailing dots),
+ * with the extension of the server's name. The server keeps the original's `<id>.<ext>`
+ * (clients such as GDAL read it); a person looks for "Wells.gpkg", not "5.gpkg".
+ */
+export function exportFileName(title: string, served: string): string {
+  const dot = served.indexOf('.')
+  const ext = dot < 0 ? '' : served.slice(dot)
+  const base = sanitize(title.replace(/\s+/g, ' ').trim(), { replacement: '_' }).slice(0, 120).trim()
+  return base && !/^_+$/.test(base) ? `${base}${ext}` : served
 }

@@ -30,6 +30,11 @@ export const createStyle = (layerId: number, displayName: string, xml?: string) 
     resource: { cls: 'engine_style', parent: { id: layerId }, display_name: displayName },
     ...(xml === undefined ? {} : { engine_style: { xml } }) } })
 
+/** Creates a raster layer's style (it has no settings: it draws the raster's own pixels). */
+export const createRasterStyle = (layerId: number, displayName: string) =>
+  request<{ id: number }>('/api/resource/', { method: 'POST', json: {
+    resource: { cls: 'raster_style', parent: { id: layerId }, display_name: displayName } } })
+
 /** A PNG of `xml` drawn over the layer's features in `extent` (EPSG:3857), not saved. */
 export async function previewStyle(layerId: number, xml: string, extent: number[], size: [number, number], signal?: AbortSignal): Promise<Blob> {
   const res = await fetch(apiUrl('/api/component/outpost/render/preview'), { method: 'POST', credentials: 'include', signal,

@@ -14,6 +14,11 @@ const childrenOf = reactive(new Map<number, ResourceInfo[]>())
 const expanded = reactive(new Set<number>())
 const loading = reactive(new Set<number>())
 const selectedId = ref<number>(ROOT_ID)
+/**
+ * Bumped after a change the tree was told of (a resource created, imported, renamed, moved or
+ * deleted): the lists of layers elsewhere (the map's, the collect panel's) read them again.
+ */
+const changes = ref(0)
 
 const { reportError } = useNotices()
 
@@ -58,11 +63,13 @@ async function toggle(id: number): Promise<void> {
 async function expand(id: number): Promise<void> {
   expanded.add(id)
   await loadChildren(id)
+  changes.value++
 }
 
 /** Refetches the children of the given parents that are loaded (after a change under them). */
 async function refresh(...ids: number[]): Promise<void> {
   await Promise.all([...new Set(ids)].map((id) => (id === ROOT_ID ? loadRoot() : childrenOf.has(id) ? loadChildren(id) : undefined)))
+  changes.value++
 }
 
 /** Forgets everything, e.g. after logging in or out (what a person may see can change). */
@@ -73,6 +80,6 @@ async function reload(): Promise<void> {
 }
 
 export function useResourceTree() {
-  return { root, childrenOf, expanded, loading, selectedId, loadRoot, toggle, expand, refresh, reload,
+  return { root, changes, childrenOf, expanded, loading, selectedId, loadRoot, toggle, expand, refresh, reload,
     select: (id: number) => { selectedId.value = id } }
 }

@@ -78,7 +78,7 @@ test('map: a big export shows its progress, can be stopped, and is saved whole u
 
   // Again to the end: several counts on the way, then the file, with every feature.
   const [file] = await Promise.all([page.waitForEvent('download', { timeout: 60_000 }), page.getByTestId('export-download').click()])
-  expect(file.suggestedFilename()).toBe(`${id}.geojson`)
+  expect(file.suggestedFilename()).toBe('E2E export points.geojson')
   const doc = JSON.parse(readFileSync((await file.path())!, 'utf8'))
   expect(doc.features).toHaveLength(COUNT)
   expect(doc.features[COUNT - 1]).toMatchObject({ properties: { name: `point number ${COUNT - 1}` },
@@ -93,7 +93,7 @@ test('map: a big export shows its progress, can be stopped, and is saved whole u
   await openExport(page, id, 'GPKG')
   await watchProgress(page)
   const [gpkg] = await Promise.all([page.waitForEvent('download', { timeout: 60_000 }), page.getByTestId('export-download').click()])
-  expect(gpkg.suggestedFilename()).toBe(`${id}.gpkg`)
+  expect(gpkg.suggestedFilename()).toBe('E2E export points.gpkg')
   const bytes = readFileSync((await gpkg.path())!)
   expect(bytes.subarray(0, 16).toString('latin1')).toBe('SQLite format 3\0')
   const mb = (bytes.length / 1048576).toFixed(bytes.length < 1048576 ? 2 : 1)

@@ -113,12 +113,12 @@ test('map offline: world basemap, two layers from vector tiles toggled, identify
   await expect(popup).toHaveAttribute('data-count', '0')
   await page.getByTestId('identify-close').click()
 
-  // Export the wells as GeoJSON: the file is downloaded under the backend's name.
+  // Export the wells as GeoJSON: the file is saved under the layer's name.
   await page.getByTestId('layer-list-toggle').click()
   await page.getByTestId(`layer-export-${wells}`).click()
   await page.getByTestId('export-format').selectOption('GeoJSON')
   const [file] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-download').click()])
-  expect(file.suggestedFilename()).toBe(`${wells}.geojson`)
+  expect(file.suggestedFilename()).toBe('E2E wells.geojson')
   const doc = JSON.parse(readFileSync((await file.path())!, 'utf8'))
   expect(doc.features).toEqual([expect.objectContaining({ type: 'Feature', properties: { name: 'Well A', depth: 12.5 },
     geometry: { type: 'Point', coordinates: [30, 10] } })])

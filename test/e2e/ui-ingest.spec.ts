@@ -1,22 +1,10 @@
 import { expect, test, type BrowserContext, type Page } from '@playwright/test'
 import { swApi } from './helpers.ts'
-import { firstLogin, NEW_ADMIN_PASSWORD, openApp, treeNode } from './ui-steps.ts'
-import { base64, featureCollection, pointsGeojson, pointsShapefileZip } from '../api/ingest-files.ts'
+import { dropFile, firstLogin, NEW_ADMIN_PASSWORD, openApp, treeNode } from './ui-steps.ts'
+import { featureCollection, pointsGeojson, pointsShapefileZip } from '../api/ingest-files.ts'
 
 // A person drops a file on the app and gets a layer: what GDAL detected, a progress bar with
 // the features done, then the layer on the map; offline, with GDAL cached by its first use.
-
-/** Drops a file (`bytes`) on the app, as the browser does for a file dragged from the desktop. */
-async function dropFile(page: Page, name: string, bytes: Uint8Array): Promise<void> {
-  await page.evaluate(({ name, b64 }) => {
-    const data = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))
-    const dt = new DataTransfer()
-    dt.items.add(new File([data], name))
-    for (const type of ['dragenter', 'dragover', 'drop']) {
-      document.body.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }))
-    }
-  }, { name, b64: base64(bytes) })
-}
 
 test('offline, a shapefile dropped on the app becomes a layer on the map, with a progress bar on the way', async ({ page, context }) => {
   test.setTimeout(150_000)

@@ -4,6 +4,7 @@
  */
 import { expect, type Locator, type Page } from '@playwright/test'
 import { gotoControlled, SW_ADMIN_PASSWORD } from './helpers.ts'
+import { base64 } from '../api/ingest-files.ts'
 
 /** The password the UI specs choose in the forced first-run change. */
 export const NEW_ADMIN_PASSWORD = 'outpost-e2e-secret'
@@ -47,4 +48,16 @@ export async function createGroup(page: Page, name: string): Promise<void> {
   await page.getByTestId('create-submit').click()
   await expect(page.getByTestId('dialog-create')).toBeHidden()
   await expect(treeNode(page, name)).toBeVisible()
+}
+
+/** Drops a file (`bytes`) on the app, as the browser does for a file dragged from the desktop. */
+export async function dropFile(page: Page, name: string, bytes: Uint8Array): Promise<void> {
+  await page.evaluate(({ name, b64 }) => {
+    const data = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))
+    const dt = new DataTransfer()
+    dt.items.add(new File([data], name))
+    for (const type of ['dragenter', 'dragover', 'drop']) {
+      document.body.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }))
+    }
+  }, { name, b64: base64(bytes) })
 }

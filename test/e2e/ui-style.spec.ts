@@ -79,12 +79,12 @@ test('styles a layer with classes and labels, and shows it on the map with its l
   await expect(styles.getByTestId('legend-item').first()).toContainText('forest')
   const styleId = Number((await styles.locator('[data-testid^="layer-style-"]').first().getAttribute('data-testid'))!.replace('layer-style-', ''))
   await expect(styles.getByTestId('style-show')).toBeChecked()
-  // It is in the map's one layer list, above the layer's own vector tiles, with its legend.
+  // It is in the map's one layer list, in place of the layer's own vector tiles, with its legend.
   await page.getByTestId('layer-list-toggle').click()
   const onMap = page.getByTestId(`layer-item-${styleId}`)
   await expect(onMap).toBeVisible()
   await expect(page.getByTestId('layer-list').locator('li').first()).toHaveAttribute('data-testid', `layer-item-${styleId}`)
-  await expect(page.getByTestId(`layer-item-${layer}`)).toBeVisible()
+  await expect(page.getByTestId(`layer-item-${layer}`)).toHaveCount(0)
   await expect(onMap.getByTestId('legend-item')).toHaveCount(3)
   await expect(onMap.getByTestId('legend-item').nth(1)).toContainText('lake')
 
@@ -118,6 +118,7 @@ test('styles a layer with classes and labels, and shows it on the map with its l
   // Taking it off the map removes it from the list and unticks it in the layer's styles.
   await onMap.getByRole('button', { name: /Hide/ }).click()
   await expect(page.getByTestId(`layer-item-${styleId}`)).toHaveCount(0)
+  await expect(page.getByTestId(`layer-item-${layer}`)).toBeVisible()
   await expect(styles.getByTestId('style-show')).not.toBeChecked()
   await context.setOffline(false)
 })

@@ -12,6 +12,18 @@ export function toInput(v: FieldValue | undefined, type: FieldDatatype): string 
   return String(v)
 }
 
+/**
+ * A new feature's value for a date or date-time field: now, in the device's time, as the input
+ * shows it (what a person collecting in the field records nearly always); '' for other types.
+ */
+export function nowInput(type: FieldDatatype, at = new Date()): string {
+  const pad = (n: number) => String(n).padStart(2, '0')
+  const day = `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}`
+  if (type === 'DATE') return day
+  if (type === 'DATETIME') return `${day}T${pad(at.getHours())}:${pad(at.getMinutes())}:${pad(at.getSeconds())}`
+  return ''
+}
+
 /** What the person typed as the API value; throws a message naming the field when it is not one. */
 export function fromInput(s: string | number, f: LayerField): FieldValue {
   // Vue's v-model on a number input hands over numbers.

@@ -9,7 +9,7 @@ import type { Component } from 'vue'
 import ResourceCreateLookupTable from './ResourceCreateLookupTable.vue'
 import ResourceCreateVectorLayer from './ResourceCreateVectorLayer.vue'
 import ResourceCreateRemoteConnection from './ResourceCreateRemoteConnection.vue'
-import { createDefaultStyle } from '../../style/default-style.ts'
+import { createDefaultRasterStyle, createDefaultStyle } from '../../style/default-style.ts'
 
 export const CREATE_FORMS: Readonly<Record<string, Component>> = {
   vector_layer: ResourceCreateVectorLayer,
@@ -17,7 +17,8 @@ export const CREATE_FORMS: Readonly<Record<string, Component>> = {
   remote_connection: ResourceCreateRemoteConnection,
 }
 
-/** What follows a class's creation (the new id and the body sent): a new vector layer gets its default style. */
+/** What follows a class's creation (the new id and the body sent): a new layer gets its default style. */
 export const AFTER_CREATE: Readonly<Record<string, (id: number, body: Record<string, unknown>) => Promise<void>>> = {
   vector_layer: createDefaultStyle,
+  raster_layer: createDefaultRasterStyle,
 }
