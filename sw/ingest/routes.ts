@@ -7,9 +7,9 @@
  * - `GET /api/component/outpost/progress/{token}` → the progress of a long request sent with
  *   `X-Outpost-Progress: <token>` (see ingest/progress).
  */
-import { ApiError, forbidden } from '../core/error.ts'
+import { ApiError } from '../core/error.ts'
 import { json, readJsonObject } from '../core/http.ts'
-import type { Routes } from '../core/routes.ts'
+import { ADMINISTRATOR, PUBLIC, type Routes } from '../core/routes.ts'
 import type { Principal } from '../auth/types.ts'
 import type { UploadServices } from '../upload/types.ts'
 import { inspectSource } from './vector-convert.ts'
@@ -27,14 +27,13 @@ const progressUnknown = () => new ApiError(404, 'Progress not found', {
   exception: 'nextgisweb.pyramid.exception.PyramidHTTPError' })
 
 export function mountIngest(routes: Routes<IngestVariables>): void {
-  routes.add('outpost.ingest.inspect', '/api/component/outpost/ingest/inspect', 'POST', async (c) => {
-    if (!c.get('user').isAdmin) throw forbidden('Only administrators may create layers from files.')
+  routes.add('outpost.ingest.inspect', '/api/component/outpost/ingest/inspect', 'POST', ADMINISTRATOR, async (c) => {
     const services = c.get('services')
     const source = await memberSource(services, await readJsonObject(c.req.raw), '$')
     return json(await inspectSource(await services.platform.gdal(), await source.read()))
   })
 
-  routes.add('outpost.progress', '/api/component/outpost/progress/{token}', 'GET', (c) => {
+  routes.add('outpost.progress', '/api/component/outpost/progress/{token}', 'GET', PUBLIC('a progress report is named by its unguessable token'), (c) => {
     const token = c.req.param('token') ?? ''
     const body = TOKEN_PATTERN.test(token) ? progressBoard(c.get('services')).get(token) : undefined
     if (!body) throw progressUnknown()

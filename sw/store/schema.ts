@@ -110,6 +110,24 @@ const MIGRATIONS: string[] = [
      failures INTEGER NOT NULL,
      locked_until INTEGER NOT NULL,
      last INTEGER NOT NULL);`,
+  // 7: group membership (auth/principals.ts), principals' descriptions, and the root's ACL as the
+  // original installs it (reference ngw-services §5.3): administrators may do everything, signed-in
+  // users may read the root. A tree with no rules was the two-role server's: its administrator
+  // keeps every right through the group.
+  `CREATE TABLE principal_member (
+     group_id INTEGER NOT NULL REFERENCES principal(id) ON DELETE CASCADE,
+     user_id INTEGER NOT NULL REFERENCES principal(id) ON DELETE CASCADE,
+     PRIMARY KEY (group_id, user_id));
+   CREATE INDEX principal_member_user ON principal_member(user_id);
+   ALTER TABLE principal ADD COLUMN description TEXT;
+   INSERT INTO principal_member (group_id, user_id)
+     SELECT g.id, u.id FROM principal g, principal u WHERE g.keyname = 'administrators' AND u.cls = 'U' AND u.is_admin = 1;
+   UPDATE resource SET permissions = json_array(
+       json_object('action', 'allow', 'principal', json_object('id', (SELECT id FROM principal WHERE keyname = 'administrators')),
+         'identity', '', 'scope', '', 'permission', '', 'propagate', json('true')),
+       json_object('action', 'allow', 'principal', json_object('id', (SELECT id FROM principal WHERE keyname = 'authenticated')),
+         'identity', '', 'scope', 'resource', 'permission', 'read', 'propagate', json('false')))
+     WHERE id = 0 AND permissions = '[]' AND EXISTS (SELECT 1 FROM principal WHERE keyname = 'administrators');`,
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS.length
