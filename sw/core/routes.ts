@@ -95,8 +95,8 @@ export class RouteTable<E extends Env & { Variables: object }> implements Routes
       // A route that does not say what it needs is a programming error: the app does not start.
       if (!need) throw new Error(`Route ${name} (${m} ${template}) declares no permission`)
       needOf[m] = need
-      this.#declared.push({ name, template, method: m, need })
     }
+    for (const m of list) this.#declared.push({ name, template, method: m, need: needOf[m]! })
     // Hono answers HEAD with the GET handler.
     needOf.HEAD ??= needOf.GET!
     const params: string[] = []
