@@ -102,7 +102,6 @@ for (let i = 0; i < 10; i++) {
   })
 }
 
-console.log("filter runs", filter.map((x) => x.toFixed(1)).join(" "), "listing", listing.map((x) => x.toFixed(0)).join(" "))
 const fmt = (ms: number) => (ms >= 10 ? ms.toFixed(1) : ms >= 0.1 ? ms.toFixed(2) : ms.toFixed(4))
 const lines = [
   `| the check of one request, ${rulesOnChain} rules on ${DEPTH} ancestors, database unchanged since the last check | ${fmt(median(warm))} ms | < 0.1 ms |`,
