@@ -67,9 +67,22 @@ interface Node { id: number; parent: number | null; cls: string; rules: Rule[] }
 /** The rows the evaluator reads; a listing passes the rows it already has. */
 export interface AclRow { id: number; parent_id: number | null; cls: string; permissions: string }
 
+/**
+ * Compiled rule lists by their stored text: a write elsewhere in the tree makes every node be
+ * read again, but rules whose text did not change are not parsed again. Bounded: cleared whole
+ * when it grows past `COMPILED_MAX` texts.
+ */
+const compiled = new Map<string, Rule[]>()
+const COMPILED_MAX = 50_000
+
 function compile(row: AclRow): Node {
-  const rules = (JSON.parse(row.permissions) as AclRule[]).map((r) => ({ deny: r.action === 'deny',
-    principal: r.principal.id, identity: r.identity, mask: maskOf(r.scope, r.permission), propagate: r.propagate }))
+  let rules = compiled.get(row.permissions)
+  if (!rules) {
+    rules = (JSON.parse(row.permissions) as AclRule[]).map((r) => ({ deny: r.action === 'deny',
+      principal: r.principal.id, identity: r.identity, mask: maskOf(r.scope, r.permission), propagate: r.propagate }))
+    if (compiled.size >= COMPILED_MAX) compiled.clear()
+    compiled.set(row.permissions, rules)
+  }
   return { id: row.id, parent: row.parent_id, cls: row.cls, rules }
 }
 
