@@ -13,6 +13,7 @@ import { corsHeaders, preflight } from './core/cors.ts'
 import type { Platform } from './platform/platform.ts'
 import { openServices, type Services } from './services.ts'
 import { authenticate } from './auth/middleware.ts'
+import { checkpoint } from './auth/checkpoint.ts'
 import type { AuthVariables } from './auth/env.ts'
 import { mountAuth } from './auth/routes.ts'
 import { mountPyramid } from './pyramid/routes.ts'
@@ -63,10 +64,7 @@ export function createApp(platform: Platform, opts: AppOptions = {}): OutpostApp
   const app = new Hono<AppEnv>({ strict: true })
   // Credentials are judged only once a route matched: an unknown URL is a 404 even with a
   // wrong password (reference §1.3).
-  const routes = new RouteTable<AppEnv>(app, (c) => {
-    const authError = c.get('authError')
-    if (authError) throw authError
-  })
+  const routes = new RouteTable<AppEnv>(app, checkpoint)
   const services = sharedStart(async () => {
     const s = await openServices(platform)
     await opts.setup?.(s)

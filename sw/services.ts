@@ -10,6 +10,7 @@ import { Database } from './store/database.ts'
 import { migrateMain } from './store/schema.ts'
 import { sharedStart } from './core/once.ts'
 import { Authenticator, provisionUsers } from './auth/service.ts'
+import { AclEvaluator } from './auth/acl.ts'
 import { provisionRoot } from './resource/service.ts'
 import { Catalogue } from './catalogue/service.ts'
 import { ClassRegistry } from './classes/registry.ts'
@@ -20,6 +21,8 @@ export interface Services {
   /** The main database: users, sessions, the resource tree, uploads, the journal. */
   main: Database
   auth: Authenticator
+  /** Who may do what on which resource (auth/acl.ts), cached until the store's ACL change token moves. */
+  acl: AclEvaluator
   /** The resource classes and their capabilities, for this app. */
   classes: ClassRegistry
   /** The geoservice catalogue, opened on the first catalogue request (a failed open is retried). */
@@ -37,6 +40,7 @@ export async function openServices(platform: Platform): Promise<Services> {
   return {
     platform, main, adminCreated,
     auth: new Authenticator(main, () => platform.now().getTime()),
+    acl: new AclEvaluator(),
     classes: new ClassRegistry({ platform, main }),
     catalogue: sharedStart(() => Catalogue.open(platform)),
   }

@@ -7,10 +7,8 @@
 import { base64ToUtf8 } from '../core/bytes.ts'
 import type { MiddlewareContext, RequestContext } from '../core/routes.ts'
 import type { AuthVariables } from './env.ts'
-import { insufficientPermissions } from '../core/error.ts'
 import { sessionKey, sessionUser } from './service.ts'
 import { crossOriginRefused, invalidAuthorizationHeader, invalidCredentials, userDisabled } from './errors.ts'
-import type { Principal } from './types.ts'
 
 export const SESSION_COOKIE = 'ngw_sid'
 /** Header that carries Set-Cookie to a host that cannot read Set-Cookie itself. */
@@ -109,10 +107,3 @@ export async function authenticate(c: MiddlewareContext<AuthVariables>): Promise
   }
 }
 
-/**
- * Writes need an administrator in this server (no per-resource ACLs yet); anyone else gets
- * the original's 403, never a 401 (reference §2.5).
- */
-export function requireAdmin(user: Principal, permission: string, scope: string, resourceId: number): void {
-  if (!user.isAdmin) throw insufficientPermissions(permission, scope, resourceId)
-}

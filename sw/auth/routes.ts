@@ -1,21 +1,19 @@
 /**
  * @module auth/routes
  * `auth.login_cookies`, `auth.logout_cookies`, `auth.current_user`, `auth.profile` and the
- * password part of `auth.user.item` (reference §3.2).
+ * users and groups (auth/principal-routes.ts; reference §3.2).
  */
 import type { AuthVariables } from './env.ts'
-import { forbidden, payloadTooLarge, validationError } from '../core/error.ts'
+import { payloadTooLarge, validationError } from '../core/error.ts'
 import { LOGIN_BODY_LIMIT, readBytes } from '../core/limits.ts'
 import { json, readJsonObject } from '../core/http.ts'
-import type { RequestContext, Routes } from '../core/routes.ts'
+import { PUBLIC, type RequestContext, type Routes } from '../core/routes.ts'
 import { expectKind, queryBool } from '../core/validate.ts'
-import { authenticationRequired, invalidCredentials, oldPasswordWrong, userDisabled, userNotFound } from './errors.ts'
+import { authenticationRequired, invalidCredentials, userDisabled } from './errors.ts'
 import { SESSION_COOKIE, SET_COOKIE_COPY } from './middleware.ts'
-import { createSession, deleteSession, getUser, SESSION_MAX_AGE_S } from './service.ts'
+import { createSession, deleteSession, SESSION_MAX_AGE_S } from './service.ts'
 import type { Principal } from './types.ts'
-
-/** Passwords shorter than this are refused when a person chooses one. */
-const MIN_PASSWORD = 8
+import { mountPrincipals } from './principal-routes.ts'
 
 function userBrief(u: Principal) {
   return { id: u.id, keyname: u.keyname, display_name: u.displayName }
@@ -50,20 +48,8 @@ function cookie(value: string, maxAge: number): Record<string, string> {
   return { 'set-cookie': line, [SET_COOKIE_COPY]: line }
 }
 
-/**
- * One's own password changes only with the old one (`old_password`), checked like a login
- * (and limited like one), so a session left open does not hand the account over. Only the
- * browser host's first-run password, which everyone knows, is replaced without it.
- */
-async function checkOldPassword(c: RequestContext<AuthVariables>, me: Principal, old: unknown): Promise<void> {
-  if (me.mustChangePassword) return
-  if (old === undefined) throw validationError('Object missing required field `old_password` - at `$`', { location: ['body', 'old_password'] })
-  const given = expectKind<string>('str', old, '$.old_password')
-  if ((await c.get('services').auth.check(me.keyname, given, c.get('peer')))?.id !== me.id) throw oldPasswordWrong()
-}
-
 export function mountAuth(routes: Routes<AuthVariables>): void {
-  routes.add('auth.login_cookies', '/api/component/auth/login', 'POST', async (c) => {
+  routes.add('auth.login_cookies', '/api/component/auth/login', 'POST', PUBLIC('signing in'), async (c) => {
     const { login, password } = await readCredentials(c)
     const { auth, main, platform } = c.get('services')
     const user = await auth.check(login, password, c.get('peer'))
@@ -74,13 +60,13 @@ export function mountAuth(routes: Routes<AuthVariables>): void {
       cookie(sid, SESSION_MAX_AGE_S))
   })
 
-  routes.add('auth.logout_cookies', '/api/component/auth/logout', 'POST', async (c) => {
+  routes.add('auth.logout_cookies', '/api/component/auth/logout', 'POST', PUBLIC('signing out'), async (c) => {
     const key = c.get('sessionKey')
     if (key) await deleteSession(c.get('services').main, key)
     return json({}, 200, cookie('', 0))
   })
 
-  routes.add('auth.current_user', '/api/component/auth/current_user', 'GET', (c) => {
+  routes.add('auth.current_user', '/api/component/auth/current_user', 'GET', PUBLIC('who is asking, the guest included'), (c) => {
     const user = c.get('user')
     if (queryBool(new URL(c.req.url).searchParams, 'require_authenticated', false) && user.isGuest) {
       throw authenticationRequired()
@@ -92,34 +78,11 @@ export function mountAuth(routes: Routes<AuthVariables>): void {
       password_change_required: user.mustChangePassword })
   })
 
-  routes.add('auth.profile', '/api/component/auth/profile', 'GET', (c) => {
+  routes.add('auth.profile', '/api/component/auth/profile', 'GET', PUBLIC('a guest gets 401, as the original'), (c) => {
     const user = c.get('user')
     if (user.isGuest) throw authenticationRequired()
     return json({ language: user.language })
   })
 
-  // Only the password and display name of a user can be changed here: by the user or an admin.
-  routes.add('auth.user.item', '/api/component/auth/user/{id}', ['GET', 'PUT'], async (c) => {
-    const id = Number(c.req.param('id'))
-    const me = c.get('user')
-    const { main, auth } = c.get('services')
-    const target = await main.read((db) => getUser(db, id))
-    if (!target || target.isGuest && c.req.method === 'PUT') throw userNotFound(id)
-    if (!me.isAdmin && me.id !== id) throw forbidden('You are not allowed to manage other users.')
-    if (c.req.method === 'GET') return json({ ...userBrief(target), system: false, disabled: false, language: target.language })
-    const body = await readJsonObject(c.req.raw, LOGIN_BODY_LIMIT)
-    if (body.password !== undefined) {
-      const password = expectKind<string>('str', body.password, '$.password')
-      if (password.length < MIN_PASSWORD) throw validationError(`Password must be at least ${MIN_PASSWORD} characters long - at \`$.password\``)
-      if (me.id === id) await checkOldPassword(c, me, body.old_password)
-      // Every other session of the user ends; the one making the change (if any) goes on.
-      await auth.setPassword(id, password, me.id === id && c.get('authMedium') === 'session' ? c.get('sessionKey') : undefined)
-    }
-    if (body.display_name !== undefined) {
-      const name = expectKind<string>('str', body.display_name, '$.display_name').trim()
-      if (!name) throw validationError('Display name must not be empty - at `$.display_name`')
-      await main.write((db) => { db.exec({ sql: `UPDATE principal SET display_name = ? WHERE id = ?`, bind: [name, id] }) })
-    }
-    return json({})
-  })
+  mountPrincipals(routes)
 }

@@ -13,9 +13,15 @@ import { RateLimiter, type LimitPolicy } from './rate-limit.ts'
 import { loadLimits, saveLimits } from './limit-store.ts'
 import { tooManyAttempts } from './errors.ts'
 
-/** A login name gets 5 free failures; a client address, which many people may share, 20. */
+/**
+ * A login from one client address gets 5 free failures; a client address, which many people may
+ * share, 20 over all names. Across addresses a login gets 20 with short locks (a minute at most),
+ * and that count stops only addresses that failed on this login themselves: wrong passwords
+ * from elsewhere never lock a person out of their own address.
+ */
 const LOGIN_LIMIT: LimitPolicy = { free: 5 }
 const PEER_LIMIT: LimitPolicy = { free: 20 }
+const ACROSS_LIMIT: LimitPolicy = { free: 20, maxMs: 60_000 }
 
 /** Sessions last 7 days, as the original's `session.cookie.max_age`. */
 export const SESSION_MAX_AGE_S = 7 * 24 * 3600
@@ -25,7 +31,10 @@ interface PrincipalRow {
   password_hash: string | null; must_change_password: number; language: string | null
 }
 
-const COLUMNS = 'id, keyname, display_name, is_admin, disabled, password_hash, must_change_password, language'
+/** Membership of `administrators` (reference §5.1), as the `is_admin` of a user's row. */
+const IS_ADMIN = `EXISTS (SELECT 1 FROM principal_member m JOIN principal g ON g.id = m.group_id
+  WHERE m.user_id = p.id AND g.keyname = 'administrators') AS is_admin`
+const COLUMNS = `p.id, p.keyname, p.display_name, ${IS_ADMIN}, p.disabled, p.password_hash, p.must_change_password, p.language`
 
 function toPrincipal(r: PrincipalRow): Principal {
   return { id: r.id, keyname: r.keyname, displayName: r.display_name, isAdmin: !!r.is_admin,
@@ -33,7 +42,7 @@ function toPrincipal(r: PrincipalRow): Principal {
 }
 
 export function getUser(db: SqlDb, id: number): Principal | undefined {
-  const row = db.selectObject(`SELECT ${COLUMNS} FROM principal WHERE id = ? AND cls = 'U'`, [id]) as PrincipalRow | undefined
+  const row = db.selectObject(`SELECT ${COLUMNS} FROM principal p WHERE id = ? AND cls = 'U'`, [id]) as PrincipalRow | undefined
   return row && toPrincipal(row)
 }
 
@@ -59,6 +68,7 @@ export async function provisionUsers(main: Database, admin: AdminProvision & { f
       db.exec({ sql: ins, bind: [4, 'U', 'administrator', 'Administrator', 0, 1, hash, admin.mustChange ? 1 : 0] })
       db.exec({ sql: ins, bind: [5, 'G', 'administrators', 'Administrators', 1, 1, null, 0] })
       db.exec({ sql: ins, bind: [6, 'U', 'owner', 'Owner', 1, 0, null, 0] })
+      db.exec({ sql: `INSERT INTO principal_member (group_id, user_id) VALUES (5, 4)` })
     } else {
       db.exec({ sql: `UPDATE principal SET password_hash = ?, must_change_password = 0 WHERE keyname = 'administrator'`, bind: [hash] })
     }
@@ -95,12 +105,16 @@ export class Authenticator {
    * once per password; while the main database is unchanged not even the row is read again.
    */
   async check(login: string, password: string, peer?: string): Promise<Principal | undefined> {
-    const loginKey = `login:${login.toLowerCase()}`
+    const name = login.toLowerCase()
+    const loginKey = peer ? `login:${name}@${peer}` : `login:${name}`
+    const acrossKey = `across:${name}`
     const keys: Array<[string, LimitPolicy]> = [[loginKey, LOGIN_LIMIT]]
-    if (peer) keys.push([`peer:${peer}`, PEER_LIMIT])
+    if (peer) keys.push([`peer:${peer}`, PEER_LIMIT], [acrossKey, ACROSS_LIMIT])
     // What an earlier instance (a stopped worker, a restarted host) counted still counts.
     await (this.#restored ??= this.main.read((db) => loadLimits(db, this.now())).then((saved) => this.#limiter.restore(saved)))
-    const wait = this.#limiter.retryAfter(keys.map(([k]) => k))
+    // The count across addresses stops only an address with failures of its own on this login.
+    const ownFailures = this.#limiter.entries([loginKey])[0]![1] !== undefined
+    const wait = this.#limiter.retryAfter(keys.map(([k]) => k).filter((k) => k !== acrossKey || ownFailures))
     if (wait > 0) throw tooManyAttempts(wait)
     const user = await this.#verify(login, password)
     // A success clears only the login: a valid account of one's own must not reset the address.
@@ -125,7 +139,7 @@ export class Authenticator {
     if (hit?.version === this.main.version) return hit.user
     const version = this.main.version
     const row = await this.main.read((db) =>
-      db.selectObject(`SELECT ${COLUMNS} FROM principal WHERE keyname = ? AND cls = 'U' AND system = 0`, [login]) as PrincipalRow | undefined)
+      db.selectObject(`SELECT ${COLUMNS} FROM principal p WHERE keyname = ? AND cls = 'U' AND system = 0`, [login]) as PrincipalRow | undefined)
     // An unknown name costs the same PBKDF2 work as a known one: timing tells nothing.
     if (!row) return verifyNothing(password).then(() => undefined)
     if (hit?.user.id !== row.id && !(await verifyPassword(password, row.password_hash))) return undefined
@@ -171,8 +185,7 @@ export async function createSession(main: Database, userId: number, now: Date): 
 
 /** The user of the live session stored under `key`, or `undefined`. */
 export function sessionUser(db: SqlDb, key: string, now: Date): Principal | undefined {
-  const row = db.selectObject(`SELECT p.id, p.keyname, p.display_name, p.is_admin, p.disabled, p.password_hash,
-      p.must_change_password, p.language FROM session s JOIN principal p ON p.id = s.user_id
+  const row = db.selectObject(`SELECT ${COLUMNS} FROM session s JOIN principal p ON p.id = s.user_id
       WHERE s.id = ? AND s.expires > ?`, [key, now.toISOString()]) as PrincipalRow | undefined
   return row && !row.disabled ? toPrincipal(row) : undefined
 }

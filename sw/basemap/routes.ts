@@ -3,7 +3,7 @@
  * Outpost's own routes for the offline world basemap: its description and its tiles (204 for
  * a tile without land, borders or names, as `feature_layer.mvt` answers an empty tile).
  */
-import type { Routes } from '../core/routes.ts'
+import { PUBLIC, type Routes } from '../core/routes.ts'
 import type { Platform } from '../platform/platform.ts'
 import { json } from '../core/http.ts'
 import { ApiError, invalidParameter } from '../core/error.ts'
@@ -19,7 +19,7 @@ const basemapMissing = () => new ApiError(404, 'Basemap not available', {
 export interface BasemapVariables { services: { platform: Platform } }
 
 export function mountBasemap(routes: Routes<BasemapVariables>): void {
-  routes.add('outpost.basemap', '/api/component/outpost/basemap', 'GET', async (c) => {
+  routes.add('outpost.basemap', '/api/component/outpost/basemap', 'GET', PUBLIC('the offline world basemap, no user data'), async (c) => {
     const archive = await worldBasemap(c.get('services').platform)
     if (!archive) throw basemapMissing()
     const h = await archive.getHeader()
@@ -27,7 +27,7 @@ export function mountBasemap(routes: Routes<BasemapVariables>): void {
       tiles: '/api/component/outpost/basemap/{z}/{x}/{y}', layers: ['land', 'boundaries', 'places'] })
   })
 
-  routes.add('outpost.basemap.tile', '/api/component/outpost/basemap/{z}/{x}/{y}', 'GET', async (c) => {
+  routes.add('outpost.basemap.tile', '/api/component/outpost/basemap/{z}/{x}/{y}', 'GET', PUBLIC('the offline world basemap, no user data'), async (c) => {
     const [z, x, y] = ['z', 'x', 'y'].map((k) => Number(c.req.param(k))) as [number, number, number]
     if (!isTile(z, x, y)) throw invalidParameter('z', `Tile ${z}/${x}/${y} is outside the tile grid.`)
     const platform = c.get('services').platform

@@ -6,9 +6,9 @@
  * the catalogue by an import.
  */
 import { Hono, type Context, type Next } from 'hono'
-import { forbidden, type ApiError } from '../core/error.ts'
+import type { ApiError } from '../core/error.ts'
 import { json, readJsonObject } from '../core/http.ts'
-import type { Routes } from '../core/routes.ts'
+import { ADMINISTRATOR, type Routes } from '../core/routes.ts'
 import { lastValue } from '../core/validate.ts'
 import { authenticationFailed, drfBody, filterError, invalidChoice, methodNotAllowed, notAcceptable, notFound } from './errors.ts'
 import type { FlatShape as Shape } from '../geo/flat.ts'
@@ -294,8 +294,7 @@ export function catalogueApp(): Hono<CatalogueEnv> {
 
 /** `outpost.catalogue.import`: an administrator replaces the catalogue. */
 export function mountCatalogueImport(routes: Routes<CatalogueVariables>): void {
-  routes.add('outpost.catalogue.import', '/api/component/outpost/catalogue/import', ['GET', 'POST'], async (c) => {
-    if (!c.get('user').isAdmin) throw forbidden('Only an administrator can replace the geoservice catalogue.')
+  routes.add('outpost.catalogue.import', '/api/component/outpost/catalogue/import', ['GET', 'POST'], ADMINISTRATOR, async (c) => {
     const cat = await c.get('services').catalogue()
     if (c.req.method === 'POST') await cat.import(await readJsonObject(c.req.raw))
     const ix = cat.index

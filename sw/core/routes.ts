@@ -27,13 +27,38 @@ export interface RequestContext<V> {
  */
 export type Handler<V> = (c: RequestContext<V>) => Response | undefined | Promise<Response | undefined>
 
+/**
+ * What a route needs before its handler runs, declared where it is registered (docs/security.md).
+ * The route table checks it through one evaluator; a route that declares nothing does not start.
+ * - `public`: anyone, the guest included; the text says why.
+ * - `user`: a signed-in user, or a member of `administrators` (user-level rights, reference §5.1).
+ * - a resource permission on the resources the request names: `path` (its `{id}`), `query` (the
+ *   `resource=` list that tiles, images and legends take), or `handler` for resources only the
+ *   body or the stored data names (the parent of a new resource, the layers of an identify): the
+ *   handler checks them through the same evaluator, and `why` says where they come from.
+ */
+export type Need =
+  | { public: string }
+  | { user: 'authenticated' | 'administrator' }
+  | { scope: string; permission: string; from: 'path' | 'query' }
+  | { scope: string; permission: string; from: 'handler'; why: string }
+
+/** One need for every method, or one per method. */
+export type Needs = Need | Partial<Record<Method, Need>>
+
+/** A route's declaration as `outpost.route_needs` lists it (the route-table sweep reads it). */
+export interface Declared { name: string; template: string; method: Method; need: Need }
+
+const isNeed = (n: Needs): n is Need => 'public' in n || 'user' in n || 'scope' in n
+
 /** The registration side of the route table, as a component sees it. */
 export interface Routes<V> {
   /**
-   * Registers `handler` for `methods` on the template, under the original's route `name`.
-   * `patterns` overrides the path pattern of named params (an upload's `{id}` is hex, not numeric).
+   * Registers `handler` for `methods` on the template, under the original's route `name`, once
+   * `needs` is met. `patterns` overrides the path pattern of named params (an upload's `{id}` is hex).
    */
-  add(name: string, template: string, methods: Method | Method[], handler: Handler<V>, patterns?: Record<string, string>): void
+  add(name: string, template: string, methods: Method | Method[], needs: Needs, handler: Handler<V>,
+    patterns?: Record<string, string>): void
 }
 
 /** Numeric path segments as the original's `uint` matcher accepts them. */
@@ -49,16 +74,31 @@ interface Router<E extends Env> {
 export class RouteTable<E extends Env & { Variables: object }> implements Routes<E['Variables']> {
   #names = new Map<string, string[]>()
   #app: Router<E>
-  #guard: (c: RequestContext<E['Variables']>) => void
+  #guard: (c: RequestContext<E['Variables']>, need: Need) => void | Promise<void>
+  #declared: Declared[] = []
 
-  /** `guard` runs once a route matched, before its handler (credentials are judged there). */
-  constructor(app: Router<E>, guard: (c: RequestContext<E['Variables']>) => void = () => {}) {
+  /**
+   * `guard` runs once a route matched, before its handler, with the route's need for the
+   * request's method: credentials are judged and permissions checked there.
+   */
+  constructor(app: Router<E>, guard: (c: RequestContext<E['Variables']>, need: Need) => void | Promise<void>) {
     this.#app = app
     this.#guard = guard
   }
 
-  add(name: string, template: string, methods: Method | Method[], handler: Handler<E['Variables']>,
+  add(name: string, template: string, methods: Method | Method[], needs: Needs, handler: Handler<E['Variables']>,
     patterns: Record<string, string> = {}): void {
+    const list = Array.isArray(methods) ? methods : [methods]
+    const needOf = {} as Record<string, Need>
+    for (const m of list) {
+      const need = isNeed(needs) ? needs : needs[m]
+      // A route that does not say what it needs is a programming error: the app does not start.
+      if (!need) throw new Error(`Route ${name} (${m} ${template}) declares no permission`)
+      needOf[m] = need
+    }
+    for (const m of list) this.#declared.push({ name, template, method: m, need: needOf[m]! })
+    // Hono answers HEAD with the GET handler.
+    needOf.HEAD ??= needOf.GET!
     const params: string[] = []
     const indexed = template.replace(/\{(\w+)\}/g, (_, p: string) => `{${params.push(p) - 1}}`)
     if (!this.#names.has(name)) this.#names.set(name, [indexed, ...params])
@@ -68,12 +108,17 @@ export class RouteTable<E extends Env & { Variables: object }> implements Routes
     const guarded = async (c: Context<E>, next: () => Promise<void>): Promise<Response | void> => {
       // An id past 2^53 names no row: SQLite would wrap it onto another one (2^64 is 0, the root).
       for (const p of numeric) if (!isSafeIdText(c.req.param(p) ?? '')) throw pageNotFound()
-      this.#guard(c)
+      await this.#guard(c, needOf[c.req.method]!)
       const res = await handler(c)
       if (res) return res
       await next()
     }
-    for (const m of Array.isArray(methods) ? methods : [methods]) this.#app.on(m, path, guarded)
+    for (const m of list) this.#app.on(m, path, guarded)
+  }
+
+  /** Every route's declaration, per method. */
+  declarations(): readonly Declared[] {
+    return this.#declared
   }
 
   /** `{name: [template, param...]}`, the body of `pyramid.route`. */
@@ -86,3 +131,14 @@ export class RouteTable<E extends Env & { Variables: object }> implements Routes
 export interface MiddlewareContext<V> extends RequestContext<V> {
   set<K extends keyof V>(key: K, value: V[K]): void
 }
+
+/** Open to anyone; `why` says why (it is listed with the route table's declarations). */
+export const PUBLIC = (why: string): Need => ({ public: why })
+export const ADMINISTRATOR: Need = { user: 'administrator' }
+export const AUTHENTICATED: Need = { user: 'authenticated' }
+/** `scope.permission` on the resource of the path's `{id}`. */
+export const onPath = (scope: string, permission: string): Need => ({ scope, permission, from: 'path' })
+/** `scope.permission` on every resource of the query's `resource=` list. */
+export const onQuery = (scope: string, permission: string): Need => ({ scope, permission, from: 'query' })
+/** `scope.permission` on resources only the body or stored data names, checked by the handler. */
+export const inHandler = (scope: string, permission: string, why: string): Need => ({ scope, permission, from: 'handler', why })

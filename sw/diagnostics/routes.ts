@@ -8,9 +8,9 @@
  * life and how long its last start took; `POST /api/component/outpost/gdal/start` starts it
  * (the import dialog asks when it opens, so GDAL starts while the file uploads) and answers the same.
  */
-import { forbidden, invalidParameter, parameterRequired } from '../core/error.ts'
+import { invalidParameter, parameterRequired } from '../core/error.ts'
 import { json } from '../core/http.ts'
-import type { Routes } from '../core/routes.ts'
+import { ADMINISTRATOR, type Routes } from '../core/routes.ts'
 import type { Principal } from '../auth/types.ts'
 import { gdalStarts, type GdalEngine } from '../../wasm/gdal.ts'
 import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
@@ -28,8 +28,7 @@ export interface DiagnosticsVariables {
 }
 
 export function mountDiagnostics(routes: Routes<DiagnosticsVariables>): void {
-  routes.add('outpost.gdal_inspect', '/api/component/outpost/gdal/inspect', 'POST', async (c) => {
-    if (!c.get('user').isAdmin) throw forbidden('Only administrators may use the diagnostics.')
+  routes.add('outpost.gdal_inspect', '/api/component/outpost/gdal/inspect', 'POST', ADMINISTRATOR, async (c) => {
     const name = lastValue(new URL(c.req.url).searchParams, 'name')
     if (!name) throw parameterRequired('name')
     if (!/^[^/\\\0]+$/.test(name) || name === '.' || name === '..') throw invalidParameter('name', 'A plain file name is expected.')
@@ -38,17 +37,12 @@ export function mountDiagnostics(routes: Routes<DiagnosticsVariables>): void {
     const gdal = await c.get('services').platform.gdal()
     return json(await inspect(gdal, name, bytes))
   })
-  routes.add('outpost.gdal', '/api/component/outpost/gdal', 'GET', (c) => {
-    if (!c.get('user').isAdmin) throw forbidden('Only administrators may use the diagnostics.')
-    return json(gdalStarts())
-  })
-  routes.add('outpost.gdal_start', '/api/component/outpost/gdal/start', 'POST', async (c) => {
-    if (!c.get('user').isAdmin) throw forbidden('Only administrators may use the diagnostics.')
+  routes.add('outpost.gdal', '/api/component/outpost/gdal', 'GET', ADMINISTRATOR, () => json(gdalStarts()))
+  routes.add('outpost.gdal_start', '/api/component/outpost/gdal/start', 'POST', ADMINISTRATOR, async (c) => {
     await c.get('services').platform.gdal()
     return json(gdalStarts())
   })
-  routes.add('outpost.storage', '/api/component/outpost/storage', 'GET', async (c) => {
-    if (!c.get('user').isAdmin) throw forbidden('Only administrators may use the diagnostics.')
+  routes.add('outpost.storage', '/api/component/outpost/storage', 'GET', ADMINISTRATOR, async (c) => {
     const { platform } = c.get('services')
     return json(storageUse(platform.store, await platform.sqlite()))
   })

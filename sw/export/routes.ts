@@ -3,7 +3,7 @@
  * `resource.export`, `feature_layer.geojson`, the spec's `/csv`, and the multi-layer
  * `feature_layer.export` (GET and POST). Reading needs `data.read`, which everyone has here.
  */
-import type { Routes } from '../core/routes.ts'
+import { inHandler, onPath, type Routes } from '../core/routes.ts'
 import { resourceHeads, type DataOutVariables } from '../feature/capability.ts'
 import { readJson } from '../core/http.ts'
 import { checkItems, exportRequest, postedExport, queriedItems, type ExportRequest } from './params.ts'
@@ -24,7 +24,7 @@ function withFixed(url: string, fixed: Record<string, string>): URLSearchParams 
 
 export function mountExport(routes: Routes<DataOutVariables>): void {
   // Overloaded per class, as in the original: other resources pass on to the next component.
-  routes.add('resource.export', '/api/resource/{id}/export', 'GET', async (c) => {
+  routes.add('resource.export', '/api/resource/{id}/export', 'GET', onPath('data', 'read'), async (c) => {
     const id = Number(c.req.param('id'))
     const [head] = await resourceHeads(c.get('services'), [id])
     if (!head?.isFeatureLayer) return undefined
@@ -32,17 +32,17 @@ export function mountExport(routes: Routes<DataOutVariables>): void {
   })
 
   // The whole layer as a GeoJSON file in its own SRS (reference §8).
-  routes.add('feature_layer.geojson', '/api/resource/{id}/geojson', 'GET', async (c) => {
+  routes.add('feature_layer.geojson', '/api/resource/{id}/geojson', 'GET', onPath('data', 'read'), async (c) => {
     const req: ExportRequest = { ...await exportRequest(withFixed(c.req.url, { format: 'GeoJSON', zipped: 'false' }), c.get('services').platform.epsg), keepLayerSrs: true }
     return respond(await exportLayer(c.get('services'), Number(c.req.param('id')), req))
   })
 
   // The spec's CSV download (spec §4.8): the CSV export, not zipped.
-  routes.add('feature_layer.csv', '/api/resource/{id}/csv', 'GET', async (c) =>
+  routes.add('feature_layer.csv', '/api/resource/{id}/csv', 'GET', onPath('data', 'read'), async (c) =>
     respond(await exportLayer(c.get('services'), Number(c.req.param('id')),
       await exportRequest(withFixed(c.req.url, { format: 'CSV', zipped: 'false' }), c.get('services').platform.epsg))))
 
-  routes.add('feature_layer.export', '/api/component/feature_layer/export', ['GET', 'POST'], async (c) => {
+  routes.add('feature_layer.export', '/api/component/feature_layer/export', ['GET', 'POST'], inHandler('data', 'read', 'the layers of the query or body'), async (c) => {
     let params: URLSearchParams
     let items
     if (c.req.method === 'POST') ({ params, items } = postedExport(await readJson(c.req.raw)))

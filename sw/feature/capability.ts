@@ -7,6 +7,7 @@
 import type { Platform } from '../platform/platform.ts'
 import type { Principal } from '../auth/types.ts'
 import type { Database } from '../store/database.ts'
+import type { AclEvaluator } from '../auth/acl.ts'
 import type { ClassLookup } from '../resource/class.ts'
 import { resourceNotFound } from '../resource/errors.ts'
 import { validationError } from '../core/error.ts'
@@ -16,6 +17,8 @@ import type { FeatureLayer, FeatureLayers } from './types.ts'
 export interface DataOutServices {
   platform: Platform
   main: Database
+  /** Who may read which layer (identify leaves out the others). */
+  acl: AclEvaluator
   classes: ClassLookup & FeatureLayers & { featureLayerOf(cls: string): unknown }
 }
 

@@ -3,7 +3,7 @@
  * `POST /api/feature_layer/identify` (reference §10): body `{geom, srs, layers}`, all three
  * required.
  */
-import type { Routes } from '../core/routes.ts'
+import { inHandler, type Routes } from '../core/routes.ts'
 import { json, readJsonObject } from '../core/http.ts'
 import { expectKind } from '../core/validate.ts'
 import { validationError } from '../core/error.ts'
@@ -17,12 +17,14 @@ function required<T>(body: Record<string, unknown>, key: string, kind: 'str' | '
 }
 
 export function mountIdentify(routes: Routes<DataOutVariables>): void {
-  routes.add('feature_layer.identify', '/api/feature_layer/identify', 'POST', async (c) => {
+  routes.add('feature_layer.identify', '/api/feature_layer/identify', 'POST', inHandler('data', 'read', 'the layers of the posted body'), async (c) => {
     const body = await readJsonObject(c.req.raw)
     const geom = required<string>(body, 'geom', 'str')
     const srs = required<number>(body, 'srs', 'int')
     const layers = required<unknown[]>(body, 'layers', 'array').map((v, i) => expectKind<number>('int', v, `$.layers[${i}]`))
     if (!(await loadProjection(srs, c.get('services').platform.epsg))) throw validationError(`Spatial reference system id = ${srs} is not known - at \`$.srs\``, { location: ['body', 'srs'] })
-    return json(await identify(c.get('services'), c.get('user'), { geom, srs, layers }))
+    const { main, acl } = c.get('services')
+    const may = (id: number, scope: string, permission: string) => main.read((db) => !!acl.has(db, c.get('user'), id, scope, permission))
+    return json(await identify(c.get('services'), may, { geom, srs, layers }))
   })
 }

@@ -5,8 +5,8 @@
  * answers from its R*Tree, then the exact test), at most 100 per layer, labelled by the
  * layer's label field.
  */
-import type { Principal } from '../auth/types.ts'
-import { permissionsOf } from '../resource/permissions.ts'
+/** Whether the request's user has `scope.permission` on resource `id` (auth/acl.ts). */
+export type May = (id: number, scope: string, permission: string) => Promise<boolean>
 import { parseWkt } from '../geo/wkt.ts'
 import { reproject } from '../geo/reproject.ts'
 import { loadProjection } from '../geo/srs.ts'
@@ -37,7 +37,7 @@ export interface IdentifiedFeature {
 export type IdentifyResult = Record<string, { features: IdentifiedFeature[]; featureCount: number } | { error: string } | number>
 
 /** Identifies; throws 422 for a geometry that cannot be read or projected. */
-export async function identify(services: DataOutServices, user: Principal, req: IdentifyRequest): Promise<IdentifyResult> {
+export async function identify(services: DataOutServices, may: May, req: IdentifyRequest): Promise<IdentifyResult> {
   let geom: Geometry
   try {
     geom = parseWkt(req.geom)
@@ -53,7 +53,7 @@ export async function identify(services: DataOutServices, user: Principal, req: 
   for (const head of heads) {
     const key = String(head.id)
     const scopes = classes.find(head.cls)?.scopes ?? []
-    if (scopes.includes('data') && !permissionsOf(user, scopes).data?.read) {
+    if (scopes.includes('data') && !await may(head.id, 'data', 'read')) {
       out[key] = { error: 'Forbidden' }
       continue
     }
@@ -77,7 +77,7 @@ export async function identify(services: DataOutServices, user: Principal, req: 
     const rows = await layer.read((tx) => tx.list({ filter: { conditions: [], intersects: g, filtered: true }, limit: IDENTIFY_LIMIT },
       rowShape(opts)))
     const parent = head.parentId === null ? undefined : parents.get(head.parentId)
-    const parentName = parent && permissionsOf(user, classes.find(parent.cls)?.scopes ?? []).resource?.read ? parent.displayName : undefined
+    const parentName = parent && await may(parent.id, 'resource', 'read') ? parent.displayName : undefined
     const features = rows.map((r) => {
       const j = featureJson(r, meta, opts, undefined)
       const f: IdentifiedFeature = { id: r.fid, layerId: head.id, label: j.label as string, fields: j.fields as Record<string, unknown> }

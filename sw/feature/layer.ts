@@ -4,7 +4,6 @@
  * lookup: any resource whose class provides the feature-layer capability.
  */
 import type { RequestContext } from '../core/routes.ts'
-import { requireAdmin } from '../auth/middleware.ts'
 import { resourceNotFound } from '../resource/errors.ts'
 import type { FeatureVariables } from './env.ts'
 import type { FeatureLayer } from './types.ts'
@@ -17,9 +16,8 @@ export async function layerOf(c: RequestContext<FeatureVariables>): Promise<Feat
   return layer
 }
 
-/** The layer, once the user may write it (403 otherwise). */
+/** The layer of a route declared with `data.write` on its path (the route table checked it). */
 export async function writableLayerOf(c: RequestContext<FeatureVariables>): Promise<FeatureLayer> {
   const layer = await layerOf(c)
-  requireAdmin(c.get('user'), 'write', 'data', layer.meta.resourceId)
   return layer
 }

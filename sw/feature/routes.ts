@@ -6,7 +6,7 @@
  * administrator (anyone else gets 403).
  */
 import { isObject, json, readJson } from '../core/http.ts'
-import type { RequestContext, Routes } from '../core/routes.ts'
+import { onPath, type RequestContext, type Routes } from '../core/routes.ts'
 import { expectKind, lastValue, queryBool } from '../core/validate.ts'
 import { validationError } from '../core/error.ts'
 import { bboxOf } from '../geo/geometry.ts'
@@ -107,10 +107,10 @@ export function mountFeature(routes: Routes<FeatureVariables>): void {
     }
     throw new Error('unreachable')
   }
-  routes.add('feature_layer.feature.collection', '/api/resource/{id}/feature/', ['GET', 'POST', 'PATCH', 'DELETE'], collection)
-  routes.add('feature_layer.feature.collection', '/api/resource/{id}/feature', ['GET', 'POST', 'PATCH', 'DELETE'], collection)
+  routes.add('feature_layer.feature.collection', '/api/resource/{id}/feature/', ['GET', 'POST', 'PATCH', 'DELETE'], { GET: onPath('data', 'read'), POST: onPath('data', 'write'), PATCH: onPath('data', 'write'), DELETE: onPath('data', 'write') }, collection)
+  routes.add('feature_layer.feature.collection', '/api/resource/{id}/feature', ['GET', 'POST', 'PATCH', 'DELETE'], { GET: onPath('data', 'read'), POST: onPath('data', 'write'), PATCH: onPath('data', 'write'), DELETE: onPath('data', 'write') }, collection)
 
-  routes.add('feature_layer.feature.item', '/api/resource/{id}/feature/{fid}', ['GET', 'PUT', 'DELETE'], async (c) => {
+  routes.add('feature_layer.feature.item', '/api/resource/{id}/feature/{fid}', ['GET', 'PUT', 'DELETE'], { GET: onPath('data', 'read'), PUT: onPath('data', 'write'), DELETE: onPath('data', 'write') }, async (c) => {
     const fid = fidOf(c)
     if (c.req.method === 'GET') {
       const layer = await layerOf(c)
@@ -144,19 +144,19 @@ export function mountFeature(routes: Routes<FeatureVariables>): void {
     return g
   }
 
-  routes.add('feature_layer.feature.item_extent', '/api/resource/{id}/feature/{fid}/extent', 'GET', async (c) => {
+  routes.add('feature_layer.feature.item_extent', '/api/resource/{id}/feature/{fid}/extent', 'GET', onPath('data', 'read'), async (c) => {
     const layer = await layerOf(c)
     const g = await geometry(c, layer)
     return json({ extent: g ? lonLatExtent(bboxOf(g), layer.meta.srs) : null })
   })
 
-  routes.add('feature_layer.feature.geometry_info', '/api/resource/{id}/feature/{fid}/geometry_info', 'GET', async (c) => {
+  routes.add('feature_layer.feature.geometry_info', '/api/resource/{id}/feature/{fid}/geometry_info', 'GET', onPath('data', 'read'), async (c) => {
     const srs = await querySrs(paramsOf(c), c.get('services').platform.epsg)
     const layer = await layerOf(c)
     return json(geometryInfo(await geometry(c, layer), layer.meta, srs))
   })
 
-  routes.add('feature_layer.feature.count', '/api/resource/{id}/feature_count', 'GET', async (c) => {
+  routes.add('feature_layer.feature.count', '/api/resource/{id}/feature_count', 'GET', onPath('data', 'read'), async (c) => {
     const layer = await layerOf(c)
     const filter = filterOf(paramsOf(c), layer.meta, await getBody(c))
     return json(await layer.read((tx) => {
@@ -166,13 +166,13 @@ export function mountFeature(routes: Routes<FeatureVariables>): void {
     }))
   })
 
-  routes.add('feature_layer.feature.extent', '/api/resource/{id}/feature_extent', 'GET', async (c) => {
+  routes.add('feature_layer.feature.extent', '/api/resource/{id}/feature_extent', 'GET', onPath('data', 'read'), async (c) => {
     const layer = await layerOf(c)
     const filter = filterOf(paramsOf(c), layer.meta, await getBody(c))
     return json(lonLatExtent(await layer.read((tx) => tx.extent(filter)), layer.meta.srs))
   })
 
-  routes.add('layer.extent', '/api/resource/{id}/extent', 'GET', async (c) => {
+  routes.add('layer.extent', '/api/resource/{id}/extent', 'GET', onPath('data', 'read'), async (c) => {
     // A layer without features (a raster) has an extent too.
     const other = await c.get('services').classes.layerExtent?.(Number(c.req.param('id')))
     if (other) return json({ extent: lonLatExtent(other.bbox, other.srs) })

@@ -10,7 +10,7 @@
  */
 import { Zip, ZipPassThrough } from 'fflate'
 import { ApiError } from '../core/error.ts'
-import type { RequestContext, Routes } from '../core/routes.ts'
+import { onPath, type RequestContext, type Routes } from '../core/routes.ts'
 import { resourceNotFound } from '../resource/errors.ts'
 import type { Store } from '../store/store.ts'
 import { attachment, fileResponse } from './http.ts'
@@ -70,18 +70,18 @@ function zipStream(store: Store, files: BucketFile[]): ReadableStream<Uint8Array
 }
 
 export function mountFiles(routes: Routes<FilesVariables>): void {
-  routes.add('raster_layer.cog', '/api/resource/{id}/cog', ['GET', 'HEAD'], async (c) => {
+  routes.add('raster_layer.cog', '/api/resource/{id}/cog', ['GET', 'HEAD'], onPath('data', 'read'), async (c) => {
     const { file } = await rasterOf(c)
     return fileResponse(c.get('services').platform.store, file, { type: COG_TYPE, range: c.req.header('range'), head: c.req.method === 'HEAD' })
   })
 
-  routes.add('raster_layer.download', '/api/resource/{id}/download', 'GET', async (c) => {
+  routes.add('raster_layer.download', '/api/resource/{id}/download', 'GET', onPath('data', 'read'), async (c) => {
     const { id, file } = await rasterOf(c)
     return fileResponse(c.get('services').platform.store, file, { type: 'image/tiff; application=geotiff',
       disposition: `attachment; filename=${id}.tif`, range: c.req.header('range') })
   })
 
-  routes.add('resource.file_download', '/api/resource/{id}/file/{name}', 'GET', async (c) => {
+  routes.add('resource.file_download', '/api/resource/{id}/file/{name}', 'GET', onPath('data', 'read'), async (c) => {
     const { id, files } = await bucketOf(c)
     const name = c.req.param('name') ?? ''
     const file = files.find((f) => f.name === name)
@@ -89,7 +89,7 @@ export function mountFiles(routes: Routes<FilesVariables>): void {
     return fileResponse(c.get('services').platform.store, file, { type: file.mime_type, disposition: attachment(file.name), range: c.req.header('range') })
   })
 
-  routes.add('file_bucket.export', '/api/resource/{id}/export', 'GET', async (c) => {
+  routes.add('file_bucket.export', '/api/resource/{id}/export', 'GET', onPath('data', 'read'), async (c) => {
     const { id, files } = await bucketOf(c)
     return new Response(zipStream(c.get('services').platform.store, files), { headers: { 'content-type': 'application/zip',
       'content-disposition': `attachment; filename=${id}.zip` } })

@@ -10,9 +10,9 @@
  *   progress (`stage: cancelling`); the request then answers 409 `requestCancelled` having
  *   created nothing. 409 when it already ended (`data.result` names what it created).
  */
-import { ApiError, forbidden } from '../core/error.ts'
+import { ApiError } from '../core/error.ts'
 import { json, readJsonObject } from '../core/http.ts'
-import type { Routes } from '../core/routes.ts'
+import { ADMINISTRATOR, PUBLIC, type Routes } from '../core/routes.ts'
 import type { Principal } from '../auth/types.ts'
 import type { UploadServices } from '../upload/types.ts'
 import { inspectSource } from './vector-convert.ts'
@@ -30,8 +30,7 @@ const progressUnknown = () => new ApiError(404, 'Progress not found', {
   exception: 'nextgisweb.pyramid.exception.PyramidHTTPError' })
 
 export function mountIngest(routes: Routes<IngestVariables>): void {
-  routes.add('outpost.ingest.inspect', '/api/component/outpost/ingest/inspect', 'POST', async (c) => {
-    if (!c.get('user').isAdmin) throw forbidden('Only administrators may create layers from files.')
+  routes.add('outpost.ingest.inspect', '/api/component/outpost/ingest/inspect', 'POST', ADMINISTRATOR, async (c) => {
     const services = c.get('services')
     const source = await memberSource(services, await readJsonObject(c.req.raw), '$')
     const t0 = performance.now()
@@ -42,7 +41,7 @@ export function mountIngest(routes: Routes<IngestVariables>): void {
     return json(summary, 200, { 'server-timing': `gdal;dur=${Math.round(t1 - t0)}, inspect;dur=${Math.round(performance.now() - t1)}` })
   })
 
-  routes.add('outpost.progress', '/api/component/outpost/progress/{token}', ['GET', 'DELETE'], (c) => {
+  routes.add('outpost.progress', '/api/component/outpost/progress/{token}', ['GET', 'DELETE'], PUBLIC('a progress report is named by its unguessable token'), (c) => {
     const token = c.req.param('token') ?? ''
     const board = progressBoard(c.get('services'))
     const cancel = c.req.method === 'DELETE'

@@ -3,7 +3,7 @@
  * `feature_layer.mvt` (spec §4.9, reference §9) and the deprecated
  * `/api/resource/{id}/{z}/{x}/{y}.mvt`: parse, check the layers, answer the tile or 204.
  */
-import type { RequestContext, Routes } from '../core/routes.ts'
+import { onPath, onQuery, type RequestContext, type Routes } from '../core/routes.ts'
 import { invalidParameter, parameterRequired } from '../core/error.ts'
 import { lastValue, queryFloat, queryInt, queryIntList } from '../core/validate.ts'
 import { isTile, MAX_ZOOM } from '../geo/tile.ts'
@@ -67,7 +67,7 @@ async function answer(c: RequestContext<DataOutVariables>, ids: number[], t: Til
 }
 
 export function mountMvt(routes: Routes<DataOutVariables>): void {
-  routes.add('feature_layer.mvt', '/api/component/feature_layer/mvt', 'GET', (c) => {
+  routes.add('feature_layer.mvt', '/api/component/feature_layer/mvt', 'GET', onQuery('data', 'read'), (c) => {
     const params = new URL(c.req.url).searchParams
     const ids = queryIntList(params, 'resource')
     if (ids === undefined) throw parameterRequired('resource')
@@ -77,7 +77,7 @@ export function mountMvt(routes: Routes<DataOutVariables>): void {
   })
 
   // Deprecated since 3.0.4 (spec §4.9), kept for old clients: the same tile of one layer.
-  routes.add('feature_layer.mvt', '/api/resource/{id}/{z}/{x}/{file}', 'GET', (c) => {
+  routes.add('feature_layer.mvt', '/api/resource/{id}/{z}/{x}/{file}', 'GET', onPath('data', 'read'), (c) => {
     const n = (k: string) => Number(c.req.param(k))
     const t = tileAddress(n('z'), n('x'), parseInt(c.req.param('file') ?? '', 10))
     return answer(c, [n('id')], t, tileOptions(new URL(c.req.url).searchParams))

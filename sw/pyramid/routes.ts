@@ -5,7 +5,7 @@
  */
 import { parameterRequired } from '../core/error.ts'
 import { json } from '../core/http.ts'
-import type { Routes } from '../core/routes.ts'
+import { ADMINISTRATOR, PUBLIC, type Declared, type Routes } from '../core/routes.ts'
 import type { Database } from '../store/database.ts'
 import type { Platform } from '../platform/platform.ts'
 import { lastValue } from '../core/validate.ts'
@@ -51,29 +51,32 @@ function settingsOf(component: string, platform: { uploadMaxSize?: number }): Re
 }
 
 /** `routes` is the table itself: `pyramid.route` serves it. */
-export function mountPyramid(routes: Routes<PyramidVariables> & { toJSON(): unknown }): void {
-  routes.add('pyramid.route', '/api/component/pyramid/route', 'GET', () => json(routes))
+export function mountPyramid(routes: Routes<PyramidVariables> & { toJSON(): unknown; declarations(): readonly Declared[] }): void {
+  routes.add('pyramid.route', '/api/component/pyramid/route', 'GET', PUBLIC('the route map'), () => json(routes))
 
-  routes.add('pyramid.settings', '/api/component/pyramid/settings', 'GET', (c) => {
+  // Ours: what every route declares it needs (docs/security.md), for the route-table sweep and audits.
+  routes.add('outpost.route_needs', '/api/component/outpost/route_needs', 'GET', ADMINISTRATOR, () => json(routes.declarations()))
+
+  routes.add('pyramid.settings', '/api/component/pyramid/settings', 'GET', PUBLIC('public settings'), (c) => {
     const component = lastValue(new URL(c.req.url).searchParams, 'component')
     if (!component) throw parameterRequired('component')
     return json(settingsOf(component, c.get('services').platform))
   })
 
-  routes.add('pyramid.pkg_version', '/api/component/pyramid/pkg_version', 'GET', (c) =>
+  routes.add('pyramid.pkg_version', '/api/component/pyramid/pkg_version', 'GET', PUBLIC('versions'), (c) =>
     json({ nextgisweb: NGW_COMPAT_VERSION, outpost: OUTPOST_VERSION, outpost_host: c.get('services').platform.host }))
 
-  routes.add('pyramid.ping', '/api/component/pyramid/ping', 'GET', (c) =>
+  routes.add('pyramid.ping', '/api/component/pyramid/ping', 'GET', PUBLIC('liveness'), (c) =>
     json({ current: c.get('services').platform.now().getTime() / 1000, started }))
 
-  routes.add('pyramid.healthcheck', '/api/component/pyramid/healthcheck', 'GET', async (c) => {
+  routes.add('pyramid.healthcheck', '/api/component/pyramid/healthcheck', 'GET', PUBLIC('health'), async (c) => {
     const ok = await c.get('services').main.read((db) => db.selectValue('SELECT 1') === 1)
     return json({ success: ok, component: { outpost: { success: ok } } }, ok ? 200 : 503)
   })
 
-  routes.add('spatial_ref_sys.collection', '/api/component/spatial_ref_sys/', 'GET', () => json(listSrs().map(srsJson)))
+  routes.add('spatial_ref_sys.collection', '/api/component/spatial_ref_sys/', 'GET', PUBLIC('reference systems'), () => json(listSrs().map(srsJson)))
 
-  routes.add('spatial_ref_sys.item', '/api/component/spatial_ref_sys/{id}', 'GET', (c) => {
+  routes.add('spatial_ref_sys.item', '/api/component/spatial_ref_sys/{id}', 'GET', PUBLIC('reference systems'), (c) => {
     const id = Number(c.req.param('id'))
     const d = findSrs(id)
     if (!d) throw srsNotFound(id)

@@ -7,7 +7,7 @@
  */
 import { invalidParameter, validationError } from '../core/error.ts'
 import { readJsonObject } from '../core/http.ts'
-import type { Routes } from '../core/routes.ts'
+import { inHandler, type Routes } from '../core/routes.ts'
 import { expectKind, expectRef } from '../core/validate.ts'
 import type { RenderVariables } from './env.ts'
 import { resourceNotFound } from '../resource/errors.ts'
@@ -19,7 +19,7 @@ import { renderStyles, type StyleHandle } from './service.ts'
 const MAX_PREVIEW = 2048
 
 export function mountPreview(routes: Routes<RenderVariables>): void {
-  routes.add('outpost.render_preview', '/api/component/outpost/render/preview', 'POST', async (c) => {
+  routes.add('outpost.render_preview', '/api/component/outpost/render/preview', 'POST', inHandler('data', 'read', 'the posted layer'), async (c) => {
     const body = await readJsonObject(c.req.raw)
     const layerId = expectRef(body.layer, '$.layer')
     const extent = expectKind<unknown[]>('array', body.extent, '$.extent')

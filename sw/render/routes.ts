@@ -6,7 +6,7 @@
  */
 import { invalidParameter, pageNotFound, parameterRequired } from '../core/error.ts'
 import { json } from '../core/http.ts'
-import type { RequestContext, Routes } from '../core/routes.ts'
+import { onPath, onQuery, type RequestContext, type Routes } from '../core/routes.ts'
 import { lastValue, queryBool, queryInt } from '../core/validate.ts'
 import { projectionOf } from '../geo/srs.ts'
 import type { Bbox } from '../geo/geometry.ts'
@@ -111,7 +111,7 @@ async function draw(services: RenderServices, styles: StyleHandle[], view: View,
 
 export function mountRender(routes: Routes<RenderVariables>): void {
   mountPreview(routes)
-  routes.add('render.tile', '/api/component/render/tile', 'GET', async (c) => {
+  routes.add('render.tile', '/api/component/render/tile', 'GET', onQuery('data', 'read'), async (c) => {
     const params = paramsOf(c)
     const services = c.get('services')
     const ids = idList(params, 'resource')
@@ -138,7 +138,7 @@ export function mountRender(routes: Routes<RenderVariables>): void {
     return answer(services, png, status, 256, 256)
   })
 
-  routes.add('render.image', '/api/component/render/image', 'GET', async (c) => {
+  routes.add('render.image', '/api/component/render/image', 'GET', onQuery('data', 'read'), async (c) => {
     const params = paramsOf(c)
     const services = c.get('services')
     const ids = idList(params, 'resource')
@@ -173,10 +173,10 @@ export function mountRender(routes: Routes<RenderVariables>): void {
     return v
   }
 
-  routes.add('render.legend_symbols', '/api/resource/{id}/legend_symbols', 'GET', async (c) =>
+  routes.add('render.legend_symbols', '/api/resource/{id}/legend_symbols', 'GET', onPath('data', 'read'), async (c) =>
     json(await symbolsOf(c.get('services'), Number(c.req.param('id')), iconSizeOf(paramsOf(c)))))
 
-  routes.add('render.resource_legend_symbols', '/api/component/render/legend_symbols', 'GET', async (c) => {
+  routes.add('render.resource_legend_symbols', '/api/component/render/legend_symbols', 'GET', onQuery('data', 'read'), async (c) => {
     const params = paramsOf(c)
     const services = c.get('services')
     const size = iconSizeOf(params)
@@ -185,14 +185,14 @@ export function mountRender(routes: Routes<RenderVariables>): void {
     return json({ items })
   })
 
-  routes.add('render.legend', '/api/resource/{id}/legend', 'GET', async (c) => {
+  routes.add('render.legend', '/api/resource/{id}/legend', 'GET', onPath('data', 'read'), async (c) => {
     const services = c.get('services')
     const [style] = await loadStyles(services, [Number(c.req.param('id'))])
     if (style!.renderable.kind !== 'vector') throw pageNotFound()
     return new Response(await legendImage(vectorStyleOf(style!), services.platform.canvas) as Uint8Array<ArrayBuffer>, { headers: PNG_HEADERS })
   })
 
-  routes.add('qgis.style_qml', '/api/resource/{id}/qml', 'GET', async (c) => {
+  routes.add('qgis.style_qml', '/api/resource/{id}/qml', 'GET', onPath('resource', 'read'), async (c) => {
     const [style] = await loadStyles(c.get('services'), [Number(c.req.param('id'))])
     const file = style!.renderable.files?.qml
     if (!file) throw pageNotFound()

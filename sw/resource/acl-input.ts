@@ -1,19 +1,46 @@
 /**
  * @module resource/acl-input
- * The `resource.permissions` member on input. This server does not enforce per-resource rules
- * yet (administrators may do everything, everyone else may read: resource/permissions.ts), so
- * storing rules would promise protection it does not give. Rules are refused with a 422 until
- * they are enforced; an empty list, or the list the resource already has (a client putting
- * back what it read), is accepted.
+ * The `resource.permissions` member on input (reference ngw-services §5.3): a list of rules with
+ * all six keys; a PUT replaces the whole list. Where the original answers 500 (an unknown
+ * principal, two rules differing only in `action`) this one answers 422 naming the culprit, and
+ * an unknown scope or permission, which the original stores and never matches, is refused too:
+ * a rule that can never match protects nothing while looking as if it did.
  */
 import { validationError } from '../core/error.ts'
-import { expectKind } from '../core/validate.ts'
+import { expectKeys, expectKind, expectObject, expectRef } from '../core/validate.ts'
+import { knownPermission, type AclRule } from '../auth/acl.ts'
+import type { SqlDb } from '../store/database.ts'
+import type { ClassLookup } from './class.ts'
+
+const KEYS = ['action', 'principal', 'identity', 'scope', 'permission', 'propagate'] as const
 
 /** The permissions to store (JSON text) for value `v` of `$.resource.permissions`. */
-export function permissionsInput(v: unknown, stored = '[]'): string {
+export function permissionsInput(db: SqlDb, classes: ClassLookup, v: unknown): string {
   const rules = expectKind<unknown[]>('array', v, '$.resource.permissions')
-  const text = JSON.stringify(rules)
-  if (rules.length === 0 || text === stored) return text
-  throw validationError('Resource permission rules are not supported by this server: it does not enforce them yet, ' +
-    'so they are not stored - at `$.resource.permissions`', { location: ['body', 'resource', 'permissions'] })
+  const seen = new Set<string>()
+  const out: AclRule[] = rules.map((raw, i) => {
+    const at = `$.resource.permissions[${i}]`
+    const r = expectObject(raw, at)
+    expectKeys(r, KEYS, at)
+    for (const k of KEYS) if (r[k] === undefined) throw validationError(`Object missing required field \`${k}\` - at \`${at}\``)
+    const action = expectKind<string>('str', r.action, `${at}.action`)
+    if (action !== 'allow' && action !== 'deny') throw validationError(`Input should be 'allow' or 'deny' - at \`${at}.action\``)
+    const pid = expectRef(r.principal, `${at}.principal`)
+    if (db.selectValue(`SELECT 1 FROM principal WHERE id = ?`, [pid]) === undefined) {
+      throw validationError(`Principal with id = ${pid} was not found - at \`${at}.principal.id\``, { principal: { id: pid } })
+    }
+    const identity = expectKind<string>('str', r.identity, `${at}.identity`)
+    if (identity !== '' && !classes.find(identity)) throw validationError(`Unknown resource class '${identity}' - at \`${at}.identity\``)
+    const scope = expectKind<string>('str', r.scope, `${at}.scope`)
+    const permission = expectKind<string>('str', r.permission, `${at}.permission`)
+    if (!knownPermission(scope, permission)) {
+      throw validationError(`Permission '${scope}${permission ? '.' + permission : ''}' not found - at \`${at}\``, { scope, permission })
+    }
+    const propagate = expectKind<boolean>('bool', r.propagate, `${at}.propagate`)
+    const key = JSON.stringify([pid, identity, scope, permission, propagate])
+    if (seen.has(key)) throw validationError(`Two rules for the same principal, identity, scope, permission and propagation - at \`${at}\``)
+    seen.add(key)
+    return { action, principal: { id: pid }, identity, scope, permission, propagate }
+  })
+  return JSON.stringify(out)
 }

@@ -8,7 +8,11 @@
  * not in the blueprint; the prefix keeps our field clear of any name the original may add.
  */
 import type { ClassLookup } from './class.ts'
-import { SCOPES } from './permissions.ts'
+import { PERMISSIONS } from '../auth/acl.ts'
+
+const SCOPES = Object.fromEntries(Object.entries(PERMISSIONS).map(([sid, perms]) => [sid, {
+  identity: sid, label: sid[0]!.toUpperCase() + sid.slice(1),
+  permissions: Object.fromEntries(perms.map((p) => [p, { identity: p, label: p }])) }]))
 import { CATEGORIES } from './category.ts'
 
 export function blueprint(classes: ClassLookup) {

@@ -5,10 +5,12 @@
 import type { Database } from '../store/database.ts'
 import type { Principal } from '../auth/types.ts'
 import type { ClassLookup } from './class.ts'
+import type { AclEvaluator } from '../auth/acl.ts'
 
 export interface ResourceServices {
   main: Database
   classes: ClassLookup
+  acl: AclEvaluator
   platform: { now(): Date; log(message: string, err?: unknown): void }
 }
 

@@ -4,10 +4,9 @@
  * `resource.blueprint` (spec §4.1, §4.2; reference §4).
  */
 import { json, readJsonObject } from '../core/http.ts'
-import type { RequestContext, Routes } from '../core/routes.ts'
+import { PUBLIC, inHandler, onPath, type RequestContext, type Routes } from '../core/routes.ts'
 import { queryBool, queryInt, lastValue } from '../core/validate.ts'
 import { ApiError, internalServerError, invalidParameter } from '../core/error.ts'
-import { requireAdmin } from '../auth/middleware.ts'
 import type { SqlDb } from '../store/database.ts'
 import { pastRequest, recordRequest } from '../store/request-log.ts'
 import { keyedRequest, keyInUse, replayed, REPLAYED_HEADER } from '../core/idempotency.ts'
@@ -16,10 +15,11 @@ import type { ResourceVariables } from './env.ts'
 import type { ResourceKind } from './class.ts'
 import {
   checkCreate, children, createResource, deleteResource, getRow, pickMembers, ROOT_ID, runAfterCommit, serialize,
-  updateResource, type ResourceContext,
+  requirePermission, subtreeIds, updateResource, type ResourceContext,
 } from './service.ts'
 import { searchResources } from './search.ts'
-import { permissionsOf } from './permissions.ts'
+import { getUser } from '../auth/service.ts'
+import { userNotFound } from '../auth/errors.ts'
 import { blueprint } from './blueprint.ts'
 import { createForbidden, resourceNotFound, rootDeleteError } from './errors.ts'
 import type { ResourceRow } from './types.ts'
@@ -27,8 +27,8 @@ import type { ResourceRow } from './types.ts'
 type Ctx = RequestContext<ResourceVariables>
 
 function ctxOf(c: Ctx, db: SqlDb): ResourceContext {
-  const { classes, platform } = c.get('services')
-  return { db, user: c.get('user'), now: platform.now(), classes }
+  const { classes, platform, acl } = c.get('services')
+  return { db, user: c.get('user'), now: platform.now(), classes, acl }
 }
 
 const read = <T>(c: Ctx, fn: (ctx: ResourceContext) => T) =>
@@ -118,10 +118,9 @@ function rowOf(ctx: ResourceContext, id: number): ResourceRow {
 export function mountResource(routes: Routes<ResourceVariables>): void {
   const collection = async (c: Ctx) => {
     if (c.req.method === 'POST') {
-      // Without per-resource rules a non-administrator may create nowhere. The original names the
-      // class in its refusal, so the body is read for it, but only a small one: nobody can make
-      // the server buffer a big body it refuses.
-      if (!c.get('user').isAdmin) throw await createRefusal(c)
+      // A user who may create nothing anywhere (the guest, by default) is refused before the body
+      // is buffered; the original names the class in its refusal, so a small body is read for it.
+      if (!await read(c, (ctx) => ctx.acl!.mayCreateSomewhere(ctx.db, ctx.user))) throw await createRefusal(c)
       const keyed = keyedRequest(c.req.raw)
       const body = await readJsonObject(c.req.raw)
       // A replayed create answers before anything is prepared: the first run consumed its upload.
@@ -142,13 +141,15 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
     const parent = queryInt(params, 'parent')
     // Without `parent`: the resources with no parent, i.e. the root (reference §4.3).
     const rowsOf = (ctx: ResourceContext) => parent === undefined ? [rowOf(ctx, 0)] : children(ctx, parent)
-    await load(c, await read(c, rowsOf))
-    return json(await read(c, (ctx) => rowsOf(ctx).map((r) => serialize(ctx, r))))
+    // Only what the user may read is listed (reference ngw-services §5.5).
+    const shown = (ctx: ResourceContext) => ctx.acl!.readable(ctx.db, ctx.user, rowsOf(ctx))
+    await load(c, await read(c, shown))
+    return json(await read(c, (ctx) => shown(ctx).map((r) => serialize(ctx, r))))
   }
-  routes.add('resource.collection', '/api/resource/', ['GET', 'POST'], collection)
-  routes.add('resource.collection', '/api/resource', 'POST', collection)
+  routes.add('resource.collection', '/api/resource/', ['GET', 'POST'], { GET: inHandler('resource', 'read', 'listing: children the user may not read are left out'), POST: inHandler('resource', 'create', 'the parent and class of the posted body') }, collection)
+  routes.add('resource.collection', '/api/resource', 'POST', { GET: inHandler('resource', 'read', 'listing: children the user may not read are left out'), POST: inHandler('resource', 'create', 'the parent and class of the posted body') }, collection)
 
-  routes.add('resource.item', '/api/resource/{id}', ['GET', 'PUT', 'DELETE'], async (c) => {
+  routes.add('resource.item', '/api/resource/{id}', ['GET', 'PUT', 'DELETE'], { GET: onPath('resource', 'read'), PUT: onPath('resource', 'update'), DELETE: inHandler('resource', 'delete', 'the resource and every descendant, once the root is refused to anyone') }, async (c) => {
     const id = idOf(c)
     if (c.req.method === 'GET') {
       await load(c, [await read(c, (ctx) => rowOf(ctx, id))])
@@ -157,7 +158,8 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
     const row = await read(c, (ctx) => rowOf(ctx, id))
     // The original refuses to delete the root before it asks who deletes: 422 for anyone.
     if (c.req.method === 'DELETE' && id === ROOT_ID) throw rootDeleteError()
-    requireAdmin(c.get('user'), c.req.method === 'PUT' ? 'update' : 'delete', 'resource', id)
+    // A PUT was checked by the route table (update); a delete needs delete on the resource and every descendant (§5.4).
+    if (c.req.method === 'DELETE') await read(c, (ctx) => { for (const d of subtreeIds(ctx.db, id)) requirePermission(ctx, d, 'resource', 'delete') })
     // The body only once the user may change the resource: nobody can make the server buffer a body it refuses.
     const body = c.req.method === 'PUT' ? await readJsonObject(c.req.raw) : undefined
     if (body) {
@@ -171,14 +173,19 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
     return json({})
   })
 
-  routes.add('resource.search', '/api/resource/search/', 'GET', async (c) => {
+  routes.add('resource.search', '/api/resource/search/', 'GET', inHandler('resource', 'read', 'search: results the user may not read are left out'), async (c) => {
     const params = new URL(c.req.url).searchParams
     const ser = lastValue(params, 'serialization') ?? 'resource'
     if (ser !== 'resource' && ser !== 'full') throw invalidParameter('serialization', `Invalid value '${ser}'; expected resource or full.`)
     const breadcrumb = queryBool(params, 'breadcrumb', false)
-    if (ser === 'full') await load(c, await read(c, (ctx) => searchResources(ctx.db, ctx.classes, params).rows))
-    return json(await read(c, (ctx) => {
+    // Results the user may not read are left out (of the page: totals still count them).
+    const found = (ctx: ResourceContext) => {
       const res = searchResources(ctx.db, ctx.classes, params)
+      return { ...res, rows: ctx.acl!.readable(ctx.db, ctx.user, res.rows) }
+    }
+    if (ser === 'full') await load(c, await read(c, (ctx) => found(ctx).rows))
+    return json(await read(c, (ctx) => {
+      const res = found(ctx)
       const items = res.rows.map((r) => serialize(ctx, r, ser === 'full'))
       if (!res.paged) return items
       const out: Record<string, unknown> = { items, total_count: res.total, limit: res.limit, offset: res.offset, order: res.order }
@@ -187,13 +194,22 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
     }))
   })
 
-  routes.add('resource.permission', '/api/resource/{id}/permission', 'GET', async (c) => {
+  routes.add('resource.permission', '/api/resource/{id}/permission', 'GET', onPath('resource', 'read'), async (c) => {
+    // Another user's permissions are shown to who may change this resource's rules (§5.7).
     const id = idOf(c)
-    const row = await read(c, (ctx) => rowOf(ctx, id))
-    return json(permissionsOf(c.get('user'), c.get('services').classes.get(row.cls).scopes))
+    const other = queryInt(new URL(c.req.url).searchParams, 'user', { min: 0 })
+    return json(await read(c, (ctx) => {
+      const row = rowOf(ctx, id)
+      let user = ctx.user
+      if (other !== undefined && other !== user.id) {
+        requirePermission(ctx, id, 'resource', 'change_permissions')
+        user = getUser(ctx.db, other) ?? (() => { throw userNotFound(other) })()
+      }
+      return ctx.acl!.effective(ctx.db, user, id, ctx.classes.get(row.cls).scopes)
+    }))
   })
 
-  routes.add('resource.blueprint', '/api/component/resource/blueprint', 'GET', (c) => json(blueprint(c.get('services').classes)))
+  routes.add('resource.blueprint', '/api/component/resource/blueprint', 'GET', PUBLIC('the classes and scopes of this server'), (c) => json(blueprint(c.get('services').classes)))
 }
 
 /** For each id, the path from the root to its parent as `{id, display_name}` items. */

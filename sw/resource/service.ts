@@ -4,11 +4,12 @@
  * takes an open SQLite handle inside the caller's read or write; writes throw `ApiError`
  * before anything is left half-done (the caller's transaction rolls back).
  */
-import { validationError } from '../core/error.ts'
+import { insufficientPermissions, validationError } from '../core/error.ts'
+import type { AclEvaluator } from '../auth/acl.ts'
 import { expectKind, expectObject, expectRef } from '../core/validate.ts'
 import type { AfterCommit, ClassContext, ClassData, ClassLookup } from './class.ts'
 import type { Database, SqlDb } from '../store/database.ts'
-import { displayNameNotUnique, hierarchyError, keynameNotUnique, rootDeleteError, unknownClass } from './errors.ts'
+import { createForbidden, displayNameNotUnique, hierarchyError, keynameNotUnique, rootDeleteError, unknownClass } from './errors.ts'
 import type { ResourceRow } from './types.ts'
 import { applyResmeta, readResmeta } from './resmeta.ts'
 import { guardTree } from './tree-guard.ts'
@@ -17,6 +18,13 @@ import { permissionsInput } from './acl-input.ts'
 /** What the tree's functions get: the main database inside a read or write, and the classes. */
 export interface ResourceContext extends ClassContext {
   classes: ClassLookup
+  /** The permission evaluator; without it (the demo's seeding) nothing is checked. */
+  acl?: AclEvaluator
+}
+
+/** 403 InsufficientPermissions unless the context's user has `scope.permission` on resource `id`. */
+export function requirePermission(ctx: ResourceContext, id: number, scope: string, permission: string): void {
+  if (ctx.acl && ctx.acl.has(ctx.db, ctx.user, id, scope, permission) === false) throw insufficientPermissions(permission, scope, id)
 }
 
 export const ROOT_ID = 0
@@ -30,8 +38,16 @@ export async function provisionRoot(main: Database, now: Date): Promise<void> {
   const exists = await main.read((db) => db.selectValue(`SELECT 1 FROM resource WHERE id = ?`, [ROOT_ID]))
   if (exists) return
   await main.write((db) => {
-    db.exec({ sql: `INSERT INTO resource (id, cls, parent_id, keyname, display_name, owner_user_id, creation_date)
-        VALUES (?, 'resource_group', NULL, NULL, 'Main resource group', 4, ?)`, bind: [ROOT_ID, naiveIso(now)] })
+    // The original's root ACL (reference ngw-services §5.3): administrators may do everything,
+    // signed-in users may read the root; principals by keyname, never by a hard-coded id.
+    const idOf = (keyname: string) => db.selectValue(`SELECT id FROM principal WHERE keyname = ?`, [keyname]) as number
+    const acl = [
+      { action: 'allow', principal: { id: idOf('administrators') }, identity: '', scope: '', permission: '', propagate: true },
+      { action: 'allow', principal: { id: idOf('authenticated') }, identity: '', scope: 'resource', permission: 'read', propagate: false },
+    ]
+    db.exec({ sql: `INSERT INTO resource (id, cls, parent_id, keyname, display_name, owner_user_id, creation_date, permissions)
+        VALUES (?, 'resource_group', NULL, NULL, 'Main resource group', ?, ?, ?)`,
+      bind: [ROOT_ID, idOf('administrator'), naiveIso(now), JSON.stringify(acl)] })
   })
 }
 
@@ -152,8 +168,12 @@ export function checkCreate(ctx: ResourceContext, body: Record<string, unknown>)
   const displayName = displayNameOf(r.display_name)
   const keyname = r.keyname === undefined ? null : keynameOf(r.keyname)
   const description = r.description === undefined ? null : nullableStr(r.description, '$.resource.description')
-  const permissions = r.permissions === undefined ? '[]' : permissionsInput(r.permissions)
+  const permissions = r.permissions === undefined ? '[]' : permissionsInput(ctx.db, ctx.classes, r.permissions)
   checkParent(ctx, parentId, cls.identity)
+  // A create needs `resource.create` on the new resource (through the parent's propagating
+  // rules) and `manage_children` on the parent (reference ngw-services §5.4).
+  if (ctx.acl && !ctx.acl.canCreate(ctx.db, ctx.user, parentId, cls.identity)) throw createForbidden(cls.identity)
+  requirePermission(ctx, parentId, 'resource', 'manage_children')
   checkNames(ctx.db, -1, parentId, displayName, keyname)
   return { cls, parentId, displayName, keyname, description, permissions }
 }
@@ -203,13 +223,21 @@ export function updateResource(ctx: ResourceContext, id: number, body: Record<st
       if (next !== parentId) {
         if (id === ROOT_ID || next === null) throw hierarchyError('The root resource cannot be moved, and every other resource needs a parent.')
         checkParent(ctx, next, cls.identity, id)
+        // A move needs `manage_children` on the old and the new parent (§5.4).
+        requirePermission(ctx, parentId!, 'resource', 'manage_children')
+        requirePermission(ctx, next, 'resource', 'manage_children')
         parentId = next
       }
     }
     if (r.display_name !== undefined) displayName = displayNameOf(r.display_name)
     if (r.keyname !== undefined) keyname = keynameOf(r.keyname)
     if (r.description !== undefined) description = nullableStr(r.description, '$.resource.description')
-    if (r.permissions !== undefined) permissions = permissionsInput(r.permissions, permissions)
+    if (r.permissions !== undefined) {
+      const next = permissionsInput(ctx.db, ctx.classes, r.permissions)
+      // A client putting back the rules it read changes nothing and needs nothing more.
+      if (next !== JSON.stringify(JSON.parse(permissions))) requirePermission(ctx, id, 'resource', 'change_permissions')
+      permissions = next
+    }
     if (r.owner_user !== undefined) {
       owner = expectRef(r.owner_user, '$.resource.owner_user')
       if (!db.selectValue(`SELECT 1 FROM principal WHERE id = ? AND cls = 'U'`, [owner])) {

@@ -110,6 +110,36 @@ const MIGRATIONS: string[] = [
      failures INTEGER NOT NULL,
      locked_until INTEGER NOT NULL,
      last INTEGER NOT NULL);`,
+  // 7: group membership (auth/principals.ts), principals' descriptions, and the root's ACL as the
+  // original installs it (reference ngw-services §5.3): administrators may do everything, signed-in
+  // users may read the root. A tree with no rules was the two-role server's: its administrator
+  // keeps every right through the group.
+  `CREATE TABLE principal_member (
+     group_id INTEGER NOT NULL REFERENCES principal(id) ON DELETE CASCADE,
+     user_id INTEGER NOT NULL REFERENCES principal(id) ON DELETE CASCADE,
+     PRIMARY KEY (group_id, user_id));
+   CREATE INDEX principal_member_user ON principal_member(user_id);
+   ALTER TABLE principal ADD COLUMN description TEXT;
+   INSERT INTO principal_member (group_id, user_id)
+     SELECT g.id, u.id FROM principal g, principal u WHERE g.keyname = 'administrators' AND u.cls = 'U' AND u.is_admin = 1;
+   UPDATE resource SET permissions = json_array(
+       json_object('action', 'allow', 'principal', json_object('id', (SELECT id FROM principal WHERE keyname = 'administrators')),
+         'identity', '', 'scope', '', 'permission', '', 'propagate', json('true')),
+       json_object('action', 'allow', 'principal', json_object('id', (SELECT id FROM principal WHERE keyname = 'authenticated')),
+         'identity', '', 'scope', 'resource', 'permission', 'read', 'propagate', json('false')))
+     WHERE id = 0 AND permissions = '[]' AND EXISTS (SELECT 1 FROM principal WHERE keyname = 'administrators');`,
+  // 8: the permission evaluator's change token (auth/acl.ts): bumped by what can change who may
+  // do what (the tree's shape and rules, principals, membership), so that its caches outlive
+  // the writes that cannot (sessions, uploads, the journal, a layer's change log).
+  `CREATE TABLE acl_state (id INTEGER PRIMARY KEY CHECK (id = 0), version INTEGER NOT NULL);
+   INSERT INTO acl_state VALUES (0, 0);
+   CREATE TRIGGER acl_resource_insert AFTER INSERT ON resource BEGIN UPDATE acl_state SET version = version + 1; END;
+   CREATE TRIGGER acl_resource_update AFTER UPDATE OF parent_id, permissions, cls ON resource BEGIN UPDATE acl_state SET version = version + 1; END;
+   CREATE TRIGGER acl_resource_delete AFTER DELETE ON resource BEGIN UPDATE acl_state SET version = version + 1; END;
+   CREATE TRIGGER acl_principal_insert AFTER INSERT ON principal BEGIN UPDATE acl_state SET version = version + 1; END;
+   CREATE TRIGGER acl_principal_delete AFTER DELETE ON principal BEGIN UPDATE acl_state SET version = version + 1; END;
+   CREATE TRIGGER acl_member_insert AFTER INSERT ON principal_member BEGIN UPDATE acl_state SET version = version + 1; END;
+   CREATE TRIGGER acl_member_delete AFTER DELETE ON principal_member BEGIN UPDATE acl_state SET version = version + 1; END;`,
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS.length

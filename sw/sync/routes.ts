@@ -11,9 +11,8 @@
  * Reads are open to everyone, everything else needs an administrator.
  */
 import { json, readJsonObject } from '../core/http.ts'
-import type { RequestContext, Routes } from '../core/routes.ts'
+import { ADMINISTRATOR, AUTHENTICATED, PUBLIC, onPath, type RequestContext, type Routes } from '../core/routes.ts'
 import { queryInt } from '../core/validate.ts'
-import { requireAdmin } from '../auth/middleware.ts'
 import type { Principal } from '../auth/types.ts'
 import { conflictNotFound, notLinked } from './errors.ts'
 import { conflictJson, parseChoice, resolveConflict } from './resolve.ts'
@@ -36,19 +35,18 @@ async function replicaOf(c: Ctx) {
 }
 
 export function mountSync(routes: Routes<SyncVariables>): void {
-  routes.add('outpost.sync.item', '/api/resource/{id}/sync', ['GET', 'POST'], async (c) => {
+  routes.add('outpost.sync.item', '/api/resource/{id}/sync', ['GET', 'POST'], { GET: onPath('data', 'read'), POST: onPath('data', 'write') }, async (c) => {
     const { classes, platform } = c.get('services')
     if (c.req.method === 'GET') return json(await syncState(c.get('services'), idOf(c)))
-    requireAdmin(c.get('user'), 'write', 'data', idOf(c))
     return json(await syncRound(classes, platform, idOf(c)))
   })
 
-  routes.add('outpost.sync.conflict.collection', '/api/resource/{id}/sync/conflict/', 'GET', async (c) => {
+  routes.add('outpost.sync.conflict.collection', '/api/resource/{id}/sync/conflict/', 'GET', onPath('data', 'read'), async (c) => {
     const replica = await replicaOf(c)
     return json(await replica.read((_tx, r) => r.conflicts().map(conflictJson)))
   })
 
-  routes.add('outpost.sync.conflict.item', '/api/resource/{id}/sync/conflict/{cid}', ['GET', 'PUT'], async (c) => {
+  routes.add('outpost.sync.conflict.item', '/api/resource/{id}/sync/conflict/{cid}', ['GET', 'PUT'], { GET: onPath('data', 'read'), PUT: onPath('data', 'write') }, async (c) => {
     const cid = Number(c.req.param('cid'))
     if (c.req.method === 'GET') {
       const replica = await replicaOf(c)
@@ -56,24 +54,21 @@ export function mountSync(routes: Routes<SyncVariables>): void {
       if (!conflict) throw conflictNotFound(cid)
       return json(conflictJson(conflict))
     }
-    requireAdmin(c.get('user'), 'write', 'data', idOf(c))
     const choice = parseChoice(await readJsonObject(c.req.raw))
     await resolveConflict(await replicaOf(c), cid, choice, c.get('user').id)
     return json({})
   }, { cid: '[0-9]+' })
 
-  routes.add('outpost.sync.collection', '/api/component/outpost/sync/', ['GET', 'POST'], async (c) => {
+  routes.add('outpost.sync.collection', '/api/component/outpost/sync/', ['GET', 'POST'], { GET: AUTHENTICATED, POST: ADMINISTRATOR }, async (c) => {
     const services = c.get('services')
     if (c.req.method === 'GET') return json(await linkedLayers(services))
-    requireAdmin(c.get('user'), 'write', 'data', 0)
     return json(await syncAll(services.classes, services.platform))
   })
 
-  routes.add('outpost.sync.team', '/api/component/outpost/sync/team', 'GET', async (c) =>
+  routes.add('outpost.sync.team', '/api/component/outpost/sync/team', 'GET', PUBLIC('where the team server is, for the sign-in form'), async (c) =>
     json(await teamServer(c.get('services').platform)))
 
-  routes.add('outpost.remote.collection', '/api/resource/{id}/remote/', 'GET', async (c) => {
-    requireAdmin(c.get('user'), 'connect', 'connection', idOf(c))
+  routes.add('outpost.remote.collection', '/api/resource/{id}/remote/', 'GET', onPath('connection', 'connect'), async (c) => {
     const parent = queryInt(new URL(c.req.url).searchParams, 'parent', { min: 0 }) ?? 0
     return json(await remoteChildren(c.get('services'), idOf(c), parent))
   })

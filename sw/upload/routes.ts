@@ -5,7 +5,7 @@
  */
 import { pageNotFound, validationError } from '../core/error.ts'
 import { json } from '../core/http.ts'
-import type { RequestContext, Routes } from '../core/routes.ts'
+import { PUBLIC, type RequestContext, type Routes } from '../core/routes.ts'
 import { bodyChunks } from '../core/limits.ts'
 import { dispositionName, sanitizeName } from './body.ts'
 import { fileUploadNotCompleted, fileUploadNotFound, offsetConflict, unsupportedMediaType, uploadQuotaExceeded, uploadTooLarge } from './errors.ts'
@@ -166,13 +166,13 @@ async function itemDelete(c: Ctx): Promise<Response> {
 
 export function mountUpload(routes: Routes<UploadVariables>): void {
   // Before the item route, whose `{id}` would otherwise also see "upload".
-  routes.add('file_upload.upload', '/api/component/file_upload/upload', ['POST', 'PUT'], (c) =>
+  routes.add('file_upload.upload', '/api/component/file_upload/upload', ['POST', 'PUT'], PUBLIC('uploads are staging, with the anonymous quota (docs/upload.md)'), (c) =>
     c.req.method === 'PUT' ? rawPut(c) : collectionPost(c))
-  routes.add('file_upload.collection', COLLECTION, ['OPTIONS', 'POST', 'PUT'], (c) => {
+  routes.add('file_upload.collection', COLLECTION, ['OPTIONS', 'POST', 'PUT'], PUBLIC('uploads are staging, with the anonymous quota (docs/upload.md)'), (c) => {
     if (c.req.method === 'OPTIONS') return collectionOptions(c)
     return c.req.method === 'PUT' ? rawPut(c) : collectionPost(c)
   })
-  routes.add('file_upload.item', '/api/component/file_upload/{id}', ['GET', 'PATCH', 'DELETE'], (c) => {
+  routes.add('file_upload.item', '/api/component/file_upload/{id}', ['GET', 'PATCH', 'DELETE'], PUBLIC('an upload is named by its unguessable id'), (c) => {
     if (c.req.method === 'PATCH') return itemPatch(c)
     return c.req.method === 'DELETE' ? itemDelete(c) : itemGet(c)
   }, { id: '[^/]+' })

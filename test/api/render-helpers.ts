@@ -60,7 +60,7 @@ export async function makeStyle(api: Api, expect: Expect, layer: number, xml?: s
 }
 
 export async function tile(api: Api, expect: Expect, ids: number[] | number, z: number, x: number, y: number, extra = '') {
-  const res = await api.request('GET', `/api/component/render/tile?z=${z}&x=${x}&y=${y}&resource=${[ids].flat().join(',')}${extra}`, { auth: 'guest' })
+  const res = await api.request('GET', `/api/component/render/tile?z=${z}&x=${x}&y=${y}&resource=${[ids].flat().join(',')}${extra}`)
   expect(res.status).toBe(200)
   expect(res.headers['content-type']).toBe('image/png')
   return decodePng(res)

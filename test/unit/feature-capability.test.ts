@@ -89,7 +89,7 @@ function app() {
     await next()
   })
   hono.onError((err) => Response.json((err as ApiError).toBody(), { status: (err as ApiError).status }))
-  mountFeature(new RouteTable<{ Variables: FeatureVariables }>(hono))
+  mountFeature(new RouteTable<{ Variables: FeatureVariables }>(hono, () => {}))
   return async (method: string, path: string, body?: unknown) => {
     const res = await hono.request(path, { method, body: body === undefined ? undefined : JSON.stringify(body) })
     return { status: res.status, body: await res.json() }

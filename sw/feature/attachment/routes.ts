@@ -8,7 +8,7 @@ import { fileHeaders } from '../../core/media-type.ts'
 import { internalServerError } from '../../core/error.ts'
 import { quotePlus } from '../../core/text.ts'
 import { json, readJsonObject } from '../../core/http.ts'
-import type { RequestContext, Routes } from '../../core/routes.ts'
+import { onPath, type RequestContext, type Routes } from '../../core/routes.ts'
 import { lastValue, queryBool, queryInt } from '../../core/validate.ts'
 import type { FeatureVariables } from '../env.ts'
 import type { AttachmentRow, FeatureLayer, FeatureRead } from '../types.ts'
@@ -64,7 +64,7 @@ function body(bytes: Uint8Array): ArrayBuffer {
 }
 
 export function mountAttachment(routes: Routes<FeatureVariables>): void {
-  routes.add('feature_attachment.collection', COLLECTION, ['GET', 'POST'], async (c) => {
+  routes.add('feature_attachment.collection', COLLECTION, ['GET', 'POST'], { GET: onPath('data', 'read'), POST: onPath('data', 'write') }, async (c) => {
     const fid = num(c, 'fid')
     if (c.req.method === 'GET') {
       // The feature's existence is not checked, as in the original: a missing one has none.
@@ -86,7 +86,7 @@ export function mountAttachment(routes: Routes<FeatureVariables>): void {
     return json(withVersion({ id: written.result }, written))
   })
 
-  routes.add('feature_attachment.item', ITEM, ['GET', 'PUT', 'DELETE'], async (c) => {
+  routes.add('feature_attachment.item', ITEM, ['GET', 'PUT', 'DELETE'], { GET: onPath('data', 'read'), PUT: onPath('data', 'write'), DELETE: onPath('data', 'write') }, async (c) => {
     const fid = num(c, 'fid'), aid = num(c, 'aid')
     if (c.req.method === 'GET') {
       const layer = await layerOf(c)
@@ -110,7 +110,7 @@ export function mountAttachment(routes: Routes<FeatureVariables>): void {
     return json(withVersion({ id: aid }, written))
   })
 
-  routes.add('feature_attachment.download', `${ITEM}/download`, 'GET', async (c) => {
+  routes.add('feature_attachment.download', `${ITEM}/download`, 'GET', onPath('data', 'read'), async (c) => {
     const fid = num(c, 'fid'), aid = num(c, 'aid')
     // `fileobj`: one of the files the attachment had (the changes feed names them, reference §12).
     const fileobj = queryInt(new URL(c.req.url).searchParams, 'fileobj')
@@ -128,7 +128,7 @@ export function mountAttachment(routes: Routes<FeatureVariables>): void {
     return new Response(body(bytes), { headers: fileHeaders(row.mime_type, `filename*=utf-8''${quotePlus(name)}`) })
   })
 
-  routes.add('feature_attachment.image', `${ITEM}/image`, 'GET', async (c) => {
+  routes.add('feature_attachment.image', `${ITEM}/image`, 'GET', onPath('data', 'read'), async (c) => {
     const fid = num(c, 'fid'), aid = num(c, 'aid')
     const params = new URL(c.req.url).searchParams
     const size = lastValue(params, 'size')

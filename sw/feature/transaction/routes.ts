@@ -5,7 +5,7 @@
  * A transaction belongs to the user who started it; anyone else gets 404.
  */
 import { json, readJson, readJsonObject } from '../../core/http.ts'
-import type { RequestContext, Routes } from '../../core/routes.ts'
+import { onPath, type RequestContext, type Routes } from '../../core/routes.ts'
 import { expectKind } from '../../core/validate.ts'
 import type { FeatureVariables } from '../env.ts'
 import { writableLayerOf } from '../layer.ts'
@@ -37,7 +37,7 @@ async function transactionOf(c: Ctx, layer: FeatureLayer): Promise<TransactionRe
 }
 
 export function mountTransaction(routes: Routes<FeatureVariables>): void {
-  routes.add('feature_layer.transaction.collection', '/api/resource/{id}/feature/transaction/', 'POST', async (c) => {
+  routes.add('feature_layer.transaction.collection', '/api/resource/{id}/feature/transaction/', 'POST', onPath('data', 'write'), async (c) => {
     const layer = await writableLayerOf(c)
     const body = await readJsonObject(c.req.raw)
     const epoch = body.epoch === undefined ? undefined : expectKind<number>('int', body.epoch, '$.epoch')
@@ -55,7 +55,7 @@ export function mountTransaction(routes: Routes<FeatureVariables>): void {
   })
 
   routes.add('feature_layer.transaction.item', '/api/resource/{id}/feature/transaction/{tid}',
-    ['GET', 'PUT', 'POST', 'DELETE'], async (c) => {
+    ['GET', 'PUT', 'POST', 'DELETE'], onPath('data', 'write'), async (c) => {
       const layer = await writableLayerOf(c)
       const body = c.req.method === 'PUT' ? await readJson(c.req.raw) : undefined
       const rec = await transactionOf(c, layer)

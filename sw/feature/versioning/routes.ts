@@ -7,7 +7,7 @@
  */
 import { json } from '../../core/http.ts'
 import { invalidParameter, parameterRequired } from '../../core/error.ts'
-import type { RequestContext, Routes } from '../../core/routes.ts'
+import { onPath, type RequestContext, type Routes } from '../../core/routes.ts'
 import { lastValue, queryBool, queryInt } from '../../core/validate.ts'
 import { getUser } from '../../auth/service.ts'
 import type { FeatureVariables } from '../env.ts'
@@ -61,7 +61,7 @@ function versionItem(tx: HistoryRead, first: VersionRecord, last: VersionRecord,
 }
 
 export function mountVersioning(routes: Routes<FeatureVariables>): void {
-  routes.add('feature_layer.changes_check', '/api/resource/{id}/feature/changes/check', 'GET', async (c) => {
+  routes.add('feature_layer.changes_check', '/api/resource/{id}/feature/changes/check', 'GET', onPath('data', 'read'), async (c) => {
     const params = paramsOf(c)
     const layer = await layerOf(c)
     const extensions = extensionsOf(params)
@@ -91,7 +91,7 @@ export function mountVersioning(routes: Routes<FeatureVariables>): void {
       fetch: fetchUrl(c, out.epoch, out.initial, out.target, { fields: fields.map((f) => f.id), extensions, fidLast: null }) })
   })
 
-  routes.add('feature_layer.changes_fetch', '/api/resource/{id}/feature/changes/fetch', 'GET', async (c) => {
+  routes.add('feature_layer.changes_fetch', '/api/resource/{id}/feature/changes/fetch', 'GET', onPath('data', 'read'), async (c) => {
     const params = paramsOf(c)
     const layer = await layerOf(c)
     const epoch = requiredInt(params, 'epoch', 1)
@@ -115,7 +115,7 @@ export function mountVersioning(routes: Routes<FeatureVariables>): void {
     }))
   })
 
-  routes.add('feature_layer.version.collection', '/api/resource/{id}/feature/version/', 'GET', async (c) => {
+  routes.add('feature_layer.version.collection', '/api/resource/{id}/feature/version/', 'GET', onPath('data', 'read'), async (c) => {
     const params = paramsOf(c)
     const layer = await layerOf(c)
     const epoch = requiredInt(params, 'epoch', 1)
@@ -155,7 +155,7 @@ export function mountVersioning(routes: Routes<FeatureVariables>): void {
     }))
   })
 
-  routes.add('feature_layer.version.item', '/api/resource/{id}/feature/version/{vid}', 'GET', async (c) => {
+  routes.add('feature_layer.version.item', '/api/resource/{id}/feature/version/{vid}', 'GET', onPath('data', 'read'), async (c) => {
     const layer = await layerOf(c)
     const vid = Number(c.req.param('vid'))
     const v = await layer.read((tx) => {

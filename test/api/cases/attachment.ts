@@ -35,7 +35,7 @@ async function attach(api: Api, expect: Expect, col: string, bytes: Uint8Array |
   return res.body.id as number
 }
 
-const list = async (api: Api, col: string) => (await api.request('GET', col, { auth: 'guest' })).body
+const list = async (api: Api, col: string) => (await api.request('GET', col)).body
 
 const PHOTO_EXIF = { orientation: 6, dateTimeOriginal: '2024:05:01 10:00:00' }
 
@@ -43,7 +43,7 @@ export const attachmentCases: ApiCase[] = [
   {
     name: 'attachment routes are in the route table under the original names',
     async run(api, expect) {
-      const res = await api.request('GET', '/api/component/pyramid/route', { auth: 'guest' })
+      const res = await api.request('GET', '/api/component/pyramid/route')
       const col = '/api/resource/{0}/feature/{1}/attachment/'
       expect(res.body['feature_attachment.collection']).toEqual([col, 'id', 'fid'])
       expect(res.body['feature_attachment.item']).toEqual([col + '{2}', 'id', 'fid', 'aid'])
@@ -63,13 +63,13 @@ export const attachmentCases: ApiCase[] = [
       expect(res.status).toBe(200)
       expect(res.headers['content-type']).toBe('application/json')
       const aid = res.body.id
-      const item = await api.request('GET', col + aid, { auth: 'guest' })
+      const item = await api.request('GET', col + aid)
       expect(item.status).toBe(200)
       expect(Object.keys(item.body)).toEqual(['id', 'name', 'keyname', 'size', 'mime_type', 'description', 'is_image', 'file_meta'])
       expect(item.body).toEqual({ id: aid, name: 'photo.jpg', keyname: 'main', size: photo.length, mime_type: 'image/jpeg',
         description: 'Front', is_image: true, file_meta: { timestamp: '2024-05-01T10:00:00' } })
       expect(await list(api, col)).toEqual([item.body])
-      const f = await api.request('GET', feature, { auth: 'guest' })
+      const f = await api.request('GET', feature)
       expect(f.body.extensions.attachment).toEqual([item.body])
       // A text file: not an image, no EXIF, type from the upload.
       const txt = await attach(api, expect, col, 'hello', 'notes.txt', 'text/plain')
@@ -82,7 +82,7 @@ export const attachmentCases: ApiCase[] = [
     name: 'the collection of a feature without attachments, or of a missing feature, is []',
     async run(api, expect) {
       const { layer } = await setup(api, expect)
-      const res = await api.request('GET', `/api/resource/${layer}/feature/987654/attachment/`, { auth: 'guest' })
+      const res = await api.request('GET', `/api/resource/${layer}/feature/987654/attachment/`)
       expect(res.status).toBe(200)
       expect(res.body).toEqual([])
       expectError(expect, await api.request('GET', '/api/resource/987654/feature/1/attachment/'), 404, RES_NOT_FOUND)
@@ -179,7 +179,7 @@ export const attachmentCases: ApiCase[] = [
       const { col } = await setup(api, expect)
       const bytes = new Uint8Array([0, 1, 2, 250, 255, 10, 13])
       const aid = await attach(api, expect, col, bytes, 'карта и план.bin', 'application/x-thing')
-      const res = await api.request('GET', `${col}${aid}/download`, { auth: 'guest' })
+      const res = await api.request('GET', `${col}${aid}/download`)
       expect(res.status).toBe(200)
       expect(res.bodyBase64).toBe(base64(bytes))
       expect(res.headers['content-type']).toBe('application/x-thing')
@@ -201,7 +201,7 @@ export const attachmentCases: ApiCase[] = [
       const { col } = await setup(api, expect)
       const jpg = makeJpeg(32, 16)
       const aid = await attach(api, expect, col, jpg, 'wide.jpg', 'image/jpeg')
-      const orig = await api.request('GET', `${col}${aid}/image`, { auth: 'guest' })
+      const orig = await api.request('GET', `${col}${aid}/image`)
       expect(orig.status).toBe(200)
       expect(orig.headers['content-type']).toBe('image/jpeg')
       expect(orig.bodyBase64).toBe(base64(jpg))

@@ -35,7 +35,7 @@ async function seed(api: Api, expect: Expect, name = uniq('Экспорт')) {
 }
 
 async function download(api: Api, expect: Expect, path: string, type: string, filename: string) {
-  const res = await api.request('GET', path, { auth: 'guest' })
+  const res = await api.request('GET', path)
   expect(res.status, res.text.slice(0, 300)).toBe(200)
   expect(res.headers['content-type']).toBe(type)
   expect(res.headers['content-disposition']).toBe(`attachment; filename=${filename}`)

@@ -44,7 +44,7 @@ async function post(api: Api, expect: Expect, layer: number, body: unknown, quer
 }
 
 async function count(api: Api, layer: number, query = '') {
-  return (await api.request('GET', `/api/resource/${layer}/feature_count${query}`, { auth: 'guest' })).body
+  return (await api.request('GET', `/api/resource/${layer}/feature_count${query}`)).body
 }
 
 const ids = (res: { body: { id: number }[] }) => res.body.map((f) => f.id)
@@ -74,7 +74,7 @@ export const featureCases: ApiCase[] = [
         name: 'Well #7', count: '42', big: '9007199254740993', depth: 12.5, day: { year: 2019, month: 6, day: 1 },
         at: { hour: 16, minute: 20, second: 0 }, stamp: '2019-06-01T16:20:05', ok: 'true' } })
       expect(fid).toBeGreaterThan(0)
-      const res = await api.request('GET', `/api/resource/${layer}/feature/${fid}`, { auth: 'guest' })
+      const res = await api.request('GET', `/api/resource/${layer}/feature/${fid}`)
       expect(res.status).toBe(200)
       expect(res.headers['content-type']).toBe('application/json')
       expect(Object.keys(res.body)).toEqual(['id', 'geom', 'fields', 'extensions'])
@@ -227,7 +227,7 @@ export const featureCases: ApiCase[] = [
     async run(api, expect) {
       const { layer, fids } = await seed(api, expect)
       const base = `/api/resource/${layer}/feature/`
-      expect(ids(await api.request('GET', base, { auth: 'guest' }))).toEqual(fids)
+      expect(ids(await api.request('GET', base))).toEqual(fids)
       expect(ids(await api.request('GET', `${base}?limit=2&offset=1`))).toEqual(fids.slice(1, 3))
       expect(ids(await api.request('GET', `${base}?offset=3`))).toEqual(fids)
       expect(ids(await api.request('GET', `${base}?limit=0`))).toEqual([])
@@ -292,14 +292,14 @@ export const featureCases: ApiCase[] = [
       expect(ids(await api.request('GET', `${base}?intersects=${encodeURIComponent('LINESTRING(0 40, 40 0)')}`))).toEqual([fids[2]])
       expect(await count(api, layer, `?intersects=${box}`)).toEqual({ total_count: 5, filtered_count: 2 })
       expectError(expect, await api.request('GET', `${base}?intersects=POLYGON((1 2`), 422, VALIDATION)
-      const ext = await api.request('GET', `/api/resource/${layer}/feature_extent`, { auth: 'guest' })
+      const ext = await api.request('GET', `/api/resource/${layer}/feature_extent`)
       expect(Object.keys(ext.body)).toEqual(['minLon', 'minLat', 'maxLon', 'maxLat'])
       expect(ext.body.minLon).toBe(0)
       expect(ext.body.maxLon).toBeCloseTo(40 / 111319.49079327357, 9)
       const filtered = await api.request('GET', `/api/resource/${layer}/feature_extent?fld_count=9`)
       expect(filtered.body.minLon).toBeCloseTo(20 / 111319.49079327357, 9)
       expect(filtered.body.minLon).toBe(filtered.body.maxLon)
-      const whole = await api.request('GET', `/api/resource/${layer}/extent`, { auth: 'guest' })
+      const whole = await api.request('GET', `/api/resource/${layer}/extent`)
       expect(whole.body).toEqual({ extent: ext.body })
       const empty = await createLayer(api, expect)
       expect((await api.request('GET', `/api/resource/${empty}/extent`)).body).toEqual({ extent: { minLon: null, minLat: null, maxLon: null, maxLat: null } })
@@ -311,7 +311,7 @@ export const featureCases: ApiCase[] = [
     async run(api, expect) {
       const layer = await createLayer(api, expect, 'POLYGON', [])
       const fid = await post(api, expect, layer, { geom: 'POLYGON((0 0, 30 0, 30 20, 0 20, 0 0),(1 1, 2 1, 2 2, 1 1))' })
-      const ext = await api.request('GET', `/api/resource/${layer}/feature/${fid}/extent`, { auth: 'guest' })
+      const ext = await api.request('GET', `/api/resource/${layer}/feature/${fid}/extent`)
       expect(ext.body.extent.minLon).toBe(0)
       expect(ext.body.extent.maxLon).toBeCloseTo(30 / 111319.49079327357, 9)
       const info = await api.request('GET', `/api/resource/${layer}/feature/${fid}/geometry_info?srs=3857`)
@@ -397,7 +397,7 @@ export const featureCases: ApiCase[] = [
       const layer = await createLayer(api, expect)
       const fid = await post(api, expect, layer, { geom: 'POINT(1 2)' })
       const PERM = 'nextgisweb.core.exception.InsufficientPermissions'
-      expect((await api.request('GET', `/api/resource/${layer}/feature/`, { auth: 'guest' })).status).toBe(200)
+      expect((await api.request('GET', `/api/resource/${layer}/feature/`)).status).toBe(200)
       expectError(expect, await api.request('POST', `/api/resource/${layer}/feature/`, { auth: 'guest', body: { geom: 'POINT(1 1)' } }), 403, PERM)
       expectError(expect, await api.request('PUT', `/api/resource/${layer}/feature/${fid}`, { auth: 'guest', body: { fields: {} } }), 403, PERM)
       expectError(expect, await api.request('PATCH', `/api/resource/${layer}/feature/`, { auth: 'guest', body: [] }), 403, PERM)

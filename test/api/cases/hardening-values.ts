@@ -64,7 +64,7 @@ export const hardeningValueCases: ApiCase[] = [
           expect(res.body.message).toMatch(/Geometry is not valid: (coordinate .* is beyond|non-finite)/)
         }
         expectError(expect, await api.request('PATCH', col, { body: [{ geom: 'POINT(1 1)' }, { geom: 'POINT(1e308 1)' }] }), 422, VALIDATION)
-        const extent = await api.request('GET', `/api/resource/${layer}/extent`, { auth: 'guest' })
+        const extent = await api.request('GET', `/api/resource/${layer}/extent`)
         expect(extent.status).toBe(200)
         for (const v of Object.values(extent.body.extent)) expect(Number.isFinite(v)).toBe(true)
         expect((await api.request('GET', `/api/resource/${layer}/feature_extent`)).status).toBe(200)
@@ -94,7 +94,7 @@ export const hardeningValueCases: ApiCase[] = [
       expect(rec.mime_type).toBe('text/plain')
       const viaTus = (await api.request('POST', col, { body: { file_upload: rec } })).body.id
       for (const a of [aid, viaTus]) {
-        const dl = await api.request('GET', `${col}${a}/download`, { auth: 'guest' })
+        const dl = await api.request('GET', `${col}${a}/download`)
         expect(dl.status).toBe(200)
         expect(dl.text).toBe('hello')
       }
@@ -112,7 +112,7 @@ export const hardeningValueCases: ApiCase[] = [
       for (const [type, name, inline] of cases) {
         const file_upload = await uploadFile(api, expect, '<svg onload="alert(1)"/>', name, type)
         const aid = (await api.request('POST', col, { body: { file_upload } })).body.id
-        const dl = await api.request('GET', `${col}${aid}/download`, { auth: 'guest' })
+        const dl = await api.request('GET', `${col}${aid}/download`)
         expect(dl.status).toBe(200)
         expect(dl.headers['x-content-type-options']).toBe('nosniff')
         expect(dl.headers['content-security-policy']).toBe('sandbox')
@@ -125,7 +125,7 @@ export const hardeningValueCases: ApiCase[] = [
     name: 'a catalogue import with a javascript: (or data:, vbscript:) URL is refused and changes nothing',
     async run(api, expect) {
       const url = '/api/component/outpost/catalogue/import'
-      const before = (await api.request('GET', '/api/v1/geoservices/?limit=1', { auth: 'guest' })).body.count
+      const before = (await api.request('GET', '/api/v1/geoservices/?limit=1')).body.count
       const service = { id: 1, guid: '00000000-0000-4000-8000-000000000001', name: 'Only', type: 'tms', epsg: 3857,
         url: 'https://t.example/{z}/{x}/{y}.png', created_at: '2024-01-01T00:00:00Z', updated_at: null }
       const bad: Array<Record<string, unknown>> = [
@@ -138,28 +138,23 @@ export const hardeningValueCases: ApiCase[] = [
         expectError(expect, res, 422, VALIDATION)
         expect(res.body.message).toMatch(/URL is not allowed/)
       }
-      expect((await api.request('GET', '/api/v1/geoservices/?limit=1', { auth: 'guest' })).body.count).toBe(before)
+      expect((await api.request('GET', '/api/v1/geoservices/?limit=1')).body.count).toBe(before)
       // Free text and http(s) links still pass.
       const ok = await api.request('POST', url, { body: { geoservices: [{ ...service, terms_of_use_url: 'For tracing in OSM only', license_url: 'https://x.example/l' }] } })
       expect(ok.status).toBe(200)
     },
   },
   {
-    name: 'resource permission rules are 422 "not supported by this server" instead of being stored unenforced',
+    name: 'resource permission rules are stored and enforced (issue 21); a client putting back the resource it read changes nothing',
     async run(api, expect) {
       const rule = { action: 'deny', principal: { id: 1 }, identity: '', scope: 'resource', permission: 'read', propagate: true }
       const created = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'resource_group', parent: { id: 0 },
         display_name: uniq('Acl'), permissions: [rule] } } })
-      expectError(expect, created, 422, VALIDATION)
-      expect(created.body.message).toMatch(/not supported by this server/)
-      const id = (await api.request('POST', '/api/resource/', { body: { resource: { cls: 'resource_group', parent: { id: 0 },
-        display_name: uniq('Acl'), permissions: [] } } })).body.id
-      expectError(expect, await api.request('PUT', `/api/resource/${id}`, { body: { resource: { permissions: [rule] } } }), 422, VALIDATION)
-      // A client putting back what it read is fine.
-      const read = (await api.request('GET', `/api/resource/${id}`)).body
-      expect(read.resource.permissions).toEqual([])
-      expect((await api.request('PUT', `/api/resource/${id}`, { body: { resource: read.resource } })).status).toBe(200)
-      expect((await api.request('GET', `/api/resource/${id}`, { auth: 'guest' })).status).toBe(200)
+      expect(created.status).toBe(201)
+      const read = (await api.request('GET', `/api/resource/${created.body.id}`)).body
+      expect(read.resource.permissions).toEqual([rule])
+      expect((await api.request('PUT', `/api/resource/${created.body.id}`, { body: { resource: read.resource } })).status).toBe(200)
+      expect((await api.request('GET', `/api/resource/${created.body.id}`)).body).toEqual(read)
     },
   },
 ]

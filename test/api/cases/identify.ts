@@ -30,7 +30,7 @@ export const identifyCases: ApiCase[] = [
       const [a1] = await add(api, expect, areas, [{ geom: box(0, 0, 1, 1), fields: { kind: 'field' } }, { geom: box(5, 5, 6, 6) }])
       const group = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'resource_group', parent: { id: 0 }, display_name: uniq('G') } } })
       const root = (await api.request('GET', '/api/resource/0')).body.resource.display_name
-      const res = await api.request('POST', URL_, { auth: 'guest',
+      const res = await api.request('POST', URL_, {
         body: { geom: box(-20, -20, 20, 20), srs: 3857, layers: [areas, wells, group.body.id, 999999] } })
       expect(res.status).toBe(200)
       expect(res.headers['content-type']).toBe('application/json')

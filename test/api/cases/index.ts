@@ -32,9 +32,11 @@ import { hardeningValueCases } from './hardening-values.ts'
 import { hardeningRenderCases } from './hardening-render.ts'
 import { idempotencyCases } from './idempotency.ts'
 import { compatCases } from './compat.ts'
+import { permissionCases } from './permissions.ts'
 
 export const CASE_GROUPS: Record<string, ApiCase[]> = {
   pyramid: pyramidCases,
+  permissions: permissionCases,
   auth: authCases,
   resource: resourceCases,
   blueprint: blueprintCases,

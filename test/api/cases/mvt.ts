@@ -19,7 +19,7 @@ const tileUrl = (ids: number[] | number, z: number, x: number, y: number, extra 
   `/api/component/feature_layer/mvt?resource=${[ids].flat().join(',')}&z=${z}&x=${x}&y=${y}${extra}`
 
 async function tile(api: Api, expect: Expect, url: string) {
-  const res = await api.request('GET', url, { auth: 'guest' })
+  const res = await api.request('GET', url)
   if (res.status === 204) {
     expect(res.text).toBe('')
     return {}
@@ -182,7 +182,7 @@ export const mvtCases: ApiCase[] = [
       // A new `extent` each time: never the tile cache.
       let extent = 4096
       const cut = async () => {
-        const res = await api.request('GET', tileUrl(id, Z, X, Y, `&extent=${extent--}`), { auth: 'guest' })
+        const res = await api.request('GET', tileUrl(id, Z, X, Y, `&extent=${extent--}`))
         expect(res.status).toBe(200)
         const source = /;desc=(\w+)$/.exec(res.headers['server-timing'] ?? '')?.[1]
         const names = decodeTile(bytesOf(res.bodyBase64))[`svc:${id}`]!.features.map((f) => f.properties.name as string)

@@ -45,7 +45,7 @@ export const renderQmlCases: ApiCase[] = [
       const res = await api.request('GET', `/api/resource/${id}`)
       expect(res.body.resource.cls).toBe('qgis_vector_style')
       expect(res.body.qgis_vector_style).toEqual({ svg_marker_library: null })
-      const file = await api.request('GET', `/api/resource/${id}/qml`, { auth: 'guest' })
+      const file = await api.request('GET', `/api/resource/${id}/qml`)
       expect(file.status).toBe(200)
       expect(file.text).toBe(qml)
       const legend = await api.request('GET', `/api/resource/${id}/legend_symbols`)

@@ -19,7 +19,7 @@ export const resourceCases: ApiCase[] = [
   {
     name: 'the root is a resource group with the composite members',
     async run(api, expect) {
-      const res = await api.request('GET', '/api/resource/0', { auth: 'guest' })
+      const res = await api.request('GET', '/api/resource/0')
       expect(res.status).toBe(200)
       expect(res.headers['content-type']).toBe('application/json')
       expect(Object.keys(res.body.resource)).toEqual(['id', 'cls', 'creation_date', 'parent', 'owner_user', 'permissions',
@@ -38,10 +38,10 @@ export const resourceCases: ApiCase[] = [
         body: { resource: { cls: 'resource_group', parent: { id: 0 }, display_name: name, description: '<p>Field</p>' } } })
       expect(res.status).toBe(201)
       expect(res.body).toEqual({ id: expect.any(Number), parent: { id: 0 } })
-      const got = await api.request('GET', `/api/resource/${res.body.id}`, { auth: 'guest' })
+      const got = await api.request('GET', `/api/resource/${res.body.id}`)
       expect(got.body.resource).toMatchObject({ id: res.body.id, cls: 'resource_group', display_name: name,
         description: '<p>Field</p>', keyname: null, parent: { id: 0, parent: { id: null } }, children: false, owner_user: { id: expect.any(Number) } })
-      const kids = await api.request('GET', '/api/resource/?parent=0', { auth: 'guest' })
+      const kids = await api.request('GET', '/api/resource/?parent=0')
       expect(kids.body.map((r: { resource: { id: number } }) => r.resource.id)).toContain(res.body.id)
       const root = await api.request('GET', '/api/resource/0')
       expect(root.body.resource.children).toBe(true)
@@ -303,13 +303,15 @@ export const resourceCases: ApiCase[] = [
     },
   },
   {
-    name: 'effective permissions: the administrator may do everything, the guest may read',
+    name: 'effective permissions: the administrator may do everything; the guest may not even read the root (the original\'s default ACL)',
     async run(api, expect) {
       const admin = await api.request('GET', '/api/resource/0/permission')
       expect(admin.body.resource).toEqual({ read: true, create: true, update: true, delete: true, manage_children: true, change_permissions: true })
       const guest = await api.request('GET', '/api/resource/0/permission', { auth: 'guest' })
-      expect(guest.body.resource.read).toBe(true)
-      expect(guest.body.resource.update).toBe(false)
+      expect(guest.status).toBe(403)
+      expect(guest.body).toMatchObject({ exception: 'nextgisweb.core.exception.InsufficientPermissions',
+        data: { resource: { id: 0 }, permission: 'read', scope: 'resource' } })
+      expect(guest.headers['www-authenticate']).toBeUndefined()
     },
   },
 ]

@@ -1,0 +1,60 @@
+/**
+ * @module auth/checkpoint
+ * The one checkpoint: what the route table runs before every handler, with the route's declared
+ * need (core/routes `Need`). Credentials that failed are thrown here, so an unknown URL is still a
+ * 404; then the need is checked through the one evaluator (auth/acl.ts). A resource that does not
+ * exist passes: its handler answers the original's 404.
+ */
+import { forbidden, insufficientPermissions } from '../core/error.ts'
+import type { Need, RequestContext } from '../core/routes.ts'
+import type { AuthVariables } from './env.ts'
+import type { AclEvaluator, AclRow } from './acl.ts'
+
+type Vars = Omit<AuthVariables, 'services'> & { services: AuthVariables['services'] & { acl: AclEvaluator } }
+
+/** The resource ids a request names where its route says they come from (`path` or `query`). */
+function idsOf(c: RequestContext<Vars>, from: 'path' | 'query'): number[] {
+  if (from === 'path') return [Number(c.req.param('id'))]
+  // `resource=1,2` or `resource=1&resource=2`; what is not an id is the handler's to refuse.
+  return new URL(c.req.url).searchParams.getAll('resource').flatMap((v) => v.split(','))
+    .filter((v) => /^[0-9]{1,15}$/.test(v)).map(Number)
+}
+
+export async function checkpoint(c: RequestContext<Vars>, need: Need): Promise<void> {
+  const authError = c.get('authError')
+  if (authError) throw authError
+  if ('public' in need) return
+  const user = c.get('user')
+  if ('user' in need) {
+    if (need.user === 'administrator' ? !user.isAdmin : user.isGuest) {
+      throw forbidden(need.user === 'administrator' ? 'Only administrators may do this.' : 'Sign in to do this.')
+    }
+    return
+  }
+  if (need.from === 'handler') return
+  const ids = idsOf(c, need.from)
+  const { main, acl } = c.get('services')
+  await main.read((db) => {
+    for (const id of ids) {
+      if (acl.has(db, user, id, need.scope, need.permission) === false) throw insufficientPermissions(need.permission, need.scope, id)
+    }
+  })
+}
+
+/**
+ * For a route declared `inHandler`: 403 unless the request's user has `scope.permission` on
+ * every one of `ids` (those that do not exist are the handler's to refuse).
+ */
+export async function requireOn(c: RequestContext<Vars>, ids: Iterable<number>, scope: string, permission: string): Promise<void> {
+  const { main, acl } = c.get('services')
+  const user = c.get('user')
+  await main.read((db) => {
+    for (const id of ids) if (acl.has(db, user, id, scope, permission) === false) throw insufficientPermissions(permission, scope, id)
+  })
+}
+
+/** For listings: the rows of `rows` the request's user may read. */
+export async function readableRows<T extends AclRow>(c: RequestContext<Vars>, rows: T[]): Promise<T[]> {
+  const { main, acl } = c.get('services')
+  return main.read((db) => acl.readable(db, c.get('user'), rows))
+}
