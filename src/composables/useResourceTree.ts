@@ -7,6 +7,7 @@
 import { reactive, ref, shallowRef } from 'vue'
 import { listChildren, getResource, ROOT_ID, type ResourceInfo } from '../api/resource.ts'
 import { useNotices } from './useNotices.ts'
+import { ServerError } from '../api/request.ts'
 
 const root = shallowRef<ResourceInfo | null>(null)
 /** Loaded children per parent id; absent = not loaded yet. */
@@ -14,6 +15,8 @@ const childrenOf = reactive(new Map<number, ResourceInfo[]>())
 const expanded = reactive(new Set<number>())
 const loading = reactive(new Set<number>())
 const selectedId = ref<number>(ROOT_ID)
+/** The person may not read the main resource group (a guest, since issue 21): nothing to show, no error. */
+const rootDenied = ref(false)
 
 const { reportError } = useNotices()
 
@@ -38,8 +41,12 @@ async function loadChildren(id: number): Promise<void> {
 async function loadRoot(): Promise<void> {
   try {
     root.value = (await getResource(ROOT_ID)).resource
+    rootDenied.value = false
   } catch (err) {
-    reportError(err)
+    // The previous person's tree must not stay on screen after a logout.
+    root.value = null
+    if (err instanceof ServerError && err.status === 403) rootDenied.value = true
+    else reportError(err)
     return
   }
   expanded.add(ROOT_ID)
@@ -69,10 +76,12 @@ async function refresh(...ids: number[]): Promise<void> {
 async function reload(): Promise<void> {
   childrenOf.clear()
   expanded.clear()
+  // The next person starts at the top, not on something the previous one had open.
+  selectedId.value = ROOT_ID
   await loadRoot()
 }
 
 export function useResourceTree() {
-  return { root, childrenOf, expanded, loading, selectedId, loadRoot, toggle, expand, refresh, reload,
+  return { root, rootDenied, childrenOf, expanded, loading, selectedId, loadRoot, toggle, expand, refresh, reload,
     select: (id: number) => { selectedId.value = id } }
 }

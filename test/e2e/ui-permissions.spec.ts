@@ -24,6 +24,7 @@ test('administrator grants a group read on a folder; its member sees that folder
   const login = `collector${tag}`
   // Guests read nothing since issue 21 (the root's rules as the original installs them).
   await gotoControlled(page)
+  await expect(page.getByTestId('tree-denied')).toBeVisible()
   await firstLogin(page)
   await pick(page, 'Main resource group')
   await createGroup(page, shared)
@@ -78,6 +79,10 @@ test('administrator grants a group read on a folder; its member sees that folder
 
   // The member: the shared folder, not the secret one, and nothing to change it with.
   await page.getByTestId('logout-button').click()
+  // A guest is told there is nothing to see: no error, and not the administrator's tree.
+  await expect(page.getByTestId('tree-denied')).toBeVisible()
+  await expect(treeNode(page, shared)).toHaveCount(0)
+  await expect(page.getByTestId('error-notice')).toHaveCount(0)
   await logIn(page, login, USER_PASSWORD)
   await expect(page.getByTestId('current-user')).toHaveText(`Collector ${tag}`)
   await expect(page.getByTestId('admin-open')).toHaveCount(0)
