@@ -1,6 +1,5 @@
 import { expect, test, type Page } from '@playwright/test'
-import { gotoControlled } from './helpers.ts'
-import { createGroup, firstLogin, pick, treeNode } from './ui-steps.ts'
+import { createGroup, firstLogin, openApp, pick, treeNode } from './ui-steps.ts'
 
 // Issue 21 item 6, in the app on the worker's backend: the administrator makes a user and a
 // group on the users page, gives the group read on one folder in its Permissions tab; the user
@@ -23,7 +22,7 @@ test('administrator grants a group read on a folder; its member sees that folder
   const team = `Field team ${tag}`
   const login = `collector${tag}`
   // Guests read nothing since issue 21 (the root's rules as the original installs them).
-  await gotoControlled(page)
+  await openApp(page)
   await expect(page.getByTestId('tree-denied')).toBeVisible()
   await firstLogin(page)
   await pick(page, 'Main resource group')
