@@ -21,7 +21,7 @@ export interface Services {
   /** The main database: users, sessions, the resource tree, uploads, the journal. */
   main: Database
   auth: Authenticator
-  /** Who may do what on which resource (auth/acl.ts), cached per version of the main database. */
+  /** Who may do what on which resource (auth/acl.ts), cached until the store's ACL change token moves. */
   acl: AclEvaluator
   /** The resource classes and their capabilities, for this app. */
   classes: ClassRegistry
@@ -40,7 +40,7 @@ export async function openServices(platform: Platform): Promise<Services> {
   return {
     platform, main, adminCreated,
     auth: new Authenticator(main, () => platform.now().getTime()),
-    acl: new AclEvaluator(main),
+    acl: new AclEvaluator(),
     classes: new ClassRegistry({ platform, main }),
     catalogue: sharedStart(() => Catalogue.open(platform)),
   }

@@ -8,10 +8,10 @@
  *
  * Permissions are bits of one number, so a rule is a mask and a chain of 1,000 rules is 1,000
  * ORs. What is derived (a node's rules, the inherited masks per class, a resource's effective
- * set) is cached per user and dropped when the main database's version changes: any write may
- * have changed a rule, a parent or a membership.
+ * set) is cached per user and dropped when the store's ACL change token moves (a rule, a parent,
+ * a principal or a membership changed).
  */
-import type { Database, SqlDb } from '../store/database.ts'
+import type { SqlDb } from '../store/database.ts'
 import type { Principal } from './types.ts'
 
 /** Scopes and their permissions, in the original's order (reference ngw-api §3.4). */
@@ -67,9 +67,22 @@ interface Node { id: number; parent: number | null; cls: string; rules: Rule[] }
 /** The rows the evaluator reads; a listing passes the rows it already has. */
 export interface AclRow { id: number; parent_id: number | null; cls: string; permissions: string }
 
+/**
+ * Compiled rule lists by their stored text: a write elsewhere in the tree makes every node be
+ * read again, but rules whose text did not change are not parsed again. Bounded: cleared whole
+ * when it grows past `COMPILED_MAX` texts.
+ */
+const compiled = new Map<string, Rule[]>()
+const COMPILED_MAX = 50_000
+
 function compile(row: AclRow): Node {
-  const rules = (JSON.parse(row.permissions) as AclRule[]).map((r) => ({ deny: r.action === 'deny',
-    principal: r.principal.id, identity: r.identity, mask: maskOf(r.scope, r.permission), propagate: r.propagate }))
+  let rules = compiled.get(row.permissions)
+  if (!rules) {
+    rules = (JSON.parse(row.permissions) as AclRule[]).map((r) => ({ deny: r.action === 'deny',
+      principal: r.principal.id, identity: r.identity, mask: maskOf(r.scope, r.permission), propagate: r.propagate }))
+    if (compiled.size >= COMPILED_MAX) compiled.clear()
+    compiled.set(row.permissions, rules)
+  }
   return { id: row.id, parent: row.parent_id, cls: row.cls, rules }
 }
 
@@ -86,12 +99,15 @@ export class AclEvaluator {
   #system: SystemIds | undefined
   #groups = new Map<number, number[]>()
 
-  constructor(private main: Database) {}
-
-  /** Drops everything derived when the main database changed since it was derived. */
+  /**
+   * Drops everything derived when the rules, the tree or the principals changed since it was
+   * derived: the store's change token `acl_state` (bumped by triggers, migration 8), read in the
+   * caller's transaction, so other writes to the main database keep the caches.
+   */
   #fresh(db: SqlDb): void {
-    if (this.#version === this.main.version) return
-    this.#version = this.main.version
+    const version = Number(db.selectValue('SELECT version FROM acl_state'))
+    if (this.#version === version) return
+    this.#version = version
     this.#nodes.clear()
     this.#subjects.clear()
     this.#groups.clear()

@@ -128,6 +128,18 @@ const MIGRATIONS: string[] = [
        json_object('action', 'allow', 'principal', json_object('id', (SELECT id FROM principal WHERE keyname = 'authenticated')),
          'identity', '', 'scope', 'resource', 'permission', 'read', 'propagate', json('false')))
      WHERE id = 0 AND permissions = '[]' AND EXISTS (SELECT 1 FROM principal WHERE keyname = 'administrators');`,
+  // 8: the permission evaluator's change token (auth/acl.ts): bumped by what can change who may
+  // do what (the tree's shape and rules, principals, membership), so that its caches outlive
+  // the writes that cannot (sessions, uploads, the journal, a layer's change log).
+  `CREATE TABLE acl_state (id INTEGER PRIMARY KEY CHECK (id = 0), version INTEGER NOT NULL);
+   INSERT INTO acl_state VALUES (0, 0);
+   CREATE TRIGGER acl_resource_insert AFTER INSERT ON resource BEGIN UPDATE acl_state SET version = version + 1; END;
+   CREATE TRIGGER acl_resource_update AFTER UPDATE OF parent_id, permissions, cls ON resource BEGIN UPDATE acl_state SET version = version + 1; END;
+   CREATE TRIGGER acl_resource_delete AFTER DELETE ON resource BEGIN UPDATE acl_state SET version = version + 1; END;
+   CREATE TRIGGER acl_principal_insert AFTER INSERT ON principal BEGIN UPDATE acl_state SET version = version + 1; END;
+   CREATE TRIGGER acl_principal_delete AFTER DELETE ON principal BEGIN UPDATE acl_state SET version = version + 1; END;
+   CREATE TRIGGER acl_member_insert AFTER INSERT ON principal_member BEGIN UPDATE acl_state SET version = version + 1; END;
+   CREATE TRIGGER acl_member_delete AFTER DELETE ON principal_member BEGIN UPDATE acl_state SET version = version + 1; END;`,
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS.length

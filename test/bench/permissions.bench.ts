@@ -59,10 +59,20 @@ const warm = await main.read((db) => {
   }
   return out
 })
-// Cold: a write (any) came before each check, so every rule on the chain is read and evaluated again.
-const cold: number[] = []
+// After a write that cannot change permissions (a user's language, as sessions, uploads, the journal): caches stay.
+const otherWrite: number[] = []
 for (let i = 0; i < 200; i++) {
   await main.write((db) => { db.exec({ sql: `UPDATE principal SET language = ? WHERE id = ?`, bind: [i % 2 ? 'en' : null, userId] }) })
+  await main.read((db) => {
+    const t0 = performance.now()
+    acl.has(db, user, leaf, 'data', 'read')
+    otherWrite.push(performance.now() - t0)
+  })
+}
+// Cold: a rule changed somewhere before each check, so every node on the chain is read and evaluated again.
+const cold: number[] = []
+for (let i = 0; i < 200; i++) {
+  await main.write((db) => { db.exec({ sql: `UPDATE resource SET permissions = ? WHERE id = 0`, bind: [db.selectValue('SELECT permissions FROM resource WHERE id = 0') as string] }) })
   await main.read((db) => {
     const t0 = performance.now()
     acl.has(db, user, leaf, 'data', 'read')
@@ -90,11 +100,11 @@ const listing = await timeRuns(10, async () => {
   const res = await app.fetch(new Request(`http://localhost/api/resource/?parent=${parent}`, { headers: { authorization: auth } }))
   shown = (await res.json() as unknown[]).length
 }, 2)
-// The filter alone, after a write (cold caches): the evaluator's share of the listing.
+// The filter alone, after a rule changed (cold caches): the evaluator's share of the listing.
 const rows = await main.read((db) => db.selectObjects('SELECT id, parent_id, cls, permissions FROM resource WHERE parent_id = ?', [parent]))
 const filter: number[] = []
 for (let i = 0; i < 10; i++) {
-  await main.write((db) => { db.exec({ sql: `UPDATE principal SET language = ? WHERE id = ?`, bind: [i % 2 ? 'en' : null, userId] }) })
+  await main.write((db) => { db.exec({ sql: `UPDATE resource SET permissions = permissions WHERE id = 0` }) })
   await main.read((db) => {
     const t0 = performance.now()
     shown = acl.readable(db, user, rows as never[]).length
@@ -102,18 +112,18 @@ for (let i = 0; i < 10; i++) {
   })
 }
 
-console.log("filter runs", filter.map((x) => x.toFixed(1)).join(" "), "listing", listing.map((x) => x.toFixed(0)).join(" "))
 const fmt = (ms: number) => (ms >= 10 ? ms.toFixed(1) : ms >= 0.1 ? ms.toFixed(2) : ms.toFixed(4))
 const lines = [
   `| the check of one request, ${rulesOnChain} rules on ${DEPTH} ancestors, database unchanged since the last check | ${fmt(median(warm))} ms | < 0.1 ms |`,
-  `| the same check after a write (every rule read and evaluated again) | ${fmt(median(cold))} ms | < 0.1 ms |`,
-  `| filtering ${CHILDREN.toLocaleString('en')} children, half hidden, after a write | ${fmt(median(filter))} ms | |`,
+  `| the same check after a write that changes no permission (a user's language) | ${fmt(median(otherWrite))} ms | < 0.1 ms |`,
+  `| the same check after a rule changed anywhere (every node on the chain read and evaluated again) | ${fmt(median(cold))} ms | < 0.1 ms |`,
+  `| filtering ${CHILDREN.toLocaleString('en')} children, half hidden, after a rule changed | ${fmt(median(filter))} ms | < 50 ms |`,
   `| \`GET /api/resource/?parent=\` of ${CHILDREN.toLocaleString('en')} children as that user (${shown} shown, whole answer) | ${fmt(median(listing))} ms | < 50 ms |`,
 ]
 console.log(lines.join('\n'))
 writeSection('Permissions', `
 Machine: ${machine()}. Medians, measured by \`test/bench/permissions.bench.ts\` in process on the Node platform
-(memory store): 2,000 warm checks, 200 checks each after a write, 10 listings after 2 warm-up runs.
+(memory store): 2,000 warm checks, 200 checks after each kind of write, 10 filters and 10 listings (after 2 warm-up runs).
 
 | what | time | target |
 |---|---|---|
