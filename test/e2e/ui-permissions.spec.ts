@@ -98,3 +98,30 @@ test('administrator grants a group read on a folder; its member sees that folder
   await expect(page.getByTestId('perm-save')).toHaveCount(0)
   await expect(page.getByTestId('perm-action')).toBeDisabled()
 })
+
+test('Permissions tab: a refused save shows the API error and keeps the rules as they were', async ({ page }) => {
+  const tag = Date.now().toString(36)
+  await openApp(page)
+  await firstLogin(page)
+  await pick(page, 'Main resource group')
+  await createGroup(page, `Rules ${tag}`)
+  // A user who exists when the tab lists principals and is deleted before the save.
+  const id = await page.evaluate(async (keyname) => {
+    const r = await fetch('/api/component/auth/user/', { method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ keyname, display_name: keyname }) })
+    return ((await r.json()) as { id: number }).id
+  }, `gone${tag}`)
+  await page.getByTestId('tab-permissions').click()
+  await page.getByTestId('perm-add').click()
+  await page.getByTestId('perm-principal').selectOption(String(id))
+  expect(await page.evaluate(async (uid) => (await fetch(`/api/component/auth/user/${uid}`, { method: 'DELETE' })).status, id)).toBe(200)
+  await page.getByTestId('perm-save').click()
+  await expect(page.getByTestId('form-error-title')).toHaveText('Validation error')
+  await expect(page.getByTestId('form-error-message')).toContainText(String(id))
+  await expect(page.getByTestId('perm-saved')).toHaveCount(0)
+  // Nothing was stored.
+  await page.reload()
+  await pick(page, `Rules ${tag}`)
+  await page.getByTestId('tab-permissions').click()
+  await expect(page.getByTestId('perm-empty')).toBeVisible()
+})
