@@ -121,4 +121,11 @@ export const listLookupTables = () => listOfClass('lookup_table')
 
 /** The resource classes the server knows (`resource.blueprint`). */
 export const getBlueprint = () =>
-  request<{ resources: Record<string, BlueprintClass> }>('/api/component/resource/blueprint')
+  request<{ resources: Record<string, BlueprintClass>; scopes?: Record<string, BlueprintScope> }>('/api/component/resource/blueprint')
+
+/** A permission scope as the blueprint describes it: its permissions by identity. */
+export interface BlueprintScope {
+  identity: string
+  label: string
+  permissions: Record<string, { identity: string; label: string }>
+}

@@ -5,7 +5,7 @@
  * names them by their labels.
  */
 import { shallowRef } from 'vue'
-import { getBlueprint, type BlueprintClass } from '../api/resource.ts'
+import { getBlueprint, type BlueprintClass, type BlueprintScope } from '../api/resource.ts'
 
 /** Classes in the blueprint's `order` (those without one last), then by label: the order of the "New" menu. */
 export function sortClasses(classes: readonly BlueprintClass[]): BlueprintClass[] {
@@ -22,15 +22,20 @@ export function classesUnder(classes: readonly BlueprintClass[], parentCls: stri
 }
 
 const classes = shallowRef<BlueprintClass[]>([])
+/** The permission scopes by identity (the Permissions tab offers each class's own). */
+const scopes = shallowRef<Record<string, BlueprintScope>>({})
 let pending: Promise<BlueprintClass[]> | undefined
 
 /** Fetches the blueprint on first use; a failure is thrown to the caller and tried again next time. */
 function load(): Promise<BlueprintClass[]> {
-  pending ??= getBlueprint().then((b) => (classes.value = sortClasses(Object.values(b.resources))))
+  pending ??= getBlueprint().then((b) => {
+    scopes.value = b.scopes ?? {}
+    return (classes.value = sortClasses(Object.values(b.resources)))
+  })
   pending.catch(() => { pending = undefined })
   return pending
 }
 
 export function useBlueprint() {
-  return { classes, load }
+  return { classes, scopes, load }
 }

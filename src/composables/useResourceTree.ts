@@ -7,6 +7,7 @@
 import { reactive, ref, shallowRef } from 'vue'
 import { listChildren, getResource, ROOT_ID, type ResourceInfo } from '../api/resource.ts'
 import { useNotices } from './useNotices.ts'
+import { ServerError } from '../api/request.ts'
 
 const root = shallowRef<ResourceInfo | null>(null)
 /** Loaded children per parent id; absent = not loaded yet. */
@@ -19,6 +20,8 @@ const selectedId = ref<number>(ROOT_ID)
  * deleted): the lists of layers elsewhere (the map's, the collect panel's) read them again.
  */
 const changes = ref(0)
+/** The person may not read the main resource group (a guest, since issue 21): nothing to show, no error. */
+const rootDenied = ref(false)
 
 const { reportError } = useNotices()
 
@@ -43,8 +46,12 @@ async function loadChildren(id: number): Promise<void> {
 async function loadRoot(): Promise<void> {
   try {
     root.value = (await getResource(ROOT_ID)).resource
+    rootDenied.value = false
   } catch (err) {
-    reportError(err)
+    // The previous person's tree must not stay on screen after a logout.
+    root.value = null
+    if (err instanceof ServerError && err.status === 403) rootDenied.value = true
+    else reportError(err)
     return
   }
   expanded.add(ROOT_ID)
@@ -76,10 +83,12 @@ async function refresh(...ids: number[]): Promise<void> {
 async function reload(): Promise<void> {
   childrenOf.clear()
   expanded.clear()
+  // The next person starts at the top, not on something the previous one had open.
+  selectedId.value = ROOT_ID
   await loadRoot()
 }
 
 export function useResourceTree() {
-  return { root, changes, childrenOf, expanded, loading, selectedId, loadRoot, toggle, expand, refresh, reload,
+  return { root, changes, rootDenied, childrenOf, expanded, loading, selectedId, loadRoot, toggle, expand, refresh, reload,
     select: (id: number) => { selectedId.value = id } }
 }

@@ -6,8 +6,9 @@ import { firstLogin, openApp, pick, treeNode } from './ui-steps.ts'
 
 test('first run: login, forced password change, then the demo project in the tree', async ({ page }) => {
   await openApp(page)
-  // Guests browse read-only: no editing actions, a "Log in" button.
+  // A guest is given nothing by the root's rules (issue 21): no tree, no editing actions, a "Log in" button.
   await expect(page.getByTestId('login-button')).toBeVisible()
+  await expect(page.getByTestId('tree-denied')).toBeVisible()
   await expect(page.getByTestId('action-rename')).toHaveCount(0)
 
   await page.getByTestId('login-button').click()

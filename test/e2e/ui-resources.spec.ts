@@ -91,7 +91,7 @@ test('vector layer: create with fields, duplicate name refused, rename, move, de
   await expect(page.getByTestId('details-name')).toHaveText(group)
 })
 
-test('deleting a group deletes what is inside it; guests cannot change anything', async ({ page }) => {
+test('deleting a group deletes what is inside it; guests see nothing and cannot change anything', async ({ page }) => {
   const tag = Date.now().toString(36)
   await openApp(page)
   await firstLogin(page)
@@ -115,10 +115,10 @@ test('deleting a group deletes what is inside it; guests cannot change anything'
   await expect(treeNode(page, `Outer ${tag}`)).toHaveCount(0)
   expect((await api(page, `/api/resource/${inner}`)).status).toBe(404)
 
-  // A guest sees the tree but no editing actions.
+  // A guest is given nothing by the root's rules (issue 21): no tree, no editing actions.
   await page.getByTestId('logout-button').click()
   await expect(page.getByTestId('login-button')).toBeVisible()
-  await pick(page, 'Main resource group')
+  await expect(page.getByTestId('tree-denied')).toBeVisible()
   await expect(page.getByTestId('action-create')).toHaveCount(0)
 })
 

@@ -128,6 +128,8 @@ test('dialogs keep focus inside (Tab, Shift+Tab), close on Escape and give focus
 
 test('the tree from the keyboard: one tab stop, arrows, Home, End, Enter (WAI-ARIA tree)', async ({ page }) => {
   await openApp(page)
+  // Guests read nothing by default (issue 21): the tree is the administrator's.
+  await firstLogin(page)
   const tree = page.getByRole('tree', { name: 'Resources' })
   const item = (name: string) => tree.getByRole('treeitem', { name, exact: true })
   await expect(item('Main resource group')).toHaveAttribute('aria-expanded', 'true')
