@@ -3,7 +3,7 @@
  * that sends requests from inside the page, so they pass through the worker (Playwright's
  * own `page.request` and `page.route` bypass it).
  */
-import type { Page } from '@playwright/test'
+import type { BrowserContext, Page } from '@playwright/test'
 import { fromWire, toWire, type Api, type WireRequest } from '../api/harness.ts'
 
 /** The browser host's administrator password on a fresh profile. */
@@ -44,4 +44,12 @@ export function swApi(page: Page, adminPassword = SW_ADMIN_PASSWORD): Api {
       return fromWire(r.status, r.headers, r.text, r.bodyBase64)
     },
   }
+}
+
+/** Stops the context's service workers as the browser does an idle one (GDAL and every cache go with it). */
+export async function stopWorker(context: BrowserContext, page: Page): Promise<void> {
+  const cdp = await context.newCDPSession(page)
+  await cdp.send('ServiceWorker.enable')
+  await cdp.send('ServiceWorker.stopAllWorkers')
+  await cdp.detach()
 }

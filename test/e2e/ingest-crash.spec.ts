@@ -1,6 +1,6 @@
-import { expect, test, type BrowserContext, type Page } from '@playwright/test'
+import { expect, test, type Page } from '@playwright/test'
 import type { Api } from '../api/harness.ts'
-import { gotoControlled, swApi, SW_ADMIN_PASSWORD } from './helpers.ts'
+import { gotoControlled, stopWorker, swApi, SW_ADMIN_PASSWORD } from './helpers.ts'
 import { base64, featureCollection, pointsGeojson } from '../api/ingest-files.ts'
 
 // An ingest is one transaction in the service worker too (issue 9 §4): the worker stopped
@@ -60,12 +60,6 @@ async function checkWholeAndSwept(api: Api, page: Page, parent: number, probe: n
   return children.length
 }
 
-async function stopWorker(context: BrowserContext, helper: Page): Promise<void> {
-  const cdp = await context.newCDPSession(helper)
-  await cdp.send('ServiceWorker.enable')
-  await cdp.send('ServiceWorker.stopAllWorkers')
-  await cdp.detach()
-}
 
 test('stopping the worker or closing the tab mid-ingest leaves no half-made layer and no orphan database', async ({ browser }) => {
   test.setTimeout(180_000)

@@ -1,5 +1,5 @@
-import { expect, test, type BrowserContext, type Page } from '@playwright/test'
-import { swApi } from './helpers.ts'
+import { expect, test, type Page } from '@playwright/test'
+import { stopWorker, swApi } from './helpers.ts'
 import { dropFile, firstLogin, NEW_ADMIN_PASSWORD, openApp, treeNode } from './ui-steps.ts'
 import { featureCollection, pointsGeojson, pointsShapefileZip } from '../api/ingest-files.ts'
 
@@ -105,12 +105,6 @@ async function gdalStarts(page: Page): Promise<{ starts: number; started: boolea
   return res.body
 }
 
-async function stopWorker(context: BrowserContext, page: Page): Promise<void> {
-  const cdp = await context.newCDPSession(page)
-  await cdp.send('ServiceWorker.enable')
-  await cdp.send('ServiceWorker.stopAllWorkers')
-  await cdp.detach()
-}
 
 test('GDAL starts once per worker life, as the import dialog opens: inspections and imports after it reuse it', async ({ page, context }) => {
   test.setTimeout(150_000)
