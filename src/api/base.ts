@@ -6,7 +6,8 @@
  */
 
 /** The app's directory, `/` at the site root or e.g. `/demo/`. */
-export const APP_BASE = new URL('.', document.baseURI).pathname
+// (`/` where there is no page: unit tests import the app's modules in Node.)
+export const APP_BASE = typeof document === 'undefined' ? '/' : new URL('.', document.baseURI).pathname
 
 /** `/api/…` under the app's directory; any other URL (another server's) as it is. */
 export function apiUrl(path: string): string {

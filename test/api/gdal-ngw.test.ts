@@ -12,7 +12,7 @@ import { promisify } from 'node:util'
 import type { Server } from 'node:http'
 import { decode } from 'fast-png'
 import type { Api } from './harness.ts'
-import { startNodeApi } from './node-client.ts'
+import { NODE_ADMIN_PASSWORD, startNodeApi } from './node-client.ts'
 
 const GDAL = '/usr/bin/gdal_translate'
 let api: Api
@@ -39,10 +39,12 @@ describe.skipIf(!existsSync(GDAL))('GDAL NGW driver', () => {
     const url = `NGW:${base}/resource/${style.body.id}`
     // GDAL keeps fetched tiles in ./gdalwmscache unless told where.
     const env = { ...process.env, GDAL_DEFAULT_WMS_CACHE_PATH: join(dir, 'cache') }
-    const { stdout } = await promisify(execFile)('gdalinfo', [url], { env })
+    // Guests read nothing since issue 21: GDAL logs in as the original's clients do.
+    const login = ['-oo', `USERPWD=administrator:${NODE_ADMIN_PASSWORD}`]
+    const { stdout } = await promisify(execFile)('gdalinfo', [...login, url], { env })
     expect(stdout).toContain('Driver: NGW/NextGIS Web')
     // The polygon fills the left half of the window; the right half is empty.
-    await promisify(execFile)(GDAL, ['-q', '-of', 'PNG', '-outsize', '128', '64', '-projwin', '0', '1000000', '2000000', '0', url, out], { env })
+    await promisify(execFile)(GDAL, ['-q', '-of', 'PNG', '-outsize', '128', '64', '-projwin', '0', '1000000', '2000000', '0', ...login, url, out], { env })
     const png = decode(readFileSync(out))
     const at = (x: number, y: number) => Array.from(png.data.subarray((y * png.width + x) * png.channels, (y * png.width + x + 1) * png.channels))
     expect(png.channels).toBe(4)

@@ -19,7 +19,7 @@ afterAll(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true })
 })
 
-/** Runs the start command with `PORT`, a new data folder and no preset password; resolves at exit or once it is listening. */
+/** Runs the start command with `PORT`, a new data folder and no preset password; resolves at exit or once it is listening and its banner (which ends with the --cors hint) is out. */
 function start(port: number, data: string): Promise<{ proc: ChildProcess; code: number | null; out: string; err: string }> {
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), OUTPOST_DATA: data, PATH: `${resolve('node_modules/.bin')}${delimiter}${process.env.PATH}` }
   delete env.OUTPOST_ADMIN_PASSWORD
@@ -30,7 +30,7 @@ function start(port: number, data: string): Promise<{ proc: ChildProcess; code: 
   return new Promise((done) => {
     const timer = setTimeout(() => proc.kill('SIGKILL'), 90_000)
     const finish = (code: number | null) => { clearTimeout(timer); done({ proc, code, out, err }) }
-    proc.stdout!.on('data', (b: Buffer) => { out += b.toString(); if (/listening on http/.test(out)) finish(null) })
+    proc.stdout!.on('data', (b: Buffer) => { out += b.toString(); if (/listening on http[\s\S]*needs none\)/.test(out)) finish(null) })
     proc.stderr!.on('data', (b: Buffer) => { err += b.toString() })
     proc.once('exit', (code) => finish(code))
   })
@@ -73,7 +73,10 @@ describe('npm start on a busy port', () => {
       expect(existsSync(data)).toBe(true)
       // The banner says how an app on another origin reaches this server.
       expect(free.out).toContain('--cors <the app\'s origin>')
-      const res = await fetch(`http://127.0.0.1:${port}/api/resource/0`)
+      // The printed password is the one that works (guests read nothing since issue 21).
+      const password = /administrator password: (\S+)/.exec(free.out)![1]!
+      const auth = 'Basic ' + Buffer.from(`administrator:${password}`).toString('base64')
+      const res = await fetch(`http://127.0.0.1:${port}/api/resource/0`, { headers: { authorization: auth } })
       expect(res.status).toBe(200)
     } finally {
       await stop(free.proc)
