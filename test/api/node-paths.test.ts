@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Server } from 'node:http'
-import { startNodeApi } from './node-client.ts'
+import { NODE_ADMIN_PASSWORD, startNodeApi } from './node-client.ts'
 
 // Paths a browser cannot send (it reads `//api/…` as another host), so only the Node host is tested.
 let server: Server
@@ -13,7 +13,9 @@ describe('Node host paths', () => {
     const res = await fetch(`${base}//api/v1/geoservices/?limit=1`)
     expect(res.status).toBe(200)
     expect((await res.json()).results).toHaveLength(1)
-    const ngw = await fetch(`${base}//api/resource/0`)
+    // As the administrator: guests read nothing since issue 21.
+    const authorization = 'Basic ' + Buffer.from(`administrator:${NODE_ADMIN_PASSWORD}`).toString('base64')
+    const ngw = await fetch(`${base}//api/resource/0`, { headers: { authorization } })
     expect((await ngw.json()).resource.id).toBe(0)
   })
 
