@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test'
 import { encode } from 'fast-png'
-import { firstLogin, openApp, pick, treeNode } from './ui-steps.ts'
+import { firstLogin, openApp, pick, shareWithGuests, treeNode } from './ui-steps.ts'
 
 // Field collection in the UI (issue 3 item 5), in Chromium against the service worker: a
 // feature with a photo collected offline survives a reload; editing, deleting, the table's
@@ -173,7 +173,8 @@ test('field: a feature and its photos are saved in one request; a tapped photo o
   expect(after.map((a) => a.name)).toEqual(['b.png', 'c.png'])
   expect(after[0]!.id).toBe(first[1]!.id)
 
-  // A guest can open the photos too.
+  // A guest can open the photos too (once the administrator shares the tree with guests).
+  await shareWithGuests(page)
   await page.getByTestId('logout-button').click()
   await expect(page.getByTestId('login-button')).toBeVisible()
   await row(page, 'Two photos').click()
@@ -265,7 +266,8 @@ test('field: edit a feature (fields, photo removal), then delete it', async ({ p
   const status = await page.evaluate(async ([layer, fid]) => (await fetch(`/api/resource/${layer}/feature/${fid}`)).status, [layer, fid])
   expect(status).toBe(404)
 
-  // A guest sees the features but cannot add or change them.
+  // A guest the tree is shared with sees the features but cannot add or change them.
+  await shareWithGuests(page)
   await page.getByTestId('logout-button').click()
   await expect(page.getByTestId('login-button')).toBeVisible()
   await expect(page.getByTestId('field-guest-note')).toBeVisible()

@@ -64,3 +64,20 @@ export async function dropFile(page: Page, name: string, bytes: Uint8Array): Pro
     }
   }, { name, b64: base64(bytes) })
 }
+
+/**
+ * The administrator (logged in on `page`) lets guests read the whole tree and its data: since
+ * issue 21 guests read nothing until a rule says so, as on the original.
+ */
+export async function shareWithGuests(page: Page): Promise<void> {
+  const status = await page.evaluate(async () => {
+    const principals = await (await fetch('api/component/auth/user/?brief=true')).json() as { id: number; keyname: string }[]
+    const guest = principals.find((p) => p.keyname === 'guest')!.id
+    const root = await (await fetch('api/resource/0')).json() as { resource: { permissions: unknown[] } }
+    const allow = (scope: string) => ({ action: 'allow', principal: { id: guest }, identity: '', scope, permission: 'read', propagate: true })
+    const res = await fetch('api/resource/0', { method: 'PUT', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ resource: { permissions: [...root.resource.permissions, allow('resource'), allow('data')] } }) })
+    return res.status
+  })
+  expect(status).toBe(200)
+}
