@@ -7,6 +7,7 @@
  * closed).
  */
 import { computed, ref, shallowRef } from 'vue'
+import { useAuth } from './useAuth.ts'
 import { listLinked, syncAll, syncLayer, syncState, type LinkedLayer, type SyncProgress, type SyncReport } from '../api/sync.ts'
 
 /** The Background Sync tag the worker answers (sw/host/service-worker.ts). */
@@ -20,7 +21,8 @@ const storage = ref<{ usage: number; quota: number; persisted: boolean } | null>
 let listening = false
 
 async function refresh(): Promise<LinkedLayer[]> {
-  layers.value = await listLinked()
+  // A guest may not list the linked layers (issue 21): nothing to ask, nothing waits for them.
+  layers.value = useAuth().isGuest.value ? [] : await listLinked()
   return layers.value
 }
 

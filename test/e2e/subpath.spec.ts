@@ -2,7 +2,7 @@ import { expect, test, type Page } from '@playwright/test'
 import { WELLS, WELLS_SUMMARY } from '../api/gdal-cases.ts'
 import { swApi } from './helpers.ts'
 import { serveStatic, type StaticHost } from './static-host.ts'
-import { treeNode } from './ui-steps.ts'
+import { firstLogin, NEW_ADMIN_PASSWORD, treeNode } from './ui-steps.ts'
 
 // The built app (dist/) copied to a path of a plain static host, GitHub-Pages style: no Node
 // host behind it, so the app's files, its worker and everything under /demo/api/ must follow
@@ -25,7 +25,11 @@ test('dist/ under /demo/ of a static host: the app starts, the demo data comes f
   host = await serveStatic(DIST, '/demo/')
   const failed = failures(page)
   await page.goto(`${host.url}/demo/`)
-  await expect(treeNode(page, 'Demo project')).toBeVisible({ timeout: 60_000 })
+  // A guest reads nothing (issue 21): the started app says so, and the first login opens the demo.
+  await expect(page.getByTestId('tree-denied')).toBeVisible({ timeout: 60_000 })
+  failed.length = 0
+  await firstLogin(page)
+  await expect(treeNode(page, 'Demo project')).toBeVisible()
   expect(await page.evaluate(async () => (await navigator.serviceWorker.getRegistration())?.scope)).toBe(`${host.url}/demo/`)
 
   // The API is the worker's, under the app's directory; the site root has none.
@@ -53,7 +57,7 @@ test('dist/ under /demo/ of a static host: the app starts, the demo data comes f
 
   // GDAL's files come from /demo/gdal/ (kept in the worker's engine cache), and a TUS upload's
   // Location points under /demo/api/, where the next request of the upload goes.
-  const api = swApi(page)
+  const api = swApi(page, NEW_ADMIN_PASSWORD)
   const inspect = await api.request('POST', '/demo/api/component/outpost/gdal/inspect?name=wells.geojson', { raw: WELLS })
   expect([inspect.status, inspect.body]).toEqual([200, WELLS_SUMMARY])
   expect(await page.evaluate(async () => (await (await caches.open('outpost-engines-v1')).keys()).map((r) => new URL(r.url).pathname).sort()))
