@@ -9,6 +9,7 @@ test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true
 
 test('phone: the tree in a drawer over the map, touch-sized rows', async ({ page }) => {
   await openApp(page)
+  await firstLogin(page)
   await treeNode(page, 'Demo project').getByTestId('tree-toggle').tap()
   await expect(treeNode(page, 'Field observations')).toBeVisible()
   await pick(page, 'Field observations')

@@ -66,7 +66,8 @@ test('first visit: the splash shows the worker install step by step, with the fi
   await expect(page.getByTestId('app')).toHaveCount(0)
   release()
 
-  await expect(page.getByTestId('resource-tree')).toBeVisible({ timeout: 20_000 })
+  // The app as a guest sees it (who reads nothing since issue 21).
+  await expect(page.getByTestId('tree-denied')).toBeVisible({ timeout: 20_000 })
   await expect(page.getByTestId('splash')).toHaveCount(0)
   const steps = await page.evaluate(() => (window as unknown as { splashSteps: string[] }).splashSteps)
   // The worker claims the page while it activates: 'controlled' follows 'activating'.
@@ -90,7 +91,7 @@ test('first visit: the splash shows the worker install step by step, with the fi
 
   // Next time the worker is in control at once: no install, the app replaces the splash again.
   await page.reload()
-  await expect(page.getByTestId('resource-tree')).toBeVisible()
+  await expect(page.getByTestId('tree-denied')).toBeVisible()
   await expect(page.getByTestId('splash')).toHaveCount(0)
   const again = await page.evaluate(() => (window as unknown as { splashSteps: string[] }).splashSteps)
   expect(again).not.toContain('installing')
