@@ -9,9 +9,9 @@ import type { Platform } from '../platform/platform.ts'
 import { remoteClient, type RemoteClient } from './client.ts'
 import { RemoteShape } from './remote-shape.ts'
 import { boundedFetch } from '../core/outbound.ts'
-import { connectionNotFound, notLinked } from './errors.ts'
+import { connectionNotFound, notLinked, asReadRefusal, WRITE_REFUSED, writeRefusedMessage } from './errors.ts'
 import { runningOf } from './round.ts'
-import { problemJson } from './state.ts'
+import { problemJson, waitingCounts } from './state.ts'
 import type { SyncLookup } from './types.ts'
 
 /** The probe of the app's own origin: a small answer, soon. */
@@ -30,8 +30,7 @@ export async function syncState(services: SyncServices, id: number): Promise<Rec
   const creds = await services.classes.remoteConnection(replica.link.connection)
   const s = await replica.read((_tx, r) => {
     const state = r.state()
-    const changes = r.localChanges()
-    return { state, features: new Set(changes.map((c) => c.fid)).size, attachments: r.localAttachmentChanges().length,
+    return { state, ...waitingCounts(r),
       conflicts: r.conflicts().length, problems: r.problems().map(problemJson), history: r.history() }
   })
   return {
@@ -39,6 +38,9 @@ export async function syncState(services: SyncServices, id: number): Promise<Rec
     local_changes: { features: s.features, attachments: s.attachments },
     conflicts: s.conflicts,
     problems: s.problems,
+    // Said again with the changes waiting now, until a push goes through.
+    push_refused: s.state?.pushRefused && creds ? { title: WRITE_REFUSED, since: s.state.pushRefused.since,
+      message: writeRefusedMessage(creds.url, creds.username, s.features + s.attachments) } : null,
     last_sync: s.state?.lastSync ?? null,
     remote_version: s.state?.remoteVersion ?? 0,
     remote_epoch: s.state?.remoteEpoch ?? null,
@@ -70,7 +72,8 @@ export async function remoteChildren(services: SyncServices, connection: number,
   const client = await clientOf(services, connection)
   const path = `/api/resource/?parent=${parent}`
   const shape = new RemoteShape(client.creds.url, `GET ${path}`)
-  return shape.objects(await client.get(path, 'listing')).map((item, i) => {
+  const listing = await client.get(path, 'listing').catch((err: unknown) => { throw asReadRefusal(err, client.creds, parent) })
+  return shape.objects(listing).map((item, i) => {
     const r = shape.object(item.resource, `$[${i}].resource`)
     const fl = shape.optionalObject(item.feature_layer, `$[${i}].feature_layer`)
     const vl = shape.optionalObject(item.vector_layer, `$[${i}].vector_layer`)
