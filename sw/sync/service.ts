@@ -4,6 +4,7 @@
  * rounds), the list of linked layers, a connection's remote tree, the team's server the app
  * is served from.
  */
+import type { AclEvaluator } from '../auth/acl.ts'
 import type { Database } from '../store/database.ts'
 import type { Platform } from '../platform/platform.ts'
 import { remoteClient, type RemoteClient } from './client.ts'
@@ -21,6 +22,7 @@ export interface SyncServices {
   platform: Platform
   main: Database
   classes: SyncLookup
+  acl: AclEvaluator
 }
 
 /** `GET /api/resource/{id}/sync`: where the exchange of layer `id` stands. */
@@ -50,10 +52,11 @@ export async function syncState(services: SyncServices, id: number): Promise<Rec
   }
 }
 
-/** Every linked layer with its name and state (the app's sync view). */
-export async function linkedLayers(services: SyncServices): Promise<Record<string, unknown>[]> {
+/** Every linked layer `may` show, with its name and state (the app's sync view). */
+export async function linkedLayers(services: SyncServices, may: (id: number) => Promise<boolean>): Promise<Record<string, unknown>[]> {
   const out: Record<string, unknown>[] = []
   for (const id of await services.classes.linkedLayers()) {
+    if (!await may(id)) continue
     const name = await services.main.read((db) => db.selectValue(`SELECT display_name FROM resource WHERE id = ?`, [id]))
     out.push({ id, display_name: name ?? null, ...await syncState(services, id) })
   }

@@ -549,6 +549,13 @@ export const syncCases: SyncCase[] = [
         .toMatchObject({ local_changes: { features: 0, attachments: 0 }, push_refused: null })
       expect((await byName(env.remote, rl)).mine!.fields.n).toBe(5)
       await agree(env, expect, lid, rl)
+      // Here, the list of offline layers shows a person only those whose data they may read.
+      const person = await createUser(env.local, expect)
+      const listed = async () => ((await env.local.request('GET', '/api/component/outpost/sync/', { auth: person.auth })).body as { id: number }[])
+        .map((l) => l.id)
+      expect(await listed()).not.toContain(lid)
+      await setRules(env.local, expect, lid, [rule(person.id, 'resource', 'read'), rule(person.id, 'data', 'read')])
+      expect(await listed()).toContain(lid)
     },
   },
   {
