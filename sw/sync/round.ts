@@ -108,8 +108,9 @@ export async function syncRound(lookup: SyncLookup, host: SyncHost, id: number,
   const report: SyncReport = { status: 'ok', pushed: zeroCounts(), pulled: zeroCounts(), conflicts: 0, problems: [],
     started: nowIso(), finished: '' }
   let ctx: SyncContext | undefined
-  const creds = await lookup.remoteConnection(replica.link.connection).catch(() => undefined)
+  let creds: Credentials | undefined
   try {
+    creds = await lookup.remoteConnection(replica.link.connection)
     const c = ctx = await connect(creds, host, replica, (p) => {
       running.set(id, p)
       if (p) opts.onProgress?.(p)
