@@ -20,6 +20,8 @@ export interface SyncReport {
   started: string
   finished: string
   error?: { title: string; message?: string }
+  /** The server refused the push (the account may read the layer, not write it); the changes wait here. */
+  push_refused?: { title: string; message: string }
 }
 
 export interface SyncProgress { stage: string; done: number; total: number | null }
@@ -29,6 +31,8 @@ export interface SyncState {
   local_changes: { features: number; attachments: number }
   conflicts: number
   problems: SyncProblem[]
+  /** Said until a push goes through: the server refuses this account's changes (docs/sync.md). */
+  push_refused: { title: string; message: string; since: string } | null
   last_sync: string | null
   pending: { push: boolean; pull: boolean }
   running: SyncProgress | null

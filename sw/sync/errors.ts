@@ -85,3 +85,42 @@ export const connectionNotFound = (id: number) =>
 
 export const syncRunning = (id: number) => new ApiError(409, 'Sync running', {
   message: `A sync of layer ${id} is already running.`, data: { resource_id: id }, exception: 'outpost.sync.exception.SyncRunning' })
+
+/** Whether `err` is the remote refusing this connection's account (401/403 on a request of ours). */
+export const remoteRefused = (err: unknown): err is ApiError =>
+  err instanceof ApiError && (err.opts.data?.remote_status === 401 || err.opts.data?.remote_status === 403)
+
+/** Who a connection logs in as, as messages name it. */
+export const loginOf = (username: string | null): string => username ?? 'a guest (no login)'
+
+/**
+ * The remote refuses to let the connection's account read what a link or a pull needs. A 422
+ * and not a 502 or 403: this server and the remote both work, and this person may use both;
+ * the connection's account lacks the remote's permission (or its password is wrong), which
+ * only the remote's administrator or the connection's settings can change. Nothing is made.
+ */
+export function remoteReadRefused(url: string, username: string | null, status: number, resource: number): ApiError {
+  const login = loginOf(username)
+  const message = status === 401 && username !== null
+    ? `The server ${url} did not accept the login ${login} (a wrong password, or a disabled account): check the connection's user name and password.`
+    : `The server ${url} does not let ${login} read resource ${resource}: taking a layer offline and syncing it need read access `
+      + '(resource.read and data.read) there. Ask its administrator for it, or connect with another account.'
+  return new ApiError(422, 'Remote access refused', { message, data: { url, login: username, remote_status: status, resource },
+    exception: 'outpost.sync.exception.RemoteAccessRefused' })
+}
+
+/** The title of a push the remote refused (`push_refused` of a report and of the state). */
+export const WRITE_REFUSED = 'Changes refused by the server'
+
+/** `err` as `remoteReadRefused` when the remote refused a read of `resource` by the account of `creds`; otherwise `err`. */
+export const asReadRefusal = (err: unknown, creds: { url: string; username: string | null }, resource: number): unknown =>
+  remoteRefused(err) ? remoteReadRefused(creds.url, creds.username, err.opts.data!.remote_status as number, resource) : err
+
+/**
+ * What a round says when the remote refuses our writes (401/403 on a push): the pull went on,
+ * the changes wait here. `changes`: local features and attachments waiting.
+ */
+export function writeRefusedMessage(url: string, username: string | null, changes: number): string {
+  return `The server ${url} refuses changes from ${loginOf(username)}: they may read this layer but not write it. `
+    + `Your ${changes} change${changes === 1 ? ' is' : 's are'} kept here and will be sent when they are allowed.`
+}

@@ -10,12 +10,12 @@ import type { Platform } from '../platform/platform.ts'
 import type { LayerMeta } from '../feature/types.ts'
 import { remoteClient } from './client.ts'
 import { SyncContext, zeroCounts, type Progress } from './context.ts'
-import { notLinked, remoteIncompatible, syncRunning } from './errors.ts'
+import { asReadRefusal, notLinked, remoteIncompatible, remoteRefused, syncRunning, WRITE_REFUSED, writeRefusedMessage } from './errors.ts'
 import { pull } from './pull.ts'
 import { readRemoteLayer, type RemoteLayerSchema } from './remote-shape.ts'
-import { push, resumePush } from './push.ts'
-import { problemJson } from './state.ts'
-import type { LinkState, Replica, SyncLookup, SyncReport } from './types.ts'
+import { push, resumePush, type PushResult } from './push.ts'
+import { problemJson, waitingCounts } from './state.ts'
+import type { Credentials, LinkState, Replica, SyncLookup, SyncReport } from './types.ts'
 
 export type SyncHost = Pick<Platform, 'fetch' | 'store' | 'now' | 'log' | 'uploadMaxSize' | 'outboundLimits'>
 
@@ -39,8 +39,7 @@ function initialState(meta: LayerMeta, remote: RemoteLayerSchema): LinkState {
     pull: null, push: null, lastSync: null }
 }
 
-async function connect(lookup: SyncLookup, host: SyncHost, replica: Replica, onProgress: (p: Progress | null) => void): Promise<SyncContext> {
-  const creds = await lookup.remoteConnection(replica.link.connection)
+async function connect(creds: Credentials | undefined, host: SyncHost, replica: Replica, onProgress: (p: Progress | null) => void): Promise<SyncContext> {
   if (!creds) throw remoteIncompatible(`The connection (resource ${replica.link.connection}) of this layer is gone.`)
   const client = remoteClient(creds, host)
   const remote = await readRemoteLayer(client, replica.link.resource)
@@ -62,6 +61,38 @@ async function connect(lookup: SyncLookup, host: SyncHost, replica: Replica, onP
 const errorOf = (err: unknown) => (err instanceof ApiError ? err : internalServerError(err))
 
 /**
+ * Runs a push step; a remote refusing it (401/403) is an answer, not a failure: its status.
+ * The changes stay waiting (nothing of them was applied here), and the round goes on.
+ */
+async function refusal(step: () => Promise<unknown>): Promise<number | null> {
+  try {
+    await step()
+    return null
+  } catch (err) {
+    if (remoteRefused(err)) return err.opts.data!.remote_status as number
+    throw err
+  }
+}
+
+/**
+ * Records whether the remote refused this round's push (kept in the link's state, so `GET
+ * …/sync` says it until a push goes through) and says so in the report, with the changes waiting.
+ */
+async function noteRefusal(ctx: SyncContext, refused: number | null, report: SyncReport): Promise<void> {
+  const before = ctx.state.pushRefused ?? null
+  if (refused !== null) {
+    const { features, attachments } = await ctx.replica.read((_tx, r) => waitingCounts(r))
+    const { url, username } = ctx.client.creds
+    report.push_refused = { title: WRITE_REFUSED, message: writeRefusedMessage(url, username, features + attachments) }
+  }
+  const next = refused === null ? null : { since: before?.since ?? ctx.nowIso(), status: refused }
+  if (JSON.stringify(next) === JSON.stringify(before)) return
+  const state = { ...ctx.state, pushRefused: next }
+  await ctx.replica.write((_tx, r) => r.setState(state))
+  ctx.state = state
+}
+
+/**
  * Runs one round for layer `id`; the report says how it went (`error` included: a remote
  * that cannot be reached is a report, not a failure of this server). `rethrow`: fail instead
  * (a first download, whose failure undoes the layer's creation).
@@ -77,22 +108,30 @@ export async function syncRound(lookup: SyncLookup, host: SyncHost, id: number,
   const report: SyncReport = { status: 'ok', pushed: zeroCounts(), pulled: zeroCounts(), conflicts: 0, problems: [],
     started: nowIso(), finished: '' }
   let ctx: SyncContext | undefined
+  let creds: Credentials | undefined
   try {
-    ctx = await connect(lookup, host, replica, (p) => {
+    creds = await lookup.remoteConnection(replica.link.connection)
+    const c = ctx = await connect(creds, host, replica, (p) => {
       running.set(id, p)
       if (p) opts.onProgress?.(p)
     })
-    await resumePush(ctx)
-    await pull(ctx)
-    for (let pass = 0; pass < 4; pass++) {
-      if (await push(ctx) === 'none') break
-      await pull(ctx)
+    // A remote that lets this account read but not write: the pull still happens, the push
+    // waits (a push left open waits too: pushing anew beside it could send its changes twice).
+    let refused = await refusal(() => resumePush(c))
+    await pull(c)
+    for (let pass = 0; refused === null && pass < 4; pass++) {
+      let result: PushResult = 'none'
+      refused = await refusal(async () => { result = await push(c) })
+      if (refused !== null || result === 'none') break
+      await pull(c)
     }
+    await noteRefusal(c, refused, report)
     Object.assign(report, await replica.read((_tx, r) => ({ conflicts: r.conflicts().length, problems: r.problems().map(problemJson) })))
     // Problems do not fail the round: everything else moved, and they are listed with it.
     report.status = report.conflicts ? 'conflicts' : 'ok'
   } catch (err) {
-    const e = errorOf(err)
+    // A refused read (the account may not read the layer, or its login is wrong) says so plainly.
+    const e = errorOf(creds ? asReadRefusal(err, creds, replica.link.resource) : err)
     if (e.status >= 500 && !(err instanceof ApiError)) host.log(`Sync of layer ${id} failed`, err)
     report.status = 'error'
     report.error = { title: e.title, message: e.message }

@@ -61,7 +61,9 @@ export function mountSync(routes: Routes<SyncVariables>): void {
 
   routes.add('outpost.sync.collection', '/api/component/outpost/sync/', ['GET', 'POST'], { GET: AUTHENTICATED, POST: ADMINISTRATOR }, async (c) => {
     const services = c.get('services')
-    if (c.req.method === 'GET') return json(await linkedLayers(services))
+    // Only the layers whose sync state the person may read (`data.read`, as GET …/sync asks).
+    const may = (id: number) => services.main.read((db) => !!services.acl.has(db, c.get('user'), id, 'data', 'read'))
+    if (c.req.method === 'GET') return json(await linkedLayers(services, may))
     return json(await syncAll(services.classes, services.platform))
   })
 

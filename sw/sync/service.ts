@@ -4,14 +4,15 @@
  * rounds), the list of linked layers, a connection's remote tree, the team's server the app
  * is served from.
  */
+import type { AclEvaluator } from '../auth/acl.ts'
 import type { Database } from '../store/database.ts'
 import type { Platform } from '../platform/platform.ts'
 import { remoteClient, type RemoteClient } from './client.ts'
 import { RemoteShape } from './remote-shape.ts'
 import { boundedFetch } from '../core/outbound.ts'
-import { connectionNotFound, notLinked } from './errors.ts'
+import { connectionNotFound, notLinked, asReadRefusal, WRITE_REFUSED, writeRefusedMessage } from './errors.ts'
 import { runningOf } from './round.ts'
-import { problemJson } from './state.ts'
+import { problemJson, waitingCounts } from './state.ts'
 import type { SyncLookup } from './types.ts'
 
 /** The probe of the app's own origin: a small answer, soon. */
@@ -21,6 +22,7 @@ export interface SyncServices {
   platform: Platform
   main: Database
   classes: SyncLookup
+  acl: AclEvaluator
 }
 
 /** `GET /api/resource/{id}/sync`: where the exchange of layer `id` stands. */
@@ -30,8 +32,7 @@ export async function syncState(services: SyncServices, id: number): Promise<Rec
   const creds = await services.classes.remoteConnection(replica.link.connection)
   const s = await replica.read((_tx, r) => {
     const state = r.state()
-    const changes = r.localChanges()
-    return { state, features: new Set(changes.map((c) => c.fid)).size, attachments: r.localAttachmentChanges().length,
+    return { state, ...waitingCounts(r),
       conflicts: r.conflicts().length, problems: r.problems().map(problemJson), history: r.history() }
   })
   return {
@@ -39,6 +40,9 @@ export async function syncState(services: SyncServices, id: number): Promise<Rec
     local_changes: { features: s.features, attachments: s.attachments },
     conflicts: s.conflicts,
     problems: s.problems,
+    // Said again with the changes waiting now, until a push goes through.
+    push_refused: s.state?.pushRefused && creds ? { title: WRITE_REFUSED, since: s.state.pushRefused.since,
+      message: writeRefusedMessage(creds.url, creds.username, s.features + s.attachments) } : null,
     last_sync: s.state?.lastSync ?? null,
     remote_version: s.state?.remoteVersion ?? 0,
     remote_epoch: s.state?.remoteEpoch ?? null,
@@ -48,10 +52,11 @@ export async function syncState(services: SyncServices, id: number): Promise<Rec
   }
 }
 
-/** Every linked layer with its name and state (the app's sync view). */
-export async function linkedLayers(services: SyncServices): Promise<Record<string, unknown>[]> {
+/** Every linked layer `may` show, with its name and state (the app's sync view). */
+export async function linkedLayers(services: SyncServices, may: (id: number) => Promise<boolean>): Promise<Record<string, unknown>[]> {
   const out: Record<string, unknown>[] = []
   for (const id of await services.classes.linkedLayers()) {
+    if (!await may(id)) continue
     const name = await services.main.read((db) => db.selectValue(`SELECT display_name FROM resource WHERE id = ?`, [id]))
     out.push({ id, display_name: name ?? null, ...await syncState(services, id) })
   }
@@ -70,7 +75,8 @@ export async function remoteChildren(services: SyncServices, connection: number,
   const client = await clientOf(services, connection)
   const path = `/api/resource/?parent=${parent}`
   const shape = new RemoteShape(client.creds.url, `GET ${path}`)
-  return shape.objects(await client.get(path, 'listing')).map((item, i) => {
+  const listing = await client.get(path, 'listing').catch((err: unknown) => { throw asReadRefusal(err, client.creds, parent) })
+  return shape.objects(listing).map((item, i) => {
     const r = shape.object(item.resource, `$[${i}].resource`)
     const fl = shape.optionalObject(item.feature_layer, `$[${i}].feature_layer`)
     const vl = shape.optionalObject(item.vector_layer, `$[${i}].vector_layer`)

@@ -10,7 +10,7 @@ import { readWkb, toWkb } from '../geo/wkb.ts'
 import { bboxOf, layerTypeOf, type Geometry } from '../geo/geometry.ts'
 import { fromColumn, toColumn, ValueError } from '../feature/values.ts'
 import type { FeatureInput, FeatureRead, Field, FieldValue, LayerMeta } from '../feature/types.ts'
-import type { FeatureState, Problem, ProblemJson } from './types.ts'
+import type { FeatureState, Problem, ProblemJson, ReplicaRead } from './types.ts'
 
 /** States of the local features `fids` (at `version`, if given), by fid; absent ones are missing from the map. */
 export function localStates(tx: FeatureRead, meta: LayerMeta, fids: number[], version?: number): Map<number, FeatureState> {
@@ -137,3 +137,8 @@ export function byRemoteId(meta: LayerMeta, fieldMap: Record<string, number>): M
 
 /** A problem as the API shows it (the round's report, the layer's sync state). */
 export const problemJson = (p: Problem): ProblemJson => ({ fid: p.fid, remote_fid: p.rfid, reason: p.reason, since: p.since })
+
+/** Local changes waiting to be pushed: features (each once, whatever changed of it) and attachments. */
+export function waitingCounts(r: ReplicaRead): { features: number; attachments: number } {
+  return { features: new Set(r.localChanges().map((c) => c.fid)).size, attachments: r.localAttachmentChanges().length }
+}

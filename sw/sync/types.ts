@@ -42,6 +42,8 @@ export interface LinkState {
   /** A push whose transaction may or may not have committed on the remote (kept before the commit). */
   push: PendingPush | null
   lastSync: string | null
+  /** The remote refused our last push (401/403: the account may read but not write) since then; `null`/absent: it did not. */
+  pushRefused?: { since: string; status: number } | null
 }
 
 /** One operation of a pushed transaction, with what it stands for locally. */
@@ -233,6 +235,8 @@ export interface SyncReport {
   started: string
   finished: string
   error?: { title: string; message?: string }
+  /** The remote refused the push (the account may not write there); the changes wait here. */
+  push_refused?: { title: string; message: string }
 }
 
 /** A problem as the API shows it. */

@@ -8,6 +8,7 @@
 import type { Api, Expect } from './harness.ts'
 import { expectError } from './harness.ts'
 import { bareBigints, type FaultProxy } from './fault-proxy.ts'
+import { createUser, rule, setRules } from './cases/permissions.ts'
 
 export interface SyncEnv {
   local: Api
@@ -39,10 +40,11 @@ export async function remoteLayer(env: SyncEnv, expect: Expect, versioned = true
   return res.body.id as number
 }
 
-export async function connect(env: SyncEnv, expect: Expect) {
+/** A connection to the team's server, as its administrator unless `login` says otherwise. */
+export async function connect(env: SyncEnv, expect: Expect, login = { username: 'administrator', password: env.remotePassword }) {
   const res = await env.local.request('POST', '/api/resource/', { body: {
     resource: { cls: 'remote_connection', parent: { id: 0 }, display_name: `team server ${Date.now()} ${Math.random()}` },
-    remote_connection: { url: env.remoteUrl, username: 'administrator', password: env.remotePassword } } })
+    remote_connection: { url: env.remoteUrl, ...login } } })
   expect(res.status).toBe(201)
   return res.body.id as number
 }
@@ -104,6 +106,21 @@ const byName = async (api: Api, layer: number): Promise<Record<string, Feature>>
   Object.fromEntries((await features(api, layer)).map((f) => [String(f.fields.name), f]))
 
 const names = async (api: Api, layer: number) => (await features(api, layer)).map((f) => String(f.fields.name)).sort()
+
+/** A user of the team's server who may read layer `rl` (and its data) but, unless `write`, not change it; and the login as a connection has it. */
+async function readerOf(env: SyncEnv, expect: Expect, rl: number, perms = ['resource.read', 'data.read']) {
+  const u = await createUser(env.remote, expect)
+  const rules = (list: string[]) => list.map((p) => rule(u.id, p.split('.')[0]!, p.split('.')[1]!))
+  await setRules(env.remote, expect, rl, rules(perms))
+  return { ...u, login: { username: u.keyname, password: (u.auth as { password: string }).password },
+    grant: (more: string[]) => setRules(env.remote, expect, rl, rules([...perms, ...more])) }
+}
+
+const REFUSED = 'outpost.sync.exception.RemoteAccessRefused'
+
+/** The names of the local root's children: a refused link must leave none behind. */
+const rootNames = async (env: SyncEnv) =>
+  ((await env.local.request('GET', '/api/resource/?parent=0')).body as { resource: { display_name: string } }[]).map((c) => c.resource.display_name)
 
 async function upload(api: Api, text: string, name: string) {
   const res = await api.request('PUT', '/api/component/file_upload/', { raw: text,
@@ -490,6 +507,92 @@ export const syncCases: SyncCase[] = [
         422, 'nextgisweb.core.exception.ValidationError')
       await sync(env, expect, lid)
       await agree(env, expect, lid, rl)
+    },
+  },
+  {
+    name: 'an account that may read but not write: pulls, the push is refused plainly, the changes wait and go once write is granted',
+    async run(env, expect) {
+      const rl = await remoteLayer(env, expect)
+      const r = (await env.remote.request('PATCH', `/api/resource/${rl}/feature/`, { body: [point(0, 0, 'mine'), point(1, 1, 'theirs')] }))
+        .body.map((x: { id: number }) => x.id)
+      const reader = await readerOf(env, expect, rl)
+      const lid = await link(env, expect, await connect(env, expect, reader.login), rl)
+      expect(await names(env.local, lid)).toEqual(['mine', 'theirs'])
+      // Here: one change and one new feature; there: a change the pull must still bring.
+      const lf = await byName(env.local, lid)
+      await env.local.request('PUT', `/api/resource/${lid}/feature/${lf.mine!.id}`, { body: { fields: { n: 5 } } })
+      await env.local.request('POST', `/api/resource/${lid}/feature/`, { body: point(2, 2, 'new here') })
+      await env.remote.request('PUT', `/api/resource/${rl}/feature/${r[1]}`, { body: { fields: { n: 42 } } })
+      const message = `The server ${env.remoteUrl} refuses changes from ${reader.keyname}: they may read this layer but not write it. `
+        + 'Your 2 changes are kept here and will be sent when they are allowed.'
+      for (let round = 0; round < 2; round++) {
+        const report = await sync(env, expect, lid)
+        expect(report.push_refused).toEqual({ title: 'Changes refused by the server', message })
+        expect(report.pushed).toEqual({ created: 0, updated: 0, deleted: 0, attachments: 0 })
+        expect(report.pulled).toEqual({ created: 0, updated: round ? 0 : 1, deleted: 0, attachments: 0 })
+        const state = (await env.local.request('GET', `/api/resource/${lid}/sync`)).body
+        expect(state).toMatchObject({ local_changes: { features: 2, attachments: 0 }, conflicts: 0, problems: [],
+          push_refused: { title: 'Changes refused by the server', message }, pending: { push: false } })
+        expect(state.last_sync).toBe(report.finished)
+      }
+      // Nothing went there, nothing was lost here, the pull came through.
+      expect((await byName(env.remote, rl)).mine!.fields.n).toBeNull()
+      expect(await names(env.remote, rl)).toEqual(['mine', 'theirs'])
+      const here = await byName(env.local, lid)
+      expect([here.mine!.fields.n, here.theirs!.fields.n, here['new here']!.fields.name]).toEqual([5, 42, 'new here'])
+      // Write granted there: the next round sends them, and says nothing of a refusal.
+      await reader.grant(['data.write'])
+      const report = await sync(env, expect, lid)
+      expect(report.push_refused).toBeUndefined()
+      expect(report.pushed).toEqual({ created: 1, updated: 1, deleted: 0, attachments: 0 })
+      expect((await env.local.request('GET', `/api/resource/${lid}/sync`)).body)
+        .toMatchObject({ local_changes: { features: 0, attachments: 0 }, push_refused: null })
+      expect((await byName(env.remote, rl)).mine!.fields.n).toBe(5)
+      await agree(env, expect, lid, rl)
+      // Here, the list of offline layers shows a person only those whose data they may read.
+      const person = await createUser(env.local, expect)
+      const listed = async () => ((await env.local.request('GET', '/api/component/outpost/sync/', { auth: person.auth })).body as { id: number }[])
+        .map((l) => l.id)
+      expect(await listed()).not.toContain(lid)
+      await setRules(env.local, expect, lid, [rule(person.id, 'resource', 'read'), rule(person.id, 'data', 'read')])
+      expect(await listed()).toContain(lid)
+    },
+  },
+  {
+    name: 'taking a layer offline needs read access there: a refusal is a 422 naming the server and the account, nothing is made',
+    async run(env, expect) {
+      const rl = await remoteLayer(env, expect)
+      await env.remote.request('POST', `/api/resource/${rl}/feature/`, { body: point(0, 0, 'secret') })
+      const take = async (login: { username: string; password: string }) => {
+        const name = `refused ${Date.now()} ${Math.random()}`
+        const res = await env.local.request('POST', '/api/resource/', { body: { resource: { cls: 'vector_layer', parent: { id: 0 }, display_name: name },
+          vector_layer: { remote: { connection: { id: await connect(env, expect, login) }, resource: { id: rl } } } } })
+        expect(await rootNames(env)).not.toContain(name)
+        expect(JSON.stringify(res.body)).not.toContain('secret')
+        return res
+      }
+      // No rule on the layer: its reading is refused (403 there).
+      const stranger = await readerOf(env, expect, rl, [])
+      const none = await take(stranger.login)
+      expectError(expect, none, 422, REFUSED)
+      expect(none.body.message).toBe(`The server ${env.remoteUrl} does not let ${stranger.keyname} read resource ${rl}: taking a layer offline `
+        + 'and syncing it need read access (resource.read and data.read) there. Ask its administrator for it, or connect with another account.')
+      expect(none.body.data).toMatchObject({ url: env.remoteUrl, login: stranger.keyname, remote_status: 403, resource: rl })
+      // The layer's description but not its data: the first download is refused, the new layer goes again.
+      const viewer = await readerOf(env, expect, rl, ['resource.read'])
+      const partial = await take(viewer.login)
+      expectError(expect, partial, 422, REFUSED)
+      expect(partial.body.message).toContain(`does not let ${viewer.keyname} read resource ${rl}`)
+      // A wrong password (401 there) names the login.
+      const wrong = await take({ username: viewer.keyname, password: 'not the password' })
+      expectError(expect, wrong, 422, REFUSED)
+      expect(wrong.body.message).toBe(`The server ${env.remoteUrl} did not accept the login ${viewer.keyname} (a wrong password, or a disabled account): `
+        + 'check the connection\'s user name and password.')
+      expect(wrong.body.data.remote_status).toBe(401)
+      // With read access it is taken offline.
+      await viewer.grant(['data.read'])
+      const lid = await link(env, expect, await connect(env, expect, viewer.login), rl)
+      expect(await names(env.local, lid)).toEqual(['secret'])
     },
   },
   {

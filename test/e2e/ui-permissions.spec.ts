@@ -1,19 +1,11 @@
-import { expect, test, type Page } from '@playwright/test'
-import { createGroup, firstLogin, openApp, pick, treeNode } from './ui-steps.ts'
+import { expect, test } from '@playwright/test'
+import { createGroup, firstLogin, logIn, openApp, pick, treeNode } from './ui-steps.ts'
 
 // Issue 21 item 6, in the app on the worker's backend: the administrator makes a user and a
 // group on the users page, gives the group read on one folder in its Permissions tab; the user
 // logs in and sees that folder only, with no buttons to change it, and their own permissions.
 
 const USER_PASSWORD = 'collector-secret-1'
-
-async function logIn(page: Page, login: string, password: string): Promise<void> {
-  await page.getByTestId('login-button').click()
-  await page.getByTestId('login-name').fill(login)
-  await page.getByTestId('login-password').fill(password)
-  await page.getByTestId('login-submit').click()
-  await expect(page.getByTestId('dialog-login')).toHaveCount(0)
-}
 
 test('administrator grants a group read on a folder; its member sees that folder only, without edit buttons', async ({ page }) => {
   const tag = Date.now().toString(36)

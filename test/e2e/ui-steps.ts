@@ -37,6 +37,15 @@ export async function firstLogin(page: Page): Promise<void> {
   await expect(page.getByTestId('current-user')).toHaveText('Administrator')
 }
 
+/** Logs in as `login` through the login form. */
+export async function logIn(page: Page, login: string, password: string): Promise<void> {
+  await page.getByTestId('login-button').click()
+  await page.getByTestId('login-name').fill(login)
+  await page.getByTestId('login-password').fill(password)
+  await page.getByTestId('login-submit').click()
+  await expect(page.getByTestId('dialog-login')).toHaveCount(0)
+}
+
 /** Selects a resource in the tree (its parents must be open). */
 export async function pick(page: Page, name: string): Promise<void> {
   await treeNode(page, name).getByTestId('tree-label').click()

@@ -12,7 +12,7 @@ import { findSrs } from '../../geo/srs.ts'
 import { FIELD_TYPES } from '../../feature/types.ts'
 import { remoteClient } from '../../sync/client.ts'
 import { readRemoteLayer } from '../../sync/remote-shape.ts'
-import { connectionNotFound } from '../../sync/errors.ts'
+import { asReadRefusal, connectionNotFound } from '../../sync/errors.ts'
 import { syncRound } from '../../sync/round.ts'
 import type { Link } from '../../sync/types.ts'
 import type { ClassEnv, Prepared, PrepareEnv } from '../types.ts'
@@ -37,7 +37,9 @@ export async function prepareLink(env: ClassEnv, member: unknown, geometryTypes:
   const creds = await env.classes.remoteConnection(connection)
   if (!creds) throw connectionNotFound(connection)
   const client = remoteClient(creds, env.platform)
+  // Linking needs read access there: a refusal names the server and the account (422), nothing is made.
   const { featureLayer: fl, vectorLayer: vl, fields: remoteFields } = await readRemoteLayer(client, resource)
+    .catch((err: unknown) => { throw asReadRefusal(err, creds, resource) })
   if (!fl) throw validationError(`Remote resource ${resource} is not a feature layer - at \`$.vector_layer.remote.resource\``)
   const srs = Number(fl.srs?.id ?? vl?.srs?.id)
   const geometryType = String(fl.geometry_type ?? vl?.geometry_type)

@@ -13,11 +13,11 @@ const VALIDATION = 'nextgisweb.core.exception.ValidationError'
 const FORBIDDEN = 'nextgisweb.core.exception.ForbiddenError'
 
 type Rule = { action: 'allow' | 'deny'; principal: { id: number }; identity: string; scope: string; permission: string; propagate: boolean }
-const rule = (principal: number, scope: string, permission: string, propagate = true, action: 'allow' | 'deny' = 'allow',
+export const rule = (principal: number, scope: string, permission: string, propagate = true, action: 'allow' | 'deny' = 'allow',
   identity = ''): Rule => ({ action, principal: { id: principal }, identity, scope, permission, propagate })
 
 /** A new user (with a password) and its Basic credentials. */
-async function createUser(api: Api, expect: Expect, extra: Record<string, unknown> = {}) {
+export async function createUser(api: Api, expect: Expect, extra: Record<string, unknown> = {}) {
   const keyname = uniq('u').replace(/[^A-Za-z0-9]/g, '_')
   const password = 'pw-' + keyname
   const res = await api.request('POST', '/api/component/auth/user/', { body: { keyname, display_name: keyname, password, ...extra } })
@@ -55,7 +55,7 @@ async function resource(api: Api, expect: Expect, cls: string, parent: number, r
   return res.body.id as number
 }
 
-async function setRules(api: Api, expect: Expect, id: number, rules: Rule[]) {
+export async function setRules(api: Api, expect: Expect, id: number, rules: Rule[]) {
   const res = await api.request('PUT', `/api/resource/${id}`, { body: { resource: { permissions: rules } } })
   expect(res.status).toBe(200)
 }
