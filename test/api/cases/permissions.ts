@@ -257,6 +257,45 @@ export const permissionCases: ApiCase[] = [
     },
   },
   {
+    name: 'routes that check in their handler: a user who reads a layer but not its data is refused its export, preview and identify; delete needs every descendant',
+    async run(api, expect) {
+      const u = await createUser(api, expect)
+      const top = await readableGroup(api, expect, u.id)
+      const layer = await resource(api, expect, 'vector_layer', top, [rule(u.id, 'resource', 'read', false)])
+      await addFeatures(api, expect, layer, [{ geom: 'POINT(1 1)', fields: { name: 'secret' } }])
+      expect((await api.request('GET', `/api/resource/${layer}`, { auth: u.auth })).status).toBe(200)
+      const refusal = { resource: { id: layer }, permission: 'read', scope: 'data' }
+      const exported = [
+        await api.request('GET', `/api/component/feature_layer/export?resources=${layer}&format=GeoJSON`, { auth: u.auth }),
+        await api.request('POST', '/api/component/feature_layer/export', { auth: u.auth, body: { format: 'CSV', resources: [{ id: layer }] } }),
+      ]
+      const preview = { layer: { id: layer }, extent: [0, 0, 2, 2], size: [8, 8],
+        engine_style: { xml: '<map><layer><class><style><color red="255" green="0" blue="0"/></style></class></layer></map>' } }
+      const previewed = await api.request('POST', '/api/component/outpost/render/preview', { auth: u.auth, body: preview })
+      for (const res of [...exported, previewed]) {
+        expectError(expect, res, 403, DENIED)
+        expect(res.body.data).toEqual(refusal)
+      }
+      const identified = await api.request('POST', '/api/feature_layer/identify', { auth: u.auth,
+        body: { geom: 'POLYGON((0 0,2 0,2 2,0 2,0 0))', srs: 3857, layers: [layer] } })
+      expect(identified.body).toEqual({ [layer]: { error: 'Forbidden' }, featureCount: 0 })
+      // With data.read the same requests answer (the refusals above were about the permission).
+      await setRules(api, expect, layer, [rule(u.id, 'resource', 'read', false), rule(u.id, 'data', 'read', false)])
+      expect((await api.request('GET', `/api/component/feature_layer/export?resources=${layer}&format=GeoJSON`, { auth: u.auth })).status).toBe(200)
+      expect((await api.request('POST', '/api/component/outpost/render/preview', { auth: u.auth, body: preview })).status).toBe(200)
+      const found = await api.request('POST', '/api/feature_layer/identify', { auth: u.auth,
+        body: { geom: 'POLYGON((0 0,2 0,2 2,0 2,0 0))', srs: 3857, layers: [layer] } })
+      expect(found.body.featureCount).toBe(1)
+      // Delete: allowed on the group but not on the layer inside → 403 naming the layer, both kept.
+      await setRules(api, expect, top, [rule(u.id, 'resource', 'read', false), rule(u.id, 'resource', 'delete', false)])
+      const del = await api.request('DELETE', `/api/resource/${top}`, { auth: u.auth })
+      expectError(expect, del, 403, DENIED)
+      expect(del.body.data).toEqual({ resource: { id: layer }, permission: 'delete', scope: 'resource' })
+      expect((await api.request('GET', `/api/resource/${layer}`)).status).toBe(200)
+      expect((await api.request('GET', `/api/resource/${layer}/feature/`)).body).toHaveLength(1)
+    },
+  },
+  {
     name: 'route-table sweep: every route declares a need; every protected route refuses a user without it and changes nothing',
     async run(api, expect) {
       const needs = await api.request('GET', '/api/component/outpost/route_needs')
