@@ -231,6 +231,39 @@ export const permissionCases: ApiCase[] = [
     },
   },
   {
+    name: 'a change of rules, of a parent or of membership takes effect on the very next request (the evaluator keeps no stale answer)',
+    async run(api, expect) {
+      const u = await createUser(api, expect)
+      const group = await createGroup(api, expect, [u.id])
+      const top = await readableGroup(api, expect, u.id, [rule(group, 'resource', 'read'), rule(group, 'data', 'read')])
+      const closed = await readableGroup(api, expect, u.id)
+      const layer = await resource(api, expect, 'vector_layer', top)
+      const reads = async () => (await api.request('GET', `/api/resource/${layer}/feature/`, { auth: u.auth })).status
+      const listed = async () => (await api.request('GET', `/api/resource/?parent=${top}`, { auth: u.auth })).body.length
+      expect([await reads(), await listed()]).toEqual([200, 1])
+      // A rule on an ancestor: denied, then allowed again.
+      await setRules(api, expect, top, [rule(u.id, 'resource', 'read', false), rule(group, 'resource', 'read'), rule(group, 'data', 'read'),
+        rule(u.id, 'data', 'read', true, 'deny')])
+      expect(await reads()).toBe(403)
+      await setRules(api, expect, top, [rule(u.id, 'resource', 'read', false), rule(group, 'resource', 'read'), rule(group, 'data', 'read')])
+      expect(await reads()).toBe(200)
+      // A move under a group that grants nothing below it, and back.
+      expect((await api.request('PUT', `/api/resource/${layer}`, { body: { resource: { parent: { id: closed } } } })).status).toBe(200)
+      expect([await reads(), await listed()]).toEqual([403, 0])
+      expect((await api.request('PUT', `/api/resource/${layer}`, { body: { resource: { parent: { id: top } } } })).status).toBe(200)
+      expect([await reads(), await listed()]).toEqual([200, 1])
+      // Leaving the group that grants.
+      expect((await api.request('PUT', `/api/component/auth/group/${group}`, { body: { members: [] } })).status).toBe(200)
+      expect([await reads(), await listed()]).toEqual([403, 0])
+      expect((await api.request('PUT', `/api/component/auth/group/${group}`, { body: { members: [u.id] } })).status).toBe(200)
+      expect(await reads()).toBe(200)
+      // A resource deleted and another made: the new one's own rules count, not a cached answer.
+      expect((await api.request('DELETE', `/api/resource/${layer}`)).status).toBe(200)
+      const again = await resource(api, expect, 'vector_layer', top, [rule(u.id, 'data', 'read', false, 'deny')])
+      expect((await api.request('GET', `/api/resource/${again}/feature/`, { auth: u.auth })).status).toBe(403)
+    },
+  },
+  {
     name: 'listings and search show only what the user may read; create needs create and manage_children',
     async run(api, expect) {
       const u = await createUser(api, expect)
