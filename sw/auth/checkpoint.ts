@@ -9,6 +9,8 @@ import { forbidden, insufficientPermissions } from '../core/error.ts'
 import type { Need, RequestContext } from '../core/routes.ts'
 import type { AuthVariables } from './env.ts'
 import type { AclEvaluator, AclRow } from './acl.ts'
+import type { Principal } from './types.ts'
+import type { Database } from '../store/database.ts'
 
 type Vars = Omit<AuthVariables, 'services'> & { services: AuthVariables['services'] & { acl: AclEvaluator } }
 
@@ -41,11 +43,14 @@ export async function checkpoint(c: RequestContext<Vars>, need: Need): Promise<v
   })
 }
 
+/** What a handler's own check reads: the request's user and the one evaluator. */
+interface HandlerVars { user: Principal; services: { main: Database; acl: AclEvaluator } }
+
 /**
  * For a route declared `inHandler`: 403 unless the request's user has `scope.permission` on
  * every one of `ids` (those that do not exist are the handler's to refuse).
  */
-export async function requireOn(c: RequestContext<Vars>, ids: Iterable<number>, scope: string, permission: string): Promise<void> {
+export async function requireOn<V extends HandlerVars>(c: RequestContext<V>, ids: Iterable<number>, scope: string, permission: string): Promise<void> {
   const { main, acl } = c.get('services')
   const user = c.get('user')
   await main.read((db) => {

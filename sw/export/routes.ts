@@ -1,11 +1,13 @@
 /**
  * @module export/routes
  * `resource.export`, `feature_layer.geojson`, the spec's `/csv`, and the multi-layer
- * `feature_layer.export` (GET and POST). Reading needs `data.read`, which everyone has here.
+ * `feature_layer.export` (GET and POST). Reading needs `data.read` on every layer
+ * named (the route table checks the path's; the multi-layer export checks its list itself).
  */
 import { inHandler, onPath, type Routes } from '../core/routes.ts'
 import { resourceHeads, type DataOutVariables } from '../feature/capability.ts'
 import { readJson } from '../core/http.ts'
+import { requireOn } from '../auth/checkpoint.ts'
 import { checkItems, exportRequest, postedExport, queriedItems, type ExportRequest } from './params.ts'
 import { exportLayer, exportLayers, type ExportAnswer } from './service.ts'
 
@@ -48,6 +50,8 @@ export function mountExport(routes: Routes<DataOutVariables>): void {
     if (c.req.method === 'POST') ({ params, items } = postedExport(await readJson(c.req.raw)))
     else { params = new URL(c.req.url).searchParams; items = queriedItems(params) }
     checkItems(items)
+    // Every layer named needs data.read, as the original checks each one before it writes any.
+    await requireOn(c, items.map((it) => it.id), 'data', 'read')
     return respond(await exportLayers(c.get('services'), items, await exportRequest(params, c.get('services').platform.epsg)))
   })
 }

@@ -4,6 +4,7 @@
  * the layers they draw are found through `classes` (the registry's capabilities).
  */
 import type { Principal } from '../auth/types.ts'
+import type { AclEvaluator } from '../auth/acl.ts'
 import type { Platform } from '../platform/platform.ts'
 import type { Database } from '../store/database.ts'
 import type { RenderClasses } from './types.ts'
@@ -12,6 +13,8 @@ export interface RenderServices {
   platform: Platform
   main: Database
   classes: RenderClasses
+  /** Who may read what: the one evaluator (auth/acl.ts). */
+  acl: AclEvaluator
 }
 
 export interface RenderVariables {

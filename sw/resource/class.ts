@@ -74,6 +74,11 @@ export interface ResourceKind {
   /** The class's members of the composite object, by member name. */
   serialize(ctx: ClassContext, id: number, data: ClassData): Record<string, unknown>
   /**
+   * Optional: `serialize` for a page of resources of this class at once (a listing), in their
+   * order, for a class whose members read rows of their own: one query for the page, not one each.
+   */
+  serializeMany?(ctx: ClassContext, items: ReadonlyArray<{ id: number; data: ClassData }>): Record<string, unknown>[]
+  /**
    * Optional: work before the main write of a create or change (members as sent), such as
    * an ingest. Returns `undefined` when there is none for these members. Throws `ApiError`
    * (422) on bad input, leaving nothing behind.

@@ -9,8 +9,20 @@ import type { SqlDb } from '../store/database.ts'
 export type ResmetaValue = string | number | boolean | null
 
 export function readResmeta(db: SqlDb, id: number): Record<string, ResmetaValue> {
-  const rows = db.selectObjects(`SELECT key, value FROM resmeta WHERE resource_id = ? ORDER BY key`, [id]) as { key: string; value: string }[]
-  return Object.fromEntries(rows.map((r) => [r.key, JSON.parse(r.value) as ResmetaValue]))
+  return readResmetaOf(db, [id]).get(id) ?? {}
+}
+
+/** The metadata of every resource of `ids` in one query (a listing's page); absent ids have none. */
+export function readResmetaOf(db: SqlDb, ids: readonly number[]): Map<number, Record<string, ResmetaValue>> {
+  const out = new Map<number, Record<string, ResmetaValue>>()
+  const rows = db.selectObjects(`SELECT resource_id, key, value FROM resmeta
+    WHERE resource_id IN (SELECT value FROM json_each(?)) ORDER BY resource_id, key`, [JSON.stringify(ids)]) as { resource_id: number; key: string; value: string }[]
+  for (const r of rows) {
+    let items = out.get(r.resource_id)
+    if (!items) out.set(r.resource_id, items = {})
+    items[r.key] = JSON.parse(r.value) as ResmetaValue
+  }
+  return out
 }
 
 /**

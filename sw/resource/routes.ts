@@ -15,7 +15,7 @@ import type { ResourceVariables } from './env.ts'
 import type { ResourceKind } from './class.ts'
 import {
   checkCreate, children, createResource, deleteResource, getRow, pickMembers, ROOT_ID, runAfterCommit, serialize,
-  requirePermission, subtreeIds, updateResource, type ResourceContext,
+  requirePermission, serializeRows, subtreeIds, updateResource, type ResourceContext,
 } from './service.ts'
 import { searchResources } from './search.ts'
 import { getUser } from '../auth/service.ts'
@@ -86,11 +86,33 @@ async function prepareAndWrite<T>(c: Ctx, cls: ResourceKind | undefined, body: R
   }
 }
 
+/**
+ * What `find` finds, answered by `answer` in the same read — unless a class of its rows must
+ * first make ready what its serializer reads outside the main database (`load`, async): then
+ * that runs between two reads (`members`: whether the answer has class members at all). One
+ * read spares a listing of 10,000 children finding them twice.
+ */
+async function readLoaded<F extends { rows: ResourceRow[] }, R>(c: Ctx, find: (ctx: ResourceContext) => F,
+  answer: (ctx: ResourceContext, found: F) => R, members = true): Promise<R> {
+  const { classes } = c.get('services')
+  const once = await read(c, (ctx): { load: true; found: F } | { load: false; answer: R } => {
+    const found = find(ctx)
+    return members && found.rows.some((r) => classes.get(r.cls).load) ? { load: true, found } : { load: false, answer: answer(ctx, found) }
+  })
+  if (!once.load) return once.answer
+  await load(c, once.found.rows)
+  return read(c, (ctx) => answer(ctx, find(ctx)))
+}
+
 /** Lets the classes of `rows` make ready what their serializers read outside the main database. */
 async function load(c: Ctx, rows: ResourceRow[]): Promise<void> {
   const { classes } = c.get('services')
   const byCls = new Map<string, number[]>()
-  for (const r of rows) byCls.set(r.cls, [...(byCls.get(r.cls) ?? []), r.id])
+  for (const r of rows) {
+    let ids = byCls.get(r.cls)
+    if (!ids) byCls.set(r.cls, ids = [])
+    ids.push(r.id)
+  }
   for (const [cls, ids] of byCls) await classes.get(cls).load?.(ids)
 }
 
@@ -142,9 +164,8 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
     // Without `parent`: the resources with no parent, i.e. the root (reference §4.3).
     const rowsOf = (ctx: ResourceContext) => parent === undefined ? [rowOf(ctx, 0)] : children(ctx, parent)
     // Only what the user may read is listed (reference ngw-services §5.5).
-    const shown = (ctx: ResourceContext) => ctx.acl!.readable(ctx.db, ctx.user, rowsOf(ctx))
-    await load(c, await read(c, shown))
-    return json(await read(c, (ctx) => shown(ctx).map((r) => serialize(ctx, r))))
+    const shown = (ctx: ResourceContext) => ({ rows: ctx.acl!.readable(ctx.db, ctx.user, rowsOf(ctx)) })
+    return json(await readLoaded(c, shown, (ctx, { rows }) => serializeRows(ctx, rows)))
   }
   routes.add('resource.collection', '/api/resource/', ['GET', 'POST'], { GET: inHandler('resource', 'read', 'listing: children the user may not read are left out'), POST: inHandler('resource', 'create', 'the parent and class of the posted body') }, collection)
   routes.add('resource.collection', '/api/resource', 'POST', { GET: inHandler('resource', 'read', 'listing: children the user may not read are left out'), POST: inHandler('resource', 'create', 'the parent and class of the posted body') }, collection)
@@ -183,15 +204,14 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
       const res = searchResources(ctx.db, ctx.classes, params)
       return { ...res, rows: ctx.acl!.readable(ctx.db, ctx.user, res.rows) }
     }
-    if (ser === 'full') await load(c, await read(c, (ctx) => found(ctx).rows))
-    return json(await read(c, (ctx) => {
-      const res = found(ctx)
-      const items = res.rows.map((r) => serialize(ctx, r, ser === 'full'))
+    // Only the full form has class members that may need loading first.
+    return json(await readLoaded(c, found, (ctx, res) => {
+      const items = serializeRows(ctx, res.rows, ser === 'full')
       if (!res.paged) return items
       const out: Record<string, unknown> = { items, total_count: res.total, limit: res.limit, offset: res.offset, order: res.order }
       if (breadcrumb) out.breadcrumb = breadcrumbs(ctx.db, res.rows.map((r) => r.id))
       return out
-    }))
+    }, ser === 'full'))
   })
 
   routes.add('resource.permission', '/api/resource/{id}/permission', 'GET', onPath('resource', 'read'), async (c) => {

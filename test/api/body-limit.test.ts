@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request, type Server } from 'node:http'
-import { NODE_ADMIN_PASSWORD, startNodeApi } from './node-client.ts'
+import { startNodeApi, NODE_ADMIN_AUTH } from './node-client.ts'
 import { JSON_BODY_LIMIT } from '../../sw/core/limits.ts'
 
 // Bodies that only a client of its own making sends: no Content-Length (chunked) and more
@@ -11,7 +11,7 @@ beforeAll(async () => { ({ server, base } = await startNodeApi()) })
 // The refused bodies' connections are cut, not waited for.
 afterAll(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }))
 
-const AUTH = { authorization: 'Basic ' + Buffer.from(`administrator:${NODE_ADMIN_PASSWORD}`).toString('base64') }
+const AUTH = { authorization: NODE_ADMIN_AUTH }
 
 /** A chunked body of `total` bytes of JSON-ish text, counting what the server pulled. */
 function endless(total: number) {

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { NODE_ADMIN_PASSWORD } from './node-client.ts'
+import { NODE_ADMIN_AUTH } from './node-client.ts'
 import { kill, startHost, type Host } from './node-process.ts'
 import { pointsGeojson } from './ingest-files.ts'
 
@@ -20,7 +20,7 @@ const CYCLES = Number(process.env.OUTPOST_CRASH_CYCLES ?? 8)
 const BUDGET_MS = Number(process.env.OUTPOST_CRASH_SECONDS ?? 70) * 1000
 const SEED = Number(process.env.OUTPOST_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31))
 const LANES = 4
-const AUTH = 'Basic ' + Buffer.from(`administrator:${NODE_ADMIN_PASSWORD}`).toString('base64')
+const AUTH = NODE_ADMIN_AUTH
 
 /** mulberry32: a small seeded generator, so a failing run can be repeated with its seed. */
 function rng(seed: number) {

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { NODE_ADMIN_PASSWORD } from './node-client.ts'
+import { NODE_ADMIN_AUTH } from './node-client.ts'
 import { apiOf, kill, startHost, type Host } from './node-process.ts'
 import { bodyOf, checkAfterRestart, checkFeatures, featureRequest, featureWrite, LAYER_FIELDS, seedBody, SEED_BATCH, type FeatureSent, type Sent } from './durability-shared.ts'
 
@@ -10,7 +10,7 @@ import { bodyOf, checkAfterRestart, checkFeatures, featureRequest, featureWrite,
 // killed with SIGKILL in the middle of concurrent writes, restarted on the same folder, and
 // must hold every acknowledged write whole and no write half-done.
 
-const AUTH = { authorization: 'Basic ' + Buffer.from(`administrator:${NODE_ADMIN_PASSWORD}`).toString('base64') }
+const AUTH = { authorization: NODE_ADMIN_AUTH }
 
 async function call(base: string, method: string, path: string, body?: unknown) {
   const res = await fetch(base + path, { method, headers: AUTH, body: body === undefined ? undefined : JSON.stringify(body) })

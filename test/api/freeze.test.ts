@@ -8,13 +8,13 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { apiOf, kill, startHost, type Host } from './node-process.ts'
-import { NODE_ADMIN_PASSWORD } from './node-client.ts'
+import { NODE_ADMIN_AUTH } from './node-client.ts'
 import { evilLayer, regexStyle, EVIL_REGEX } from './cases/hardening-render.ts'
 import { makeStyle, T } from './render-helpers.ts'
 
 const PING_MS = 200
 // Tiles are read as the administrator: guests read nothing since issue 21.
-const headers = { authorization: 'Basic ' + Buffer.from(`administrator:${NODE_ADMIN_PASSWORD}`).toString('base64') }
+const headers = { authorization: NODE_ADMIN_AUTH }
 
 describe('a request with a user-written pattern does not freeze the Node host', () => {
   let host: Host

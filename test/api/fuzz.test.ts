@@ -2,7 +2,7 @@ import { describe, expect, it, onTestFinished } from 'vitest'
 import { createApp, nodePlatform } from '../../sw/host/node.ts'
 import { fromWire, toWire, type Api } from './harness.ts'
 import { Generator } from '../fuzz/generator.ts'
-import { createKnown, createRemotes, isServerFailure, keepKnown, treeProblems } from '../fuzz/setup.ts'
+import { createKnown, createReader, createRemotes, createSecret, keepKnown, sendJudged, treeProblems } from '../fuzz/setup.ts'
 import { ApiError } from '../../sw/core/error.ts'
 import { EXTERNAL_SERVICE_ERROR } from '../fuzz/generator.ts'
 import { HostileRemote, type HostileMode } from './hostile-remote.ts'
@@ -13,8 +13,10 @@ const HOSTILE: HostileMode[] = ['huge', 'chunked', 'silent', 'stall', 'not-array
 /** Small limits, so that a remote holding a request costs the run little (the defaults are tested in hostile-remote.test.ts). */
 const LIMITS = { maxBytes: 1024 * 1024, idleMs: 100, totalMs: 1000 }
 
-// Generated requests against the whole app in Node: no answer may be a 500 (or worse, a throw),
-// and the tree must be whole afterwards. FUZZ_SEED and FUZZ_CASES choose another run; a
+// Generated requests against the whole app in Node, as the administrator, an ordinary user who
+// reads part of the tree, and the guest: no answer may be a 500 (or worse, a throw), a refused
+// write changes nothing, nothing the user may not read reaches them, and the tree must be whole
+// afterwards. FUZZ_SEED and FUZZ_CASES choose another run; a
 // failure names the seed and the request's index, which reproduce it.
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123)
 const CASES = Number(process.env.FUZZ_CASES ?? 3000)
@@ -46,8 +48,11 @@ describe('fuzz', () => {
         return fromWire(res.status, headers, await res.text())
       },
     }
-    const gen = new Generator(SEED, { ...await createKnown(api), remotes: await createRemotes(api, HOSTILE.map((m) => hostile.url(m))) })
+    const reader = await createReader(api)
+    const gen = new Generator(SEED, { ...await createKnown(api, reader), secret: await createSecret(api),
+      remotes: await createRemotes(api, HOSTILE.map((m) => hostile.url(m))) })
     const statuses = new Map<number, number>()
+    const asked: Record<string, number> = {}
     const failures: string[] = []
     const t0 = performance.now()
     for (let i = 0; i < CASES; i++) {
@@ -58,9 +63,10 @@ describe('fuzz', () => {
       const what = () => `#${i} ${method} ${path.slice(0, 120)} ${JSON.stringify(opts).slice(0, 300)}`
       let status: number
       try {
-        const res = await api.request(method, path, opts)
+        const { res, problems } = await sendJudged(api, gen.known, req)
         status = res.status
-        if (isServerFailure(req, status, res.body)) failures.push(`${what()} → ${status} ${res.text.slice(0, 300)}`)
+        for (const p of problems) failures.push(`${what()} → ${p}`)
+        asked[req.as] = (asked[req.as] ?? 0) + 1
       } catch (err) {
         failures.push(`${what()} → threw ${(err as Error).stack}`)
         continue
@@ -68,7 +74,7 @@ describe('fuzz', () => {
       statuses.set(status, (statuses.get(status) ?? 0) + 1)
     }
     console.log(`fuzz: ${CASES} cases in ${((performance.now() - t0) / 1000).toFixed(1)} s; statuses`,
-      Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))
+      Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])), 'by', asked)
     expect(failures, `seed ${SEED}`).toEqual([])
     expect(logged, `seed ${SEED}: unexpected errors were logged`).toEqual([])
     expect(await treeProblems(api)).toEqual([])

@@ -22,6 +22,12 @@ function wireBody(w: WireRequest): string | Uint8Array<ArrayBuffer> | FormData |
 
 export const NODE_ADMIN_PASSWORD = 'test-admin-password'
 
+/** An HTTP Basic `Authorization` value for `login:password` (UTF-8, as the host decodes it). */
+export const basicAuth = (login: string, password: string) => 'Basic ' + Buffer.from(`${login}:${password}`).toString('base64')
+
+/** The administrator's `Authorization` value on a host started with `NODE_ADMIN_PASSWORD`. */
+export const NODE_ADMIN_AUTH = basicAuth('administrator', NODE_ADMIN_PASSWORD)
+
 export async function startNodeApi(opts: { dataDir?: string; platform?: Partial<NodePlatformOptions>; serve?: Partial<ServeOptions> } = {}): Promise<{ api: Api; server: Server; base: string }> {
   const app = createApp(nodePlatform({ dataDir: opts.dataDir, admin: { password: NODE_ADMIN_PASSWORD, mustChange: false },
     log: () => {}, ...opts.platform }))

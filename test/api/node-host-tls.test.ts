@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { request } from 'node:https'
 import { networkInterfaces, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { NODE_ADMIN_PASSWORD } from './node-client.ts'
+import { NODE_ADMIN_PASSWORD, NODE_ADMIN_AUTH } from './node-client.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'outpost-tls-'))
 const procs: ChildProcess[] = []
@@ -17,7 +17,7 @@ afterAll(() => { for (const p of procs) p.kill('SIGKILL'); rmSync(dir, { recursi
 /** GET over HTTPS, trusting the test's self-signed certificate. */
 function get(url: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const auth = 'Basic ' + Buffer.from(`administrator:${NODE_ADMIN_PASSWORD}`).toString('base64')
+    const auth = NODE_ADMIN_AUTH
     request(url, { rejectUnauthorized: false, headers: { authorization: auth } }, (res) => {
       let body = ''
       res.on('data', (c) => { body += c })
@@ -63,7 +63,7 @@ it.skipIf(!hasOpenssl)('serves HTTPS with --tls-cert/--tls-key, absolute URLs in
     const body = JSON.stringify({ resource: { cls: 'vector_layer', parent: { id: 0 }, display_name: 'tls' },
       vector_layer: { srs: { id: 3857 }, geometry_type: 'POINT' } })
     request(`${base}/api/resource/`, { method: 'POST', rejectUnauthorized: false,
-      headers: { authorization: 'Basic ' + Buffer.from(`administrator:${NODE_ADMIN_PASSWORD}`).toString('base64') } }, (res) => {
+      headers: { authorization: NODE_ADMIN_AUTH } }, (res) => {
       let b = ''
       res.on('data', (c) => { b += c })
       res.on('end', () => resolve(b))

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Server } from 'node:http'
-import { NODE_ADMIN_PASSWORD, startNodeApi } from './node-client.ts'
+import { startNodeApi, NODE_ADMIN_AUTH } from './node-client.ts'
 
 // Paths a browser cannot send (it reads `//api/…` as another host), so only the Node host is tested.
 let server: Server
@@ -14,7 +14,7 @@ describe('Node host paths', () => {
     expect(res.status).toBe(200)
     expect((await res.json()).results).toHaveLength(1)
     // As the administrator: guests read nothing since issue 21.
-    const authorization = 'Basic ' + Buffer.from(`administrator:${NODE_ADMIN_PASSWORD}`).toString('base64')
+    const authorization = NODE_ADMIN_AUTH
     const ngw = await fetch(`${base}//api/resource/0`, { headers: { authorization } })
     expect((await ngw.json()).resource.id).toBe(0)
   })

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { apiOf, kill, startHost, type Host } from './node-process.ts'
 import type { Api } from './harness.ts'
-import { NODE_ADMIN_PASSWORD } from './node-client.ts'
+import { NODE_ADMIN_AUTH } from './node-client.ts'
 import { pointsGeojson } from './ingest-files.ts'
 import { newGroup } from './cases/ingest.ts'
 
@@ -20,7 +20,7 @@ let api: Api
 let group: number
 let exported: number
 
-const AUTH = { authorization: `Basic ${Buffer.from(`administrator:${NODE_ADMIN_PASSWORD}`).toString('base64')}` }
+const AUTH = { authorization: NODE_ADMIN_AUTH }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 

@@ -5,6 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { delimiter, join, resolve } from 'node:path'
+import { basicAuth } from './node-client.ts'
 
 // `npm start` on a busy port (issue 20 item 8): it used to make the data folder and print a new
 // administrator password, then die of EADDRINUSE, and the next start said "unchanged". The port
@@ -78,7 +79,7 @@ describe('npm start on a busy port', () => {
       if (BANNER) expect(free.out).toContain('--cors <the app\'s origin>')
       // The printed password is the one that works (guests read nothing since issue 21).
       const password = /administrator password: (\S+)/.exec(free.out)![1]!
-      const auth = 'Basic ' + Buffer.from(`administrator:${password}`).toString('base64')
+      const auth = basicAuth('administrator', password)
       const res = await fetch(`http://127.0.0.1:${port}/api/resource/0`, { headers: { authorization: auth } })
       expect(res.status).toBe(200)
     } finally {

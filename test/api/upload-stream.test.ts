@@ -6,6 +6,7 @@ import type { Server } from 'node:http'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { createApp, nodePlatform, serve } from '../../sw/host/node.ts'
+import { basicAuth } from './node-client.ts'
 
 // Uploads go from the socket into the store file by file: a 96 MiB upload must not appear
 // in memory whole. Measured on the Node host with a file store (the memory store keeps what
@@ -27,7 +28,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-const AUTH = { authorization: 'Basic ' + Buffer.from('administrator:stream-test-pw').toString('base64') }
+const AUTH = { authorization: basicAuth('administrator', 'stream-test-pw') }
 
 /** `size` bytes in 256 KiB chunks, made as they are pulled, optionally framed as a form part. */
 function body(size: number, head = '', tail = ''): ReadableStream<Uint8Array> {

@@ -69,16 +69,24 @@ for (let i = 0; i < 200; i++) {
     otherWrite.push(performance.now() - t0)
   })
 }
-// Cold: a rule changed somewhere before each check, so every node on the chain is read and evaluated again.
-const cold: number[] = []
-for (let i = 0; i < 200; i++) {
-  await main.write((db) => { db.exec({ sql: `UPDATE resource SET permissions = ? WHERE id = 0`, bind: [db.selectValue('SELECT permissions FROM resource WHERE id = 0') as string] }) })
-  await main.read((db) => {
-    const t0 = performance.now()
-    acl.has(db, user, leaf, 'data', 'read')
-    cold.push(performance.now() - t0)
-  })
+// A rule changed on the root before each check: one naming another principal (the user's answers
+// stay), then one naming the user's group (the chain is evaluated again, from nodes in memory).
+const rootRules = await main.read((db) => JSON.parse(db.selectValue('SELECT permissions FROM resource WHERE id = 0') as string) as unknown[])
+async function afterRootChange(principal: number, runs: number): Promise<number[]> {
+  const out: number[] = []
+  for (let i = 0; i < runs; i++) {
+    const rules = i % 2 ? rootRules : [...rootRules, rule(principal, 'webmap', 'annotation_read')]
+    await main.write((db) => { db.exec({ sql: `UPDATE resource SET permissions = ? WHERE id = 0`, bind: [JSON.stringify(rules)] }) })
+    await main.read((db) => {
+      const t0 = performance.now()
+      if (!acl.has(db, user, leaf, 'data', 'read')) throw new Error('the reader should still read the leaf')
+      out.push(performance.now() - t0)
+    })
+  }
+  return out
 }
+const cold = await afterRootChange(100_001, 200)
+const coldMine = await afterRootChange(groupId, 200)
 
 // 10,000 children under one group the reader may read; every other one denies the reader.
 const parent = chain[1]!
@@ -96,6 +104,7 @@ const hash = await hashPassword(PASSWORD)
 await main.write((db) => { db.exec({ sql: 'UPDATE principal SET password_hash = ? WHERE id = ?', bind: [hash, userId] }) })
 const auth = 'Basic ' + Buffer.from(`reader:${PASSWORD}`).toString('base64')
 let shown = 0
+// The whole request as a client makes it: routing, Basic, the filter, serializing, and reading the JSON body.
 const listing = await timeRuns(10, async () => {
   const res = await app.fetch(new Request(`http://localhost/api/resource/?parent=${parent}`, { headers: { authorization: auth } }))
   shown = (await res.json() as unknown[]).length
@@ -104,19 +113,43 @@ const listing = await timeRuns(10, async () => {
 const rows = await main.read((db) => db.selectObjects('SELECT id, parent_id, cls, permissions FROM resource WHERE parent_id = ?', [parent]))
 const filter: number[] = []
 for (let i = 0; i < 10; i++) {
-  await main.write((db) => { db.exec({ sql: `UPDATE resource SET permissions = permissions WHERE id = 0` }) })
+  const rules = i % 2 ? rootRules : [...rootRules, rule(groupId, 'webmap', 'annotation_read')]
+  await main.write((db) => { db.exec({ sql: `UPDATE resource SET permissions = ? WHERE id = 0`, bind: [JSON.stringify(rules)] }) })
   await main.read((db) => {
     const t0 = performance.now()
-    shown = acl.readable(db, user, rows as never[]).length
+    if (acl.readable(db, user, rows as never[]).length !== shown) throw new Error('the filter and the listing disagree')
     filter.push(performance.now() - t0)
   })
 }
+
+/**
+ * The change that made the listing and the check after a change fast, measured with this bench
+ * against the code before it and after, one run right after the other (kept here: the section is
+ * rewritten by every run).
+ */
+const BEFORE_AFTER = `Before and after batching the listing and keeping the compiled rules across changes (this bench run
+on the code before, then after, at 23:56 UTC; load average 2.7 both times; medians, ms):
+
+| what | before | after |
+|---|---|---|
+| check after a rule naming another principal changed on the root | 0.63 | 0.072 |
+| check after a rule naming the user's group changed on the root | 0.61 | 0.10 |
+| filtering 10,000 children after a rule changed | 14.7 | 6.89 |
+| \`GET /api/resource/?parent=\` of 10,000 children, 5,001 shown, whole answer | 483.7 | 81.8 |
+
+The listing misses its 50 ms target: of its ~77 ms, reading the 10,000 rows is ~26 ms (one
+\`json_group_array\` text; column by column through the WASM binding it was 100–150 ms), the ACL
+filter ~4, building the 5,001 objects ~16, \`JSON.stringify\` ~15 and the client's \`JSON.parse\`
+the rest. Under 50 ms would need the answer's text built without objects (in SQL, or cached per
+resource). (This section said 2,391 ms for the listing and 1.10 ms for the check after a change
+before; those runs wrote back the same rules instead of changing one, and their load is not known.)`
 
 const fmt = (ms: number) => (ms >= 10 ? ms.toFixed(1) : ms >= 0.1 ? ms.toFixed(2) : ms.toFixed(4))
 const lines = [
   `| the check of one request, ${rulesOnChain} rules on ${DEPTH} ancestors, database unchanged since the last check | ${fmt(median(warm))} ms | < 0.1 ms |`,
   `| the same check after a write that changes no permission (a user's language) | ${fmt(median(otherWrite))} ms | < 0.1 ms |`,
-  `| the same check after a rule changed anywhere (every node on the chain read and evaluated again) | ${fmt(median(cold))} ms | < 0.1 ms |`,
+  `| the same check after a rule changed anywhere (on the root, naming another principal: that node read again) | ${fmt(median(cold))} ms | < 0.1 ms |`,
+  `| the same check after a rule naming the user's group changed on the root (that node read again, the chain evaluated again in memory) | ${fmt(median(coldMine))} ms | < 0.1 ms |`,
   `| filtering ${CHILDREN.toLocaleString('en')} children, half hidden, after a rule changed | ${fmt(median(filter))} ms | < 50 ms |`,
   `| \`GET /api/resource/?parent=\` of ${CHILDREN.toLocaleString('en')} children as that user (${shown} shown, whole answer) | ${fmt(median(listing))} ms | < 50 ms |`,
 ]
@@ -128,5 +161,7 @@ Machine: ${machine()}. Medians, measured by \`test/bench/permissions.bench.ts\` 
 | what | time | target |
 |---|---|---|
 ${lines.join('\n')}
+
+${BEFORE_AFTER}
 `)
 process.exit(0)

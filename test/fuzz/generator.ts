@@ -34,7 +34,17 @@ export interface Known {
    * links may answer 502 ExternalServiceError, and nothing worse. None: no such requests.
    */
   remotes?: number[]
+  /**
+   * An ordinary user who reads `group` (and its layer) and nothing else, and a group with a
+   * layer that only the administrator reads, named and filled with `SECRET`: requests as that
+   * user or the guest aim at both, and nothing of the second may reach them (issue 21).
+   */
+  reader?: { id: number; login: string; password: string }
+  secret?: { group: number; layer: number; fid: number }
 }
+
+/** Text in the names and features only the administrator may read (a fuzz run's leak check looks for it). */
+export const SECRET = 'fuzz-secret-7c1e'
 
 /** Patterns that backtrack exponentially or polynomially in RegExp, or that RE2 refuses. */
 const EVIL_REGEXES = ['^(a+)+$', '^(a+)+$', '^(a|aa)+$', '(x+x+)+y', '^(\\w+\\s?)*$', '(a)\\1', 'a(?=b)', '(?<!a)b', '[', 'a{1001}',
@@ -49,6 +59,8 @@ export interface FuzzRequest {
   opts: RequestOptions
   /** It asks a hostile remote: a 502 ExternalServiceError is a right answer. */
   remote?: boolean
+  /** Who asks: the administrator, the ordinary user of `Known.reader`, or anyone else (the guest, failed credentials). */
+  as: 'admin' | 'reader' | 'guest'
 }
 
 /** The exception class of a 502 for a remote that failed: the one 5xx a fuzz run accepts, for requests to hostile remotes. */
@@ -201,9 +213,11 @@ export class Generator {
     return h
   }
 
-  /** Who asks: mostly the administrator (to reach deep code), sometimes the guest or broken credentials. */
+  /** Who asks: mostly the administrator (to reach deep code), sometimes the ordinary user, the guest or broken credentials. */
   #auth(): Pick<RequestOptions, 'auth' | 'headers'> {
     const k = this.#int(20)
+    if (k < 11) return { auth: 'admin' }
+    if (k < 14 && this.known.reader) return { auth: { login: this.known.reader.login, password: this.known.reader.password } }
     if (k < 14) return { auth: 'admin' }
     if (k < 18) return { auth: 'guest' }
     // Never a wrong password for the administrator: the run must not lock its own login.
@@ -215,7 +229,12 @@ export class Generator {
 
   next(): FuzzRequest {
     const k = this.known
-    const layer = () => this.#id(this.#chance(0.85) ? k.layer : k.group)
+    const who = this.#auth()
+    const as = who.auth === 'admin' ? 'admin' : typeof who.auth === 'object' && who.auth.login === k.reader?.login ? 'reader' : 'guest'
+    // Those who may not read the secret layer aim at it too; the administrator never (its fuzzed
+    // moves and rules would share it).
+    const layer = () => this.#id(as !== 'admin' && k.secret && this.#chance(0.3) ? this.#pick([k.secret.layer, k.secret.group])
+      : this.#chance(0.85) ? k.layer : k.group)
     const routes: Array<() => [string, string, string]> = [
       () => [this.#pick(['GET', 'PUT', 'DELETE', 'PATCH']), `/api/resource/${this.#id(this.#pick([k.group, k.layer, 0]))}`, 'move'],
       () => [this.#pick(['GET', 'POST']), `/api/resource/${this.#chance(0.2) ? '' : `?parent=${this.#id(k.group)}`}`, 'resource'],
@@ -275,12 +294,11 @@ export class Generator {
     // Logins cost a PBKDF2 each, and a hostile remote may keep a request until its timeout: a third of their share is enough.
     while ((route === routes[13] || routes.indexOf(route) >= BASE_ROUTES) && this.#chance(0.67)) route = this.#pick(routes)
     const [method, path, kind] = route()
-    const who = this.#auth()
     const opts: RequestOptions = { ...who, headers: { ...this.#headers(), ...who.headers } }
     if (method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS' || this.#chance(0.05)) Object.assign(opts, this.#body(kind))
     if (method === 'GET' || method === 'HEAD') { delete opts.body; delete opts.raw; delete opts.bytesBase64 }
     if (this.#chance(0.05)) opts.credentials = 'include'
     if (kind === 'link' && this.#chance(0.7)) Object.assign(opts, { body: this.#shaped('link'), raw: undefined, bytesBase64: undefined })
-    return { method, path, opts, remote: kind === 'remote' || kind === 'link' }
+    return { method, path, opts, remote: kind === 'remote' || kind === 'link', as }
   }
 }

@@ -2,9 +2,9 @@
  * What a fuzz run needs around the generator: the objects its requests should reach, and
  * the tree's invariants checked at the end. Runs through any `Api`, so both hosts share it.
  */
-import type { Api } from '../api/harness.ts'
+import type { Api, ApiResponse } from '../api/harness.ts'
 import { base64 } from '../api/harness.ts'
-import { EVIL_TEXT, EXTERNAL_SERVICE_ERROR, type FuzzRequest, type Known } from './generator.ts'
+import { EVIL_TEXT, EXTERNAL_SERVICE_ERROR, SECRET, type FuzzRequest, type Known } from './generator.ts'
 
 const FIELDS = [['s', 'STRING'], ['i', 'INTEGER'], ['b', 'BOOLEAN'], ['big', 'BIGINT'], ['r', 'REAL'], ['d', 'DATE'], ['ok', 'BOOLEAN']]
 
@@ -14,8 +14,13 @@ async function ok(api: Api, method: string, path: string, body: unknown): Promis
   return res.body
 }
 
-export async function createKnown(api: Api): Promise<Known> {
-  const group = (await ok(api, 'POST', '/api/resource/', { resource: { cls: 'resource_group', parent: { id: 0 }, display_name: `Fuzz ${Date.now()}` } })).id
+/** Rules letting `reader` read a resource and everything below it, data included. */
+const readerRules = (reader: Known['reader']) => !reader ? [] : ['resource', 'data'].map((scope) =>
+  ({ action: 'allow', principal: { id: reader.id }, identity: '', scope, permission: 'read', propagate: true }))
+
+export async function createKnown(api: Api, reader?: Known['reader']): Promise<Known> {
+  const group = (await ok(api, 'POST', '/api/resource/', { resource: { cls: 'resource_group', parent: { id: 0 }, display_name: `Fuzz ${Date.now()}`,
+    permissions: readerRules(reader) } })).id
   const layer = (await ok(api, 'POST', '/api/resource/', { resource: { cls: 'vector_layer', parent: { id: group }, display_name: 'Fuzz layer' },
     vector_layer: { srs: { id: 3857 }, geometry_type: 'POINT', fields: FIELDS.map(([keyname, datatype]) => ({ keyname, datatype })) } })).id
   const fid = (await ok(api, 'POST', `/api/resource/${layer}/feature/`, { geom: 'POINT(1 2)', fields: { s: 'a', i: 1, ok: true } })).id
@@ -26,7 +31,47 @@ export async function createKnown(api: Api): Promise<Known> {
   const up = await api.request('PUT', '/api/component/file_upload/', { bytesBase64: base64('fuzz'), headers: { 'content-type': 'text/plain' } })
   const upload = up.body.id as string
   const aid = (await ok(api, 'POST', `/api/resource/${layer}/feature/${fid}/attachment/`, { file_upload: { id: upload } })).id
-  return { group, layer, fid, aid, upload, style }
+  return { group, layer, fid, aid, upload, style, reader }
+}
+
+/** The ordinary user of a run (issue 21): signed in, reading only the known group (see `createKnown`). */
+export async function createReader(api: Api): Promise<NonNullable<Known['reader']>> {
+  const login = `fuzz_reader_${Date.now()}`, password = 'fuzz-reader-password'
+  return { id: (await ok(api, 'POST', '/api/component/auth/user/', { keyname: login, display_name: login, password })).id, login, password }
+}
+
+/** A group and a layer with one feature that only the administrator may read, all carrying `SECRET`. */
+export async function createSecret(api: Api): Promise<NonNullable<Known['secret']>> {
+  const group = (await ok(api, 'POST', '/api/resource/', { resource: { cls: 'resource_group', parent: { id: 0 }, display_name: `Fuzz ${SECRET} ${Date.now()}` } })).id
+  const layer = (await ok(api, 'POST', '/api/resource/', { resource: { cls: 'vector_layer', parent: { id: group }, display_name: `Layer ${SECRET}`,
+    description: SECRET }, vector_layer: { srs: { id: 3857 }, geometry_type: 'POINT', fields: [{ keyname: 's', datatype: 'STRING' }] } })).id
+  const fid = (await ok(api, 'POST', `/api/resource/${layer}/feature/`, { geom: 'POINT(1 2)', fields: { s: SECRET } })).id
+  return { group, layer, fid }
+}
+
+/**
+ * What a refused request must leave as it was, read as the administrator: the tree (every
+ * resource, with its rules) and the features of the known and the secret layer.
+ */
+export async function stateOf(api: Api, known: Known): Promise<string> {
+  // An error body carries a request id of its own: only its status counts (a layer already deleted).
+  const text = async (path: string) => { const res = await api.request('GET', path); return res.status === 200 ? res.text : String(res.status) }
+  const parts = [await text('/api/resource/search/')]
+  for (const id of [known.layer, known.secret?.layer]) if (id !== undefined) parts.push(await text(`/api/resource/${id}/feature/`))
+  return parts.join('\n')
+}
+
+/**
+ * Whether an answer to someone who may not read the secret layer shows any of it. Before it
+ * counts as a leak, the administrator confirms that this user (or the guest) may still not read
+ * it: a fuzzed rule could have shared it.
+ */
+export async function leaks(api: Api, known: Known, req: FuzzRequest, text: string): Promise<boolean> {
+  if (req.as === 'admin' || !known.secret || !text.includes(SECRET)) return false
+  const user = req.as === 'reader' ? known.reader!.id
+    : (await api.request('GET', '/api/component/auth/user/?brief=true')).body.find((p: { keyname: string }) => p.keyname === 'guest').id
+  const may = await api.request('GET', `/api/resource/${known.secret.layer}/permission?user=${user}`)
+  return may.status !== 200 || !may.body.resource.read
 }
 
 /** Remote connections (no login) to each of `urls`: the hostile servers a run's requests reach. */
@@ -49,7 +94,10 @@ export async function keepKnown(api: Api, known: Known): Promise<Known> {
   const res = await api.request('GET', `/api/resource/${known.layer}/feature/${known.fid}/attachment/${known.aid}`)
   const up = await api.request('GET', `/api/component/file_upload/${known.upload}`)
   const style = await api.request('GET', `/api/resource/${known.style}`)
-  return res.status === 200 && up.status === 200 && style.status === 200 ? known : { ...await createKnown(api), remotes: known.remotes }
+  const secret = known.secret && (await api.request('GET', `/api/resource/${known.secret.layer}/feature/${known.secret.fid}`)).status !== 200
+    ? await createSecret(api) : known.secret
+  return res.status === 200 && up.status === 200 && style.status === 200 ? { ...known, secret }
+    : { ...await createKnown(api, known.reader), remotes: known.remotes, secret }
 }
 
 /** Problems with the tree, read through the API: the root missing or moved, a cycle, an orphan. */
@@ -70,4 +118,24 @@ export async function treeProblems(api: Api): Promise<string[]> {
     }
   }
   return problems
+}
+
+/**
+ * Sends a generated request and says what is wrong with the answer: a 5xx (`isServerFailure`),
+ * a write refused to someone other than the administrator (401/403) that changed the tree or
+ * the features anyway, or the secret layer shown to someone who may not read it.
+ */
+export async function sendJudged(api: Api, known: Known, req: FuzzRequest): Promise<{ res: ApiResponse; problems: string[] }> {
+  const judged = req.as !== 'admin' && !['GET', 'HEAD', 'OPTIONS'].includes(req.method)
+  const before = judged ? await stateOf(api, known) : ''
+  const res = await api.request(req.method, req.path, req.opts)
+  const problems: string[] = []
+  if (isServerFailure(req, res.status, res.body)) problems.push(`${res.status} ${res.text.slice(0, 300)}`)
+  const after = judged && (res.status === 401 || res.status === 403) ? await stateOf(api, known) : before
+  if (after !== before) {
+    const at = [...before].findIndex((ch, j) => ch !== after[j])
+    problems.push(`${res.status} as ${req.as}, but the tree or features changed: …${before.slice(at - 150, at + 150)}… became …${after.slice(at - 150, at + 150)}…`)
+  }
+  if (await leaks(api, known, req, res.text)) problems.push(`${res.status} as ${req.as} shows the secret layer: ${res.text.slice(0, 300)}`)
+  return { res, problems }
 }

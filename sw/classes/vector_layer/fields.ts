@@ -14,11 +14,23 @@ interface FieldRow {
 }
 
 export function listFields(db: SqlDb, resourceId: number): Field[] {
-  const rows = db.selectObjects(`SELECT id, keyname, display_name, datatype, label_field, grid_visibility,
-      text_search, lookup_table_id FROM layer_field WHERE resource_id = ? ORDER BY idx, id`, [resourceId]) as unknown as FieldRow[]
-  return rows.map((r) => ({ id: r.id, keyname: r.keyname, display_name: r.display_name, datatype: r.datatype,
-    typemod: null, label_field: !!r.label_field, grid_visibility: !!r.grid_visibility, text_search: !!r.text_search,
-    required: false, lookup_table: r.lookup_table_id === null ? null : { id: r.lookup_table_id } }))
+  return listFieldsOf(db, [resourceId]).get(resourceId) ?? []
+}
+
+/** The fields of every layer of `ids` in one query (a listing's page of layers). */
+export function listFieldsOf(db: SqlDb, ids: readonly number[]): Map<number, Field[]> {
+  const rows = db.selectObjects(`SELECT resource_id, id, keyname, display_name, datatype, label_field, grid_visibility,
+      text_search, lookup_table_id FROM layer_field WHERE resource_id IN (SELECT value FROM json_each(?))
+      ORDER BY resource_id, idx, id`, [JSON.stringify(ids)]) as unknown as Array<FieldRow & { resource_id: number }>
+  const out = new Map<number, Field[]>()
+  for (const r of rows) {
+    let fields = out.get(r.resource_id)
+    if (!fields) out.set(r.resource_id, fields = [])
+    fields.push({ id: r.id, keyname: r.keyname, display_name: r.display_name, datatype: r.datatype,
+      typemod: null, label_field: !!r.label_field, grid_visibility: !!r.grid_visibility, text_search: !!r.text_search,
+      required: false, lookup_table: r.lookup_table_id === null ? null : { id: r.lookup_table_id } })
+  }
+  return out
 }
 
 function datatypeOf(v: unknown, path: string): FieldType {

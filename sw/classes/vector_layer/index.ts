@@ -8,7 +8,7 @@ import { validationError } from '../../core/error.ts'
 import { expectKind, expectObject } from '../../core/validate.ts'
 import { memberSrs } from '../../ingest/member.ts'
 import type { ClassContext, ClassData, ClassFactory } from '../types.ts'
-import { applyFields, insertFields, listFields } from './fields.ts'
+import { applyFields, insertFields, listFieldsOf } from './fields.ts'
 import { CLASS, LayerStore, type LayerData } from './layers.ts'
 import { prepareVectorLayer, type PreparedLayer } from './ingest.ts'
 import { versioningOf } from './versioning-member.ts'
@@ -37,6 +37,22 @@ function applyFeatureLayer(ctx: ClassContext, id: number, member: unknown, data:
 
 export const vectorLayer: ClassFactory = (env) => {
   const layers = new LayerStore(env)
+  // The members of a page of layers; their fields in one query (a listing's, or one layer's).
+  const serializeLayers = (ctx: ClassContext, items: ReadonlyArray<{ id: number; data: ClassData }>) => {
+    const fields = listFieldsOf(ctx.db, items.map((it) => it.id))
+    return items.map(({ id, data: raw }) => {
+      const data = raw as unknown as LayerData
+      const srs = { id: data.srs }
+      const v = data.versioning
+      return {
+        feature_layer: { srs, geometry_type: data.geometry_type, fields: fields.get(id) ?? [],
+          versioning: v?.enabled ? { enabled: true, epoch: v.epoch, latest: layers.latest(id) || 1 } : { enabled: false },
+          aggregations: [] },
+        vector_layer: { srs, geometry_type: data.geometry_type,
+          ...(data.remote ? { remote: { connection: { id: data.remote.connection }, resource: { id: data.remote.resource } } } : {}) },
+      }
+    })
+  }
   return {
     identity: CLASS,
     label: 'Vector layer',
@@ -105,18 +121,8 @@ export const vectorLayer: ClassFactory = (env) => {
       return applyFeatureLayer(ctx, id, members.feature_layer, data as unknown as LayerData, false) as unknown as ClassData
     },
 
-    serialize(ctx, id, raw) {
-      const data = raw as unknown as LayerData
-      const srs = { id: data.srs }
-      const v = data.versioning
-      return {
-        feature_layer: { srs, geometry_type: data.geometry_type, fields: listFields(ctx.db, id),
-          versioning: v?.enabled ? { enabled: true, epoch: v.epoch, latest: layers.latest(id) || 1 } : { enabled: false },
-          aggregations: [] },
-        vector_layer: { srs, geometry_type: data.geometry_type,
-          ...(data.remote ? { remote: { connection: { id: data.remote.connection }, resource: { id: data.remote.resource } } } : {}) },
-      }
-    },
+    serialize: (ctx, id, raw) => serializeLayers(ctx, [{ id, data: raw }])[0]!,
+    serializeMany: serializeLayers,
 
     load: (ids) => layers.load(ids),
 

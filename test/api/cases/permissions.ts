@@ -231,6 +231,39 @@ export const permissionCases: ApiCase[] = [
     },
   },
   {
+    name: 'a change of rules, of a parent or of membership takes effect on the very next request (the evaluator keeps no stale answer)',
+    async run(api, expect) {
+      const u = await createUser(api, expect)
+      const group = await createGroup(api, expect, [u.id])
+      const top = await readableGroup(api, expect, u.id, [rule(group, 'resource', 'read'), rule(group, 'data', 'read')])
+      const closed = await readableGroup(api, expect, u.id)
+      const layer = await resource(api, expect, 'vector_layer', top)
+      const reads = async () => (await api.request('GET', `/api/resource/${layer}/feature/`, { auth: u.auth })).status
+      const listed = async () => (await api.request('GET', `/api/resource/?parent=${top}`, { auth: u.auth })).body.length
+      expect([await reads(), await listed()]).toEqual([200, 1])
+      // A rule on an ancestor: denied, then allowed again.
+      await setRules(api, expect, top, [rule(u.id, 'resource', 'read', false), rule(group, 'resource', 'read'), rule(group, 'data', 'read'),
+        rule(u.id, 'data', 'read', true, 'deny')])
+      expect(await reads()).toBe(403)
+      await setRules(api, expect, top, [rule(u.id, 'resource', 'read', false), rule(group, 'resource', 'read'), rule(group, 'data', 'read')])
+      expect(await reads()).toBe(200)
+      // A move under a group that grants nothing below it, and back.
+      expect((await api.request('PUT', `/api/resource/${layer}`, { body: { resource: { parent: { id: closed } } } })).status).toBe(200)
+      expect([await reads(), await listed()]).toEqual([403, 0])
+      expect((await api.request('PUT', `/api/resource/${layer}`, { body: { resource: { parent: { id: top } } } })).status).toBe(200)
+      expect([await reads(), await listed()]).toEqual([200, 1])
+      // Leaving the group that grants.
+      expect((await api.request('PUT', `/api/component/auth/group/${group}`, { body: { members: [] } })).status).toBe(200)
+      expect([await reads(), await listed()]).toEqual([403, 0])
+      expect((await api.request('PUT', `/api/component/auth/group/${group}`, { body: { members: [u.id] } })).status).toBe(200)
+      expect(await reads()).toBe(200)
+      // A resource deleted and another made: the new one's own rules count, not a cached answer.
+      expect((await api.request('DELETE', `/api/resource/${layer}`)).status).toBe(200)
+      const again = await resource(api, expect, 'vector_layer', top, [rule(u.id, 'data', 'read', false, 'deny')])
+      expect((await api.request('GET', `/api/resource/${again}/feature/`, { auth: u.auth })).status).toBe(403)
+    },
+  },
+  {
     name: 'listings and search show only what the user may read; create needs create and manage_children',
     async run(api, expect) {
       const u = await createUser(api, expect)
@@ -254,6 +287,45 @@ export const permissionCases: ApiCase[] = [
       const ruled = await api.request('PUT', `/api/resource/${made.body.id}`, { auth: u.auth, body: { resource: { permissions: [rule(u.id, '', '')] } } })
       expectError(expect, ruled, 403, DENIED)
       expect((await api.request('GET', `/api/resource/${made.body.id}`)).body.resource.permissions).toEqual([])
+    },
+  },
+  {
+    name: 'routes that check in their handler: a user who reads a layer but not its data is refused its export, preview and identify; delete needs every descendant',
+    async run(api, expect) {
+      const u = await createUser(api, expect)
+      const top = await readableGroup(api, expect, u.id)
+      const layer = await resource(api, expect, 'vector_layer', top, [rule(u.id, 'resource', 'read', false)])
+      await addFeatures(api, expect, layer, [{ geom: 'POINT(1 1)', fields: { name: 'secret' } }])
+      expect((await api.request('GET', `/api/resource/${layer}`, { auth: u.auth })).status).toBe(200)
+      const refusal = { resource: { id: layer }, permission: 'read', scope: 'data' }
+      const exported = [
+        await api.request('GET', `/api/component/feature_layer/export?resources=${layer}&format=GeoJSON`, { auth: u.auth }),
+        await api.request('POST', '/api/component/feature_layer/export', { auth: u.auth, body: { format: 'CSV', resources: [{ id: layer }] } }),
+      ]
+      const preview = { layer: { id: layer }, extent: [0, 0, 2, 2], size: [8, 8],
+        engine_style: { xml: '<map><layer><class><style><color red="255" green="0" blue="0"/></style></class></layer></map>' } }
+      const previewed = await api.request('POST', '/api/component/outpost/render/preview', { auth: u.auth, body: preview })
+      for (const res of [...exported, previewed]) {
+        expectError(expect, res, 403, DENIED)
+        expect(res.body.data).toEqual(refusal)
+      }
+      const identified = await api.request('POST', '/api/feature_layer/identify', { auth: u.auth,
+        body: { geom: 'POLYGON((0 0,2 0,2 2,0 2,0 0))', srs: 3857, layers: [layer] } })
+      expect(identified.body).toEqual({ [layer]: { error: 'Forbidden' }, featureCount: 0 })
+      // With data.read the same requests answer (the refusals above were about the permission).
+      await setRules(api, expect, layer, [rule(u.id, 'resource', 'read', false), rule(u.id, 'data', 'read', false)])
+      expect((await api.request('GET', `/api/component/feature_layer/export?resources=${layer}&format=GeoJSON`, { auth: u.auth })).status).toBe(200)
+      expect((await api.request('POST', '/api/component/outpost/render/preview', { auth: u.auth, body: preview })).status).toBe(200)
+      const found = await api.request('POST', '/api/feature_layer/identify', { auth: u.auth,
+        body: { geom: 'POLYGON((0 0,2 0,2 2,0 2,0 0))', srs: 3857, layers: [layer] } })
+      expect(found.body.featureCount).toBe(1)
+      // Delete: allowed on the group but not on the layer inside → 403 naming the layer, both kept.
+      await setRules(api, expect, top, [rule(u.id, 'resource', 'read', false), rule(u.id, 'resource', 'delete', false)])
+      const del = await api.request('DELETE', `/api/resource/${top}`, { auth: u.auth })
+      expectError(expect, del, 403, DENIED)
+      expect(del.body.data).toEqual({ resource: { id: layer }, permission: 'delete', scope: 'resource' })
+      expect((await api.request('GET', `/api/resource/${layer}`)).status).toBe(200)
+      expect((await api.request('GET', `/api/resource/${layer}/feature/`)).body).toHaveLength(1)
     },
   },
   {
