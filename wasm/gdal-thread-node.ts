@@ -19,10 +19,14 @@ type Op = keyof GdalEngine
 interface Call { resolve(v: unknown): void; reject(e: unknown): void }
 
 /**
- * The worker loads `gdal-worker-node.ts` through tsx's loader (registered in the worker
- * itself: the host runs from TypeScript sources, in `tsx` or in vitest).
+ * The worker's script. The compiled host (dist-node/, `npm run build`) starts the compiled
+ * `gdal-worker-node.js` directly; from TypeScript sources (tsx, vitest) the worker registers
+ * tsx's loader in itself first, since a worker does not inherit the parent's loader hooks.
  */
 function bootstrap(): string {
+  if (import.meta.url.endsWith('.js')) {
+    return `import(${JSON.stringify(new URL('./gdal-worker-node.js', import.meta.url).href)})`
+  }
   const require = createRequire(import.meta.url)
   const tsx = pathToFileURL(join(dirname(require.resolve('tsx/esm/api')), 'index.mjs')).href
   const entry = new URL('./gdal-worker-node.ts', import.meta.url).href
