@@ -27,7 +27,13 @@ export function buildNode() {
   if (r.status !== 0) { rmSync(tmp, { recursive: true, force: true }); return false }
   const old = `${OUT}.old-${process.pid}`
   if (existsSync(OUT)) renameSync(OUT, old)
-  renameSync(tmp, OUT)
+  try {
+    renameSync(tmp, OUT)
+  } catch (err) {
+    // Another build (a test beside a start) put its dist-node/ in place meanwhile: that one stands.
+    rmSync(tmp, { recursive: true, force: true })
+    if (!existsSync(ENTRY)) throw err
+  }
   rmSync(old, { recursive: true, force: true })
   return true
 }
