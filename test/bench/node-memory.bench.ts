@@ -72,7 +72,7 @@ function mainTree(): { dir: string; sha: string } {
 const load = loadavg()[0]!.toFixed(1)
 if (!buildNode()) throw new Error('the Node host did not build')
 const serve = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { serve: string } }).scripts.serve
-const serveArgs = serve.split(/\s+/).slice(1).map((a) => a === 'scripts/serve.mjs' ? 'dist-node/sw/host/node-main.js' : a)
+const serveArgs = serve.split(/\s+/).slice(1) // after `node`: its flags and scripts/serve.mjs, which imports dist-node/ in-process
 const main = mainTree()
 const rows: Row[] = []
 try {
