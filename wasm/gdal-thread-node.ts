@@ -15,25 +15,68 @@ import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { GdalEngine } from './gdal.ts'
 
-type Op = keyof GdalEngine
+/** `idle`: whether GDAL's memory holds no job's files (nothing under /input or /output). */
+type Op = keyof GdalEngine | 'idle'
+
+/**
+ * An idle GDAL thread ends after this long without calls, and with it its heap (gdal3.js's
+ * WASM memory grows to the largest file read and never shrinks: 145 MiB of RSS after one small
+ * inspect, measured in docs/benchmarks.md "Node host memory"). The next call starts a new one
+ * (1–3 s, off the request thread).
+ */
+export const GDAL_IDLE_MS = 60_000
 interface Call { resolve(v: unknown): void; reject(e: unknown): void }
 
 /**
- * The worker loads `gdal-worker-node.ts` through tsx's loader (registered in the worker
- * itself: the host runs from TypeScript sources, in `tsx` or in vitest).
+ * The worker's script. The compiled host (dist-node/, `npm run build`) starts the compiled
+ * `gdal-worker-node.js` directly; from TypeScript sources (tsx, vitest) the worker registers
+ * tsx's loader in itself first, since a worker does not inherit the parent's loader hooks.
  */
 function bootstrap(): string {
+  if (import.meta.url.endsWith('.js')) {
+    return `import(${JSON.stringify(new URL('./gdal-worker-node.js', import.meta.url).href)})`
+  }
   const require = createRequire(import.meta.url)
   const tsx = pathToFileURL(join(dirname(require.resolve('tsx/esm/api')), 'index.mjs')).href
   const entry = new URL('./gdal-worker-node.ts', import.meta.url).href
   return `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}) })`
 }
 
-/** A `GdalEngine` whose calls run in a worker thread, started on the first call (and again after a crash). */
-export function gdalThread(): GdalEngine {
+/** The thread's engine, and whether a thread is running now (false before the first call and after it ended idle). */
+export type GdalThread = GdalEngine & { readonly running: boolean }
+
+/**
+ * A `GdalEngine` whose calls run in a worker thread, started on the first call (and again after
+ * a crash or after it ended idle: `idleMs` without calls and no job's files in its memory).
+ */
+export function gdalThread(idleMs = GDAL_IDLE_MS): GdalThread {
   let worker: Worker | undefined
   const calls = new Map<number, Call>()
   let serial = 0
+  let idle: ReturnType<typeof setTimeout> | undefined
+
+  /** After the last pending call: the thread ends if nothing comes for `idleMs`. */
+  function settled(): void {
+    if (calls.size || !worker) return
+    clearTimeout(idle)
+    idle = setTimeout(retire, idleMs)
+    idle.unref()
+  }
+
+  async function retire(): Promise<void> {
+    const w = worker
+    if (!w || calls.size) return
+    // A job may be between its calls (its files written, its dataset open): the thread stays.
+    const empty = await call<boolean>('idle', []).catch(() => false)
+    if (!empty || calls.size || worker !== w) return
+    worker = undefined
+    clearTimeout(idle)
+    // Ended on purpose: nothing pending to fail, and the next call starts a new thread.
+    w.removeAllListeners('exit')
+    w.removeAllListeners('error')
+    w.on('error', () => undefined)
+    void w.terminate()
+  }
 
   function start(): Worker {
     const w = new Worker(bootstrap(), { eval: true })
@@ -46,6 +89,7 @@ export function gdalThread(): GdalEngine {
       calls.delete(m.id)
       if (m.failed) call.reject(m.error)
       else call.resolve(m.value)
+      settled()
     })
     const fail = (err: unknown) => {
       if (worker === w) worker = undefined
@@ -67,6 +111,7 @@ export function gdalThread(): GdalEngine {
   }
 
   return {
+    get running() { return worker !== undefined },
     openEx: (path, kind, options) => call('openEx', [path, kind, options]),
     close: (ds) => call('close', [ds]),
     ogrinfo: (ds, args) => call('ogrinfo', [ds, args]),

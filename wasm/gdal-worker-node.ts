@@ -12,9 +12,15 @@ import type { GdalEngine } from './gdal.ts'
 const engine = initGdalNode().then(gdalEngine)
 const port = parentPort!
 
-port.on('message', async ({ id, op, args }: { id: number; op: keyof GdalEngine; args: unknown[] }) => {
+/** Whether no job's files are in GDAL's memory (the thread may end: `gdal-thread-node.ts`). */
+async function idle(e: GdalEngine): Promise<boolean> {
+  return (await e.readdir('/input')).length === 0 && (await e.readdir('/output')).length === 0
+}
+
+port.on('message', async ({ id, op, args }: { id: number; op: keyof GdalEngine | 'idle'; args: unknown[] }) => {
   try {
-    const value = await ((await engine)[op] as (...a: unknown[]) => Promise<unknown>)(...args)
+    const e = await engine
+    const value = op === 'idle' ? await idle(e) : await (e[op] as (...a: unknown[]) => Promise<unknown>)(...args)
     if (value instanceof Uint8Array) {
       const own = transferable(value)
       port.postMessage({ id, value: own }, [own.buffer as ArrayBuffer])

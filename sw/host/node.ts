@@ -21,6 +21,7 @@ import { FileStore } from './node-store.ts'
 import { nodeCanvas } from './node-canvas.ts'
 import { nodeEpsg } from './node-epsg.ts'
 import { nodeSecretKey } from './node-secret.ts'
+import { PROJECT_ROOT } from './node-root.ts'
 import { SET_COOKIE_COPY } from '../auth/middleware.ts'
 import { isApiPath, json, requestId } from '../core/http.ts'
 import { ApiError, internalServerError } from '../core/error.ts'
@@ -67,7 +68,7 @@ export function nodePlatform(opts: NodePlatformOptions): Platform {
 }
 
 /** The app's shipped files: from the build (`dist/`) when there is one, else from `public/`. */
-const ASSET_DIRS = [new URL('../../dist/', import.meta.url), new URL('../../public/', import.meta.url)]
+const ASSET_DIRS = [new URL('dist/', PROJECT_ROOT), new URL('public/', PROJECT_ROOT)]
 
 async function readAsset(name: string): Promise<Uint8Array | undefined> {
   if (!/^[\w.-]+(\/[\w.-]+)*$/.test(name) || name.includes('..')) return undefined

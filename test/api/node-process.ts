@@ -8,9 +8,14 @@ import { fromWire, toWire, type Api } from './harness.ts'
 
 export interface Host { proc: ChildProcess; base: string }
 
-/** Starts `node --import tsx sw/host/node-main.ts` with `args` (one process, so SIGKILL really kills the server). */
-export function startHost(dataDir: string, args: string[] = []): Promise<Host> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'sw/host/node-main.ts', '--port', '0', '--data', dataDir, ...args],
+/** The host from its TypeScript sources through tsx: no build needed (vitest runs before any build in CI). */
+export const SOURCE_ENTRY = ['--import', 'tsx', 'sw/host/node-main.ts']
+/** The compiled host (`npm run build`, scripts/build-node.mjs). */
+export const COMPILED_ENTRY = ['dist-node/sw/host/node-main.js']
+
+/** Starts `node <entry>` (by default the sources through tsx) with `args` (one process, so SIGKILL really kills the server). */
+export function startHost(dataDir: string, args: string[] = [], entry: string[] = SOURCE_ENTRY): Promise<Host> {
+  const proc = spawn(process.execPath, [...entry, '--port', '0', '--data', dataDir, ...args],
     { env: { ...process.env, OUTPOST_ADMIN_PASSWORD: NODE_ADMIN_PASSWORD }, stdio: ['ignore', 'pipe', 'pipe'] })
   return new Promise((resolve, reject) => {
     let out = ''

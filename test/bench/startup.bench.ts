@@ -233,7 +233,7 @@ Browser times are taken inside the page around \`fetch\` (through the service wo
   the page's \`fetch\` until the answer is read, and covers starting the worker script, SQLite-WASM, loading the database
   image from IndexedDB and checking the password. Each run was checked to be a new worker (\`pyramid/ping\` \`started\`).
 - Node cold start: from spawning \`node --import tsx sw/host/node-main.ts --data <dir>\` (an existing folder) to the answer,
-  so it includes Node's start and tsx's TypeScript transform of the sources (no compiled build exists).
+  so it includes Node's start and tsx's TypeScript transform of the sources (\`npm run serve\` starts the compiled build in dist-node/ since issue 22; its start is in "Node host memory").
 - GDAL never starts on the start-up path: it starts on the first request that needs it.
 
 ${typeof pg === 'string' ? `Reference: ${pg}` : `Reference: PostgreSQL ${pg.version} (local cluster, Unix socket, \`synchronous_commit=on\`, \`fsync=on\`), psql's \`\\timing\`

@@ -22,15 +22,20 @@ export class NodeHost implements Host {
   base = ''
   #auth = 'Basic ' + Buffer.from(`administrator:${PASSWORD}`).toString('base64')
 
-  /** Over the data folder `dataDir`; without one, in memory, serving the built app in `staticDir`. */
-  constructor(readonly dataDir?: string, readonly staticDir?: string) {}
+  /**
+   * Over the data folder `dataDir`; without one, in memory, serving the built app in `staticDir`.
+   * `run`: how the host is started (default its sources through tsx) from the folder `cwd`, with `args` added.
+   */
+  constructor(readonly dataDir?: string, readonly staticDir?: string,
+    readonly run: { entry?: string[]; cwd?: string; args?: string[] } = {}) {}
 
   /** Starts the server; resolves with the ms from spawn to listening. */
   async start(): Promise<number> {
     const t0 = performance.now()
     const args = this.dataDir ? ['--data', this.dataDir] : ['--memory', '--static', this.staticDir ?? 'dist']
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'sw/host/node-main.ts', '--port', '0', ...args],
-      { env: { ...process.env, OUTPOST_ADMIN_PASSWORD: PASSWORD }, stdio: ['ignore', 'pipe', 'inherit'] })
+    const entry = this.run.entry ?? ['--import', 'tsx', 'sw/host/node-main.ts']
+    const proc = spawn(process.execPath, [...entry, '--port', '0', ...args, ...this.run.args ?? []],
+      { cwd: this.run.cwd, env: { ...process.env, OUTPOST_ADMIN_PASSWORD: PASSWORD }, stdio: ['ignore', 'pipe', 'inherit'] })
     this.proc = proc
     this.base = await new Promise<string>((resolve, reject) => {
       let out = ''
