@@ -64,7 +64,7 @@ export interface AclRule {
 
 interface Rule { deny: boolean; principal: number; identity: string; mask: number; propagate: boolean }
 interface Node { id: number; parent: number | null; cls: string; rules: Rule[] }
-/** The rows the evaluator reads; a listing passes the rows it already has. */
+/** The columns of a resource the evaluator compiles into a node (it reads them itself, by id). */
 export interface AclRow { id: number; parent_id: number | null; cls: string; permissions: string }
 
 /**
