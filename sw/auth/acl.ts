@@ -64,7 +64,7 @@ export interface AclRule {
 
 interface Rule { deny: boolean; principal: number; identity: string; mask: number; propagate: boolean }
 interface Node { id: number; parent: number | null; cls: string; rules: Rule[] }
-/** The rows the evaluator reads; a listing passes the rows it already has. */
+/** The columns of a resource the evaluator compiles into a node (it reads them itself, by id). */
 export interface AclRow { id: number; parent_id: number | null; cls: string; permissions: string }
 
 /**
@@ -242,14 +242,24 @@ export class AclEvaluator {
       .map((t) => JSON.parse(t) as AclRule).some((r) => s.principals.has(r.principal.id) && !!(maskOf(r.scope, r.permission) & create))
   }
 
-  /** The rows of `rows` that `user` may read, for listings: the parent chain is evaluated once. */
-  readable<T extends AclRow>(db: SqlDb, user: Principal, rows: T[]): T[] {
+  /**
+   * The rows of `rows` that `user` may read, for listings: the parent chain is evaluated once.
+   * Only ids are needed: nodes not in memory yet are read in one query (a listing reads its
+   * rows' rules only the first time, not on every request).
+   */
+  readable<T extends { id: number }>(db: SqlDb, user: Principal, rows: T[]): T[] {
     this.#fresh(db)
+    const missing = rows.filter((row) => !this.#nodes.has(row.id)).map((row) => row.id)
+    if (missing.length) {
+      for (const [id, parent_id, cls, permissions] of db.selectArrays(`SELECT id, parent_id, cls, permissions FROM resource
+          WHERE id IN (SELECT value FROM json_each(?))`, [JSON.stringify(missing)]) as Array<[number, number | null, string, string]>) {
+        this.#nodes.set(id, compile({ id, parent_id, cls, permissions }))
+      }
+    }
     const s = this.#subject(user)
     return rows.filter((row) => {
-      let node = this.#nodes.get(row.id)
-      if (!node) this.#nodes.set(row.id, node = compile(row))
-      return !!(this.#effective(db, s, node) & READ)
+      const node = this.#nodes.get(row.id)
+      return !!node && !!(this.#effective(db, s, node) & READ)
     })
   }
 

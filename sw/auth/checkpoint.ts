@@ -8,7 +8,7 @@
 import { forbidden, insufficientPermissions } from '../core/error.ts'
 import type { Need, RequestContext } from '../core/routes.ts'
 import type { AuthVariables } from './env.ts'
-import type { AclEvaluator, AclRow } from './acl.ts'
+import type { AclEvaluator } from './acl.ts'
 import type { Principal } from './types.ts'
 import type { Database } from '../store/database.ts'
 
@@ -58,8 +58,8 @@ export async function requireOn<V extends HandlerVars>(c: RequestContext<V>, ids
   })
 }
 
-/** For listings: the rows of `rows` the request's user may read. */
-export async function readableRows<T extends AclRow>(c: RequestContext<Vars>, rows: T[]): Promise<T[]> {
+/** For listings: the rows of `rows` the request's user may read (only their ids are looked at). */
+export async function readableRows<T extends { id: number }>(c: RequestContext<Vars>, rows: T[]): Promise<T[]> {
   const { main, acl } = c.get('services')
   return main.read((db) => acl.readable(db, c.get('user'), rows))
 }

@@ -10,7 +10,12 @@ import { JSON_BODY_LIMIT, JSON_DEPTH_LIMIT, readBytes } from './limits.ts'
 export const JSON_TYPE = 'application/json'
 
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body ?? null), { status, headers: { 'content-type': JSON_TYPE, ...headers } })
+  return jsonText(JSON.stringify(body ?? null), status, headers)
+}
+
+/** A JSON answer whose text is made already (a listing that SQLite serialized). */
+export function jsonText(text: string, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(text, { status, headers: { 'content-type': JSON_TYPE, ...headers } })
 }
 
 /**

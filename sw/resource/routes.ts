@@ -3,7 +3,7 @@
  * `resource.item`, `resource.collection`, `resource.search`, `resource.permission` and
  * `resource.blueprint` (spec §4.1, §4.2; reference §4).
  */
-import { json, readJsonObject } from '../core/http.ts'
+import { json, jsonText, readJsonObject } from '../core/http.ts'
 import { PUBLIC, inHandler, onPath, type RequestContext, type Routes } from '../core/routes.ts'
 import { queryBool, queryInt, lastValue } from '../core/validate.ts'
 import { ApiError, internalServerError, invalidParameter } from '../core/error.ts'
@@ -15,7 +15,7 @@ import type { ResourceVariables } from './env.ts'
 import type { ResourceKind } from './class.ts'
 import {
   checkCreate, children, createResource, deleteResource, getRow, pickMembers, ROOT_ID, runAfterCommit, serialize,
-  requirePermission, serializeRows, subtreeIds, updateResource, type ResourceContext,
+  requirePermission, serializeRows, sortRows, subtreeIds, updateResource, type PageRow, type ResourceContext,
 } from './service.ts'
 import { searchResources } from './search.ts'
 import { getUser } from '../auth/service.ts'
@@ -92,7 +92,7 @@ async function prepareAndWrite<T>(c: Ctx, cls: ResourceKind | undefined, body: R
  * that runs between two reads (`members`: whether the answer has class members at all). One
  * read spares a listing of 10,000 children finding them twice.
  */
-async function readLoaded<F extends { rows: ResourceRow[] }, R>(c: Ctx, find: (ctx: ResourceContext) => F,
+async function readLoaded<F extends { rows: PageRow[] }, R>(c: Ctx, find: (ctx: ResourceContext) => F,
   answer: (ctx: ResourceContext, found: F) => R, members = true): Promise<R> {
   const { classes } = c.get('services')
   const once = await read(c, (ctx): { load: true; found: F } | { load: false; answer: R } => {
@@ -105,7 +105,7 @@ async function readLoaded<F extends { rows: ResourceRow[] }, R>(c: Ctx, find: (c
 }
 
 /** Lets the classes of `rows` make ready what their serializers read outside the main database. */
-async function load(c: Ctx, rows: ResourceRow[]): Promise<void> {
+async function load(c: Ctx, rows: PageRow[]): Promise<void> {
   const { classes } = c.get('services')
   const byCls = new Map<string, number[]>()
   for (const r of rows) {
@@ -164,8 +164,8 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
     // Without `parent`: the resources with no parent, i.e. the root (reference §4.3).
     const rowsOf = (ctx: ResourceContext) => parent === undefined ? [rowOf(ctx, 0)] : children(ctx, parent)
     // Only what the user may read is listed (reference ngw-services §5.5).
-    const shown = (ctx: ResourceContext) => ({ rows: ctx.acl!.readable(ctx.db, ctx.user, rowsOf(ctx)) })
-    return json(await readLoaded(c, shown, (ctx, { rows }) => serializeRows(ctx, rows)))
+    const shown = (ctx: ResourceContext) => ({ rows: sortRows(ctx.classes, ctx.acl!.readable(ctx.db, ctx.user, rowsOf(ctx))) })
+    return jsonText(await readLoaded(c, shown, (ctx, { rows }) => serializeRows(ctx, rows)))
   }
   routes.add('resource.collection', '/api/resource/', ['GET', 'POST'], { GET: inHandler('resource', 'read', 'listing: children the user may not read are left out'), POST: inHandler('resource', 'create', 'the parent and class of the posted body') }, collection)
   routes.add('resource.collection', '/api/resource', 'POST', { GET: inHandler('resource', 'read', 'listing: children the user may not read are left out'), POST: inHandler('resource', 'create', 'the parent and class of the posted body') }, collection)
@@ -174,7 +174,7 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
     const id = idOf(c)
     if (c.req.method === 'GET') {
       await load(c, [await read(c, (ctx) => rowOf(ctx, id))])
-      return json(await read(c, (ctx) => serialize(ctx, rowOf(ctx, id))))
+      return jsonText(await read(c, (ctx) => serialize(ctx, rowOf(ctx, id))))
     }
     const row = await read(c, (ctx) => rowOf(ctx, id))
     // The original refuses to delete the root before it asks who deletes: 422 for anyone.
@@ -205,12 +205,13 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
       return { ...res, rows: ctx.acl!.readable(ctx.db, ctx.user, res.rows) }
     }
     // Only the full form has class members that may need loading first.
-    return json(await readLoaded(c, found, (ctx, res) => {
+    return jsonText(await readLoaded(c, found, (ctx, res) => {
       const items = serializeRows(ctx, res.rows, ser === 'full')
       if (!res.paged) return items
-      const out: Record<string, unknown> = { items, total_count: res.total, limit: res.limit, offset: res.offset, order: res.order }
+      // The page's facts after its items, as the original orders them; the items' text goes in as it is.
+      const out: Record<string, unknown> = { total_count: res.total, limit: res.limit, offset: res.offset, order: res.order }
       if (breadcrumb) out.breadcrumb = breadcrumbs(ctx.db, res.rows.map((r) => r.id))
-      return out
+      return `{"items":${items},${JSON.stringify(out).slice(1)}`
     }, ser === 'full'))
   })
 

@@ -77,6 +77,35 @@ export const resourceCases: ApiCase[] = [
     },
   },
   {
+    name: 'a listing shows each child as GET of the child does, names with quotes, control characters and emoji, metadata and class members included',
+    async run(api, expect) {
+      const g = await createGroup(api, expect)
+      const odd = 'Quote " back \\ slash\ttab\nline\u0001ctl \u2028 🗺 ʼ </script>'
+      await createGroup(api, expect, g, odd, { description: 'Desc "x"\n', keyname: uniq('key') })
+      const meta = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'resource_group', parent: { id: g }, display_name: 'Meta' },
+        resmeta: { items: { zeta: 1, alpha: 'x"y', none: null, yes: true, half: 1.5 } } } })
+      expect(meta.status).toBe(201)
+      expect((await api.request('POST', '/api/resource/', { body: vectorBody(g, 'A layer') })).status).toBe(201)
+      expect((await api.request('POST', '/api/resource/', { body: { resource: { cls: 'lookup_table', parent: { id: g }, display_name: 'B table' }, lookup_table: { items: { k: 'v' } } } })).status).toBe(201)
+      const kids = await api.request('GET', `/api/resource/?parent=${g}`)
+      expect(kids.status).toBe(200)
+      // The text is as JSON.stringify writes it (compact, same escapes), whoever builds it.
+      expect(kids.text).toBe(JSON.stringify(kids.body))
+      expect(kids.body.map((r: { resource: { display_name: string } }) => r.resource.display_name)).toEqual(['Meta', odd, 'A layer', 'B table'])
+      for (const item of kids.body as Array<{ resource: { id: number } }>) {
+        const one = await api.request('GET', `/api/resource/${item.resource.id}`)
+        expect(one.text).toBe(JSON.stringify(item))
+      }
+      expect(kids.body[0].resmeta).toEqual({ items: { alpha: 'x"y', half: 1.5, none: null, yes: true, zeta: 1 } })
+      expect(kids.body[2].vector_layer).toMatchObject({ geometry_type: 'POINT' })
+      expect(kids.body[3].lookup_table.items).toEqual({ k: 'v' })
+      const found = await api.request('GET', `/api/resource/search/?parent_id=${g}&serialization=full`)
+      expect(found.status).toBe(200)
+      expect(found.text).toBe(JSON.stringify(found.body))
+      expect(new Set(found.body.map((r: unknown) => JSON.stringify(r)))).toEqual(new Set(kids.body.map((r: unknown) => JSON.stringify(r))))
+    },
+  },
+  {
     name: 'an empty vector layer keeps its srs, geometry type and fields',
     async run(api, expect) {
       const g = await createGroup(api, expect)
