@@ -1,9 +1,7 @@
 import { expect, test } from '@playwright/test'
-import type { Server } from 'node:http'
-import { createApp, nodePlatform, serve } from '../../sw/host/node.ts'
-import { httpApi, NODE_ADMIN_PASSWORD } from '../api/node-client.ts'
 import type { Api } from '../api/harness.ts'
 import { swApi } from './helpers.ts'
+import { startTeamServer, type TeamServer } from './team-server.ts'
 import { firstLogin, logIn, NEW_ADMIN_PASSWORD } from './ui-steps.ts'
 
 // Issue 21 items 5 and 6 in the app, on the worker's backend with a team's server (an Outpost
@@ -12,18 +10,15 @@ import { firstLogin, logIn, NEW_ADMIN_PASSWORD } from './ui-steps.ts'
 // Here, the buttons a person may not use are absent: Sync without data.write, Export without
 // data.read (each checked next to a layer where the same person has the button).
 
-let server: Server
+let server: TeamServer
 let base: string
 let team: Api
 
 test.beforeAll(async () => {
-  const app = createApp(nodePlatform({ admin: { password: NODE_ADMIN_PASSWORD, mustChange: false }, log: () => {} }))
-  server = await serve(app, { port: 0, staticDir: 'dist' })
-  const addr = server.address()
-  base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`
-  team = httpApi(base)
+  server = await startTeamServer()
+  ;({ base, team } = server)
 })
-test.afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+test.afterAll(() => server.close())
 
 type Rule = [scope: string, permission: string]
 

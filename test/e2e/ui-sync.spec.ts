@@ -1,9 +1,8 @@
 import { expect, test } from '@playwright/test'
-import type { Server } from 'node:http'
-import { createApp, nodePlatform, serve } from '../../sw/host/node.ts'
-import { httpApi, NODE_ADMIN_PASSWORD } from '../api/node-client.ts'
+import { NODE_ADMIN_PASSWORD } from '../api/node-client.ts'
 import type { Api } from '../api/harness.ts'
 import { swApi } from './helpers.ts'
+import { startTeamServer, type TeamServer } from './team-server.ts'
 import { firstLogin, NEW_ADMIN_PASSWORD } from './ui-steps.ts'
 
 // The app and its team's server, as a person uses them: the app is served by an Outpost Node
@@ -11,18 +10,15 @@ import { firstLogin, NEW_ADMIN_PASSWORD } from './ui-steps.ts'
 // offline, edited here and there, synced with the button, a conflict is shown side by side
 // and resolved, and changes made without network go when it is back.
 
-let server: Server
+let server: TeamServer
 let base: string
 let team: Api
 
 test.beforeAll(async () => {
-  const app = createApp(nodePlatform({ admin: { password: NODE_ADMIN_PASSWORD, mustChange: false }, log: () => {} }))
-  server = await serve(app, { port: 0, staticDir: 'dist' })
-  const addr = server.address()
-  base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`
-  team = httpApi(base)
+  server = await startTeamServer()
+  ;({ base, team } = server)
 })
-test.afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+test.afterAll(() => server.close())
 
 test('the team\'s server: connect, take a layer offline, sync with the button, a conflict side by side, sync when the network is back', async ({ page, context }) => {
   test.setTimeout(120_000)
