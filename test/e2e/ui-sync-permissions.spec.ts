@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test'
 import type { Api } from '../api/harness.ts'
 import { swApi } from './helpers.ts'
-import { startTeamServer, type TeamServer } from './team-server.ts'
+import { useTeamServer } from './team-server.ts'
 import { firstLogin, logIn, NEW_ADMIN_PASSWORD } from './ui-steps.ts'
 
 // Issue 21 items 5 and 6 in the app, on the worker's backend with a team's server (an Outpost
@@ -10,15 +10,7 @@ import { firstLogin, logIn, NEW_ADMIN_PASSWORD } from './ui-steps.ts'
 // Here, the buttons a person may not use are absent: Sync without data.write, Export without
 // data.read (each checked next to a layer where the same person has the button).
 
-let server: TeamServer
-let base: string
-let team: Api
-
-test.beforeAll(async () => {
-  server = await startTeamServer()
-  ;({ base, team } = server)
-})
-test.afterAll(() => server.close())
+const server = useTeamServer()
 
 type Rule = [scope: string, permission: string]
 
@@ -37,10 +29,10 @@ async function allow(api: Api, id: number, grants: [principal: number, rules: Ru
 }
 
 async function teamLayer(name: string): Promise<number> {
-  const res = await team.request('POST', '/api/resource/', { body: { resource: { cls: 'vector_layer', parent: { id: 0 }, display_name: name },
+  const res = await server.team.request('POST', '/api/resource/', { body: { resource: { cls: 'vector_layer', parent: { id: 0 }, display_name: name },
     vector_layer: { srs: { id: 3857 }, geometry_type: 'POINT', fields: [{ keyname: 'name', datatype: 'STRING' }] } } })
   expect(res.status).toBe(201)
-  await team.request('PATCH', `/api/resource/${res.body.id}/feature/`, { body: [{ geom: 'POINT(100 200)', fields: { name: `in ${name}` } }] })
+  await server.team.request('PATCH', `/api/resource/${res.body.id}/feature/`, { body: [{ geom: 'POINT(100 200)', fields: { name: `in ${name}` } }] })
   return res.body.id
 }
 
@@ -48,6 +40,7 @@ const READ: Rule[] = [['resource', 'read'], ['data', 'read']]
 
 test('a read-only account on the team\'s server: take offline refused plainly, pushes kept; Sync and Export absent without the permission', async ({ page }) => {
   test.setTimeout(120_000)
+  const { base, team } = server
   const tag = Date.now().toString(36)
   const reader = `reader${tag}`
   const wells = await teamLayer(`Wells ${tag}`)

@@ -1,8 +1,7 @@
 import { expect, test } from '@playwright/test'
 import { NODE_ADMIN_PASSWORD } from '../api/node-client.ts'
-import type { Api } from '../api/harness.ts'
 import { swApi } from './helpers.ts'
-import { startTeamServer, type TeamServer } from './team-server.ts'
+import { useTeamServer } from './team-server.ts'
 import { firstLogin, NEW_ADMIN_PASSWORD } from './ui-steps.ts'
 
 // The app and its team's server, as a person uses them: the app is served by an Outpost Node
@@ -10,18 +9,11 @@ import { firstLogin, NEW_ADMIN_PASSWORD } from './ui-steps.ts'
 // offline, edited here and there, synced with the button, a conflict is shown side by side
 // and resolved, and changes made without network go when it is back.
 
-let server: TeamServer
-let base: string
-let team: Api
-
-test.beforeAll(async () => {
-  server = await startTeamServer()
-  ;({ base, team } = server)
-})
-test.afterAll(() => server.close())
+const server = useTeamServer()
 
 test('the team\'s server: connect, take a layer offline, sync with the button, a conflict side by side, sync when the network is back', async ({ page, context }) => {
   test.setTimeout(120_000)
+  const { base, team } = server
   const layer = (await team.request('POST', '/api/resource/', { body: { resource: { cls: 'vector_layer', parent: { id: 0 }, display_name: 'Wells' },
     vector_layer: { srs: { id: 3857 }, geometry_type: 'POINT', fields: [{ keyname: 'name', datatype: 'STRING' }, { keyname: 'depth', datatype: 'INTEGER' }] } } })).body.id
   const made = (await team.request('PATCH', `/api/resource/${layer}/feature/`, { body: [{ geom: 'POINT(100 200)', fields: { name: 'north', depth: 10 } },
