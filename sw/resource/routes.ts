@@ -173,8 +173,7 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
   routes.add('resource.item', '/api/resource/{id}', ['GET', 'PUT', 'DELETE'], { GET: onPath('resource', 'read'), PUT: onPath('resource', 'update'), DELETE: inHandler('resource', 'delete', 'the resource and every descendant, once the root is refused to anyone') }, async (c) => {
     const id = idOf(c)
     if (c.req.method === 'GET') {
-      await load(c, [await read(c, (ctx) => rowOf(ctx, id))])
-      return jsonText(await read(c, (ctx) => serialize(ctx, rowOf(ctx, id))))
+      return jsonText(await readLoaded(c, (ctx) => ({ rows: [rowOf(ctx, id)] }), (ctx, { rows }) => serialize(ctx, rows[0]!)))
     }
     const row = await read(c, (ctx) => rowOf(ctx, id))
     // The original refuses to delete the root before it asks who deletes: 422 for anyone.
