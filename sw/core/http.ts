@@ -13,8 +13,8 @@ export function json(body: unknown, status = 200, headers: Record<string, string
   return jsonText(JSON.stringify(body ?? null), status, headers)
 }
 
-/** A JSON answer whose text is made already (a listing that SQLite serialized). */
-export function jsonText(text: string, status = 200, headers: Record<string, string> = {}): Response {
+/** A JSON answer whose text (or its UTF-8 bytes) is made already (a listing that SQLite serialized). */
+export function jsonText(text: string | Uint8Array<ArrayBuffer>, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(text, { status, headers: { 'content-type': JSON_TYPE, ...headers } })
 }
 

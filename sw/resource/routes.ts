@@ -15,7 +15,7 @@ import type { ResourceVariables } from './env.ts'
 import type { ResourceKind } from './class.ts'
 import {
   checkCreate, children, createResource, deleteResource, getRow, pickMembers, ROOT_ID, runAfterCommit, serialize,
-  requirePermission, serializeRows, sortRows, subtreeIds, updateResource, type PageRow, type ResourceContext,
+  requirePermission, serializeRows, serializeRowsBytes, sortRows, subtreeIds, updateResource, type PageRow, type ResourceContext,
 } from './service.ts'
 import { searchResources } from './search.ts'
 import { getUser } from '../auth/service.ts'
@@ -164,8 +164,8 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
     // Without `parent`: the resources with no parent, i.e. the root (reference §4.3).
     const rowsOf = (ctx: ResourceContext) => parent === undefined ? [rowOf(ctx, 0)] : children(ctx, parent)
     // Only what the user may read is listed (reference ngw-services §5.5).
-    const shown = (ctx: ResourceContext) => ({ rows: sortRows(ctx.classes, ctx.acl!.readable(ctx.db, ctx.user, rowsOf(ctx))) })
-    return jsonText(await readLoaded(c, shown, (ctx, { rows }) => serializeRows(ctx, rows)))
+    const shown = (ctx: ResourceContext) => ({ rows: sortRows(ctx, ctx.acl!.readable(ctx.db, ctx.user, rowsOf(ctx))) })
+    return jsonText(await readLoaded(c, shown, (ctx, { rows }) => serializeRowsBytes(ctx, rows)))
   }
   routes.add('resource.collection', '/api/resource/', ['GET', 'POST'], { GET: inHandler('resource', 'read', 'listing: children the user may not read are left out'), POST: inHandler('resource', 'create', 'the parent and class of the posted body') }, collection)
   routes.add('resource.collection', '/api/resource', 'POST', { GET: inHandler('resource', 'read', 'listing: children the user may not read are left out'), POST: inHandler('resource', 'create', 'the parent and class of the posted body') }, collection)

@@ -14,6 +14,7 @@ import type { ResourceRow } from './types.ts'
 import { applyResmeta } from './resmeta.ts'
 import { guardTree } from './tree-guard.ts'
 import { permissionsInput } from './acl-input.ts'
+import { SQLITE_BLOB } from '../store/row-reader.ts'
 
 /** What the tree's functions get: the main database inside a read or write, and the classes. */
 export interface ResourceContext extends ClassContext {
@@ -90,7 +91,23 @@ export function serialize(ctx: ResourceContext, row: PageRow, full = true): stri
  * A listing of 10,000 children made 30,000 queries once, then built 5,000 objects (~30 ms).
  */
 export function serializeRows(ctx: ResourceContext, rows: readonly PageRow[], full = true): string {
-  if (!rows.length) return '[]'
+  return rows.length ? ctx.db.selectValue(...pageQuery(ctx, rows, full)) as string : '[]'
+}
+
+/**
+ * `serializeRows` as the UTF-8 bytes SQLite wrote, for an answer that is only sent on: a page of
+ * 5,000 children is ~1.8 MB, and making a JavaScript string of it out of WASM memory (~6 ms), then
+ * encoding that string again for the answer's body, cost more than copying the bytes.
+ */
+export function serializeRowsBytes(ctx: ResourceContext, rows: readonly PageRow[], full = true): Uint8Array<ArrayBuffer> {
+  if (!rows.length) return new TextEncoder().encode('[]')
+  const [sql, bind] = pageQuery(ctx, rows, full)
+  // Asked for as a blob, SQLite hands out the text's own bytes (UTF-8 in, UTF-8 out: no conversion).
+  return ctx.db.selectValue(sql, bind, SQLITE_BLOB) as Uint8Array<ArrayBuffer>
+}
+
+/** The one query that writes a page's JSON text, and its bindings (`serializeRows`). */
+function pageQuery(ctx: ResourceContext, rows: readonly PageRow[], full: boolean): [string, string[]] {
   const classes: Record<string, { identity: string; interfaces: string[]; scopes: string[] }> = {}
   const byCls = new Map<string, number[]>()
   for (const row of rows) {
@@ -132,30 +149,35 @@ export function serializeRows(ctx: ResourceContext, rows: readonly PageRow[], fu
       ',"resmeta":{"items":', coalesce((SELECT json_group_object(m.key, json(m.value)) FROM
         (SELECT key, value FROM resmeta WHERE resource_id = r.id ORDER BY key) m), '{}'),
       '},"social":{"image_exists":false,"description":null}', ${members.size ? `',' || (j.value ->> 1),` : ''} '}')`
-  return ctx.db.selectValue(`SELECT '[' || coalesce(group_concat(${item}, ',' ORDER BY j.key), '') || ']'
-      FROM json_each(?1) j JOIN resource r ON r.id = ${members.size ? 'j.value ->> 0' : 'j.value'}`, bind) as string
+  return [`SELECT '[' || coalesce(group_concat(${item}, ',' ORDER BY j.key), '') || ']'
+      FROM json_each(?1) j JOIN resource r ON r.id = ${members.size ? 'j.value ->> 0' : 'j.value'}`, bind]
 }
 
 /**
  * Children of `parentId`, unordered (`sortRows` gives the original's order: a listing sorts only
- * the children it shows). Only what the order and the ACL filter need: the serializer reads the
- * rest of the rows shown.
+ * the children it shows). Only what the ACL filter needs, as two flat arrays (ids, classes):
+ * 10,000 children read as one array of [id, cls, display_name] took ~10 ms to make, decode and
+ * parse, these ~3 ms; the names are read for the children shown only (`sortRows`).
  */
-export function children(ctx: ResourceContext, parentId: number): ChildRow[] {
-  const text = ctx.db.selectValue(`SELECT json_group_array(json_array(id, cls, display_name)) FROM resource WHERE parent_id = ?`, [parentId]) as string
-  return (JSON.parse(text) as Array<[number, string, string]>).map(([id, cls, display_name]) => ({ id, cls, display_name }))
+export function children(ctx: ResourceContext, parentId: number): PageRow[] {
+  const [ids, classes] = ctx.db.selectArray(`SELECT json_group_array(id), json_group_array(cls) FROM resource WHERE parent_id = ?`,
+    [parentId]) as [string, string]
+  const cls = JSON.parse(classes) as string[]
+  return (JSON.parse(ids) as number[]).map((id, i) => ({ id, cls: cls[i]! }))
 }
-
-/** A child as a listing orders and filters it. */
-export type ChildRow = Pick<ResourceRow, 'id' | 'cls' | 'display_name'>
 
 /** `localeCompare` without arguments is this collator's compare (ECMA-402), made once, not per call. */
 const byName = new Intl.Collator().compare
 
-/** `rows` in the original's order of children: class order, then display name. */
-export function sortRows<T extends ChildRow>(classes: ClassLookup, rows: T[]): T[] {
-  return rows.sort((a, b) => classes.get(a.cls).order - classes.get(b.cls).order
-    || byName(a.display_name, b.display_name) || a.id - b.id)
+/** `rows` in the original's order of children: class order, then display name (read here, in one query). */
+export function sortRows<T extends PageRow>(ctx: ResourceContext, rows: T[]): T[] {
+  const [ids, texts] = ctx.db.selectArray(`SELECT json_group_array(r.id), json_group_array(r.display_name)
+    FROM json_each(?) j JOIN resource r ON r.id = j.value`, [JSON.stringify(rows.map((r) => r.id))]) as [string, string]
+  const names = new Map<number, string>()
+  const name = JSON.parse(texts) as string[]
+  ;(JSON.parse(ids) as number[]).forEach((id, i) => names.set(id, name[i]!))
+  const order = (r: PageRow) => ctx.classes.get(r.cls).order
+  return rows.sort((a, b) => order(a) - order(b) || byName(names.get(a.id)!, names.get(b.id)!) || a.id - b.id)
 }
 
 function checkNames(db: SqlDb, id: number, parentId: number | null, displayName: string, keyname: string | null): void {
