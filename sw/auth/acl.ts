@@ -86,6 +86,60 @@ function compile(row: AclRow): Node {
   return { id: row.id, parent: row.parent_id, cls: row.cls, rules }
 }
 
+type Statement = ReturnType<SqlDb['prepare']>
+/**
+ * The two queries every check may run, prepared once per connection: preparing them was most of
+ * a check's time (~10-40 µs each, a prepared step ~3 µs). oo1 finalizes them when the
+ * connection closes, and a new connection is a new key.
+ */
+const statements = new WeakMap<SqlDb, Map<string, Statement>>()
+
+/** The rows of `sql` (arrays), through its statement on `db`; reset (bindings cleared) before returning. */
+function rowsOf(db: SqlDb, sql: string, bind?: number[]): unknown[][] {
+  let byDb = statements.get(db)
+  if (!byDb) statements.set(db, byDb = new Map())
+  let st = byDb.get(sql)
+  if (!st) byDb.set(sql, st = db.prepare(sql))
+  try {
+    if (bind) st.bind(bind)
+    const out: unknown[][] = []
+    while (st.step()) out.push(st.get([]))
+    return out
+  } finally {
+    st.reset(true)
+  }
+}
+
+/** A rule list's masks for one subject and class: [allow, deny] of its propagating rules, then of all of them. */
+type Masks = readonly [number, number, number, number]
+const NONE: Masks = [0, 0, 0, 0]
+
+/**
+ * Masks by rule list (compiled once per text, so shared by every node with the same rules), then
+ * by subject and class. They depend on nothing else, so they never go stale: a changed node gets
+ * a new list, and evaluating a chain again after one node changed reads the others' masks here
+ * instead of going through their rules (1,000 rules on 10 ancestors: 10 lookups and one list).
+ */
+const masksMemo = new WeakMap<Rule[], Map<string, Masks>>()
+
+function masksOf(s: Subject, rules: Rule[], cls: string): Masks {
+  if (!rules.length) return NONE
+  let bySubject = masksMemo.get(rules)
+  if (!bySubject) masksMemo.set(rules, bySubject = new Map())
+  const key = `${s.key}|${cls}`
+  let m = bySubject.get(key)
+  if (m) return m
+  const out = [0, 0, 0, 0]
+  for (const r of rules) {
+    if (!s.principals.has(r.principal) || (r.identity !== '' && r.identity !== cls)) continue
+    const at = r.deny ? 1 : 0
+    out[at + 2] |= r.mask
+    if (r.propagate) out[at] |= r.mask
+  }
+  bySubject.set(key, m = out as unknown as Masks)
+  return m
+}
+
 /** Whether two rule lists say the same to subject `s` (the rules naming its principals, in order). */
 function sameFor(s: Subject, a: Rule[], b: Rule[]): boolean {
   const mine = (rules: Rule[]) => rules.filter((r) => s.principals.has(r.principal))
@@ -117,7 +171,7 @@ export class AclEvaluator {
    * or membership changed, or the log no longer reaches back) everything is dropped.
    */
   #fresh(db: SqlDb): void {
-    const version = Number(db.selectValue('SELECT version FROM acl_state'))
+    const version = Number(rowsOf(db, 'SELECT version FROM acl_state')[0]![0])
     if (this.#version === version) return
     if (this.#version >= 0 && version > this.#version && this.#apply(db, version)) return
     this.#version = version
@@ -136,7 +190,7 @@ export class AclEvaluator {
   /** Applies the logged changes since our version; `false` when they are not all resources' or not all there. */
   #apply(db: SqlDb, version: number): boolean {
     // Arrays, not objects: this runs on the request after every change of rules (~40% cheaper).
-    const changes = db.selectArrays(`SELECT c.resource_id, r.id, r.parent_id, r.cls, r.permissions
+    const changes = rowsOf(db, `SELECT c.resource_id, r.id, r.parent_id, r.cls, r.permissions
       FROM acl_change c LEFT JOIN resource r ON r.id = c.resource_id WHERE c.version > ? ORDER BY c.version`,
     [this.#version]) as Array<[number | null, number | null, number | null, string, string]>
     if (changes.length !== version - this.#version || changes.some((c) => c[0] === null)) return false
@@ -185,9 +239,10 @@ export class AclEvaluator {
     if (out) return out
     const node = this.#node(db, nodeId)
     out = node?.parent == null ? [0, 0] : [...this.#inherited(db, s, node.parent, cls)]
-    if (node) for (const r of node.rules) {
-      if (!r.propagate || !s.principals.has(r.principal) || (r.identity !== '' && r.identity !== cls)) continue
-      out[r.deny ? 1 : 0] |= r.mask
+    if (node) {
+      const m = masksOf(s, node.rules, cls)
+      out[0] |= m[0]
+      out[1] |= m[1]
     }
     s.inherited.set(key, out)
     return out
@@ -196,12 +251,9 @@ export class AclEvaluator {
   #effective(db: SqlDb, s: Subject, node: Node): number {
     let eff = s.effective.get(node.id)
     if (eff !== undefined) return eff
-    let [allow, deny] = node.parent == null ? [0, 0] : this.#inherited(db, s, node.parent, node.cls)
-    for (const r of node.rules) {
-      if (!s.principals.has(r.principal) || (r.identity !== '' && r.identity !== node.cls)) continue
-      if (r.deny) deny |= r.mask; else allow |= r.mask
-    }
-    eff = allow & ~deny
+    const [allow, deny] = node.parent == null ? [0, 0] : this.#inherited(db, s, node.parent, node.cls)
+    const own = masksOf(s, node.rules, node.cls)
+    eff = (allow | own[2]) & ~(deny | own[3])
     for (const [p, needs] of REQUIRES) if (!(eff & needs)) eff &= ~p
     // resource.read needs read on the parent, and every permission needs resource.read.
     const parent = node.parent == null ? null : this.#node(db, node.parent)
