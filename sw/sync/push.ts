@@ -210,9 +210,23 @@ export async function resumePush(ctx: SyncContext): Promise<void> {
 }
 
 /** Pushes what changed here since the last sync. */
+/**
+ * Before a push uploads attachment files, asks the remote whether this account may write the
+ * layer (its effective permissions, reference ngw-services §5.7): a refused push used to upload
+ * them first and leave them there to expire. A refusal throws as the remote's 403 to the
+ * transaction would (the round keeps the changes waiting). A remote that does not answer the
+ * question (404: an older server) or answers something else is asked by the push itself.
+ */
+async function requireWrite(ctx: SyncContext): Promise<void> {
+  const res = await ctx.client.json('GET', ctx.path('/permission'), undefined, [404])
+  const data = res.status === 200 && res.body && typeof res.body === 'object' ? (res.body as { data?: { write?: unknown } }).data : undefined
+  if (data?.write === false) throw remoteFailed(ctx.client.creds.url, 403, null)
+}
+
 export async function push(ctx: SyncContext): Promise<PushResult> {
   const { ops, uploads } = await ctx.replica.read((tx, r) => plan(tx, r, ctx))
   if (!ops.length) return 'none'
+  if (uploads.length) await requireWrite(ctx)
   for (const u of uploads) {
     const bytes = await ctx.platform.store.getBlob(u.blobId) ?? new Uint8Array(0)
     u.body.source = { type: 'file_upload', id: await ctx.client.upload(bytes, u.name, u.mime) }

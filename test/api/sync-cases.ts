@@ -559,6 +559,30 @@ export const syncCases: SyncCase[] = [
     },
   },
   {
+    name: 'a push the remote would refuse uploads no attachment first: the round asks the remote, the changes wait, then go once write is granted',
+    async run(env, expect) {
+      const rl = await remoteLayer(env, expect)
+      const reader = await readerOf(env, expect, rl)
+      const lid = await link(env, expect, await connect(env, expect, reader.login), rl)
+      await env.local.request('POST', `/api/resource/${lid}/feature/`, { body: { ...point(3, 3, 'with photo'),
+        extensions: { attachment: [{ file_upload: await upload(env.local, 'photo taken here', 'photo.txt') }] } } })
+      const uploads = () => env.proxy.count((method, path) => method !== 'GET' && path.includes('/file_upload'))
+      const before = uploads()
+      const report = await sync(env, expect, lid)
+      expect(report.push_refused).toEqual({ title: 'Changes refused by the server', message: `The server ${env.remoteUrl} refuses changes from `
+        + `${reader.keyname}: they may read this layer but not write it. Your 2 changes are kept here and will be sent when they are allowed.` })
+      expect(report.pushed).toEqual({ created: 0, updated: 0, deleted: 0, attachments: 0 })
+      // The remote got no file: the refusal came before any upload.
+      expect(uploads()).toBe(before)
+      expect((await env.local.request('GET', `/api/resource/${lid}/sync`)).body.local_changes).toEqual({ features: 1, attachments: 1 })
+      await reader.grant(['data.write'])
+      expect((await sync(env, expect, lid)).pushed).toEqual({ created: 1, updated: 0, deleted: 0, attachments: 1 })
+      expect(uploads()).toBe(before + 1)
+      const there = (await byName(env.remote, rl))['with photo']!
+      expect(there.extensions!.attachment!.map((a) => a.name)).toEqual(['photo.txt'])
+    },
+  },
+  {
     name: 'taking a layer offline needs read access there: a refusal is a 422 naming the server and the account, nothing is made',
     async run(env, expect) {
       const rl = await remoteLayer(env, expect)
