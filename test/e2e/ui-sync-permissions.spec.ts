@@ -8,7 +8,8 @@ import { firstLogin, logIn, NEW_ADMIN_PASSWORD } from './ui-steps.ts'
 // Node host serving the app): the server's account may read but not write, so "Take offline"
 // shows the server's refusal for a layer it may not read, and Sync says the changes are kept.
 // Here, the buttons a person may not use are absent: Sync without data.write, Export without
-// data.read (each checked next to a layer where the same person has the button).
+// data.read (each checked next to a layer where the same person has the button), "Connect a
+// server" and "Take layers offline" for anyone but the device's owner (resource.create here).
 
 const server = useTeamServer()
 
@@ -56,11 +57,15 @@ test('a read-only account on the team\'s server: take offline refused plainly, p
   await page.waitForFunction(() => !!navigator.serviceWorker?.controller, undefined, { timeout: 20_000 })
   await firstLogin(page)
   const local = swApi(page, NEW_ADMIN_PASSWORD)
-  expect((await local.request('POST', '/api/resource/', { body: { resource: { cls: 'remote_connection', parent: { id: 0 }, display_name: `Team ${tag}` },
-    remote_connection: { url: base, username: reader, password: 'reader-secret-1' } } })).status).toBe(201)
+  const conn = await local.request('POST', '/api/resource/', { body: { resource: { cls: 'remote_connection', parent: { id: 0 }, display_name: `Team ${tag}` },
+    remote_connection: { url: base, username: reader, password: 'reader-secret-1' } } })
+  expect(conn.status).toBe(201)
 
   // Take offline: the layer it may not read says so, naming the server and the account; the others come.
   await page.getByTestId('sync-open').click()
+  // The device's owner connects servers and takes layers offline.
+  await expect(page.getByTestId('sync-add-server')).toBeVisible()
+  await expect(page.getByTestId('sync-owner-only')).toHaveCount(0)
   await page.getByTestId('sync-browse').click()
   const remoteItem = (name: string) => page.locator(`[data-testid="sync-remote-item"][data-name="${name} ${tag}"]`)
   await remoteItem('Closed').getByTestId('sync-take-offline').click()
@@ -95,6 +100,8 @@ test('a read-only account on the team\'s server: take offline refused plainly, p
   const looker = await user(local, `looker${tag}`, 'looker-secret-1')
   await allow(local, lid, [[viewer, READ], [looker, [['resource', 'read']]]])
   await allow(local, pid, [[viewer, [...READ, ['data', 'write']]], [looker, READ]])
+  // The viewer may see and use the connection, but not create anything in the main group.
+  await allow(local, conn.body.id, [[viewer, [['resource', 'read'], ['connection', 'connect']]]])
 
   // The viewer: Sync on Pond (data.write), none on Wells (data.read only); Export on Wells.
   await page.getByTestId('logout-button').click()
@@ -103,6 +110,11 @@ test('a read-only account on the team\'s server: take offline refused plainly, p
   await expect(row('Pond').getByTestId('sync-layer-button')).toBeVisible()
   await expect(row('Wells')).toBeVisible()
   await expect(row('Wells').getByTestId('sync-layer-button')).toHaveCount(0)
+  // Connecting a server and taking layers offline are the owner's: absent, and the panel says why.
+  await expect(page.getByTestId('sync-owner-only')).toBeVisible()
+  await expect(page.getByTestId('sync-connection')).toHaveCount(1)
+  await expect(page.getByTestId('sync-browse')).toHaveCount(0)
+  await expect(page.getByTestId('sync-add-server')).toHaveCount(0)
   await page.getByTestId('modal-close').click()
   await page.getByTestId('layer-list-toggle').click()
   await expect(page.getByTestId(`layer-export-${lid}`)).toBeVisible()
