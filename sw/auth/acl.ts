@@ -122,13 +122,21 @@ const NONE: Masks = [0, 0, 0, 0]
  */
 const masksMemo = new WeakMap<Rule[], Map<string, Masks>>()
 
+/** Lists shorter than this (most resources' few rules) are walked: cheaper than the memo's lookup. */
+const MEMO_MIN = 16
+
 function masksOf(s: Subject, rules: Rule[], cls: string): Masks {
   if (!rules.length) return NONE
+  if (rules.length < MEMO_MIN) return walk(s, rules, cls)
   let bySubject = masksMemo.get(rules)
   if (!bySubject) masksMemo.set(rules, bySubject = new Map())
   const key = `${s.key}|${cls}`
   let m = bySubject.get(key)
-  if (m) return m
+  if (!m) bySubject.set(key, m = walk(s, rules, cls))
+  return m
+}
+
+function walk(s: Subject, rules: Rule[], cls: string): Masks {
   const out = [0, 0, 0, 0]
   for (const r of rules) {
     if (!s.principals.has(r.principal) || (r.identity !== '' && r.identity !== cls)) continue
@@ -136,8 +144,7 @@ function masksOf(s: Subject, rules: Rule[], cls: string): Masks {
     out[at + 2] |= r.mask
     if (r.propagate) out[at] |= r.mask
   }
-  bySubject.set(key, m = out as unknown as Masks)
-  return m
+  return out as unknown as Masks
 }
 
 /** Whether two rule lists say the same to subject `s` (the rules naming its principals, in order). */
