@@ -165,6 +165,7 @@ export class AclEvaluator {
   #version = -1
   #nodes = new Map<number, Node | null>()
   #subjects = new Map<string, Subject>()
+  #byUser = new Map<number, Subject>()
   #system: SystemIds | undefined
   #groups = new Map<number, number[]>()
 
@@ -184,6 +185,7 @@ export class AclEvaluator {
     this.#version = version
     this.#nodes.clear()
     this.#subjects.clear()
+    this.#byUser.clear()
     this.#groups.clear()
     const ids = Object.fromEntries((db.selectObjects(`SELECT keyname, id FROM principal
       WHERE keyname IN ('everyone', 'authenticated', 'guest') AND system = 1`) as Array<{ keyname: string; id: number }>)
@@ -221,6 +223,13 @@ export class AclEvaluator {
   }
 
   #subject(user: Principal): Subject {
+    // By user id: the principals come from membership, and a membership change drops this map.
+    let s = this.#byUser.get(user.id)
+    if (!s) this.#byUser.set(user.id, s = this.#subjectOf(user))
+    return s
+  }
+
+  #subjectOf(user: Principal): Subject {
     const sys = this.#system!
     const principals = new Set([user.id, sys.everyone, ...(this.#groups.get(user.id) ?? [])])
     if (user.id !== sys.guest) principals.add(sys.authenticated)
