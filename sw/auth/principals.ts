@@ -9,6 +9,7 @@
 import { ApiError, validationError } from '../core/error.ts'
 import { expectKind } from '../core/validate.ts'
 import type { SqlDb } from '../store/database.ts'
+import { ownsResources } from '../resource/service.ts'
 
 export type Cls = 'U' | 'G'
 
@@ -171,7 +172,7 @@ export function deletePrincipal(db: SqlDb, cls: Cls, id: number): void {
   const row = principalRow(db, id, cls)
   if (!row) throw principalNotFound(cls, id)
   if (row.system) throw validationError(`System principal '${row.keyname}' cannot be deleted.`)
-  if (cls === 'U' && db.selectValue(`SELECT 1 FROM resource WHERE owner_user_id = ? LIMIT 1`, [id])) {
+  if (cls === 'U' && ownsResources(db, id)) {
     throw validationError('User is referenced with resources', { references_data: true })
   }
   db.exec({ sql: `DELETE FROM principal WHERE id = ?`, bind: [id] })

@@ -2,9 +2,13 @@
  * @module classes/registry
  * Every resource class the server knows. Adding a class is a folder and one line in
  * `CLASSES`. The registry is made once per app; components find classes and their
- * capabilities through it (`find`, `featureLayerOf`), never by naming a class.
+ * capabilities through it (`find`, `featureLayerOf`), never by naming a class. It is also the
+ * one place that reads what a resource is (`ref`, `refs`): a capability gets its resource's
+ * ref from here, the class already checked, and never reads the row itself.
  */
 import type { ClassLookup } from '../resource/class.ts'
+import type { ResourceRef, ResourceRefs } from '../resource/types.ts'
+import { readRefs } from '../resource/refs.ts'
 import type { Bbox } from '../geo/geometry.ts'
 import type { FeatureLayer, FeatureLayerProvider, FeatureLayers } from '../feature/types.ts'
 import type { Credentials, Replica, SyncLookup } from '../sync/types.ts'
@@ -39,12 +43,12 @@ const ALIASES: Record<string, string> = {
   mapserver_style: 'engine_style',
 }
 
-export class ClassRegistry implements ClassLookup, FeatureLayers, StoredFiles, SyncLookup {
+export class ClassRegistry implements ClassLookup, FeatureLayers, StoredFiles, SyncLookup, ResourceRefs {
   readonly #classes: ResourceClass[]
   readonly #byId: Map<string, ResourceClass>
-  /** Resource id → class, per version of the main database. */
-  #clsOf = new Map<number, string | undefined>()
-  #clsVersion = -1
+  /** Resource id → its ref (`null`: no such resource), as read at `#refsVersion` of the main database. */
+  #refs = new Map<number, ResourceRef | null>()
+  #refsVersion = -1
 
   readonly env: ClassEnv
 
@@ -73,17 +77,16 @@ export class ClassRegistry implements ClassLookup, FeatureLayers, StoredFiles, S
     return this.find(cls)?.capabilities.featureLayer
   }
 
-  async featureLayer(id: number): Promise<FeatureLayer | undefined> {
-    const cls = await this.#classOf(id)
-    return cls === undefined ? undefined : this.featureLayerOf(cls)?.open(id)
+  featureLayer(id: number): Promise<FeatureLayer | undefined> {
+    return this.#use(id, 'featureLayer', (c, r) => c.open(r))
   }
 
-  async remoteConnection(id: number): Promise<Credentials | undefined> {
-    return (await this.#capability(id, 'remoteConnection'))?.credentials(id)
+  remoteConnection(id: number): Promise<Credentials | undefined> {
+    return this.#use(id, 'remoteConnection', (c, r) => c.credentials(r))
   }
 
-  async replica(id: number): Promise<Replica | undefined> {
-    return (await this.#capability(id, 'replica'))?.open(id)
+  replica(id: number): Promise<Replica | undefined> {
+    return this.#use(id, 'replica', (c, r) => c.open(r))
   }
 
   async linkedLayers(): Promise<number[]> {
@@ -92,37 +95,52 @@ export class ClassRegistry implements ClassLookup, FeatureLayers, StoredFiles, S
     return ids
   }
 
-  async layerExtent(id: number): Promise<{ bbox: Bbox | null; srs: number } | undefined> {
-    return (await this.#capability(id, 'bboxLayer'))?.extent(id)
+  layerExtent(id: number): Promise<{ bbox: Bbox | null; srs: number } | undefined> {
+    return this.#use(id, 'bboxLayer', (c, r) => c.extent(r))
   }
 
-  async rasterFile(id: number): Promise<StoredFile | undefined> {
-    return (await this.#capability(id, 'rasterFile'))?.rasterFile(id)
+  rasterFile(id: number): Promise<StoredFile | undefined> {
+    return this.#use(id, 'rasterFile', (c, r) => c.rasterFile(r))
   }
 
-  async bucketFiles(id: number): Promise<BucketFile[] | undefined> {
-    return (await this.#capability(id, 'fileBucket'))?.bucketFiles(id)
+  bucketFiles(id: number): Promise<BucketFile[] | undefined> {
+    return this.#use(id, 'fileBucket', (c, r) => c.bucketFiles(r))
   }
 
-  /** Capability `key` of the class of resource `id`, if it provides one. */
-  async #capability<K extends keyof Capabilities>(id: number, key: K): Promise<Capabilities[K] | undefined> {
-    const cls = await this.#classOf(id)
-    return cls === undefined ? undefined : this.find(cls)?.capabilities[key]
+  /** Capability `key` of the class of resource `id` applied to its ref; `undefined` when there is either none. */
+  async #use<K extends keyof Capabilities, T>(id: number, key: K,
+    fn: (c: NonNullable<Capabilities[K]>, ref: ResourceRef) => Promise<T | undefined>): Promise<T | undefined> {
+    const r = await this.ref(id)
+    const c = r && this.find(r.cls)?.capabilities[key]
+    return c ? fn(c, r) : undefined
   }
 
-  /** The class of resource `id`; read once per version of the main database. */
-  async #classOf(id: number): Promise<string | undefined> {
+  async ref(id: number): Promise<ResourceRef | undefined> {
+    return (await this.refs([id]))[0]
+  }
+
+  /**
+   * The refs of `ids`, position for position. What is not cached is read in one query; the
+   * cache holds while the main database's version has not moved (any commit, a reopen), and
+   * what a read brings is kept only if no write landed while it was queued.
+   */
+  async refs(ids: readonly number[]): Promise<Array<ResourceRef | undefined>> {
     const { main } = this.env
-    if (this.#clsVersion !== main.version) {
-      this.#clsOf.clear()
-      this.#clsVersion = main.version
+    if (this.#refsVersion !== main.version) {
+      this.#refs.clear()
+      this.#refsVersion = main.version
     }
-    if (this.#clsOf.has(id)) return this.#clsOf.get(id)
+    const known = this.#refs
+    const missing = [...new Set(ids.filter((id) => !known.has(id)))]
+    if (!missing.length) return ids.map((id) => known.get(id) ?? undefined)
     const version = main.version
-    const cls = await main.read((db) => db.selectValue(`SELECT cls FROM resource WHERE id = ?`, [id]) as string | undefined)
-    // Bounded: ids asked for between two writes, of which a session asks few.
-    if (this.#clsOf.size > 10_000) this.#clsOf.clear()
-    if (main.version === version) this.#clsOf.set(id, cls)
-    return cls
+    const read = new Map<number, ResourceRef | null>(missing.map((id) => [id, null]))
+    for (const r of await main.read((db) => readRefs(db, missing))) read.set(r.id, r)
+    if (main.version === version) {
+      // Bounded: ids asked for between two writes, of which a session asks few.
+      if (known.size + read.size > 10_000) known.clear()
+      for (const [id, r] of read) known.set(id, r)
+    }
+    return ids.map((id) => (read.has(id) ? read.get(id) : known.get(id)) ?? undefined)
   }
 }

@@ -19,6 +19,7 @@ import type { Platform } from '../platform/platform.ts'
 import type { Database } from '../store/database.ts'
 import type { RemoteConnectionProvider, ReplicaProvider, SyncLookup } from '../sync/types.ts'
 import type { ClassLookup, ResourceKind } from '../resource/class.ts'
+import type { ResourceRefs } from '../resource/types.ts'
 import type { RenderableStyle } from '../render/types.ts'
 import type { BboxLayerProvider, FeatureLayerProvider } from '../feature/types.ts'
 import type { FileBucketProvider, RasterFileProvider } from '../files/types.ts'
@@ -32,7 +33,7 @@ export interface ClassEnv {
   main: Database
   /** The app's registry, for a class whose rules depend on other classes' capabilities (a style's parent,
    *  a connection's credentials for a linked layer). */
-  classes: ClassLookup & SyncLookup
+  classes: ClassLookup & SyncLookup & ResourceRefs
 }
 
 /** The capabilities of a class; each is optional. */

@@ -9,6 +9,7 @@ import type { Principal } from '../auth/types.ts'
 import type { Database } from '../store/database.ts'
 import type { AclEvaluator } from '../auth/acl.ts'
 import type { ClassLookup } from '../resource/class.ts'
+import type { ResourceRefs } from '../resource/types.ts'
 import { resourceNotFound } from '../resource/errors.ts'
 import { validationError } from '../core/error.ts'
 import type { FeatureLayer, FeatureLayers } from './types.ts'
@@ -19,7 +20,7 @@ export interface DataOutServices {
   main: Database
   /** Who may read which layer (identify leaves out the others). */
   acl: AclEvaluator
-  classes: ClassLookup & FeatureLayers & { featureLayerOf(cls: string): unknown }
+  classes: ClassLookup & FeatureLayers & ResourceRefs & { featureLayerOf(cls: string): unknown }
 }
 
 export interface DataOutVariables {
@@ -43,33 +44,12 @@ export interface ResourceHead {
   isFeatureLayer: boolean
 }
 
-/** Heads read at one version of the main database (a tile request reads them every time). */
-const HEADS = new WeakMap<DataOutServices, { version: number; heads: Map<number, ResourceHead | null> }>()
-
-/** The heads of the resources `ids` that exist, in the order of `ids` (missing ones left out). */
+/** The heads of the resources `ids` that exist, in the order of `ids` (missing ones and repeats left out). */
 export async function resourceHeads(services: DataOutServices, ids: readonly number[]): Promise<ResourceHead[]> {
-  const unique = [...new Set(ids)]
-  const { main } = services
-  let cache = HEADS.get(services)
-  if (!cache || cache.version !== main.version) HEADS.set(services, cache = { version: main.version, heads: new Map() })
-  const known = cache.heads
-  const version = cache.version
-  const missing = unique.filter((id) => !known.has(id))
-  const read = new Map<number, ResourceHead | null>()
-  if (missing.length) {
-    const rows = await main.read((db) => db.selectObjects(
-      `SELECT r.id, r.cls, r.display_name, r.parent_id FROM resource r WHERE r.id IN (SELECT value FROM json_each(?))`,
-      [JSON.stringify(missing)])) as { id: number; cls: string; display_name: string; parent_id: number | null }[]
-    const byId = new Map(rows.map((r) => [r.id, r]))
-    for (const id of missing) {
-      const r = byId.get(id)
-      read.set(id, r ? { id, cls: r.cls, displayName: r.display_name, parentId: r.parent_id,
-        isFeatureLayer: !!services.classes.featureLayerOf(r.cls) } : null)
-    }
-    // Kept only if no write landed in between (the read queued behind it otherwise).
-    if (main.version === version) for (const [id, h] of read) known.set(id, h)
-  }
-  return unique.flatMap((id) => { const h = read.get(id) ?? known.get(id); return h ? [h] : [] })
+  // The registry reads what it has not cached in one query and keeps it until the main database changes.
+  const refs = await services.classes.refs([...new Set(ids)])
+  return refs.flatMap((r) => (r ? [{ id: r.id, cls: r.cls, displayName: r.displayName, parentId: r.parentId,
+    isFeatureLayer: !!services.classes.featureLayerOf(r.cls) }] : []))
 }
 
 /** The feature layer of resource `id`: 404 when it is missing, 422 when it is no feature layer. */

@@ -10,6 +10,7 @@
 import type { PastRequest } from '../core/idempotency.ts'
 import type { Bbox, Geometry } from '../geo/geometry.ts'
 import type { HistoryRead, HistoryWrite } from './history-types.ts'
+import type { ResourceRef } from '../resource/types.ts'
 import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
 import type { SqlDb } from '../store/database.ts'
 
@@ -230,8 +231,8 @@ export interface FeatureLayer {
 
 /** The capability a resource class provides (`capabilities.featureLayer`). */
 export interface FeatureLayerProvider {
-  /** Opens the features of resource `id`; `undefined` when the resource is not one of this class. */
-  open(id: number): Promise<FeatureLayer | undefined>
+  /** Opens the features of resource `ref` (the registry checked that it is of this class). */
+  open(ref: ResourceRef): Promise<FeatureLayer | undefined>
 }
 
 /** How the feature component finds the layer of a resource, whatever its class. */
@@ -244,8 +245,8 @@ export interface FeatureLayers {
 
 /** A class whose resources have an extent without features (a raster layer). */
 export interface BboxLayerProvider {
-  /** The box in the layer's `srs`; `undefined` when `id` is not one of its resources. */
-  extent(id: number): Promise<{ bbox: Bbox | null; srs: number } | undefined>
+  /** The box in the layer's `srs` (the registry checked that `ref` is of this class). */
+  extent(ref: ResourceRef): Promise<{ bbox: Bbox | null; srs: number } | undefined>
 }
 
 // ---- optional: GeoPackage storage for the data-out fast paths ----

@@ -14,7 +14,7 @@ import type { RenderVariables } from './env.ts'
 import { resourceNotFound } from '../resource/errors.ts'
 import { projectionOf } from '../geo/srs.ts'
 import type { Bbox } from '../geo/geometry.ts'
-import { layerById } from './parent.ts'
+import { layerOf } from './parent.ts'
 import { renderStyles, type StyleHandle } from './service.ts'
 
 const MAX_PREVIEW = 2048
@@ -40,8 +40,9 @@ export function mountPreview(routes: Routes<RenderVariables>): void {
     const services = c.get('services')
     const cls = services.classes.list().find((k) => k.capabilities.renderable?.previewData && body[k.identity] !== undefined)
     if (!cls) throw validationError('The body carries no style member to preview.')
-    const layer = await services.main.read((db) => layerById(db, services.classes, layerId))
-    if (!layer) throw resourceNotFound(layerId)
+    const ref = await services.classes.ref(layerId)
+    if (!ref) throw resourceNotFound(layerId)
+    const layer = layerOf(services.classes, ref)
     if (!layer.geometry || !cls.acceptsParent(layer.cls)) throw validationError(`Resource ${layerId} cannot carry this style - at \`$.layer\``)
     const renderable = cls.capabilities.renderable!
     const data = renderable.previewData!(body[cls.identity], layer.geometry)

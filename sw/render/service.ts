@@ -6,6 +6,7 @@
  */
 import type { RenderServices } from './env.ts'
 import type { ClassData } from '../resource/class.ts'
+import type { ResourceRef } from '../resource/types.ts'
 import { resourceNotFound } from '../resource/errors.ts'
 import { reprojectBbox, transformer } from '../geo/reproject.ts'
 import type { Bbox } from '../geo/geometry.ts'
@@ -25,7 +26,7 @@ export interface StyleHandle {
   id: number
   renderable: RenderableStyle
   data: ClassData
-  /** The class data as stored: it identifies the style's version. */
+  /** The class data as JSON text: it identifies the style's version. */
   dataText: string
   /** A short digest of `dataText`, for cache tokens. */
   dataHash: string
@@ -47,8 +48,11 @@ const MARGIN_PX = 64
 
 const PARSED = new Map<string, VectorStyle>()
 const CACHES = new WeakMap<RenderServices, TileCache>()
-/** Styles as read at a version of the main database: a cached tile costs no read or JSON parse of the style. */
-const HANDLES = new WeakMap<RenderServices, { version: number; byId: Map<number, StyleHandle> }>()
+/**
+ * Handles by the style's ref and made with its parent's ref: the registry hands out the same refs
+ * until the main database changes, so a cached tile costs no read, JSON text or hash of the style.
+ */
+const HANDLES = new WeakMap<ResourceRef, { parent: ResourceRef | undefined; handle: StyleHandle }>()
 
 export function tileCacheOf(services: RenderServices): TileCache {
   let c = CACHES.get(services)
@@ -58,23 +62,24 @@ export function tileCacheOf(services: RenderServices): TileCache {
 
 /** The styles `ids` in order; 404 for a missing one, 422 for one that cannot be rendered. */
 export async function loadStyles(services: RenderServices, ids: number[]): Promise<StyleHandle[]> {
-  const { main } = services
-  let known = HANDLES.get(services)
-  if (!known || known.version !== main.version) HANDLES.set(services, known = { version: main.version, byId: new Map() })
-  const cache = known
-  if (ids.every((id) => cache.byId.has(id))) return ids.map((id) => cache.byId.get(id)!)
-  const version = main.version
-  const handles = await main.read((db) => ids.map((id): StyleHandle => {
-    const row = db.selectObject(`SELECT cls, data FROM resource WHERE id = ?`, [id]) as { cls: string; data: string } | undefined
-    if (!row) throw resourceNotFound(id)
-    const renderable = services.classes.find(row.cls)?.capabilities.renderable
+  const { classes } = services
+  const refs = await classes.refs(ids)
+  const renderableOf = (r: ResourceRef | undefined) => (r && classes.find(r.cls)?.capabilities.renderable)
+  const parentIds = refs.flatMap((r) => (renderableOf(r) && r!.parentId !== null ? [r!.parentId] : []))
+  const parents = new Map((await classes.refs(parentIds)).flatMap((p) => (p ? [[p.id, p] as const] : [])))
+  return ids.map((id, i): StyleHandle => {
+    const ref = refs[i]
+    if (!ref) throw resourceNotFound(id)
+    const renderable = renderableOf(ref)
     if (!renderable) throw notRenderable(id)
-    return { id, renderable, data: JSON.parse(row.data) as ClassData, dataText: row.data, dataHash: hashText(row.data),
-      layer: styledLayerOf(db, services.classes, id) }
-  }))
-  // Kept only if no write landed in between.
-  if (main.version === version && cache.byId.size < 1000) for (const h of handles) cache.byId.set(h.id, h)
-  return handles
+    const parent = ref.parentId === null ? undefined : parents.get(ref.parentId)
+    const hit = HANDLES.get(ref)
+    if (hit && hit.parent === parent) return hit.handle
+    const dataText = JSON.stringify(ref.data)
+    const handle = { id, renderable, data: ref.data, dataText, dataHash: hashText(dataText), layer: styledLayerOf(classes, parent) }
+    HANDLES.set(ref, { parent, handle })
+    return handle
+  })
 }
 
 export function vectorStyleOf(h: StyleHandle): VectorStyle {

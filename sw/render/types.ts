@@ -5,6 +5,7 @@
  */
 import type { ClassData } from '../resource/class.ts'
 import type { FeatureLayers } from '../feature/types.ts'
+import type { ResourceRefs } from '../resource/types.ts'
 import type { Bbox } from '../geo/geometry.ts'
 import type { GeometryKind, VectorStyle } from './style.ts'
 
@@ -52,7 +53,7 @@ export interface RenderClass {
 }
 
 /** The registry's side render uses: classes by name, and feature layers by resource id. */
-export interface RenderClasses extends FeatureLayers {
+export interface RenderClasses extends FeatureLayers, ResourceRefs {
   /** A raster layer's stored file (its class's `rasterFile` capability); `undefined` for others. */
   rasterFile(id: number): Promise<{ key: string; size: number } | undefined>
   find(cls: string): RenderClass | undefined

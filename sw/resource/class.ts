@@ -9,6 +9,7 @@ import type { SqlDb } from '../store/database.ts'
 import type { Principal } from '../auth/types.ts'
 import type { Progress } from '../ingest/progress.ts'
 import type { ResourceCategory } from './category.ts'
+import type { ClassData, ResourceRef } from './types.ts'
 
 /** What a class hook gets: the main database inside the caller's read or write. */
 export interface ClassContext {
@@ -17,6 +18,8 @@ export interface ClassContext {
   now: Date
   /** What the class's `prepare` made for this create or change, if it has one. */
   prepared?: Prepared
+  /** On create and change: the resource's parent as the tree read it (the new one on a move). */
+  parent?: ResourceRef
 }
 
 /**
@@ -45,8 +48,7 @@ export interface PrepareEnv {
   resourceId?: number
 }
 
-/** Class-owned state kept in the resource row's `data` column (JSON). */
-export type ClassData = Record<string, unknown>
+export type { ClassData }
 
 /** Work a delete hook leaves for after the main transaction has committed (dropping a database). */
 export type AfterCommit = () => Promise<void>

@@ -10,7 +10,8 @@ import { expectKind, expectObject, expectRef } from '../core/validate.ts'
 import type { AfterCommit, ClassContext, ClassData, ClassLookup } from './class.ts'
 import type { Database, SqlDb } from '../store/database.ts'
 import { createForbidden, displayNameNotUnique, hierarchyError, keynameNotUnique, rootDeleteError, unknownClass } from './errors.ts'
-import type { ResourceRow } from './types.ts'
+import type { ResourceRef, ResourceRow } from './types.ts'
+import { refOf } from './refs.ts'
 import { applyResmeta } from './resmeta.ts'
 import { guardTree } from './tree-guard.ts'
 import { permissionsInput } from './acl-input.ts'
@@ -50,6 +51,16 @@ export async function provisionRoot(main: Database, now: Date): Promise<void> {
         VALUES (?, 'resource_group', NULL, NULL, 'Main resource group', ?, ?, ?)`,
       bind: [ROOT_ID, idOf('administrator'), naiveIso(now), JSON.stringify(acl)] })
   })
+}
+
+/** The largest number at `path` (dotted) in any resource's class data; 0 when there is none. */
+export function maxDataNumber(db: SqlDb, path: 'versioning.epoch'): number {
+  return Number(db.selectValue(`SELECT coalesce(max(json_extract(data, ?)), 0) FROM resource`, [`$.${path}`]))
+}
+
+/** Whether user `userId` owns any resource. */
+export function ownsResources(db: SqlDb, userId: number): boolean {
+  return db.selectValue(`SELECT 1 FROM resource WHERE owner_user_id = ? LIMIT 1`, [userId]) !== undefined
 }
 
 /** Resource `id`'s row, or `undefined` when there is none. */
@@ -192,7 +203,8 @@ function checkNames(db: SqlDb, id: number, parentId: number | null, displayName:
   }
 }
 
-function checkParent(ctx: ResourceContext, parentId: number, cls: string, movingId?: number): void {
+/** The parent-to-be `parentId` as a class hook sees it (`ctx.parent`); refuses a parent class `cls` does not accept, or a cycle. */
+function checkParent(ctx: ResourceContext, parentId: number, cls: string, movingId?: number): ResourceRef {
   const { db } = ctx
   const parent = getRow(db, parentId)
   if (!parent) throw hierarchyError(`Parent resource id = ${parentId} was not found.`)
@@ -206,6 +218,7 @@ function checkParent(ctx: ResourceContext, parentId: number, cls: string, moving
       p = (db.selectValue(`SELECT parent_id FROM resource WHERE id = ?`, [p]) as number | null | undefined) ?? null
     }
   }
+  return refOf(parent)
 }
 
 function nullableStr(v: unknown, path: string): string | null {
@@ -244,13 +257,13 @@ export function checkCreate(ctx: ResourceContext, body: Record<string, unknown>)
   const keyname = r.keyname === undefined ? null : keynameOf(r.keyname)
   const description = r.description === undefined ? null : nullableStr(r.description, '$.resource.description')
   const permissions = r.permissions === undefined ? '[]' : permissionsInput(ctx.db, ctx.classes, r.permissions)
-  checkParent(ctx, parentId, cls.identity)
+  const parent = checkParent(ctx, parentId, cls.identity)
   // A create needs `resource.create` on the new resource (through the parent's propagating
   // rules) and `manage_children` on the parent (reference ngw-services §5.4).
   if (ctx.acl && !ctx.acl.canCreate(ctx.db, ctx.user, parentId, cls.identity)) throw createForbidden(cls.identity)
   requirePermission(ctx, parentId, 'resource', 'manage_children')
   checkNames(ctx.db, -1, parentId, displayName, keyname)
-  return { cls, parentId, displayName, keyname, description, permissions }
+  return { cls, parentId, parent, displayName, keyname, description, permissions }
 }
 
 /**
@@ -259,13 +272,13 @@ export function checkCreate(ctx: ResourceContext, body: Record<string, unknown>)
  */
 export function createResource(ctx: ResourceContext, body: Record<string, unknown>): { id: number; parent: { id: number } } {
   const db = ctx.db
-  const { cls, parentId, displayName, keyname, description, permissions } = checkCreate(ctx, body)
+  const { cls, parentId, parent, displayName, keyname, description, permissions } = checkCreate(ctx, body)
   guardTree(() => db.exec({ sql: `INSERT INTO resource (id, cls, parent_id, keyname, display_name, description, owner_user_id, creation_date, permissions)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     bind: [ctx.prepared?.resourceId ?? null, cls.identity, parentId, keyname, displayName, description, ctx.user.id,
       naiveIso(ctx.now), permissions] }))
   const id = Number(db.selectValue('SELECT last_insert_rowid()'))
-  const data = cls.create(ctx, id, pickMembers(body, cls.members))
+  const data = cls.create({ ...ctx, parent }, id, pickMembers(body, cls.members))
   db.exec({ sql: `UPDATE resource SET data = ? WHERE id = ?`, bind: [JSON.stringify(data), id] })
   if (body.resmeta !== undefined) applyResmeta(db, id, body.resmeta)
   journal(ctx, id, 'resource.create', { cls: cls.identity, parent: parentId, display_name: displayName })
@@ -287,6 +300,7 @@ export function updateResource(ctx: ResourceContext, id: number, body: Record<st
   const cls = ctx.classes.get(row.cls)
   let { parent_id: parentId, display_name: displayName, keyname, description } = row
   let { owner_user_id: owner, permissions } = row
+  let parent: ResourceRef | undefined
   if (body.resource !== undefined) {
     const r = expectObject(body.resource, '$.resource')
     if (r.cls !== undefined && ctx.classes.find(expectKind<string>('str', r.cls, '$.resource.cls'))?.identity !== cls.identity) {
@@ -297,7 +311,7 @@ export function updateResource(ctx: ResourceContext, id: number, body: Record<st
       const next = r.parent === null ? null : expectRef(r.parent, '$.resource.parent')
       if (next !== parentId) {
         if (id === ROOT_ID || next === null) throw hierarchyError('The root resource cannot be moved, and every other resource needs a parent.')
-        checkParent(ctx, next, cls.identity, id)
+        parent = checkParent(ctx, next, cls.identity, id)
         // A move needs `manage_children` on the old and the new parent (§5.4).
         requirePermission(ctx, parentId!, 'resource', 'manage_children')
         requirePermission(ctx, next, 'resource', 'manage_children')
@@ -321,7 +335,8 @@ export function updateResource(ctx: ResourceContext, id: number, body: Record<st
     }
   }
   checkNames(db, id, parentId, displayName, keyname)
-  const data = cls.update(ctx, id, pickMembers(body, cls.members), JSON.parse(row.data) as ClassData)
+  if (!parent && parentId !== null) parent = refOf(getRow(db, parentId)!)
+  const data = cls.update({ ...ctx, parent }, id, pickMembers(body, cls.members), JSON.parse(row.data) as ClassData)
   guardTree(() => db.exec({ sql: `UPDATE resource SET parent_id = ?, display_name = ?, keyname = ?, description = ?, owner_user_id = ?,
       permissions = ?, data = ? WHERE id = ?`,
     bind: [parentId, displayName, keyname, description, owner, permissions, JSON.stringify(data), id] }))

@@ -14,6 +14,7 @@ import { connectionNotFound, notLinked, asReadRefusal, WRITE_REFUSED, writeRefus
 import { runningOf } from './round.ts'
 import { problemJson, waitingCounts } from './state.ts'
 import type { SyncLookup } from './types.ts'
+import type { ResourceRefs } from '../resource/types.ts'
 
 /** The probe of the app's own origin: a small answer, soon. */
 const TEAM_PROBE = { maxBytes: 64 * 1024, idleMs: 5000, totalMs: 5000 }
@@ -21,7 +22,7 @@ const TEAM_PROBE = { maxBytes: 64 * 1024, idleMs: 5000, totalMs: 5000 }
 export interface SyncServices {
   platform: Platform
   main: Database
-  classes: SyncLookup
+  classes: SyncLookup & ResourceRefs
   acl: AclEvaluator
 }
 
@@ -57,8 +58,7 @@ export async function linkedLayers(services: SyncServices, may: (id: number) => 
   const out: Record<string, unknown>[] = []
   for (const id of await services.classes.linkedLayers()) {
     if (!await may(id)) continue
-    const name = await services.main.read((db) => db.selectValue(`SELECT display_name FROM resource WHERE id = ?`, [id]))
-    out.push({ id, display_name: name ?? null, ...await syncState(services, id) })
+    out.push({ id, display_name: (await services.classes.ref(id))?.displayName ?? null, ...await syncState(services, id) })
   }
   return out
 }

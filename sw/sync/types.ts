@@ -8,6 +8,7 @@
  * Wire shapes of the sync endpoints are here too (snake_case).
  */
 import type { FeatureRead, FeatureWrite, LayerMeta, WriteActor } from '../feature/types.ts'
+import type { ResourceRef } from '../resource/types.ts'
 
 /** How to reach a team's server. */
 export interface Credentials {
@@ -18,8 +19,8 @@ export interface Credentials {
 }
 
 export interface RemoteConnectionProvider {
-  /** The connection `id`, its password decrypted; `undefined` when there is no such connection. */
-  credentials(id: number): Promise<Credentials | undefined>
+  /** The connection `ref` (the registry checked its class), its password decrypted. */
+  credentials(ref: ResourceRef): Promise<Credentials | undefined>
 }
 
 /** What a layer is linked to (kept with the layer resource). */
@@ -203,8 +204,8 @@ export interface Replica {
 }
 
 export interface ReplicaProvider {
-  /** The replica of layer `id`; `undefined` when it is not linked to a remote layer. */
-  open(id: number): Promise<Replica | undefined>
+  /** The replica of layer `ref`; `undefined` when it is not linked to a remote layer. */
+  open(ref: ResourceRef): Promise<Replica | undefined>
   /** Ids of every linked layer. */
   linked(): Promise<number[]>
 }

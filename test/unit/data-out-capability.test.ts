@@ -44,6 +44,12 @@ const arrayLayer: FeatureLayer = {
   write: () => { throw new Error('read only') },
 }
 
+/** The resources as the registry would hand them out (the tree itself is not this test's). */
+const REFS = new Map([
+  [0, { id: 0, cls: 'resource_group', parentId: null, displayName: 'Root', data: {} }],
+  [7, { id: 7, cls: 'array_layer', parentId: 0, displayName: 'Array layer', data: {} }],
+])
+
 async function app() {
   const platform = nodePlatform({ admin: { password: 'x', mustChange: false }, log: () => {} })
   const main = await Database.open(await platform.sqlite(), new MemoryStore(), 'main', (db) => db.exec(`
@@ -54,6 +60,7 @@ async function app() {
     find: kind, get: kind, list: () => [],
     featureLayerOf: (cls: string) => (cls === 'array_layer' ? {} : undefined),
     featureLayer: async (id: number) => (id === 7 ? arrayLayer : undefined),
+    refs: async (ids: readonly number[]) => ids.map((id) => REFS.get(id)),
   }
   const hono = new Hono<{ Variables: DataOutVariables }>()
   hono.use('*', async (c, next) => {

@@ -35,8 +35,8 @@ function checkedXml(xml: unknown, geom: GeometryKind, member: string): string {
   return s
 }
 
-function geometryOf(env: ClassEnv, ctx: ClassContext, id: number): GeometryKind {
-  const layer = styledLayerOf(ctx.db, env.classes, id)
+function geometryOf(env: ClassEnv, ctx: ClassContext): GeometryKind {
+  const layer = styledLayerOf(env.classes, ctx.parent)
   if (!layer.geometry) throw validationError('An engine style must be created under a vector layer.')
   return layer.geometry
 }
@@ -52,7 +52,7 @@ export const engineStyle: ClassFactory = (env) => ({
   acceptsParent: (p) => isFeatureLayerClass(env.classes, p),
 
   create(ctx, id, members) {
-    const geom = geometryOf(env, ctx, id)
+    const geom = geometryOf(env, ctx)
     const sent = memberOf(members)
     const xml = sent?.m.xml === undefined ? defaultStyleXml(geom, id) : checkedXml(sent.m.xml, geom, sent.name)
     return { xml }
@@ -61,7 +61,7 @@ export const engineStyle: ClassFactory = (env) => ({
   update(ctx, id, members, data) {
     const sent = memberOf(members)
     if (!sent || sent.m.xml === undefined) return data
-    return { ...data, xml: checkedXml(sent.m.xml, geometryOf(env, ctx, id), sent.name) }
+    return { ...data, xml: checkedXml(sent.m.xml, geometryOf(env, ctx), sent.name) }
   },
 
   serialize(_ctx, _id, data) {

@@ -127,10 +127,7 @@ export const fileBucket: ClassFactory = (env) => ({
 
   capabilities: {
     fileBucket: {
-      async bucketFiles(id) {
-        const row = await env.main.read((db) => db.selectObject(`SELECT cls, data FROM resource WHERE id = ?`, [id]) as { cls: string; data: string } | undefined)
-        return row?.cls === CLASS ? bucketFiles(JSON.parse(row.data) as ClassData) : undefined
-      },
+      bucketFiles: async (ref) => bucketFiles(ref.data),
     },
   },
 })

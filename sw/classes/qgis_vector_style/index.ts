@@ -18,8 +18,8 @@ const MEMBER = 'qgis_vector_style'
 /** What `prepare` read of the uploaded file, for `create`/`update`. */
 type PreparedQml = Prepared & { qml: string }
 
-function geometryOf(env: ClassEnv, ctx: ClassContext, id: number): GeometryKind {
-  const layer = styledLayerOf(ctx.db, env.classes, id)
+function geometryOf(env: ClassEnv, ctx: ClassContext): GeometryKind {
+  const layer = styledLayerOf(env.classes, ctx.parent)
   if (!layer.geometry) throw validationError('A QGIS vector style must be created under a vector layer.')
   return layer.geometry
 }
@@ -64,14 +64,14 @@ export const qgisVectorStyle: ClassFactory = (env) => ({
   },
 
   create(ctx, id) {
-    const geom = geometryOf(env, ctx, id)
+    const geom = geometryOf(env, ctx)
     const text = (ctx.prepared as PreparedQml | undefined)?.qml
     return { qml: text !== undefined ? checkedQml(text, geom) : defaultQml(geom, id) }
   },
 
   update(ctx, id, _members, data) {
     const text = (ctx.prepared as PreparedQml | undefined)?.qml
-    return text !== undefined ? { ...data, qml: checkedQml(text, geometryOf(env, ctx, id)) } : data
+    return text !== undefined ? { ...data, qml: checkedQml(text, geometryOf(env, ctx)) } : data
   },
 
   serialize() {

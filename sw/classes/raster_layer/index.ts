@@ -12,18 +12,12 @@ import { adoptFiles, releaseFiles, settleFiles } from '../../files/service.ts'
 import type { StoredFile } from '../../files/types.ts'
 import { memberSrs } from '../../ingest/member.ts'
 import { prepareRaster, type PreparedRaster, type RasterMeta } from '../../ingest/raster-ingest.ts'
-import type { ClassData, ClassEnv, ClassFactory, Prepared } from '../types.ts'
+import type { ClassData, ClassFactory, Prepared } from '../types.ts'
 
 type PreparedCreate = Prepared & PreparedRaster
 type RasterData = RasterMeta & { file: StoredFile }
 
 const CLASS = 'raster_layer'
-
-/** The data of raster layer `id`, or `undefined` when `id` is no raster layer. */
-async function dataOf(env: ClassEnv, id: number): Promise<RasterData | undefined> {
-  const row = await env.main.read((db) => db.selectObject(`SELECT cls, data FROM resource WHERE id = ?`, [id]) as { cls: string; data: string } | undefined)
-  return row?.cls === CLASS ? JSON.parse(row.data) as RasterData : undefined
-}
 
 /** The corners of the image in its reference system, from its geotransform. */
 function bboxOf(d: RasterData): Bbox {
@@ -78,10 +72,10 @@ export const rasterLayer: ClassFactory = (env) => ({
   remove: (ctx, _id, data: ClassData) => releaseFiles(env, ctx.db, [(data as unknown as RasterData).file]),
 
   capabilities: {
-    rasterFile: { rasterFile: async (id) => (await dataOf(env, id))?.file },
-    bboxLayer: { async extent(id) {
-      const d = await dataOf(env, id)
-      return d && { bbox: bboxOf(d), srs: d.srs }
+    rasterFile: { rasterFile: async (ref) => (ref.data as unknown as RasterData).file },
+    bboxLayer: { async extent(ref) {
+      const d = ref.data as unknown as RasterData
+      return { bbox: bboxOf(d), srs: d.srs }
     } },
   },
 })

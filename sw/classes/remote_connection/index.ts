@@ -88,18 +88,15 @@ export const remoteConnection: ClassFactory = (env) => ({
 
   capabilities: {
     remoteConnection: {
-      async credentials(id): Promise<Credentials | undefined> {
-        const row = await env.main.read((db) => db.selectObject(`SELECT cls, data FROM resource WHERE id = ?`, [id]) as
-          { cls: string; data: string } | undefined)
-        if (!row || row.cls !== CLASS) return undefined
-        const d = JSON.parse(row.data) as ConnectionData
+      async credentials(ref): Promise<Credentials | undefined> {
+        const d = ref.data as unknown as ConnectionData
         let password: string | null = null
         if (d.password !== null) {
           try {
             password = await decryptSecret(await env.platform.secretKey(), d.password)
           } catch (err) {
             // Made with another key (a data folder moved without its key): ask for it again.
-            env.platform.log(`The password of connection ${id} cannot be decrypted`, err)
+            env.platform.log(`The password of connection ${ref.id} cannot be decrypted`, err)
           }
         }
         return { url: d.url, username: d.username, password }

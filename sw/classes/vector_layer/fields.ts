@@ -7,11 +7,21 @@ import { validationError } from '../../core/error.ts'
 import { expectKind, expectObject } from '../../core/validate.ts'
 import type { SqlDb } from '../../store/database.ts'
 import { FIELD_TYPES, type Field, type FieldType } from '../../feature/types.ts'
+import { readRefs } from '../../resource/refs.ts'
 
 interface FieldRow {
   id: number; keyname: string; display_name: string; datatype: FieldType; label_field: number
   grid_visibility: number; text_search: number; lookup_table_id: number | null
 }
+
+/**
+ * Moves whenever a transaction writes field lists (any layer's), before it commits; a
+ * rolled-back write only costs a reader one more read. Field lists are written only here (and
+ * go with their resource), so a list read while this stood still is current, however the rest
+ * of the main database changed: the layers cache theirs on it (`LayerStore.meta`).
+ */
+let fieldWrites = 0
+export const fieldWriteCount = () => fieldWrites
 
 export function listFields(db: SqlDb, resourceId: number): Field[] {
   return listFieldsOf(db, [resourceId]).get(resourceId) ?? []
@@ -51,6 +61,7 @@ function boolOf(v: unknown, path: string, fallback: boolean): boolean {
  * `creating` is true for the initial list of an empty layer, where ids are not allowed.
  */
 export function applyFields(db: SqlDb, resourceId: number, value: unknown, base: string, creating: boolean): void {
+  fieldWrites++
   const items = expectKind<unknown[]>('array', value, base)
   let nextIdx = Number(db.selectValue(`SELECT coalesce(max(idx), -1) + 1 FROM layer_field WHERE resource_id = ?`, [resourceId]))
   items.forEach((raw, i) => {
@@ -58,7 +69,7 @@ export function applyFields(db: SqlDb, resourceId: number, value: unknown, base:
     const item = expectObject(raw, path)
     const lookup = item.lookup_table === undefined || item.lookup_table === null ? null
       : expectKind<number>('int', expectObject(item.lookup_table, `${path}.lookup_table`).id, `${path}.lookup_table.id`)
-    if (lookup !== null && !db.selectValue(`SELECT 1 FROM resource WHERE id = ? AND cls = 'lookup_table'`, [lookup])) {
+    if (lookup !== null && readRefs(db, [lookup])[0]?.cls !== 'lookup_table') {
       throw validationError(`Lookup table id = ${lookup} was not found - at \`${path}.lookup_table\``)
     }
     if (item.id !== undefined && !creating) {
@@ -104,6 +115,7 @@ export function applyFields(db: SqlDb, resourceId: number, value: unknown, base:
 
 /** Inserts the fields of a layer made from a file, with the ids its storage was built for. */
 export function insertFields(db: SqlDb, resourceId: number, fields: readonly Field[]): void {
+  fieldWrites++
   fields.forEach((f, idx) => {
     db.exec({ sql: `INSERT INTO layer_field (id, resource_id, idx, keyname, display_name, datatype, label_field, grid_visibility,
         text_search, lookup_table_id) VALUES (?, ?, ?, ?, ?, ?, 0, 1, 1, NULL)`, bind: [f.id, resourceId, idx, f.keyname, f.display_name, f.datatype] })

@@ -129,6 +129,6 @@ export const vectorLayer: ClassFactory = (env) => {
     // The layer's own database is deleted once the main transaction has committed.
     remove: (_ctx, id) => () => layers.drop(id),
 
-    capabilities: { featureLayer: layers, replica: { open: (id) => layers.replica(id), linked: () => layers.linked() } },
+    capabilities: { featureLayer: layers, replica: { open: (ref) => layers.replica(ref), linked: () => layers.linked() } },
   }
 }

@@ -13,7 +13,7 @@ import type { ClassEnv } from '../types.ts'
 import type { SqlDb } from '../../store/database.ts'
 import type { Link, Replica, ReplicaRead, ReplicaWrite } from '../../sync/types.ts'
 import { ReplicaTx } from './replica.ts'
-import { listFields } from './fields.ts'
+import { fieldWriteCount, listFields } from './fields.ts'
 import { fieldsSignature, migrateLayer, registerFunctions, syncColumns } from './schema.ts'
 import { historyEpoch, resetHistory } from './history-schema.ts'
 import { LayerReader } from './reader.ts'
@@ -23,6 +23,8 @@ import { Layer } from './layer.ts'
 import { gpkgStorage } from './storage.ts'
 import type { GpkgStorage } from '../../feature/types.ts'
 import { isPending } from '../../ingest/pending.ts'
+import type { ResourceRef } from '../../resource/types.ts'
+import { readRefs, readRefsOfClass } from '../../resource/refs.ts'
 
 export const CLASS = 'vector_layer'
 
@@ -116,51 +118,43 @@ export class LayerStore implements FeatureLayerProvider {
   #layers = new Map<number, Promise<Layer>>()
   /** The layers whose opening finished, for what is read without waiting (`latest`). */
   #ready = new Map<number, Layer>()
-  #metas = new Map<number, { version: number; meta: LayerMeta }>()
+  #metas = new Map<number, { ref: ResourceRef; writes: number; meta: LayerMeta }>()
   #swept: Promise<void> | undefined
 
   constructor(readonly env: ClassEnv) {}
 
-  /** The layer's metadata from the main db; `undefined` when `id` is not a vector layer. */
-  async meta(id: number): Promise<LayerMeta | undefined> {
-    // Read once per version of the main db: most requests of a session change nothing there.
-    const { main } = this.env
-    const hit = this.#metas.get(id)
-    if (hit && hit.version === main.version) return hit.meta
-    const version = main.version
-    const meta = await main.read((db) => {
-      const row = db.selectObject(`SELECT cls, data FROM resource WHERE id = ?`, [id]) as { cls: string; data: string } | undefined
-      if (!row || row.cls !== CLASS) return undefined
-      const data = JSON.parse(row.data) as LayerData
-      const m: LayerMeta = { resourceId: id, srs: data.srs, geometryType: data.geometry_type, fields: listFields(db, id) }
-      if (data.versioning?.enabled) m.versioning = { epoch: data.versioning.epoch, userId: data.versioning.user_id ?? null }
-      return m
-    })
-    // Kept only if no write landed in between (the read queued behind it otherwise).
-    if (meta && main.version === version) this.#metas.set(id, { version, meta })
+  /**
+   * Layer `ref`'s metadata: its class data and its field list. The list is read from the main db
+   * only after a write of field lists (`fieldWriteCount`), not after every write of the tree.
+   */
+  async meta(ref: ResourceRef): Promise<LayerMeta> {
+    const writes = fieldWriteCount()
+    const hit = this.#metas.get(ref.id)
+    if (hit && hit.ref === ref && hit.writes === writes) return hit.meta
+    const fields = hit && hit.writes === writes ? hit.meta.fields : await this.env.main.read((db) => listFields(db, ref.id))
+    const data = ref.data as unknown as LayerData
+    const meta: LayerMeta = { resourceId: ref.id, srs: data.srs, geometryType: data.geometry_type, fields }
+    if (data.versioning?.enabled) meta.versioning = { epoch: data.versioning.epoch, userId: data.versioning.user_id ?? null }
+    // Kept only if no field list was written in between (the read queued behind that write otherwise).
+    if (fieldWriteCount() === writes) this.#metas.set(ref.id, { ref, writes, meta })
     return meta
   }
 
-  async open(id: number): Promise<VectorFeatureLayer | undefined> {
-    const meta = await this.meta(id)
-    if (!meta) return undefined
+  async open(ref: ResourceRef): Promise<VectorFeatureLayer> {
+    const meta = await this.meta(ref)
     return new VectorFeatureLayer(meta, await this.#layer(meta), () => this.env.platform.now())
   }
 
-  /** The replica of layer `id` when it is linked to a remote layer (its `remote` member). */
-  async replica(id: number): Promise<Replica | undefined> {
-    const link = await this.env.main.read((db) => {
-      const data = db.selectValue(`SELECT data FROM resource WHERE id = ? AND cls = ?`, [id, CLASS])
-      return data === undefined ? undefined : (JSON.parse(String(data)) as LayerData).remote
-    })
-    const layer = link && await this.open(id)
-    return layer && new VectorReplica(layer, link!)
+  /** The replica of layer `ref` when it is linked to a remote layer (its `remote` member). */
+  async replica(ref: ResourceRef): Promise<Replica | undefined> {
+    const link = (ref.data as unknown as LayerData).remote
+    return link && new VectorReplica(await this.open(ref), link)
   }
 
   /** Ids of the layers linked to a remote layer. */
-  linked(): Promise<number[]> {
-    return this.env.main.read((db) => (db.selectValues(`SELECT id FROM resource WHERE cls = ?
-      AND json_extract(data, '$.remote') IS NOT NULL ORDER BY id`, [CLASS]) as number[]).map(Number))
+  async linked(): Promise<number[]> {
+    const refs = await this.env.main.read((db) => readRefsOfClass(db, CLASS))
+    return refs.filter((r) => (r.data as unknown as LayerData).remote).map((r) => r.id)
   }
 
   /** The open layer database of `meta`, its columns matching `meta.fields`. */
@@ -192,7 +186,9 @@ export class LayerStore implements FeatureLayerProvider {
 
   /** Opens the versioned ones among layers `ids`, so that `latest` knows them. */
   async load(ids: number[]): Promise<void> {
-    for (const id of ids) if ((await this.meta(id))?.versioning) await this.open(id)
+    for (const ref of await this.env.classes.refs(ids)) {
+      if (ref?.cls === CLASS && (ref.data as unknown as LayerData).versioning?.enabled) await this.open(ref)
+    }
   }
 
   /**
@@ -272,9 +268,8 @@ export class LayerStore implements FeatureLayerProvider {
     const ids = names.filter((n) => !isPending(n)).map((n) => /^layer-(\d+)$/.exec(n)?.[1]).filter((x): x is string => !!x).map(Number)
     if (!ids.length) return
     await this.env.main.read(async (db) => {
-      for (const id of ids) {
-        if (!db.selectValue(`SELECT 1 FROM resource WHERE id = ? AND cls = ?`, [id, CLASS])) await this.drop(id)
-      }
+      const live = new Set(readRefs(db, ids).filter((r) => r.cls === CLASS).map((r) => r.id))
+      for (const id of ids) if (!live.has(id)) await this.drop(id)
     })
   }
 }

@@ -7,6 +7,7 @@
  */
 import { expectKind, expectObject } from '../../core/validate.ts'
 import type { SqlDb } from '../../store/database.ts'
+import { maxDataNumber } from '../../resource/service.ts'
 import type { LayerData } from './layers.ts'
 
 /** The versioning record after applying `member` (absent: unchanged, or on for a new layer). */
@@ -19,7 +20,7 @@ export function versioningOf(db: SqlDb, member: unknown, current: LayerData['ver
   }
   if (enabled === !!current?.enabled) return current
   if (!enabled) return { enabled: false, epoch: current!.epoch }
-  const last = Number(db.selectValue(`SELECT coalesce(max(json_extract(data, '$.versioning.epoch')), 0) FROM resource`))
+  const last = maxDataNumber(db, 'versioning.epoch')
   // Who turns it on is the author of version 1 (the original opens it with the request's user).
   return { enabled: true, epoch: last + 1, user_id: userId }
 }
