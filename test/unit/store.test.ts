@@ -173,6 +173,98 @@ describe('Database over IdbStore (fake-indexeddb)', () => {
   })
 })
 
+/** `addItem` through `transaction`, yielding to the event loop between statements as an async repository may. */
+const tick = () => new Promise<void>((r) => setTimeout(r, 0))
+const addItemAsync = (db: Database, name: string, payloadSize = 0) => db.transaction(async (d) => {
+  d.exec({ sql: 'INSERT INTO item (name, payload) VALUES (?, ?)', bind: [name, payloadSize ? new Uint8Array(payloadSize).fill(7) : null] })
+  await tick()
+  const id = d.selectValue('SELECT last_insert_rowid()') as number
+  for (let n = 0; n < 3; n++) { await tick(); d.exec({ sql: 'INSERT INTO part (item_id, n) VALUES (?, ?)', bind: [id, n] }) }
+  return id
+})
+const namesAsync = (db: Database) => db.readAsync(async (d) => { await tick(); return d.selectValues('SELECT name FROM item ORDER BY id') as string[] })
+
+describe('Database.transaction and readAsync: an asynchronous fn keeps every guarantee of write and read', () => {
+  let sqlite: Sqlite3Static
+  beforeAll(async () => { sqlite = await createSqliteLoader()() })
+
+  it('every acknowledged transaction is in the store: a new instance sees them all, none interleaved', async () => {
+    const store = idbStore()
+    const db = await Database.open(sqlite, store, 'main', migrate)
+    const ids = await Promise.all(Array.from({ length: 12 }, (_, i) => addItemAsync(db, `item ${i}`, i === 5 ? 200_000 : 0)))
+    // Queued, not interleaved: each item's parts were inserted under the id it read.
+    expect(new Set(ids).size).toBe(12)
+    const again = await Database.open(sqlite, idbStore(idbOf.get(store)), 'main', migrate)
+    expect(await namesAsync(again)).toEqual(Array.from({ length: 12 }, (_, i) => `item ${i}`))
+    expect(await again.read((d) => d.selectValues('SELECT count(*) FROM part GROUP BY item_id'))).toEqual(Array(12).fill(3))
+    expect(await again.read((d) => d.selectValue('SELECT length(payload) FROM item WHERE name = ?', ['item 5']))).toBe(200_000)
+  })
+
+  it('a transaction whose fn rejects after awaiting is rolled back and nothing is saved', async () => {
+    const store = new HookedStore(idbStore())
+    const db = await Database.open(sqlite, store, 'main', migrate)
+    await addItemAsync(db, 'kept')
+    const saves = store.saves
+    await expect(db.transaction(async (d) => {
+      d.exec({ sql: 'INSERT INTO item (name) VALUES (?)', bind: ['half'] })
+      await tick()
+      throw new Error('validation failed halfway')
+    })).rejects.toThrow('validation failed halfway')
+    expect(store.saves).toBe(saves)
+    expect(await namesAsync(db)).toEqual(['kept'])
+    await addItemAsync(db, 'next')
+    expect(await namesAsync(db)).toEqual(['kept', 'next'])
+  })
+
+  it('a failing save answers 503 with nothing visible; later transactions work and survive', async () => {
+    const store = new HookedStore(idbStore())
+    const db = await Database.open(sqlite, store, 'main', migrate)
+    await addItemAsync(db, 'before')
+    store.failing = true
+    const err = await addItemAsync(db, 'lost', 100_000).then(() => undefined, (e: unknown) => e)
+    store.failing = false
+    expect((err as ApiError).toBody()).toMatchObject({ status_code: 503, exception: 'nextgisweb.core.exception.OperationalError' })
+    expect(await namesAsync(db)).toEqual(['before'])
+    expect(await db.readAsync(async (d) => d.selectValue('SELECT count(*) FROM part'))).toBe(3)
+    await addItemAsync(db, 'after')
+    const again = await Database.open(sqlite, idbStore(idbOf.get(store.inner)), 'main', migrate)
+    expect(await namesAsync(again)).toEqual(['before', 'after'])
+  })
+
+  it('memory that runs out after an await is a 507 (not a raw SQLite error); nothing stays', async () => {
+    const store = new HookedStore(idbStore())
+    const db = await Database.open(sqlite, store, 'main', migrate)
+    await addItemAsync(db, 'before')
+    const err = await db.transaction(async (d) => {
+      await tick()
+      store.full = true
+      d.exec({ sql: 'INSERT INTO item (name, payload) VALUES (?, ?)', bind: ['lost', new Uint8Array(300_000)] })
+    }).then(() => undefined, (e: unknown) => e)
+    store.full = false
+    expect((err as ApiError).toBody()).toMatchObject({ status_code: 507, data: { storage: 'memory' } })
+    expect(await namesAsync(db)).toEqual(['before'])
+    await addItemAsync(db, 'after')
+    expect(await namesAsync(db)).toEqual(['before', 'after'])
+  })
+
+  it('readAsync maps SQLite\'s "full" thrown after an await to 507, as read does when it is thrown at once', async () => {
+    const db = await Database.open(sqlite, idbStore(), 'main', migrate)
+    const full = () => Object.assign(new Error('database or disk is full'), { resultCode: sqlite.capi.SQLITE_FULL })
+    const err = await db.readAsync(async () => { await tick(); throw full() }).then(() => undefined, (e: unknown) => e)
+    expect(err).toBeInstanceOf(ApiError)
+    expect((err as ApiError).toBody()).toMatchObject({ status_code: 507, data: { storage: 'memory' } })
+    expect(await namesAsync(db)).toEqual([])
+  })
+
+  it('reads (read and readAsync) wait for the transactions queued before them', async () => {
+    const db = await Database.open(sqlite, idbStore(), 'main', migrate)
+    const w = addItemAsync(db, 'queued')
+    expect(await namesAsync(db)).toEqual(['queued'])
+    expect(await names(db)).toEqual(['queued'])
+    await w
+  })
+})
+
 describe('Database over FileStore', () => {
   it('acknowledged writes survive a restart on the same folder', async () => {
     const sqlite = await createSqliteLoader()()
