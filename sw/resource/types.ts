@@ -2,6 +2,7 @@
  * @module resource/types
  * The resource row as stored in the main database.
  */
+import type { ClassData } from './class.ts'
 
 export interface ResourceRow {
   id: number
@@ -17,3 +18,6 @@ export interface ResourceRow {
   /** JSON object owned by the resource's class. */
   data: string
 }
+
+/** A resource as the class lookup needs it (issue 22, item 3): its class and its class's data, parsed. */
+export interface ResourceRef { id: number; cls: string; parentId: number | null; displayName: string; data: ClassData }
