@@ -18,6 +18,7 @@ const LAYERS = [
   { name: 'geo/store/image/engines', match: (p) => /^sw\/(geo|store|image)\//.test(p) || p.startsWith('wasm/') },
   { name: 'platform', match: (p) => p.startsWith('sw/platform/') },
   { name: 'components', match: (p) => /^sw\/(auth|resource|feature|upload|catalogue|pyramid|diagnostics|export|render|mvt|basemap|sync|ingest|files|port)\//.test(p) },
+  { name: 'implementations', match: (p) => p.startsWith('sw/sqlite/') },
   { name: 'classes', match: (p) => p.startsWith('sw/classes/') && p !== 'sw/classes/registry.ts' },
   { name: 'class registry', match: (p) => p === 'sw/classes/registry.ts' },
   { name: 'app', match: (p) => /^sw\/[^/]+\.ts$/.test(p) },

@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
 import { readFile, stat } from 'node:fs/promises'
 import { inflateSync } from 'node:zlib'
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { extname, join, normalize } from 'node:path'
 import { getRequestListener, RequestError, type Http2Bindings, type HttpBindings } from '@hono/node-server'
 import { createApp, type OutpostApp } from '../app.ts'
@@ -62,6 +63,7 @@ export function nodePlatform(opts: NodePlatformOptions): Platform {
     asset: readAsset,
     uploadQuota: opts.uploadQuota,
     outboundLimits: opts.outboundLimits,
+    asyncContext: () => new AsyncLocalStorage(),
     now: () => new Date(),
     log: opts.log ?? ((message, err) => console.error(message, err ?? '')),
   }
