@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module services
  * The backend's long-lived state: the main database and what is derived from it. Opened on

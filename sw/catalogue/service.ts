@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module catalogue/service
  * The catalogue's state per app: its database (opened on the first catalogue request, and

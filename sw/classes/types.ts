@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module classes/types
  * The plug-in contract of a resource class. A class is one folder `classes/<cls>/` and one

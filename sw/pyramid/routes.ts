@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module pyramid/routes
  * What existing clients call first (reference §1.4, §11): the route table, settings,

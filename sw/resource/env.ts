@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module resource/env
  * The resource component's context: who asks, and the services the tree needs.

@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module resource/routes
  * `resource.item`, `resource.collection`, `resource.search`, `resource.permission` and

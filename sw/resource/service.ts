@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module resource/service
  * The resource tree: create, read, change, move, delete, list and search. Every function
