@@ -8,12 +8,13 @@ import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
 import { Database, type SqlDb } from '../../sw/store/database.ts'
 import { IdbStore } from '../../sw/store/idb.ts'
 import { MemoryStore } from '../../sw/store/memory.ts'
-import type { DatabaseFile, Store, SyncFile } from '../../sw/store/store.ts'
+import type { Store } from '../../sw/store/store.ts'
 import { FileStore } from '../../sw/host/node-store.ts'
 import { ApiError } from '../../sw/core/error.ts'
 import { Residency, residencyOf } from '../../sw/store/residency.ts'
 import { createSqliteLoader } from '../../wasm/sqlite.ts'
 import { storeContract } from './store-contract.ts'
+import { HookedStore } from './hooked-store.ts'
 
 const dirs: string[] = []
 afterAll(async () => { for (const d of dirs) await rm(d, { recursive: true, force: true }) })
@@ -37,55 +38,6 @@ storeContract('FileStore in a temporary folder', {
   fresh: async () => { const d = await tmp(); const s = new FileStore(d); fileDirs.set(s, d); return s },
   reopen: async (s) => new FileStore(fileDirs.get(s)!),
 })
-
-/**
- * Passes everything to `inner`, with hooks on its files: commits fail while `failing` is set
- * (a full quota), writes into a file fail while `full` is (memory that ran out), and the bytes
- * SQLite writes are counted.
- */
-class HookedStore implements Store {
-  failing = false
-  full = false
-  saves = 0
-  written = 0
-  constructor(readonly inner: Store) {}
-  #wrap(f: SyncFile): SyncFile {
-    return {
-      read: (into, offset) => f.read(into, offset),
-      write: (data, offset) => {
-        if (this.full) throw new RangeError('Array buffer allocation failed (injected)')
-        this.written += data.length
-        f.write(data, offset)
-      },
-      size: () => f.size(),
-      truncate: (size) => f.truncate(size),
-      sync: () => f.sync(),
-      close: () => f.close(),
-    }
-  }
-  async openDatabase(name: string): Promise<DatabaseFile> {
-    const f = await this.inner.openDatabase(name)
-    const wal = f.wal
-    return {
-      ...this.#wrap(f),
-      wal: wal && { open: () => this.#wrap(wal.open()), exists: () => wal.exists(), remove: () => wal.remove() },
-      resident: () => f.resident(),
-      commit: async () => {
-        if (this.failing) throw new Error('QuotaExceededError (injected)')
-        this.saves++
-        return f.commit()
-      },
-    }
-  }
-  deleteDatabase(name: string) { return this.inner.deleteDatabase(name) }
-  listDatabases() { return this.inner.listDatabases() }
-  putBlob(id: string, data: Uint8Array) { return this.inner.putBlob(id, data) }
-  putBlobStream(id: string, chunks: AsyncIterable<Uint8Array>) { return this.inner.putBlobStream(id, chunks) }
-  getBlob(id: string) { return this.inner.getBlob(id) }
-  deleteBlob(id: string) { return this.inner.deleteBlob(id) }
-  listBlobs(prefix: string) { return this.inner.listBlobs(prefix) }
-  close() { return this.inner.close() }
-}
 
 const migrate = (db: SqlDb) => {
   db.exec(`CREATE TABLE IF NOT EXISTS item (id INTEGER PRIMARY KEY, name TEXT NOT NULL, payload BLOB);
