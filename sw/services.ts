@@ -51,6 +51,11 @@ export async function openServices(platform: Platform): Promise<Services> {
     auth: new Authenticator(main, () => platform.now().getTime()),
     acl: new AclEvaluator(),
     classes: new ClassRegistry({ platform, main, data }),
-    catalogue: sharedStart(() => Catalogue.open(platform)),
+    catalogue: sharedStart(async () => {
+      const catalogue = await Catalogue.open(platform)
+      // Its token moves from 'closed' now, and with each saved import from here on.
+      data.tokens.track('catalogue', catalogue.database)
+      return catalogue
+    }),
   }
 }

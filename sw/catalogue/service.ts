@@ -45,6 +45,9 @@ export class Catalogue {
 
   get index(): CatalogueIndex { return this.#index }
 
+  /** Its database, for the data port's 'catalogue' change token (sw/sqlite/tokens.ts) until WP-B moves it there. */
+  get database(): Database { return this.#db }
+
   /** Replaces the catalogue with an import body (422 on any fault, the previous one kept). */
   async import(body: Record<string, unknown>): Promise<void> {
     const services = Array.isArray(body.geoservices) ? body.geoservices as Record<string, unknown>[] : []

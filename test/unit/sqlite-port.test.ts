@@ -85,6 +85,21 @@ describe('the SQLite data port: tokens', () => {
   })
 })
 
+describe("the app's data port tracks the catalogue", () => {
+  it("'catalogue' is 'closed' until the catalogue opens, then moves with each import and not with a read", async () => {
+    const app = createApp(platform())
+    const services = await app.services()
+    expect(services.data.tokens.current('catalogue')).toBe('closed')
+    const catalogue = await services.catalogue()
+    const t0 = services.data.tokens.current('catalogue')
+    expect(t0).not.toBe('closed')
+    expect((await app.fetch(new Request('http://host/api/v1/geoservices/'))).status).toBe(200)
+    expect(services.data.tokens.current('catalogue')).toBe(t0)
+    await catalogue.import({ geoservices: [] })
+    expect(services.data.tokens.current('catalogue')).not.toBe(t0)
+  })
+})
+
 describe('the tree writes through the data port', () => {
   const journal = (services: Awaited<ReturnType<typeof openServices>>) =>
     services.main.read((db) => db.selectObjects('SELECT user_id, resource_id, action, payload FROM journal ORDER BY rowid'))
