@@ -13,8 +13,8 @@
 import type { Database, SqlDb } from '../store/database.ts'
 import type { AsyncContext } from '../platform/platform.ts'
 
-/** A unit of work or read in progress on one database. */
-interface Frame { name: string; open: boolean }
+/** A unit of work or read in progress on one database (by identity: one process may run several apps). */
+interface Frame { db: Database; open: boolean }
 export type Frames = AsyncContext<readonly Frame[]>
 
 /** Makes the repositories of one unit of work over its connection; `live()` throws once it has ended. */
@@ -41,7 +41,7 @@ export class Units {
 
   async #run<Tx, T>(frame: Frame, make: TxFactory<Tx>, db: SqlDb, fn: (tx: Tx) => Promise<T>): Promise<T> {
     const live = () => {
-      if (!frame.open) throw new Error(`The unit of work on '${frame.name}' has ended: its tx cannot be used any more.`)
+      if (!frame.open) throw new Error(`The unit of work on '${frame.db.name}' has ended: its tx cannot be used any more.`)
     }
     try {
       return await fn(make(db, live))
@@ -51,12 +51,11 @@ export class Units {
   }
 
   #enter<T>(run: (frame: Frame) => Promise<T>): Promise<T> {
-    const name = this.#db.name
     const outer = this.#frames?.getStore() ?? []
-    if (outer.some((f) => f.open && f.name === name)) {
-      return Promise.reject(new Error(`nested unit of work on '${name}': it would wait behind itself (await only tx.* inside one)`))
+    if (outer.some((f) => f.open && f.db === this.#db)) {
+      return Promise.reject(new Error(`nested unit of work on '${this.#db.name}': it would wait behind itself (await only tx.* inside one)`))
     }
-    const frame: Frame = { name, open: true }
+    const frame: Frame = { db: this.#db, open: true }
     return this.#frames ? this.#frames.run([...outer, frame], () => run(frame)) : run(frame)
   }
 }

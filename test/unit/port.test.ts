@@ -25,6 +25,8 @@ const dirs: string[] = []
 afterAll(async () => { for (const d of dirs) await rm(d, { recursive: true, force: true }) })
 
 const sqlite = createSqliteLoader()
+/** One for the file: each instance adds its own hooks to every promise. */
+const asyncLocal = new AsyncLocalStorage<unknown>()
 
 /** What a port of this test runs over: its hooked store, its main database, and a store over the same data (a restart). */
 interface Made { store: HookedStore; main: Database; again?: () => Store }
@@ -33,8 +35,8 @@ const made = new WeakMap<SqlitePort, Made>()
 async function sqlitePort(inner: Store, again?: () => Store): Promise<SqlitePort> {
   const store = new HookedStore(inner)
   const main = await Database.open(await sqlite(), store, 'main', migrateMain)
-  // As on the Node host: async-local storage for the nested-unit-of-work guard.
-  const port = openSqlitePort({ main, store, asyncContext: () => new AsyncLocalStorage() })
+  // As on the Node host under tests: async-local storage for the nested-unit-of-work guard.
+  const port = openSqlitePort({ main, store, asyncContext: () => asyncLocal as AsyncLocalStorage<never> })
   made.set(port, { store, main, again })
   return port
 }

@@ -10,7 +10,7 @@ import { openSqlitePort } from '../../sw/sqlite/port.ts'
 import { createSqliteLoader } from '../../wasm/sqlite.ts'
 
 const AUTH = { authorization: 'Basic ' + btoa('administrator:pw'), 'content-type': 'application/json' }
-const platform = () => nodePlatform({ admin: { password: 'pw', mustChange: false }, log: () => {} })
+const platform = () => nodePlatform({ admin: { password: 'pw', mustChange: false }, log: () => {}, guardUnitsOfWork: true })
 
 /** `p`, or 'hung' if it has not settled within `ms` (a unit of work waiting behind itself). */
 const within = <T>(p: Promise<T>, ms = 500) =>
