@@ -1,7 +1,15 @@
 // Checks which way imports run (docs/architecture.md, "Layers"): every relative import of
 // sw/ and wasm/ must go to the same or a lower layer, no module may take part in an import
-// circle, and src/ (the UI, an HTTP client) must not import sw/ or wasm/ at all.
-// Prints every wrong import and circle and exits 1 when there is one. Run by `npm test`.
+// circle, and src/ (the UI, an HTTP client) must not import sw/ or wasm/ at all. And the data
+// port's rules (docs/architecture.md, "Data port"; issue 22):
+//   R1. sw/sqlite/ (an implementation) is imported only by sw/services.ts and sw/host/.
+//   R2. The SQLite kernel (sw/store/{database,bulk,row-reader,vfs,paged-file,residency}.ts and
+//       the package @sqlite.org/sqlite-wasm) is imported only by sw/sqlite/, sw/store/,
+//       sw/host/, wasm/sqlite.ts and (the package, for the loader's type) sw/platform/platform.ts.
+//   R3. No SQL, and no `.sqlite()` call, outside sw/sqlite/ and sw/store/.
+// A file whose first line is MARKER is exempt from R2 and R3 while it waits for its move onto
+// the port; a marker on a file that no longer needs it is itself an error, so markers only go.
+// Prints every problem and exits 1 when there is one. Run by `npm test`.
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 
@@ -17,7 +25,10 @@ const LAYERS = [
   { name: 'core', match: (p) => p.startsWith('sw/core/') },
   { name: 'geo/store/image/engines', match: (p) => /^sw\/(geo|store|image)\//.test(p) || p.startsWith('wasm/') },
   { name: 'platform', match: (p) => p.startsWith('sw/platform/') },
-  { name: 'components', match: (p) => /^sw\/(auth|resource|feature|upload|catalogue|pyramid|diagnostics|export|render|mvt|basemap|sync|ingest|files)\//.test(p) },
+  // sw/port is the engine-neutral glue of the data port: one more unit of this layer.
+  { name: 'components', match: (p) => /^sw\/(auth|resource|feature|upload|catalogue|pyramid|diagnostics|export|render|mvt|basemap|sync|ingest|files|port)\//.test(p) },
+  // Implementations of the data port (sw/sqlite; a future sw/postgres): they use the components' types and pure helpers, never a class.
+  { name: 'implementations', match: (p) => p.startsWith('sw/sqlite/') },
   { name: 'classes', match: (p) => p.startsWith('sw/classes/') && p !== 'sw/classes/registry.ts' },
   { name: 'class registry', match: (p) => p === 'sw/classes/registry.ts' },
   { name: 'app', match: (p) => /^sw\/[^/]+\.ts$/.test(p) },
@@ -48,16 +59,57 @@ function files(dir, exts) {
   return out
 }
 
+/** The first line of a file still running SQL or holding the connection (issue 22). */
+const MARKER = '// port: legacy-sql (issue 22)'
+const KERNEL = new Set(['database', 'bulk', 'row-reader', 'vfs', 'paged-file', 'residency'].map((n) => `sw/store/${n}.ts`))
+const SQLITE_PACKAGE = '@sqlite.org/sqlite-wasm'
+/** SQL as code writes it (case-sensitive, so English prose in messages passes), and the connection's loader. */
+const SQL = /\b(SELECT\s|INSERT\s+(OR\s+\w+\s+)?INTO\s|UPDATE\s+\S+\s+SET\s|DELETE\s+FROM\s|CREATE\s+(TEMP\s+)?(TABLE|INDEX|TRIGGER|VIRTUAL)\s|ALTER\s+TABLE|DROP\s+TABLE|PRAGMA\s|ATTACH\s|DETACH\s|WITH\s+RECURSIVE|BEGIN\s+IMMEDIATE)|\.sqlite\(\)/
+const inSqlHome = (p) => p.startsWith('sw/sqlite/') || p.startsWith('sw/store/')
+/** Who may choose an implementation (R1). */
+const choosesImplementation = (p) => p === 'sw/services.ts' || p.startsWith('sw/host/') || p.startsWith('sw/sqlite/')
+/** Who may hold the SQLite kernel (R2); the package's type also reaches the platform (its loader). */
+const holdsKernel = (p, dep) => inSqlHome(p) || p.startsWith('sw/host/') || p === 'wasm/sqlite.ts' ||
+  (dep === SQLITE_PACKAGE && p === 'sw/platform/platform.ts')
+
 const IMPORT = /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[^'"`;]*?\sfrom\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g
 
-/** Relative imports of a module, as repository paths (without `?url` suffixes). */
-function importsOf(path) {
-  const text = readFileSync(join(ROOT, path), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '')
+/** A module's source without its comments. */
+const codeOf = (path) => readFileSync(join(ROOT, path), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '')
+
+/** Relative imports of a module, as repository paths (without `?url` suffixes); with `bare`, package names too. */
+function importsOf(path, bare = []) {
   const out = []
-  for (const m of text.matchAll(IMPORT)) {
+  for (const m of codeOf(path).matchAll(IMPORT)) {
     const spec = (m[1] ?? m[2]).replace(/\?.*$/, '')
-    if (!spec.startsWith('.')) continue
+    if (!spec.startsWith('.')) { bare.push(spec); continue }
     out.push(relative(ROOT, resolve(join(ROOT, dirname(path)), spec)))
+  }
+  return out
+}
+
+/** The data port's problems of one module (R1–R3 and its marker). */
+function portProblems(path, deps, bare) {
+  const out = []
+  const legacy = []
+  for (const dep of deps) {
+    if (dep.startsWith('sw/sqlite/') && !choosesImplementation(path)) {
+      out.push(`${path} → ${dep}: only the app (sw/services.ts) and the hosts choose an implementation of the data port (R1)`)
+    }
+    if (KERNEL.has(dep) && !holdsKernel(path, dep)) legacy.push(`${path} → ${dep}: the SQLite kernel belongs to sw/sqlite and sw/store (R2)`)
+  }
+  if (bare.includes(SQLITE_PACKAGE) && !holdsKernel(path, SQLITE_PACKAGE)) {
+    legacy.push(`${path} → ${SQLITE_PACKAGE}: the SQLite kernel belongs to sw/sqlite and sw/store (R2)`)
+  }
+  if (!inSqlHome(path)) {
+    const sql = SQL.exec(codeOf(path))
+    if (sql) legacy.push(`${path}: SQL ('${sql[0].trim()}') belongs to sw/sqlite, behind the data port (R3)`)
+  }
+  const marked = readFileSync(join(ROOT, path), 'utf8').split('\n', 1)[0].trim() === MARKER
+  if (marked) {
+    if (!legacy.length) out.push(`${path}: needs no '${MARKER}' any more: remove the marker`)
+  } else {
+    out.push(...legacy.map((p) => `${p}; until it moves, its first line is '${MARKER}'`))
   }
   return out
 }
@@ -68,8 +120,10 @@ const graph = new Map()
 for (const path of [...files('sw', ['.ts']), ...files('wasm', ['.ts'])]) {
   const from = layerOf(path)
   if (from === undefined) { problems.push(`${path}: in no layer (add its folder to scripts/check-imports.mjs)`); continue }
-  const deps = importsOf(path)
+  const bare = []
+  const deps = importsOf(path, bare)
   graph.set(path, deps)
+  problems.push(...portProblems(path, deps, bare))
   for (const dep of deps) {
     if (!dep.startsWith('sw/') && !dep.startsWith('wasm/')) { problems.push(`${path} → ${dep}: outside sw/ and wasm/`); continue }
     const to = layerOf(dep)

@@ -5,7 +5,7 @@
  * Hosts seed it (`createApp`'s `setup`): the browser always, the Node host with `--demo`.
  */
 import type { Services } from './services.ts'
-import { createResource } from './resource/service.ts'
+import { createResource, writeTree } from './resource/service.ts'
 import { getUser } from './auth/service.ts'
 import { parseInput } from './feature/input.ts'
 import { writeFeatures } from './feature/write.ts'
@@ -44,9 +44,8 @@ async function createDemoFeatures(services: Services, ids: DemoLayers): Promise<
 }
 
 async function createDemo(services: Services): Promise<DemoLayers> {
-  const { main, classes, platform } = services
-  return main.write((db) => {
-    const ctx = { db, user: getUser(db, 4)!, now: platform.now(), classes }
+  const { data, classes, platform } = services
+  return writeTree(data, (db) => ({ db, user: getUser(db, 4)!, now: platform.now(), classes }), (ctx) => {
     const group = createResource(ctx, { resource: { cls: 'resource_group', parent: { id: 0 }, display_name: 'Demo project',
       description: 'Sample data created on first start. Change it or delete it freely.' } }).id
     const kinds = createResource(ctx, { resource: { cls: 'lookup_table', parent: { id: group }, display_name: 'Observation kinds' },

@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module services
  * The backend's long-lived state: the main database and what is derived from it. Opened on
@@ -15,11 +16,18 @@ import { provisionRoot } from './resource/service.ts'
 import { Catalogue } from './catalogue/service.ts'
 import { ClassRegistry } from './classes/registry.ts'
 import { sweepFiles } from './files/service.ts'
+import type { DataPort } from './port/port.ts'
+import { openSqlitePort } from './sqlite/port.ts'
 
 export interface Services {
   platform: Platform
   /** The main database: users, sessions, the resource tree, uploads, the journal. */
   main: Database
+  /**
+   * The data port (issue 22): repositories and units of work. Over the same `main` database,
+   * so old code (`main.read/write`) and new code share one queue until `main` goes.
+   */
+  data: DataPort
   auth: Authenticator
   /** Who may do what on which resource (auth/acl.ts), cached until the store's ACL change token moves. */
   acl: AclEvaluator
@@ -36,12 +44,18 @@ export async function openServices(platform: Platform): Promise<Services> {
   const adminCreated = await provisionUsers(main, platform.admin)
   await provisionRoot(main, platform.now())
   // Files an interrupted create or delete left behind go now, without delaying the start.
+  const data = openSqlitePort({ main, store: platform.store, asyncContext: platform.asyncContext })
   void sweepFiles({ platform, main }).catch((err) => platform.log('Sweeping stored files failed', err))
   return {
-    platform, main, adminCreated,
+    platform, main, data, adminCreated,
     auth: new Authenticator(main, () => platform.now().getTime()),
     acl: new AclEvaluator(),
-    classes: new ClassRegistry({ platform, main }),
-    catalogue: sharedStart(() => Catalogue.open(platform)),
+    classes: new ClassRegistry({ platform, main, data }),
+    catalogue: sharedStart(async () => {
+      const catalogue = await Catalogue.open(platform)
+      // Its token moves from 'closed' now, and with each saved import from here on.
+      data.tokens.track('catalogue', catalogue.database)
+      return catalogue
+    }),
   }
 }

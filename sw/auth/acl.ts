@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module auth/acl
  * The one evaluator of resource permissions, as the original's (reference ngw-services §5.4):

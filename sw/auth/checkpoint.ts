@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module auth/checkpoint
  * The one checkpoint: what the route table runs before every handler, with the route's declared

@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module auth/env
  * The auth component's context: what its middleware and routes read per request, and the

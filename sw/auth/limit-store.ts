@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module auth/limit-store
  * The login limiter's state in the main database (table `login_limit`, migration 6). A

@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module auth/principals
  * Users and groups as the original keeps them (reference ngw-services §5.1–5.2): one id sequence,

@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module auth/service
  * Users, passwords and sessions. Verified Basic credentials are remembered by their SHA-256

@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module catalogue/schema
  * The catalogue's own database (`catalogue` in the store), apart from the main one: it is

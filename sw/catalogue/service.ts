@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module catalogue/service
  * The catalogue's state per app: its database (opened on the first catalogue request, and
@@ -43,6 +44,9 @@ export class Catalogue {
   }
 
   get index(): CatalogueIndex { return this.#index }
+
+  /** Its database, for the data port's 'catalogue' change token (sw/sqlite/tokens.ts) until WP-B moves it there. */
+  get database(): Database { return this.#db }
 
   /** Replaces the catalogue with an import body (422 on any fault, the previous one kept). */
   async import(body: Record<string, unknown>): Promise<void> {

@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module classes/types
  * The plug-in contract of a resource class. A class is one folder `classes/<cls>/` and one
@@ -17,6 +18,7 @@
  */
 import type { Platform } from '../platform/platform.ts'
 import type { Database } from '../store/database.ts'
+import type { DataPort } from '../port/port.ts'
 import type { RemoteConnectionProvider, ReplicaProvider, SyncLookup } from '../sync/types.ts'
 import type { ClassLookup, ResourceKind } from '../resource/class.ts'
 import type { ResourceRefs } from '../resource/types.ts'
@@ -31,6 +33,8 @@ export interface ClassEnv {
   platform: Platform
   /** The main database (the resource tree). */
   main: Database
+  /** The data port (issue 22): what replaces `main` once every class reads through it. */
+  data: DataPort
   /** The app's registry, for a class whose rules depend on other classes' capabilities (a style's parent,
    *  a connection's credentials for a linked layer). */
   classes: ClassLookup & SyncLookup & ResourceRefs

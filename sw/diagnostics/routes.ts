@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module diagnostics/routes
  * Outpost's own admin-only diagnostics. `POST /api/component/outpost/gdal/inspect?name=<file>`

@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module diagnostics/service
  * `inspect`: opens a file with GDAL and summarises it, exactly as a layer ingest reads it

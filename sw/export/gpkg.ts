@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module export/gpkg
  * A GeoPackage of one layer's selection, made by SQLite itself: the output is a shared

@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module feature/capability
  * How the data-out components (export, vector tiles, identify) reach a feature layer: by the

@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module feature/row-values
  * Attribute values read from a `RowReader` in the forms the data-out formats write: dates

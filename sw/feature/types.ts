@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module feature/types
  * The feature-layer capability: what a resource class provides so that the feature

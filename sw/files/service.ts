@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module files/service
  * Large files of resources (a raster layer's GeoTIFF, a file bucket's files) kept in the store

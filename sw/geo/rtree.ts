@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module geo/rtree
  * Bulk loading of a 2D SQLite R*Tree (the GeoPackage spatial index). SQLite inserts one

@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
 import { readFile, stat } from 'node:fs/promises'
 import { inflateSync } from 'node:zlib'
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { extname, join, normalize } from 'node:path'
 import { getRequestListener, RequestError, type Http2Bindings, type HttpBindings } from '@hono/node-server'
 import { createApp, type OutpostApp } from '../app.ts'
@@ -28,6 +29,13 @@ import { ApiError, internalServerError } from '../core/error.ts'
 import { badRequest } from '../upload/errors.ts'
 
 export interface NodePlatformOptions {
+  /**
+   * Refuse a nested unit of work at once instead of hanging (sw/sqlite/uow.ts), through one
+   * AsyncLocalStorage. Tests turn it on; servers leave it off, since on Node 20 it puts promise
+   * hooks on every promise of the process (the full API suite with one instance per app slowed
+   * until an upload's connection was reset). @default false
+   */
+  guardUnitsOfWork?: boolean
   /** Folder for the data; `undefined` keeps everything in memory. */
   dataDir?: string
   admin: AdminProvision
@@ -43,6 +51,10 @@ export interface NodePlatformOptions {
   /** Limits of answers read from other servers. @default OUTBOUND_LIMITS (core/outbound.ts) */
   outboundLimits?: Platform['outboundLimits']
 }
+
+/** The process's one async-local storage: each instance adds its own hooks to every promise. */
+let asyncLocal: AsyncLocalStorage<unknown> | undefined
+const processContext = <T>() => (asyncLocal ??= new AsyncLocalStorage()) as AsyncLocalStorage<T>
 
 export function nodePlatform(opts: NodePlatformOptions): Platform {
   const store: Store = opts.dataDir ? new FileStore(opts.dataDir) : new MemoryStore()
@@ -62,6 +74,7 @@ export function nodePlatform(opts: NodePlatformOptions): Platform {
     asset: readAsset,
     uploadQuota: opts.uploadQuota,
     outboundLimits: opts.outboundLimits,
+    asyncContext: opts.guardUnitsOfWork ? processContext : undefined,
     now: () => new Date(),
     log: opts.log ?? ((message, err) => console.error(message, err ?? '')),
   }

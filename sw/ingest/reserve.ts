@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module ingest/reserve
  * Row ids taken ahead of time from an AUTOINCREMENT table of the main database. An ingest

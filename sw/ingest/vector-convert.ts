@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module ingest/vector-convert
  * The GDAL half of a vector ingest: open the file, pick its layer, check its reference system

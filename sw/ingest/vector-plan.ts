@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module ingest/vector-plan
  * Decides what layer a file becomes, before a feature is written: the loader options the

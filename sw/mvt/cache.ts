@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module mvt/cache
  * Cut tiles kept in memory (least recently used first out), one entry per layer and tile,

@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module mvt/select
  * Which features a tile carries, found in the layer's R*Tree. A tile whose box holds at most

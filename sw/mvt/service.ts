@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module mvt/service
  * Vector tiles of feature layers (spec §4.9, reference §9), cut per request from each

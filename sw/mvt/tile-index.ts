@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module mvt/tile-index
  * A layer's features kept in memory for cutting tiles (the issue's "index kept per layer"):

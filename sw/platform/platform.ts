@@ -19,6 +19,12 @@ export interface AdminProvision {
   force?: boolean
 }
 
+/** A value carried along one chain of asynchronous calls (the shape of Node's `AsyncLocalStorage`). */
+export interface AsyncContext<T> {
+  run<R>(value: T, fn: () => R): R
+  getStore(): T | undefined
+}
+
 export interface Platform {
   /** Which host runs the backend: reported by `pkg_version`. */
   readonly host: 'service-worker' | 'node'
@@ -66,6 +72,12 @@ export interface Platform {
   asset?(name: string): Promise<Uint8Array | undefined>
   /** Pending upload bytes anonymous users may add to; `DEFAULT_UPLOAD_QUOTA` when absent. */
   readonly uploadQuota?: number
+  /**
+   * Async-local storage (Node's `AsyncLocalStorage`), when the host has it: the data port keeps
+   * its open units of work there, so a nested one fails at once instead of waiting behind
+   * itself forever (sw/sqlite/uow.ts). The service worker has none.
+   */
+  readonly asyncContext?: <T>() => AsyncContext<T>
   /** Current time; injected so tests can fix it. */
   now(): Date
   /** Where unexpected errors are reported. */

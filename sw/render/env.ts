@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module render/env
  * The render component's context: who asks, and the services it draws with. Styles and

@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module resource/acl-input
  * The `resource.permissions` member on input (reference ngw-services §5.3): a list of rules with

@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module resource/class
  * What the resource tree needs of a resource class: its identity and listing facts, and the

@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module resource/refs
  * The one read of resource refs (`ResourceRef`: class, parent, name, class data) from the

@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module resource/resmeta
  * Resource metadata: `{items: {key: string | number | boolean | null}}` on every resource.

@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module resource/routes
  * `resource.item`, `resource.collection`, `resource.search`, `resource.permission` and
@@ -8,15 +9,15 @@ import { PUBLIC, inHandler, onPath, type RequestContext, type Routes } from '../
 import { queryBool, queryInt, lastValue } from '../core/validate.ts'
 import { ApiError, internalServerError, invalidParameter } from '../core/error.ts'
 import type { SqlDb } from '../store/database.ts'
-import { pastRequest, recordRequest } from '../store/request-log.ts'
 import { keyedRequest, keyInUse, replayed, REPLAYED_HEADER } from '../core/idempotency.ts'
 import { requestCancelled, requestProgress } from '../ingest/progress.ts'
 import type { ResourceVariables } from './env.ts'
 import type { ResourceKind } from './class.ts'
 import {
   checkCreate, children, createResource, deleteResource, getRow, pickMembers, ROOT_ID, runAfterCommit, serialize,
-  requirePermission, serializeRows, serializeRowsBytes, sortRows, subtreeIds, updateResource, type PageRow, type ResourceContext,
+  requirePermission, serializeRows, serializeRowsBytes, sortRows, subtreeIds, updateResource, writeTree, type PageRow, type ResourceContext,
 } from './service.ts'
+import type { Awaitable, MainWrite } from '../port/port.ts'
 import { searchResources } from './search.ts'
 import { getUser } from '../auth/service.ts'
 import { userNotFound } from '../auth/errors.ts'
@@ -33,8 +34,9 @@ function ctxOf(c: Ctx, db: SqlDb): ResourceContext {
 
 const read = <T>(c: Ctx, fn: (ctx: ResourceContext) => T) =>
   c.get('services').main.read((db) => fn(ctxOf(c, db)))
-const write = <T>(c: Ctx, fn: (ctx: ResourceContext) => T) =>
-  c.get('services').main.write((db) => fn(ctxOf(c, db)))
+/** One unit of work of the data port (issue 22); `ctx.db` is its connection during the transition. */
+const write = <T>(c: Ctx, fn: (ctx: ResourceContext, tx: MainWrite) => Awaitable<T>) =>
+  writeTree(c.get('services').data, (db) => ctxOf(c, db), fn)
 
 const idOf = (c: Ctx) => Number(c.req.param('id'))
 
@@ -44,7 +46,7 @@ const idOf = (c: Ctx) => Number(c.req.param('id'))
  * was prepared is discarded when the write fails.
  */
 async function prepareAndWrite<T>(c: Ctx, cls: ResourceKind | undefined, body: Record<string, unknown>,
-  resourceId: number | undefined, fn: (ctx: ResourceContext) => T, idOfResult: (r: T) => number): Promise<T> {
+  resourceId: number | undefined, fn: (ctx: ResourceContext, tx: MainWrite) => Awaitable<T>, idOfResult: (r: T) => number): Promise<T> {
   const progress = requestProgress(c.get('services'), c.req.raw)
   // A client stops the work by cancelling its progress token (or by going away).
   const signal = AbortSignal.any([progress.signal, c.req.raw.signal])
@@ -57,10 +59,10 @@ async function prepareAndWrite<T>(c: Ctx, cls: ResourceKind | undefined, body: R
     let out: T
     try {
       if (prep) progress.stage('saving')
-      out = await write(c, (ctx) => {
+      out = await write(c, (ctx, tx) => {
         // Inside the transaction: a cancel that came before this point leaves nothing behind.
         if (prep && progress.signal.aborted) throw requestCancelled()
-        return fn({ ...ctx, prepared: prep })
+        return fn({ ...ctx, prepared: prep }, tx)
       })
     } catch (err) {
       await prep?.discard()
@@ -146,16 +148,16 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
       const keyed = keyedRequest(c.req.raw)
       const body = await readJsonObject(c.req.raw)
       // A replayed create answers before anything is prepared: the first run consumed its upload.
-      const past = keyed && await read(c, (ctx) => pastRequest(ctx.db, keyed.key))
+      const past = keyed && await c.get('services').data.read((tx) => tx.requests.past(keyed.key))
       if (past) return json(replayed(past, keyed!), 201, REPLAYED_HEADER)
       const cls = c.get('services').classes.find(String((body.resource as { cls?: unknown } | undefined)?.cls))
       // A create that will fail anyway is refused before a long preparation.
       if (cls?.prepare) await read(c, (ctx) => checkCreate(ctx, body))
-      return json(await prepareAndWrite(c, cls, body, undefined, (ctx) => {
+      return json(await prepareAndWrite(c, cls, body, undefined, async (ctx, tx) => {
         if (!keyed) return createResource(ctx, body)
-        if (pastRequest(ctx.db, keyed.key)) throw keyInUse(keyed.key)
+        if (await tx.requests.past(keyed.key)) throw keyInUse(keyed.key)
         const created = createResource(ctx, body)
-        recordRequest(ctx.db, keyed.key, keyed.fingerprint, JSON.stringify(created), Math.floor(ctx.now.getTime() / 1000))
+        await tx.requests.record(keyed.key, keyed.fingerprint, JSON.stringify(created), Math.floor(ctx.now.getTime() / 1000))
         return created
       }, (r) => r.id), 201)
     }

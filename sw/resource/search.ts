@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module resource/search
  * `GET /api/resource/search/` filters (reference §4.3), turned into one SQL WHERE clause.

@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module resource/service
  * The resource tree: create, read, change, move, delete, list and search. Every function
@@ -16,12 +17,32 @@ import { applyResmeta } from './resmeta.ts'
 import { guardTree } from './tree-guard.ts'
 import { permissionsInput } from './acl-input.ts'
 import { SQLITE_BLOB } from '../store/row-reader.ts'
+import type { JournalEntry } from './repository.ts'
+import type { Awaitable, DataPort, MainWrite } from '../port/port.ts'
+import { legacyDb } from '../port/legacy.ts'
 
 /** What the tree's functions get: the main database inside a read or write, and the classes. */
 export interface ResourceContext extends ClassContext {
   classes: ClassLookup
   /** The permission evaluator; without it (the demo's seeding) nothing is checked. */
   acl?: AclEvaluator
+  /** The journal entries of a write, written by `writeTree` before its commit; absent in a read. */
+  journal?: JournalEntry[]
+}
+
+/**
+ * Runs `fn` in one unit of work of the data port with a tree context over it (`db` is the
+ * transition's `legacyDb`); the journal entries `fn` noted are written in the same unit of work.
+ * Each run of `fn` gets a fresh context, since the port may run it twice.
+ */
+export function writeTree<T>(data: DataPort, base: (db: SqlDb) => Omit<ResourceContext, 'journal'>,
+  fn: (ctx: ResourceContext, tx: MainWrite) => Awaitable<T>): Promise<T> {
+  return data.unitOfWork(async (tx) => {
+    const ctx: ResourceContext = { ...base(legacyDb(tx)), journal: [] }
+    const out = await fn(ctx, tx)
+    for (const e of ctx.journal!) await tx.journal.add(e)
+    return out
+  })
 }
 
 /** 403 InsufficientPermissions unless the context's user has `scope.permission` on resource `id`. */
@@ -236,9 +257,11 @@ function keynameOf(v: unknown): string | null {
   return s === null || s.trim() === '' ? null : s.trim()
 }
 
-function journal(ctx: ClassContext, resourceId: number, action: string, payload: unknown): void {
-  ctx.db.exec({ sql: `INSERT INTO journal (tstamp, user_id, resource_id, action, payload) VALUES (?, ?, ?, ?, ?)`,
-    bind: [ctx.now.toISOString(), ctx.user.id, resourceId, action, JSON.stringify(payload)] })
+/** Notes a change for the journal; `writeTree` writes it with the change. */
+function journal(ctx: ResourceContext, resourceId: number, action: string, payload: unknown): void {
+  // A context without a list is a read's: a change there is a bug, never a silently lost entry.
+  if (!ctx.journal) throw new Error('A change of the tree outside writeTree: its journal entry has nowhere to go.')
+  ctx.journal.push({ tstamp: ctx.now.toISOString(), userId: ctx.user.id, resourceId, action, payload })
 }
 
 /**

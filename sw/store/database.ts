@@ -121,6 +121,42 @@ export class Database {
     })
   }
 
+  /**
+   * `read` for an asynchronous `fn`: the queue is held until `fn` settles, and a failure of
+   * the storage below SQLite maps to 503/507 whenever it is thrown, not only synchronously.
+   */
+  readAsync<T>(fn: (db: SqlDb) => Promise<T>): Promise<T> {
+    return this.#serial(async () => {
+      const c = await this.#connected()
+      try {
+        return await fn(c.db)
+      } catch (err) {
+        throw this.#mapError(c, err)
+      }
+    })
+  }
+
+  /**
+   * `write` for an asynchronous `fn` (the data port's unit of work, sw/sqlite/uow.ts): BEGIN
+   * IMMEDIATE, `await fn`, COMMIT, then the durable save, all under the one queue, so nothing
+   * else uses the connection while `fn` awaits. A rejection rolls back as `write` does.
+   */
+  transaction<T>(fn: (db: SqlDb) => Promise<T>): Promise<T> {
+    return this.#serial(async () => {
+      const c = await this.#connected()
+      c.db.exec('BEGIN IMMEDIATE')
+      let result: T
+      try {
+        result = await fn(c.db)
+        c.db.exec('COMMIT')
+      } catch (err) {
+        throw this.#rollback(c, err)
+      }
+      await this.#save(c)
+      return result
+    })
+  }
+
   /** Closes the database; later calls fail. */
   async close(): Promise<void> {
     await this.#serial(async () => {
@@ -243,14 +279,19 @@ export class Database {
       c.db.exec('COMMIT')
       return result
     } catch (err) {
-      const mapped = this.#mapError(c, err)
-      let clean = c.vfs.lastError === undefined
-      if (c.db.isOpen() && this.#sqlite.capi.sqlite3_get_autocommit(c.db.pointer!) === 0) {
-        try { c.db.exec('ROLLBACK') } catch { clean = false }
-      }
-      if (!clean) this.#disconnect()
-      throw mapped
+      throw this.#rollback(c, err)
     }
+  }
+
+  /** Ends a failed transaction: the error mapped, rolled back, the connection dropped if the storage failed. */
+  #rollback(c: Connection, err: unknown): unknown {
+    const mapped = this.#mapError(c, err)
+    let clean = c.vfs.lastError === undefined
+    if (c.db.isOpen() && this.#sqlite.capi.sqlite3_get_autocommit(c.db.pointer!) === 0) {
+      try { c.db.exec('ROLLBACK') } catch { clean = false }
+    }
+    if (!clean) this.#disconnect()
+    return mapped
   }
 
   /** Makes the commit durable; if the store refuses, memory goes back to what it holds. */

@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module sync/service
  * What the sync endpoints read: a linked layer's state (changes waiting, conflicts, the last

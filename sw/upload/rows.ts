@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module upload/rows
  * The `upload` table and the blob names of uploads: rows in and out, expiry, the sweep and

@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module upload/service
  * File uploads: bytes in the store, records in the main database, both gone after

@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module upload/stream
  * Upload bytes go from the request straight into a store blob, never whole in memory; the

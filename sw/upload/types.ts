@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module upload/types
  * The upload record as the original serializes it (reference §7), and the row behind it.

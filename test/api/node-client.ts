@@ -29,8 +29,9 @@ export const basicAuth = (login: string, password: string) => 'Basic ' + Buffer.
 export const NODE_ADMIN_AUTH = basicAuth('administrator', NODE_ADMIN_PASSWORD)
 
 export async function startNodeApi(opts: { dataDir?: string; platform?: Partial<NodePlatformOptions>; serve?: Partial<ServeOptions> } = {}): Promise<{ api: Api; server: Server; base: string }> {
+  // The API suites run with the nested-unit-of-work guard, so a nesting fails there instead of hanging.
   const app = createApp(nodePlatform({ dataDir: opts.dataDir, admin: { password: NODE_ADMIN_PASSWORD, mustChange: false },
-    log: () => {}, ...opts.platform }))
+    log: () => {}, guardUnitsOfWork: true, ...opts.platform }))
   const server = await serve(app, { port: 0, ...opts.serve })
   const addr = server.address()
   const base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`

@@ -67,4 +67,69 @@ describe('scripts/check-imports.mjs', () => {
     expect(r.out).toContain('sw/classes/raster_layer/index.ts → sw/classes/vector_layer/layers.ts: a class folder must not import another class')
     expect(r.out).toContain('src/App.vue → sw/app.ts: the UI talks to the backend over HTTP only')
   })
+
+  const MARKER = '// port: legacy-sql (issue 22)\n'
+
+  it('passes the layering of the data port: components → sw/port ← sw/sqlite, chosen by the app and the hosts, SQL only there', () => {
+    const r = check({
+      'sw/store/database.ts': 'export class Database {}\n',
+      'sw/store/store.ts': "import type { Database } from './database.ts'\n",
+      'sw/platform/platform.ts': "import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'\n",
+      'sw/resource/repository.ts': 'export interface ResourceRead { get(id: number): Promise<unknown> }\n',
+      'sw/port/port.ts': "import type { ResourceRead } from '../resource/repository.ts'\n",
+      'sw/resource/service.ts': "import type { DataPort } from '../port/port.ts'\n// A comment may say SELECT * FROM resource.\nexport const m = 'Select a parent first.'\n",
+      'sw/sqlite/main/resources.ts': "import type { ResourceRead } from '../../resource/repository.ts'\nimport type { Database } from '../../store/database.ts'\nexport const q = 'SELECT id FROM resource WHERE id = ?'\n",
+      'sw/sqlite/port.ts': "import { q } from './main/resources.ts'\nimport type { DataPort } from '../port/port.ts'\n",
+      'sw/services.ts': "import { q } from './sqlite/port.ts'\n",
+      'sw/host/node.ts': "import { q } from '../sqlite/port.ts'\nimport { Database } from '../store/database.ts'\n",
+      'wasm/sqlite.ts': "import sqlite3InitModule from '@sqlite.org/sqlite-wasm'\n",
+      'sw/auth/service.ts': `${MARKER}import type { Database } from '../store/database.ts'\nexport const q = \`SELECT id FROM principal\`\n`,
+    })
+    expect(r.out).toMatch(/import only downwards/)
+    expect(r.status).toBe(0)
+  })
+
+  it('fails on an implementation chosen below the app (R1), the kernel held (R2) and SQL written (R3) outside sw/sqlite, and on a marker no longer needed', () => {
+    const r = check({
+      'sw/store/database.ts': 'export class Database {}\n',
+      'sw/store/row-reader.ts': 'export class RowReader {}\n',
+      'sw/sqlite/port.ts': 'export const openSqlitePort = 1\n',
+      'sw/resource/routes.ts': "import { openSqlitePort } from '../sqlite/port.ts'\n",
+      'sw/classes/raster_layer/files.ts': "import { openSqlitePort } from '../../sqlite/port.ts'\n",
+      'sw/upload/rows.ts': "import type { Database } from '../store/database.ts'\n",
+      'sw/mvt/scan.ts': "import { RowReader } from '../store/row-reader.ts'\n",
+      'sw/diagnostics/service.ts': "import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'\n",
+      'sw/auth/principals.ts': 'export const q = `SELECT id FROM principal WHERE keyname = ?`\n',
+      'sw/upload/service.ts': "export const q = 'INSERT OR REPLACE INTO upload (id) VALUES (?)'\n",
+      'sw/feature/tiles.ts': 'export const t = (db: { exec(s: string): void }) => db.exec(`CREATE TEMP TRIGGER t AFTER UPDATE ON f BEGIN END`)\n',
+      'sw/export/source.ts': 'export const open = (p: { sqlite(): unknown }) => p.sqlite()\n',
+      'sw/files/service.ts': `${MARKER}export const f = 1\n`,
+    })
+    expect(r.status).toBe(1)
+    const rule = (s: string) => expect(r.out).toContain(s)
+    rule('sw/resource/routes.ts → sw/sqlite/port.ts: only the app (sw/services.ts) and the hosts choose an implementation of the data port (R1)')
+    rule('sw/classes/raster_layer/files.ts → sw/sqlite/port.ts: only the app (sw/services.ts) and the hosts choose an implementation of the data port (R1)')
+    rule("sw/upload/rows.ts → sw/store/database.ts: the SQLite kernel belongs to sw/sqlite and sw/store (R2); until it moves, its first line is '// port: legacy-sql (issue 22)'")
+    rule('sw/mvt/scan.ts → sw/store/row-reader.ts: the SQLite kernel belongs to sw/sqlite and sw/store (R2)')
+    rule('sw/diagnostics/service.ts → @sqlite.org/sqlite-wasm: the SQLite kernel belongs to sw/sqlite and sw/store (R2)')
+    rule("sw/auth/principals.ts: SQL ('SELECT') belongs to sw/sqlite, behind the data port (R3)")
+    rule("sw/upload/service.ts: SQL ('INSERT OR REPLACE INTO') belongs to sw/sqlite, behind the data port (R3)")
+    rule("sw/feature/tiles.ts: SQL ('CREATE TEMP TRIGGER') belongs to sw/sqlite, behind the data port (R3)")
+    rule("sw/export/source.ts: SQL ('.sqlite()') belongs to sw/sqlite, behind the data port (R3)")
+    rule("sw/files/service.ts: needs no '// port: legacy-sql (issue 22)' any more: remove the marker")
+  })
+
+  it('the marker exempts from R2 and R3 only, and only on the first line', () => {
+    const r = check({
+      'sw/sqlite/port.ts': 'export const openSqlitePort = 1\n',
+      'sw/auth/principals.ts': `${MARKER}import { openSqlitePort } from '../sqlite/port.ts'\nexport const q = 'SELECT 1'\n`,
+      'sw/upload/rows.ts': `\n${MARKER}export const q = 'DELETE FROM upload WHERE id = ?'\n`,
+      'sw/render/parent.ts': `${MARKER}export const p = 1\n`,
+    })
+    expect(r.status).toBe(1)
+    expect(r.out).toContain('sw/auth/principals.ts → sw/sqlite/port.ts: only the app (sw/services.ts) and the hosts choose an implementation of the data port (R1)')
+    expect(r.out).not.toContain('sw/auth/principals.ts: SQL')
+    expect(r.out).toContain("sw/upload/rows.ts: SQL ('DELETE FROM') belongs to sw/sqlite, behind the data port (R3)")
+    expect(r.out).toContain("sw/render/parent.ts: needs no '// port: legacy-sql (issue 22)' any more: remove the marker")
+  })
 })

@@ -118,59 +118,7 @@ export function storeContract(name: string, sut: StoreUnderTest): void {
       await s.deleteDatabase('nothing')
     })
 
-    it('stores blobs by id as private copies', async () => {
-      const s = await sut.fresh()
-      const data = pattern(1000, 17)
-      await s.putBlob('upload-1', data)
-      data[0] = 255 - data[0]!
-      const got = await s.getBlob('upload-1')
-      expect(got).toEqual(pattern(1000, 17))
-      got![1] = 1
-      expect(await s.getBlob('upload-1')).toEqual(pattern(1000, 17))
-      await s.putBlob('upload-1', pattern(10, 19))
-      expect(await s.getBlob('upload-1')).toEqual(pattern(10, 19))
-      await s.deleteBlob('upload-1')
-      expect(await s.getBlob('upload-1')).toBeUndefined()
-    })
-
-    it('lists blobs by id prefix; a failed stream leaves nothing listed', async () => {
-      const s = await sut.fresh()
-      for (const id of ['upload-a', 'upload-b.0-ff', 'attachment-1']) await s.putBlob(id, pattern(10, 3))
-      await expect(s.putBlobStream('upload-c', (async function* () { yield pattern(100, 1); throw new Error('went away') })())).rejects.toThrow('went away')
-      expect((await s.listBlobs('upload-')).sort()).toEqual(['upload-a', 'upload-b.0-ff'])
-      expect(await s.listBlobs('nothing-')).toEqual([])
-      await s.deleteBlob('upload-a')
-      expect(await s.listBlobs('upload-')).toEqual(['upload-b.0-ff'])
-    })
-
-    it('writes a blob from a stream of chunks, whole or not at all', async () => {
-      const s = await sut.fresh()
-      // Past two of IndexedDB's 1 MiB parts; compared as Buffers (deep equality is slow at this size).
-      const data = pattern(2 * 1024 * 1024 + 5, 37)
-      const sameBlob = (got: Uint8Array | undefined, want: Uint8Array) => expect(!!got && Buffer.from(want).equals(got)).toBe(true)
-      async function* pieces(upTo = data.length, fail = false) {
-        for (let at = 0; at < upTo; at += 70_000) yield data.slice(at, Math.min(at + 70_000, upTo))
-        if (fail) throw new Error('the client went away')
-      }
-      expect(await s.putBlobStream('up-1', pieces())).toBe(data.length)
-      sameBlob(await s.getBlob('up-1'), data)
-      // A failed stream leaves the blob as it was, and an unknown id stays unknown.
-      await expect(s.putBlobStream('up-1', pieces(1_500_000, true))).rejects.toThrow('went away')
-      await expect(s.putBlobStream('up-2', pieces(100, true))).rejects.toThrow('went away')
-      sameBlob(await s.getBlob('up-1'), data)
-      expect(await s.getBlob('up-2')).toBeUndefined()
-      // Streams and whole writes replace one another; empty streams are empty blobs.
-      await s.putBlobStream('up-1', pieces(10))
-      sameBlob(await s.getBlob('up-1'), data.slice(0, 10))
-      await s.putBlob('up-1', pattern(5, 3))
-      sameBlob(await s.getBlob('up-1'), pattern(5, 3))
-      await s.putBlobStream('up-1', pieces(1_100_000))
-      sameBlob(await s.getBlob('up-1'), data.slice(0, 1_100_000))
-      expect(await s.putBlobStream('empty', pieces(0))).toBe(0)
-      sameBlob(await s.getBlob('empty'), new Uint8Array(0))
-      await s.deleteBlob('up-1')
-      expect(await s.getBlob('up-1')).toBeUndefined()
-    })
+    blobContract(async () => sut.fresh())
 
     it('a written buffer can be reused by the caller: the file keeps its own copy', async () => {
       const s = await sut.fresh()
@@ -203,5 +151,62 @@ export function storeContract(name: string, sut: StoreUnderTest): void {
         g.close()
       })
     }
+  })
+}
+
+/** The blob half of a store (`Store`, and the data port's `blobs`): kept by id, whole or not at all. */
+export function blobContract(fresh: () => Promise<Pick<Store, 'putBlob' | 'putBlobStream' | 'getBlob' | 'deleteBlob' | 'listBlobs'>>): void {
+  it('stores blobs by id as private copies', async () => {
+    const s = await fresh()
+    const data = pattern(1000, 17)
+    await s.putBlob('upload-1', data)
+    data[0] = 255 - data[0]!
+    const got = await s.getBlob('upload-1')
+    expect(got).toEqual(pattern(1000, 17))
+    got![1] = 1
+    expect(await s.getBlob('upload-1')).toEqual(pattern(1000, 17))
+    await s.putBlob('upload-1', pattern(10, 19))
+    expect(await s.getBlob('upload-1')).toEqual(pattern(10, 19))
+    await s.deleteBlob('upload-1')
+    expect(await s.getBlob('upload-1')).toBeUndefined()
+  })
+
+  it('lists blobs by id prefix; a failed stream leaves nothing listed', async () => {
+    const s = await fresh()
+    for (const id of ['upload-a', 'upload-b.0-ff', 'attachment-1']) await s.putBlob(id, pattern(10, 3))
+    await expect(s.putBlobStream('upload-c', (async function* () { yield pattern(100, 1); throw new Error('went away') })())).rejects.toThrow('went away')
+    expect((await s.listBlobs('upload-')).sort()).toEqual(['upload-a', 'upload-b.0-ff'])
+    expect(await s.listBlobs('nothing-')).toEqual([])
+    await s.deleteBlob('upload-a')
+    expect(await s.listBlobs('upload-')).toEqual(['upload-b.0-ff'])
+  })
+
+  it('writes a blob from a stream of chunks, whole or not at all', async () => {
+    const s = await fresh()
+    // Past two of IndexedDB's 1 MiB parts; compared as Buffers (deep equality is slow at this size).
+    const data = pattern(2 * 1024 * 1024 + 5, 37)
+    const sameBlob = (got: Uint8Array | undefined, want: Uint8Array) => expect(!!got && Buffer.from(want).equals(got)).toBe(true)
+    async function* pieces(upTo = data.length, fail = false) {
+      for (let at = 0; at < upTo; at += 70_000) yield data.slice(at, Math.min(at + 70_000, upTo))
+      if (fail) throw new Error('the client went away')
+    }
+    expect(await s.putBlobStream('up-1', pieces())).toBe(data.length)
+    sameBlob(await s.getBlob('up-1'), data)
+    // A failed stream leaves the blob as it was, and an unknown id stays unknown.
+    await expect(s.putBlobStream('up-1', pieces(1_500_000, true))).rejects.toThrow('went away')
+    await expect(s.putBlobStream('up-2', pieces(100, true))).rejects.toThrow('went away')
+    sameBlob(await s.getBlob('up-1'), data)
+    expect(await s.getBlob('up-2')).toBeUndefined()
+    // Streams and whole writes replace one another; empty streams are empty blobs.
+    await s.putBlobStream('up-1', pieces(10))
+    sameBlob(await s.getBlob('up-1'), data.slice(0, 10))
+    await s.putBlob('up-1', pattern(5, 3))
+    sameBlob(await s.getBlob('up-1'), pattern(5, 3))
+    await s.putBlobStream('up-1', pieces(1_100_000))
+    sameBlob(await s.getBlob('up-1'), data.slice(0, 1_100_000))
+    expect(await s.putBlobStream('empty', pieces(0))).toBe(0)
+    sameBlob(await s.getBlob('empty'), new Uint8Array(0))
+    await s.deleteBlob('up-1')
+    expect(await s.getBlob('up-1')).toBeUndefined()
   })
 }

@@ -8,12 +8,13 @@ import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
 import { Database, type SqlDb } from '../../sw/store/database.ts'
 import { IdbStore } from '../../sw/store/idb.ts'
 import { MemoryStore } from '../../sw/store/memory.ts'
-import type { DatabaseFile, Store, SyncFile } from '../../sw/store/store.ts'
+import type { Store } from '../../sw/store/store.ts'
 import { FileStore } from '../../sw/host/node-store.ts'
 import { ApiError } from '../../sw/core/error.ts'
 import { Residency, residencyOf } from '../../sw/store/residency.ts'
 import { createSqliteLoader } from '../../wasm/sqlite.ts'
 import { storeContract } from './store-contract.ts'
+import { HookedStore } from './hooked-store.ts'
 
 const dirs: string[] = []
 afterAll(async () => { for (const d of dirs) await rm(d, { recursive: true, force: true }) })
@@ -37,55 +38,6 @@ storeContract('FileStore in a temporary folder', {
   fresh: async () => { const d = await tmp(); const s = new FileStore(d); fileDirs.set(s, d); return s },
   reopen: async (s) => new FileStore(fileDirs.get(s)!),
 })
-
-/**
- * Passes everything to `inner`, with hooks on its files: commits fail while `failing` is set
- * (a full quota), writes into a file fail while `full` is (memory that ran out), and the bytes
- * SQLite writes are counted.
- */
-class HookedStore implements Store {
-  failing = false
-  full = false
-  saves = 0
-  written = 0
-  constructor(readonly inner: Store) {}
-  #wrap(f: SyncFile): SyncFile {
-    return {
-      read: (into, offset) => f.read(into, offset),
-      write: (data, offset) => {
-        if (this.full) throw new RangeError('Array buffer allocation failed (injected)')
-        this.written += data.length
-        f.write(data, offset)
-      },
-      size: () => f.size(),
-      truncate: (size) => f.truncate(size),
-      sync: () => f.sync(),
-      close: () => f.close(),
-    }
-  }
-  async openDatabase(name: string): Promise<DatabaseFile> {
-    const f = await this.inner.openDatabase(name)
-    const wal = f.wal
-    return {
-      ...this.#wrap(f),
-      wal: wal && { open: () => this.#wrap(wal.open()), exists: () => wal.exists(), remove: () => wal.remove() },
-      resident: () => f.resident(),
-      commit: async () => {
-        if (this.failing) throw new Error('QuotaExceededError (injected)')
-        this.saves++
-        return f.commit()
-      },
-    }
-  }
-  deleteDatabase(name: string) { return this.inner.deleteDatabase(name) }
-  listDatabases() { return this.inner.listDatabases() }
-  putBlob(id: string, data: Uint8Array) { return this.inner.putBlob(id, data) }
-  putBlobStream(id: string, chunks: AsyncIterable<Uint8Array>) { return this.inner.putBlobStream(id, chunks) }
-  getBlob(id: string) { return this.inner.getBlob(id) }
-  deleteBlob(id: string) { return this.inner.deleteBlob(id) }
-  listBlobs(prefix: string) { return this.inner.listBlobs(prefix) }
-  close() { return this.inner.close() }
-}
 
 const migrate = (db: SqlDb) => {
   db.exec(`CREATE TABLE IF NOT EXISTS item (id INTEGER PRIMARY KEY, name TEXT NOT NULL, payload BLOB);
@@ -168,6 +120,98 @@ describe('Database over IdbStore (fake-indexeddb)', () => {
   it('reads wait for the writes queued before them', async () => {
     const db = await Database.open(sqlite, idbStore(), 'main', migrate)
     const w = addItem(db, 'queued')
+    expect(await names(db)).toEqual(['queued'])
+    await w
+  })
+})
+
+/** `addItem` through `transaction`, yielding to the event loop between statements as an async repository may. */
+const tick = () => new Promise<void>((r) => setTimeout(r, 0))
+const addItemAsync = (db: Database, name: string, payloadSize = 0) => db.transaction(async (d) => {
+  d.exec({ sql: 'INSERT INTO item (name, payload) VALUES (?, ?)', bind: [name, payloadSize ? new Uint8Array(payloadSize).fill(7) : null] })
+  await tick()
+  const id = d.selectValue('SELECT last_insert_rowid()') as number
+  for (let n = 0; n < 3; n++) { await tick(); d.exec({ sql: 'INSERT INTO part (item_id, n) VALUES (?, ?)', bind: [id, n] }) }
+  return id
+})
+const namesAsync = (db: Database) => db.readAsync(async (d) => { await tick(); return d.selectValues('SELECT name FROM item ORDER BY id') as string[] })
+
+describe('Database.transaction and readAsync: an asynchronous fn keeps every guarantee of write and read', () => {
+  let sqlite: Sqlite3Static
+  beforeAll(async () => { sqlite = await createSqliteLoader()() })
+
+  it('every acknowledged transaction is in the store: a new instance sees them all, none interleaved', async () => {
+    const store = idbStore()
+    const db = await Database.open(sqlite, store, 'main', migrate)
+    const ids = await Promise.all(Array.from({ length: 12 }, (_, i) => addItemAsync(db, `item ${i}`, i === 5 ? 200_000 : 0)))
+    // Queued, not interleaved: each item's parts were inserted under the id it read.
+    expect(new Set(ids).size).toBe(12)
+    const again = await Database.open(sqlite, idbStore(idbOf.get(store)), 'main', migrate)
+    expect(await namesAsync(again)).toEqual(Array.from({ length: 12 }, (_, i) => `item ${i}`))
+    expect(await again.read((d) => d.selectValues('SELECT count(*) FROM part GROUP BY item_id'))).toEqual(Array(12).fill(3))
+    expect(await again.read((d) => d.selectValue('SELECT length(payload) FROM item WHERE name = ?', ['item 5']))).toBe(200_000)
+  })
+
+  it('a transaction whose fn rejects after awaiting is rolled back and nothing is saved', async () => {
+    const store = new HookedStore(idbStore())
+    const db = await Database.open(sqlite, store, 'main', migrate)
+    await addItemAsync(db, 'kept')
+    const saves = store.saves
+    await expect(db.transaction(async (d) => {
+      d.exec({ sql: 'INSERT INTO item (name) VALUES (?)', bind: ['half'] })
+      await tick()
+      throw new Error('validation failed halfway')
+    })).rejects.toThrow('validation failed halfway')
+    expect(store.saves).toBe(saves)
+    expect(await namesAsync(db)).toEqual(['kept'])
+    await addItemAsync(db, 'next')
+    expect(await namesAsync(db)).toEqual(['kept', 'next'])
+  })
+
+  it('a failing save answers 503 with nothing visible; later transactions work and survive', async () => {
+    const store = new HookedStore(idbStore())
+    const db = await Database.open(sqlite, store, 'main', migrate)
+    await addItemAsync(db, 'before')
+    store.failing = true
+    const err = await addItemAsync(db, 'lost', 100_000).then(() => undefined, (e: unknown) => e)
+    store.failing = false
+    expect((err as ApiError).toBody()).toMatchObject({ status_code: 503, exception: 'nextgisweb.core.exception.OperationalError' })
+    expect(await namesAsync(db)).toEqual(['before'])
+    expect(await db.readAsync(async (d) => d.selectValue('SELECT count(*) FROM part'))).toBe(3)
+    await addItemAsync(db, 'after')
+    const again = await Database.open(sqlite, idbStore(idbOf.get(store.inner)), 'main', migrate)
+    expect(await namesAsync(again)).toEqual(['before', 'after'])
+  })
+
+  it('memory that runs out after an await is a 507 (not a raw SQLite error); nothing stays', async () => {
+    const store = new HookedStore(idbStore())
+    const db = await Database.open(sqlite, store, 'main', migrate)
+    await addItemAsync(db, 'before')
+    const err = await db.transaction(async (d) => {
+      await tick()
+      store.full = true
+      d.exec({ sql: 'INSERT INTO item (name, payload) VALUES (?, ?)', bind: ['lost', new Uint8Array(300_000)] })
+    }).then(() => undefined, (e: unknown) => e)
+    store.full = false
+    expect((err as ApiError).toBody()).toMatchObject({ status_code: 507, data: { storage: 'memory' } })
+    expect(await namesAsync(db)).toEqual(['before'])
+    await addItemAsync(db, 'after')
+    expect(await namesAsync(db)).toEqual(['before', 'after'])
+  })
+
+  it('readAsync maps SQLite\'s "full" thrown after an await to 507, as read does when it is thrown at once', async () => {
+    const db = await Database.open(sqlite, idbStore(), 'main', migrate)
+    const full = () => Object.assign(new Error('database or disk is full'), { resultCode: sqlite.capi.SQLITE_FULL })
+    const err = await db.readAsync(async () => { await tick(); throw full() }).then(() => undefined, (e: unknown) => e)
+    expect(err).toBeInstanceOf(ApiError)
+    expect((err as ApiError).toBody()).toMatchObject({ status_code: 507, data: { storage: 'memory' } })
+    expect(await namesAsync(db)).toEqual([])
+  })
+
+  it('reads (read and readAsync) wait for the transactions queued before them', async () => {
+    const db = await Database.open(sqlite, idbStore(), 'main', migrate)
+    const w = addItemAsync(db, 'queued')
+    expect(await namesAsync(db)).toEqual(['queued'])
     expect(await names(db)).toEqual(['queued'])
     await w
   })

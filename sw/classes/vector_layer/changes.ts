@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module classes/vector_layer/changes
  * The changes feed of a versioned layer (reference §12), as the original computes it: for

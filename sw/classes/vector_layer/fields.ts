@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module classes/vector_layer/fields
  * The fields of a feature layer: stored in `layer_field` with system-wide ids that survive

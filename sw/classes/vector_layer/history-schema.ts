@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module classes/vector_layer/history-schema
  * The tables behind a layer's versions (reference §12), after the original's design:

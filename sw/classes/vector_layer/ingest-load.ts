@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module classes/vector_layer/ingest-load
  * The SQLite half of a vector ingest. The GeoPackage GDAL wrote is attached to the new layer's

@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module classes/vector_layer/ingest
  * A vector layer from a file, as one transaction. Before the resource exists: GDAL converts

@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module classes/vector_layer/layer
  * An open layer database with what its queries need to know about it.

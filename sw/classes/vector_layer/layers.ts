@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module classes/vector_layer/layers
  * The vector layers of one app: each layer's database is opened on first use and kept, its

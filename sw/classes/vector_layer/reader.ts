@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module classes/vector_layer/reader
  * The read side of a vector layer's feature-layer capability: the component's queries

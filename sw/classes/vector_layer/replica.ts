@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module classes/vector_layer/replica
  * The sync bookkeeping of a layer linked to a remote layer (sync/types.ts `ReplicaRead` /

@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module classes/vector_layer/schema
  * A vector layer's own database, shaped as a GeoPackage: the `gpkg_*` tables, the feature

@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module classes/vector_layer/tracker
  * Records what one write does to a versioned layer (reference §12): the write gets one new

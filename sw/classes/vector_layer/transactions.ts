@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module classes/vector_layer/transactions
  * Stored transactions of a layer (reference §12): operations are kept by sequence number

@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module classes/vector_layer/versioning-member
  * `feature_layer.versioning` on create and change (reference §12): `{"enabled": true|false}`.

@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module classes/vector_layer/versions
  * Reads of a layer's past: its versions, the features as they were at a version (the

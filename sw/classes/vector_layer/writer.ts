@@ -1,3 +1,4 @@
+// port: legacy-sql (issue 22)
 /**
  * @module classes/vector_layer/writer
  * The write side of a vector layer's feature-layer capability, inside one layer transaction

@@ -26,6 +26,14 @@ export const pyramidCases: ApiCase[] = [
     },
   },
   {
+    name: 'healthcheck answers success after a round trip to the database, for anyone',
+    async run(api, expect) {
+      const res = await api.request('GET', '/api/component/pyramid/healthcheck', { auth: 'guest' })
+      expect(res.status).toBe(200)
+      expect(res.body).toEqual({ success: true, component: { outpost: { success: true } } })
+    },
+  },
+  {
     name: 'ping answers current and started times',
     async run(api, expect) {
       const res = await api.request('GET', '/api/component/pyramid/ping', { auth: 'guest' })

@@ -1,0 +1,69 @@
+/**
+ * @module auth/repository
+ * What users, groups, sessions, login limits and the permission evaluator need from storage
+ * (issue 22, docs/architecture.md "Data port"). The evaluator (acl.ts) stays a synchronous
+ * computation over what `AclRead` loads. `sw/sqlite/main/` implements these in SQL.
+ */
+import type { AclRow, AclRule } from './acl.ts'
+import type { LimitEntry } from './rate-limit.ts'
+import type { Principal } from './types.ts'
+
+/** The system principals' ids, looked up by keyname (never hard-coded, reference §5.1). */
+export interface SystemIds { everyone: number; authenticated: number; guest: number }
+
+export interface AclRead {
+  /** The ACL change token (`acl_state`), read inside the caller's transaction so that it sees its own changes. */
+  token(): Promise<number>
+  /** A node and its ancestors, in one query. */
+  chain(id: number): Promise<AclRow[]>
+  rows(ids: readonly number[]): Promise<AclRow[]>
+  subjects(): Promise<{ system: SystemIds; memberships: [user: number, group: number][] }>
+  /** Every allow rule anywhere in the tree (`mayCreateSomewhere`). */
+  allowRules(): Promise<AclRule[]>
+}
+
+/** A user or group as stored. */
+export interface PrincipalRow {
+  id: number; cls: 'U' | 'G'; keyname: string; display_name: string; system: number; disabled: number
+  password_hash: string | null; language: string | null; description: string | null
+}
+/** What a login checks: the user and its password's hash. */
+export interface PrincipalLogin { principal: Principal; passwordHash: string | null }
+export interface NewPrincipal {
+  cls: 'U' | 'G'; keyname: string; displayName: string; description: string | null
+  system?: boolean; disabled?: boolean; passwordHash?: string | null; language?: string | null
+}
+export type PrincipalPatch = Partial<Omit<NewPrincipal, 'cls' | 'system'>>
+
+export interface PrincipalRead {
+  user(id: number): Promise<Principal | undefined>
+  byLogin(login: string): Promise<PrincipalLogin | undefined>
+  row(id: number, cls?: 'U' | 'G'): Promise<PrincipalRow | undefined>
+  list(cls: 'U' | 'G', systemOnly: boolean): Promise<PrincipalRow[]>
+  groupsOf(userId: number): Promise<number[]>
+  membersOf(groupId: number): Promise<number[]>
+  idOf(keyname: string): Promise<number | undefined>
+  /** Keynames compare case-insensitively. */
+  taken(q: { keyname?: string; cls?: 'U' | 'G'; displayName?: string; exceptId?: number }): Promise<boolean>
+  enabledAdministrators(): Promise<number>
+  ownsResources(userId: number): Promise<boolean>
+  count(): Promise<number>
+}
+export interface PrincipalWrite extends PrincipalRead {
+  insert(p: NewPrincipal): Promise<number>
+  update(id: number, p: PrincipalPatch): Promise<void>
+  delete(id: number): Promise<void>
+  /** A user's groups (`cls` 'U') or a group's members ('G'), replaced whole. */
+  setLinks(cls: 'U' | 'G', id: number, links: readonly number[]): Promise<void>
+}
+
+export interface SessionRead { user(key: string, now: Date): Promise<Principal | undefined> }
+export interface SessionWrite extends SessionRead {
+  /** Drops expired sessions too. */
+  create(key: string, userId: number, now: Date, expires: Date): Promise<void>
+  delete(key: string): Promise<void>
+  endAll(userId: number, keep?: string): Promise<void>
+}
+
+export interface LoginLimitRead { load(now: number): Promise<Array<[string, LimitEntry]>> }
+export interface LoginLimitWrite extends LoginLimitRead { save(e: Array<[string, LimitEntry | undefined]>, now: number): Promise<void> }

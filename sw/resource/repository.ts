@@ -1,0 +1,99 @@
+/**
+ * @module resource/repository
+ * What the tree needs from storage (issue 22, docs/architecture.md "Data port"): the resource
+ * rows, their resmeta, the change journal and the answers of keyed writes. Declared here, by
+ * the component that uses it, in engine-neutral terms; `sw/sqlite/main/` implements it in SQL.
+ * Every method is asynchronous, since another engine answers over a connection pool.
+ */
+import type { PastRequest } from '../core/idempotency.ts'
+import type { ClassData } from './class.ts'
+import type { ResmetaValue } from './resmeta.ts'
+import type { ResourceRef, ResourceRow } from './types.ts'
+
+export type { ResourceRef }
+
+/** A new row of the tree; `id` is given when it was reserved before the unit of work (an ingest). */
+export interface NewResource {
+  id?: number
+  cls: string
+  parentId: number
+  keyname: string | null
+  displayName: string
+  description: string | null
+  ownerUserId: number
+  /** Naive ISO time, as the reference shows it. */
+  creationDate: string
+  /** The ACL rules' JSON, kept as sent. */
+  permissions: string
+}
+
+/** What an update changes; absent keys stay. */
+export interface ResourcePatch {
+  parentId?: number
+  keyname?: string | null
+  displayName?: string
+  description?: string | null
+  ownerUserId?: number
+  permissions?: string
+  data?: ClassData
+}
+
+/** One resmeta filter of `GET /api/resource/search/` (parsed in search.ts). */
+export type ResmetaFilter =
+  | { key: string; op: 'has' | 'has_not' }
+  | { key: string; op: 'eq'; value: ResmetaValue }
+  | { key: string; op: 'like' | 'ilike'; value: string }
+
+/** The search's filters, parsed and validated (search.ts), with no SQL in them. */
+export interface ResourceSearch {
+  /** Column conditions: `eq` a value, `in` a list, `like` a case-sensitive pattern, `ilike` an insensitive one. */
+  columns: Array<{ column: 'id' | 'cls' | 'parent_id' | 'keyname' | 'display_name' | 'owner_user_id'; op: 'eq' | 'in' | 'like' | 'ilike'; value: string | number | Array<string | number> }>
+  resmeta: ResmetaFilter[]
+  /** Only the subtree of this resource (itself included). */
+  root?: number
+  limit?: number
+  offset?: number
+}
+
+export interface ResourceRead {
+  get(id: number): Promise<ResourceRow | undefined>
+  /** The one class lookup (item 3): the refs of the ids that exist, missing ids left out. */
+  refs(ids: readonly number[]): Promise<ResourceRef[]>
+  children(parentId: number): Promise<ResourceRow[]>
+  hasChildren(id: number): Promise<boolean>
+  /** `null` for the root, `undefined` when `id` does not exist. */
+  parentOf(id: number): Promise<number | null | undefined>
+  /** `id` and everything below it, deepest last. */
+  subtree(id: number): Promise<number[]>
+  /** The breadcrumbs from the root down to `id`. */
+  path(id: number): Promise<{ id: number; display_name: string }[]>
+  /** The id of another resource holding the keyname (anywhere) or the display name (among siblings). */
+  nameTaken(q: { keyname?: string; parentId?: number; displayName?: string; exceptId: number }): Promise<number | undefined>
+  search(q: ResourceSearch): Promise<{ rows: ResourceRow[]; total: number }>
+  ofClass(cls: string): Promise<ResourceRef[]>
+  resmeta(id: number): Promise<Record<string, ResmetaValue>>
+  /** The largest number at `path` in any resource's data (versioning-member.ts), 0 when none. */
+  maxDataNumber(path: 'versioning.epoch'): Promise<number>
+}
+
+export interface ResourceWrite extends ResourceRead {
+  /** A broken tree invariant is an ApiError (hierarchyError/rootDeleteError): nothing above parses messages. */
+  insert(r: NewResource): Promise<number>
+  update(id: number, p: ResourcePatch): Promise<void>
+  setData(id: number, data: ClassData): Promise<void>
+  delete(ids: readonly number[]): Promise<void>
+  setResmeta(id: number, items: Record<string, ResmetaValue>): Promise<void>
+  /** `count` consecutive ids no insert will take; returns the first (ingest/reserve.ts). */
+  reserveIds(count: number): Promise<number>
+}
+
+/** One entry of the change journal: who did what to which resource. */
+export interface JournalEntry { tstamp: string; userId: number; resourceId: number; action: string; payload: unknown }
+export interface JournalWrite { add(e: JournalEntry): Promise<void> }
+
+/** The answers of keyed writes (`Idempotency-Key`), committed or rolled back with the write they answer. */
+export interface RequestLogRead { past(key: string): Promise<PastRequest | undefined> }
+export interface RequestLogWrite extends RequestLogRead {
+  /** `now` in seconds; answers older than a day go. */
+  record(key: string, fingerprint: string, body: string, now: number): Promise<void>
+}

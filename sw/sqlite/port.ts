@@ -1,0 +1,52 @@
+/**
+ * @module sqlite/port
+ * The SQLite implementation of the data port (issue 22, docs/architecture.md "Data port").
+ * During the transition it runs over the very `Database` that `Services.main` exposes, so old
+ * and new code share one queue: a `unitOfWork` and a `main.write` never interleave.
+ */
+import type { Database } from '../store/database.ts'
+import type { Store } from '../store/store.ts'
+import { residencyOf } from '../store/residency.ts'
+import type { AsyncContext } from '../platform/platform.ts'
+import type { DataPort } from '../port/port.ts'
+import { SqliteTokens } from './tokens.ts'
+import { Units, type Frames } from './uow.ts'
+import { mainRead, mainWrite } from './tx.ts'
+
+export interface SqlitePortOptions {
+  /** The main database, opened and migrated. */
+  main: Database
+  /** Where its blobs live (the platform's store). */
+  store: Store
+  /** The platform's async-local storage, for the nested-unit-of-work guard. */
+  asyncContext?: <T>() => AsyncContext<T>
+}
+
+export interface SqlitePort extends DataPort {
+  readonly tokens: SqliteTokens
+}
+
+export function openSqlitePort({ main, store, asyncContext }: SqlitePortOptions): SqlitePort {
+  const units = new Units(main, asyncContext?.() as Frames | undefined)
+  return {
+    unitOfWork: (fn) => units.write(mainWrite, fn),
+    read: (fn) => units.read(mainRead, fn),
+    tokens: new SqliteTokens(main),
+    blobs: {
+      putBlob: (id, data) => store.putBlob(id, data),
+      putBlobStream: (id, chunks) => store.putBlobStream(id, chunks),
+      getBlob: (id) => store.getBlob(id),
+      deleteBlob: (id) => store.deleteBlob(id),
+      listBlobs: (prefix) => store.listBlobs(prefix),
+    },
+    catalogue: () => Promise.reject(new Error('not implemented (issue 22 WP-B): data.catalogue()')),
+    sqlite: {
+      stats: () => {
+        const { count, bytes } = residencyOf(store).stats()
+        return { wasmMemory: main.sqlite.wasm.heap8u().byteLength, layersOpen: count, layersResident: bytes }
+      },
+    },
+    ping: async () => { await main.read((db) => db.selectValue('SELECT 1')) },
+    close: () => main.close(),
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * @module sqlite/tx
+ * The `tx` of a SQLite unit of work or read: the main database's repositories over its
+ * connection, each made on first use and checked for liveness on every call. A repository
+ * not moved here yet throws `not implemented (issue 22 WP-x)` rather than answering wrongly;
+ * until then its component reaches the connection through `legacyDb(tx)`.
+ */
+import type { SqlDb } from '../store/database.ts'
+import type { MainRead, MainWrite } from '../port/port.ts'
+import { bindLegacyDb } from '../port/legacy.ts'
+import { journalWrite } from './main/journal.ts'
+import { requestsRead, requestsWrite } from './main/requests.ts'
+
+/** Which work package brings each repository that is not here yet. */
+const PENDING = {
+  resources: 'WP-A', acl: 'WP-A', principals: 'WP-B', sessions: 'WP-B', loginLimits: 'WP-B', uploads: 'WP-B', files: 'WP-B',
+} as const
+
+/** `repo` with every method refusing calls once its unit of work has ended. */
+function guarded<R extends object>(repo: R, live: () => void): R {
+  const out = {} as Record<string, unknown>
+  for (const [k, v] of Object.entries(repo)) {
+    out[k] = typeof v === 'function' ? (...args: unknown[]) => { live(); return (v as (...a: unknown[]) => unknown)(...args) } : v
+  }
+  return out as R
+}
+
+function assemble<Tx extends object>(db: SqlDb, live: () => void, made: Record<string, (db: SqlDb) => object>, extra: object): Tx {
+  const tx = { ...extra } as Record<string, unknown>
+  for (const [key, wp] of Object.entries(PENDING)) {
+    Object.defineProperty(tx, key, { enumerable: true, get() { throw new Error(`not implemented (issue 22 ${wp}): tx.${key}`) } })
+  }
+  for (const [key, make] of Object.entries(made)) {
+    let repo: object | undefined
+    Object.defineProperty(tx, key, { enumerable: true, get() { live(); return repo ??= guarded(make(db), live) } })
+  }
+  bindLegacyDb(tx, db, live)
+  return tx as Tx
+}
+
+export function mainWrite(db: SqlDb, live: () => void): MainWrite {
+  return assemble<MainWrite>(db, live, { requests: requestsWrite, journal: journalWrite }, {
+    // BEGIN IMMEDIATE already serializes every unit of work on the main database.
+    lock: async () => { live() },
+  })
+}
+
+/** Read members only: a write outside a transaction would be neither atomic nor saved. */
+export function mainRead(db: SqlDb, live: () => void): MainRead {
+  return assemble<MainRead>(db, live, { requests: requestsRead }, {})
+}
