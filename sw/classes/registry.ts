@@ -46,9 +46,9 @@ const ALIASES: Record<string, string> = {
 export class ClassRegistry implements ClassLookup, FeatureLayers, StoredFiles, SyncLookup, ResourceRefs {
   readonly #classes: ResourceClass[]
   readonly #byId: Map<string, ResourceClass>
-  /** Resource id → its ref (`null`: no such resource), as read at `#refsVersion` of the main database. */
+  /** Resource id → its ref (`null`: no such resource), as read at the main data's change token `#refsToken`. */
   #refs = new Map<number, ResourceRef | null>()
-  #refsVersion = -1
+  #refsToken = ''
 
   readonly env: ClassEnv
 
@@ -121,22 +121,23 @@ export class ClassRegistry implements ClassLookup, FeatureLayers, StoredFiles, S
 
   /**
    * The refs of `ids`, position for position. What is not cached is read in one query; the
-   * cache holds while the main database's version has not moved (any commit, a reopen), and
+   * cache holds while the main data's change token has not moved (any commit, a reopen), and
    * what a read brings is kept only if no write landed while it was queued.
    */
   async refs(ids: readonly number[]): Promise<Array<ResourceRef | undefined>> {
-    const { main } = this.env
-    if (this.#refsVersion !== main.version) {
+    const { main, data } = this.env
+    const token = () => data.tokens.current('main')
+    if (this.#refsToken !== token()) {
       this.#refs.clear()
-      this.#refsVersion = main.version
+      this.#refsToken = token()
     }
     const known = this.#refs
     const missing = [...new Set(ids.filter((id) => !known.has(id)))]
     if (!missing.length) return ids.map((id) => known.get(id) ?? undefined)
-    const version = main.version
+    const before = token()
     const read = new Map<number, ResourceRef | null>(missing.map((id) => [id, null]))
     for (const r of await main.read((db) => readRefs(db, missing))) read.set(r.id, r)
-    if (main.version === version) {
+    if (token() === before) {
       // Bounded: ids asked for between two writes, of which a session asks few.
       if (known.size + read.size > 10_000) known.clear()
       for (const [id, r] of read) known.set(id, r)
