@@ -39,6 +39,7 @@ export interface NewPrincipal {
 }
 export type PrincipalPatch = Partial<Omit<NewPrincipal, 'cls' | 'system' | 'id'>>
 
+/** Keynames compare case-insensitively everywhere (a login, `idOf`, `taken`), and are unique so. */
 export interface PrincipalRead {
   user(id: number): Promise<Principal | undefined>
   byLogin(login: string): Promise<PrincipalLogin | undefined>
@@ -61,6 +62,7 @@ export interface PrincipalRead {
 export interface PrincipalWrite extends PrincipalRead {
   insert(p: NewPrincipal): Promise<number>
   update(id: number, p: PrincipalPatch): Promise<void>
+  /** Its memberships and sessions go with it. */
   delete(id: number): Promise<void>
   /** A user's groups (`cls` 'U') or a group's members ('G'), replaced whole. */
   setLinks(cls: 'U' | 'G', id: number, links: readonly number[]): Promise<void>
