@@ -169,6 +169,11 @@ export const permissionCases: ApiCase[] = [
         await api.request('PUT', `/api/component/auth/user/${guest}`, { body: { language: null } })
       }
       expect(await guestLanguage()).toBe(null)
+      // Another user's permissions: an unknown user is the original's UserNotFound, a group no user either.
+      for (const id of [999_999_999, admins]) {
+        expectError(expect, await api.request('GET', `/api/resource/0/permission?user=${id}`), 404, 'nextgisweb.auth.exception.UserNotFound')
+      }
+      expect((await api.request('GET', `/api/resource/0/permission?user=${u.id}`)).status).toBe(200)
     },
   },
   {
