@@ -45,7 +45,8 @@ async function createDemoFeatures(services: Services, ids: DemoLayers): Promise<
 
 async function createDemo(services: Services): Promise<DemoLayers> {
   const { data, classes, platform } = services
-  return writeTree(data, (db) => ({ db, user: getUser(db, 4)!, now: platform.now(), classes }), (ctx) => {
+  const admin = (await getUser(data, 4))!
+  return writeTree(data, (db) => ({ db, user: admin, now: platform.now(), classes }), (ctx) => {
     const group = createResource(ctx, { resource: { cls: 'resource_group', parent: { id: 0 }, display_name: 'Demo project',
       description: 'Sample data created on first start. Change it or delete it freely.' } }).id
     const kinds = createResource(ctx, { resource: { cls: 'lookup_table', parent: { id: group }, display_name: 'Observation kinds' },

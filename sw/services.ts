@@ -41,14 +41,14 @@ export interface Services {
 
 export async function openServices(platform: Platform): Promise<Services> {
   const main = await Database.open(await platform.sqlite(), platform.store, 'main', migrateMain)
-  const adminCreated = await provisionUsers(main, platform.admin)
+  const data = openSqlitePort({ main, store: platform.store, asyncContext: platform.asyncContext })
+  const adminCreated = await provisionUsers(data, platform.admin)
   await provisionRoot(main, platform.now())
   // Files an interrupted create or delete left behind go now, without delaying the start.
-  const data = openSqlitePort({ main, store: platform.store, asyncContext: platform.asyncContext })
   void sweepFiles({ platform, main }).catch((err) => platform.log('Sweeping stored files failed', err))
   return {
     platform, main, data, adminCreated,
-    auth: new Authenticator(main, () => platform.now().getTime()),
+    auth: new Authenticator(data, () => platform.now().getTime()),
     acl: new AclEvaluator(),
     classes: new ClassRegistry({ platform, main, data }),
     catalogue: sharedStart(async () => {

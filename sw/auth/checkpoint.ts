@@ -13,7 +13,8 @@ import type { AclEvaluator } from './acl.ts'
 import type { Principal } from './types.ts'
 import type { Database } from '../store/database.ts'
 
-type Vars = Omit<AuthVariables, 'services'> & { services: AuthVariables['services'] & { acl: AclEvaluator } }
+// `main` until the evaluator moves onto `AclRead` (issue 22 WP-A); the auth services have only `data`.
+type Vars = Omit<AuthVariables, 'services'> & { services: AuthVariables['services'] & { acl: AclEvaluator; main: Database } }
 
 /** The resource ids a request names where its route says they come from (`path` or `query`). */
 function idsOf(c: RequestContext<Vars>, from: 'path' | 'query'): number[] {

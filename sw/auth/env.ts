@@ -1,16 +1,15 @@
-// port: legacy-sql (issue 22)
 /**
  * @module auth/env
  * The auth component's context: what its middleware and routes read per request, and the
  * services they use. Other components read `user` through their own contexts.
  */
 import type { ApiError } from '../core/error.ts'
-import type { Database } from '../store/database.ts'
+import type { DataPort } from '../port/port.ts'
 import type { Authenticator } from './service.ts'
 import type { Principal } from './types.ts'
 
 export interface AuthServices {
-  main: Database
+  data: DataPort
   auth: Authenticator
   platform: { now(): Date }
 }

@@ -69,14 +69,14 @@ function sameOrigin(c: RequestContext<AuthVariables>): boolean {
 }
 
 export async function authenticate(c: MiddlewareContext<AuthVariables>): Promise<void> {
-  const { main, auth, platform } = c.get('services')
+  const { data, auth, platform } = c.get('services')
   c.set('authMedium', null)
   c.set('authError', undefined)
   const sid = sessionIdOf(c)
   const key = sid ? sessionKey(sid) : undefined
   c.set('sessionKey', key)
   if (key) {
-    const user = await main.read((db) => sessionUser(db, key, platform.now()))
+    const user = await sessionUser(data, key, platform.now())
     // The cookie rides along with requests other sites make: their writes do not get it
     // (refused, unless they carry Basic credentials of their own).
     const forged = !!user && !SAFE_METHODS.has(c.req.method) && !sameOrigin(c)

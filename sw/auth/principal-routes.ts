@@ -14,7 +14,7 @@ import { expectKind, queryBool } from '../core/validate.ts'
 import { oldPasswordWrong, userNotFound } from './errors.ts'
 import { hashPassword } from './password.ts'
 import {
-  deletePrincipal, groupJson, isAdminPrincipal, listPrincipals, principalInput, principalRow, savePrincipal, userJson, type Cls,
+  deletePrincipal, groupJson, isAdminPrincipal, principalInput, savePrincipal, userJson, type Cls,
 } from './principals.ts'
 import type { Principal } from './types.ts'
 
@@ -59,17 +59,21 @@ function mountKind(routes: Routes<AuthVariables>, cls: Cls, kind: 'user' | 'grou
   routes.add(`auth.${kind}.collection`, `/api/component/auth/${kind}/`, ['GET', 'POST'],
     { GET: PUBLIC('the brief list needs nothing (a guest sees system principals); the full one an administrator'), POST: ADMINISTRATOR },
     async (c) => {
-      const { main } = c.get('services')
+      const { data } = c.get('services')
       const me = c.get('user')
       if (c.req.method === 'POST') {
         const body = await readJsonObject(c.req.raw, LOGIN_BODY_LIMIT)
         const input = principalInput(cls, body)
         if (cls === 'U') input.passwordHash = await passwordHashOf(body.password, false)
-        return json({ id: (await main.write((db) => savePrincipal(db, cls, undefined, input))).id }, 201)
+        return json({ id: (await data.unitOfWork((tx) => savePrincipal(tx, cls, undefined, input))).id }, 201)
       }
       const brief = queryBool(new URL(c.req.url).searchParams, 'brief', false)
       if (!brief && !me.isAdmin) throw refused()
-      return json(await main.read((db) => listPrincipals(db, cls, me.isGuest).map((r) => jsonOf(cls)(db, r, brief))))
+      return json(await data.read(async (tx) => {
+        const out = []
+        for (const r of await tx.principals.list(cls, me.isGuest)) out.push(await jsonOf(cls)(tx, r, brief))
+        return out
+      }))
     })
 
   routes.add(`auth.${kind}.item`, `/api/component/auth/${kind}/{id}`, ['GET', 'PUT', 'DELETE'],
@@ -78,16 +82,16 @@ function mountKind(routes: Routes<AuthVariables>, cls: Cls, kind: 'user' | 'grou
     async (c) => {
       const id = Number(c.req.param('id'))
       const me = c.get('user')
-      const { main, auth } = c.get('services')
-      const row = await main.read((db) => principalRow(db, id, cls))
+      const { data, auth } = c.get('services')
+      const row = await data.read((tx) => tx.principals.row(id, cls))
       if (!row) throw notFound(id)
       if (c.req.method === 'GET') {
         const brief = queryBool(new URL(c.req.url).searchParams, 'brief', false)
         if (!brief && !me.isAdmin && me.id !== id) throw refused()
-        return json(await main.read((db) => jsonOf(cls)(db, row, brief)))
+        return json(await data.read((tx) => jsonOf(cls)(tx, row, brief)))
       }
       if (c.req.method === 'DELETE') {
-        await main.write((db) => deletePrincipal(db, cls, id))
+        await data.unitOfWork((tx) => deletePrincipal(tx, cls, id))
         return json({})
       }
       if (!me.isAdmin && me.id !== id) throw refused()
@@ -105,10 +109,10 @@ function mountKind(routes: Routes<AuthVariables>, cls: Cls, kind: 'user' | 'grou
           input.passwordHash = await passwordHashOf(body.password, row.password_hash !== null)
         }
       }
-      await main.write((db) => {
+      await data.unitOfWork(async (tx) => {
         // Changes to a system principal or an administrator need an administrator (§5.2).
-        if (!me.isAdmin && (row.system || isAdminPrincipal(db, id))) throw refused()
-        savePrincipal(db, cls, id, input)
+        if (!me.isAdmin && (row.system || await isAdminPrincipal(tx, id))) throw refused()
+        await savePrincipal(tx, cls, id, input)
       })
       auth.forget(id)
       return json({ id })

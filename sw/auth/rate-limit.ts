@@ -6,7 +6,7 @@
  * (1 s, 2 s, 4 s … up to 15 minutes). While a key is locked every attempt is refused with
  * 429, a correct password included, and is not even checked. A success clears the key; a key
  * left alone for an hour is forgotten. The state is kept in the main database too
- * (auth/limit-store.ts): a restart does not start the count again.
+ * (`tx.loginLimits`, sw/sqlite/main/login-limits.ts): a restart does not start the count again.
  */
 
 export interface LimitPolicy {

@@ -32,9 +32,14 @@ export interface PrincipalLogin { principal: Principal; passwordHash: string | n
 export interface NewPrincipal {
   cls: 'U' | 'G'; keyname: string; displayName: string; description: string | null
   system?: boolean; disabled?: boolean; passwordHash?: string | null; language?: string | null
+  /** The browser host's first-run password, still to be replaced. */
+  mustChangePassword?: boolean
+  /** Only the system principals of a fresh database have fixed ids; others get the next one. */
+  id?: number
 }
-export type PrincipalPatch = Partial<Omit<NewPrincipal, 'cls' | 'system'>>
+export type PrincipalPatch = Partial<Omit<NewPrincipal, 'cls' | 'system' | 'id'>>
 
+/** Keynames compare case-insensitively everywhere (a login, `idOf`, `taken`), and are unique so. */
 export interface PrincipalRead {
   user(id: number): Promise<Principal | undefined>
   byLogin(login: string): Promise<PrincipalLogin | undefined>
@@ -43,15 +48,21 @@ export interface PrincipalRead {
   groupsOf(userId: number): Promise<number[]>
   membersOf(groupId: number): Promise<number[]>
   idOf(keyname: string): Promise<number | undefined>
-  /** Keynames compare case-insensitively. */
+  /**
+   * Whether `keyname` (of any class) or `displayName` (within `cls`) is used by a principal
+   * other than `exceptId`; both compare case-insensitively.
+   */
   taken(q: { keyname?: string; cls?: 'U' | 'G'; displayName?: string; exceptId?: number }): Promise<boolean>
+  /** Enabled members of `administrators` (§5.2: there is always one). */
   enabledAdministrators(): Promise<number>
+  /** Whether the user owns a resource (such a user cannot be deleted); reads the resource table. */
   ownsResources(userId: number): Promise<boolean>
   count(): Promise<number>
 }
 export interface PrincipalWrite extends PrincipalRead {
   insert(p: NewPrincipal): Promise<number>
   update(id: number, p: PrincipalPatch): Promise<void>
+  /** Its memberships and sessions go with it. */
   delete(id: number): Promise<void>
   /** A user's groups (`cls` 'U') or a group's members ('G'), replaced whole. */
   setLinks(cls: 'U' | 'G', id: number, links: readonly number[]): Promise<void>

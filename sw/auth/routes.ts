@@ -51,18 +51,18 @@ function cookie(value: string, maxAge: number): Record<string, string> {
 export function mountAuth(routes: Routes<AuthVariables>): void {
   routes.add('auth.login_cookies', '/api/component/auth/login', 'POST', PUBLIC('signing in'), async (c) => {
     const { login, password } = await readCredentials(c)
-    const { auth, main, platform } = c.get('services')
+    const { auth, data, platform } = c.get('services')
     const user = await auth.check(login, password, c.get('peer'))
     if (!user) throw invalidCredentials()
     if (user.disabled) throw userDisabled()
-    const sid = await createSession(main, user.id, platform.now())
+    const sid = await createSession(data, user.id, platform.now())
     return json({ ...userBrief(user), password_change_required: user.mustChangePassword }, 200,
       cookie(sid, SESSION_MAX_AGE_S))
   })
 
   routes.add('auth.logout_cookies', '/api/component/auth/logout', 'POST', PUBLIC('signing out'), async (c) => {
     const key = c.get('sessionKey')
-    if (key) await deleteSession(c.get('services').main, key)
+    if (key) await deleteSession(c.get('services').data, key)
     return json({}, 200, cookie('', 0))
   })
 

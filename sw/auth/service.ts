@@ -1,4 +1,3 @@
-// port: legacy-sql (issue 22)
 /**
  * @module auth/service
  * Users, passwords and sessions. Verified Basic credentials are remembered by their SHA-256
@@ -6,12 +5,11 @@
  * down per login name and client address (auth/rate-limit.ts). Sessions are stored by the
  * SHA-256 of their id: a copy of the database does not hand out live sessions.
  */
-import type { Database, SqlDb } from '../store/database.ts'
 import type { AdminProvision } from '../platform/platform.ts'
+import type { DataPort } from '../port/port.ts'
 import { GUEST_ID, type Principal } from './types.ts'
 import { hashPassword, sha256Hex, verifyNothing, verifyPassword } from './password.ts'
 import { RateLimiter, type LimitPolicy } from './rate-limit.ts'
-import { loadLimits, saveLimits } from './limit-store.ts'
 import { tooManyAttempts } from './errors.ts'
 
 /**
@@ -27,60 +25,41 @@ const ACROSS_LIMIT: LimitPolicy = { free: 20, maxMs: 60_000 }
 /** Sessions last 7 days, as the original's `session.cookie.max_age`. */
 export const SESSION_MAX_AGE_S = 7 * 24 * 3600
 
-interface PrincipalRow {
-  id: number; keyname: string; display_name: string; is_admin: number; disabled: number
-  password_hash: string | null; must_change_password: number; language: string | null
-}
-
-/** Membership of `administrators` (reference §5.1), as the `is_admin` of a user's row. */
-const IS_ADMIN = `EXISTS (SELECT 1 FROM principal_member m JOIN principal g ON g.id = m.group_id
-  WHERE m.user_id = p.id AND g.keyname = 'administrators') AS is_admin`
-const COLUMNS = `p.id, p.keyname, p.display_name, ${IS_ADMIN}, p.disabled, p.password_hash, p.must_change_password, p.language`
-
-function toPrincipal(r: PrincipalRow): Principal {
-  return { id: r.id, keyname: r.keyname, displayName: r.display_name, isAdmin: !!r.is_admin,
-    isGuest: r.id === GUEST_ID, disabled: !!r.disabled, mustChangePassword: !!r.must_change_password, language: r.language }
-}
-
-export function getUser(db: SqlDb, id: number): Principal | undefined {
-  const row = db.selectObject(`SELECT ${COLUMNS} FROM principal p WHERE id = ? AND cls = 'U'`, [id]) as PrincipalRow | undefined
-  return row && toPrincipal(row)
-}
-
-export function guest(db: SqlDb): Principal {
-  return getUser(db, GUEST_ID)!
-}
+/** The user `id`, or `undefined` (a group's id, or none). */
+export const getUser = (data: DataPort, id: number): Promise<Principal | undefined> => data.read((tx) => tx.principals.user(id))
 
 /**
  * Creates the system principals and the administrator on a fresh database; on every start
  * applies `admin.password` again when the host forces it. Returns whether the administrator
  * was created now.
  */
-export async function provisionUsers(main: Database, admin: AdminProvision & { force?: boolean }): Promise<boolean> {
-  const exists = await main.read((db) => db.selectValue(`SELECT count(*) FROM principal`) as number > 0)
+export async function provisionUsers(data: DataPort, admin: AdminProvision & { force?: boolean }): Promise<boolean> {
+  const exists = await data.read(async (tx) => await tx.principals.count() > 0)
   if (exists && !admin.force) return false
   const hash = await hashPassword(admin.password)
-  await main.write((db) => {
-    if (!exists) {
-      const ins = `INSERT INTO principal (id, cls, keyname, display_name, system, is_admin, password_hash, must_change_password) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
-      db.exec({ sql: ins, bind: [GUEST_ID, 'U', 'guest', 'Guest', 1, 0, null, 0] })
-      db.exec({ sql: ins, bind: [2, 'U', 'everyone', 'Everyone', 1, 0, null, 0] })
-      db.exec({ sql: ins, bind: [3, 'U', 'authenticated', 'Authenticated', 1, 0, null, 0] })
-      db.exec({ sql: ins, bind: [4, 'U', 'administrator', 'Administrator', 0, 1, hash, admin.mustChange ? 1 : 0] })
-      db.exec({ sql: ins, bind: [5, 'G', 'administrators', 'Administrators', 1, 1, null, 0] })
-      db.exec({ sql: ins, bind: [6, 'U', 'owner', 'Owner', 1, 0, null, 0] })
-      db.exec({ sql: `INSERT INTO principal_member (group_id, user_id) VALUES (5, 4)` })
-    } else {
-      db.exec({ sql: `UPDATE principal SET password_hash = ?, must_change_password = 0 WHERE keyname = 'administrator'`, bind: [hash] })
+  await data.unitOfWork(async ({ principals }) => {
+    if (exists) {
+      const id = await principals.idOf('administrator')
+      if (id !== undefined) await principals.update(id, { passwordHash: hash, mustChangePassword: false })
+      return
     }
+    const system = { system: true, description: null }
+    await principals.insert({ id: GUEST_ID, cls: 'U', keyname: 'guest', displayName: 'Guest', ...system })
+    await principals.insert({ id: 2, cls: 'U', keyname: 'everyone', displayName: 'Everyone', ...system })
+    await principals.insert({ id: 3, cls: 'U', keyname: 'authenticated', displayName: 'Authenticated', ...system })
+    await principals.insert({ id: 4, cls: 'U', keyname: 'administrator', displayName: 'Administrator', description: null,
+      passwordHash: hash, mustChangePassword: admin.mustChange })
+    await principals.insert({ id: 5, cls: 'G', keyname: 'administrators', displayName: 'Administrators', ...system })
+    await principals.insert({ id: 6, cls: 'U', keyname: 'owner', displayName: 'Owner', ...system })
+    await principals.setLinks('G', 5, [4])
   })
   return !exists
 }
 
-/** A user as read at one version of the main database: valid while that version lasts. */
+/** A user as read at one change token of the main data: valid while that token lasts. */
 interface Cached {
   user: Principal
-  version: number
+  token: string
 }
 
 export class Authenticator {
@@ -90,14 +69,14 @@ export class Authenticator {
   #limiter: RateLimiter
   #restored: Promise<void> | undefined
 
-  constructor(private main: Database, private now: () => number = Date.now) {
+  constructor(private data: DataPort, private now: () => number = Date.now) {
     this.#limiter = new RateLimiter(now)
   }
 
-  /** The guest user, read again only after the main database changed. */
+  /** The guest user, read again only after the main data changed. */
   async guest(): Promise<Principal> {
-    const version = this.main.version
-    if (this.#guest?.version !== version) this.#guest = { user: await this.main.read(guest), version }
+    const token = this.data.tokens.current('main')
+    if (this.#guest?.token !== token) this.#guest = { user: (await getUser(this.data, GUEST_ID))!, token }
     return this.#guest.user
   }
 
@@ -112,7 +91,7 @@ export class Authenticator {
     const keys: Array<[string, LimitPolicy]> = [[loginKey, LOGIN_LIMIT]]
     if (peer) keys.push([`peer:${peer}`, PEER_LIMIT], [acrossKey, ACROSS_LIMIT])
     // What an earlier instance (a stopped worker, a restarted host) counted still counts.
-    await (this.#restored ??= this.main.read((db) => loadLimits(db, this.now())).then((saved) => this.#limiter.restore(saved)))
+    await (this.#restored ??= this.data.read((tx) => tx.loginLimits.load(this.now())).then((saved) => this.#limiter.restore(saved)))
     // The count across addresses stops only an address with failures of its own on this login.
     const ownFailures = this.#limiter.entries([loginKey])[0]![1] !== undefined
     const wait = this.#limiter.retryAfter(keys.map(([k]) => k).filter((k) => k !== acrossKey || ownFailures))
@@ -131,21 +110,20 @@ export class Authenticator {
   /** Saves the limiter's state of `keys`; if the store refuses (full), the limit still holds in memory. */
   async #save(keys: string[]): Promise<void> {
     const entries = this.#limiter.entries(keys)
-    await this.main.write((db) => saveLimits(db, entries, this.now())).catch(() => undefined)
+    await this.data.unitOfWork((tx) => tx.loginLimits.save(entries, this.now())).catch(() => undefined)
   }
 
   async #verify(login: string, password: string): Promise<Principal | undefined> {
     const key = sha256Hex(`${login.toLowerCase()}\u0000${password}`)
     const hit = this.#verified.get(key)
-    if (hit?.version === this.main.version) return hit.user
-    const version = this.main.version
-    const row = await this.main.read((db) =>
-      db.selectObject(`SELECT ${COLUMNS} FROM principal p WHERE keyname = ? AND cls = 'U' AND system = 0`, [login]) as PrincipalRow | undefined)
+    const token = this.data.tokens.current('main')
+    if (hit?.token === token) return hit.user
+    const found = await this.data.read((tx) => tx.principals.byLogin(login))
     // An unknown name costs the same PBKDF2 work as a known one: timing tells nothing.
-    if (!row) return verifyNothing(password).then(() => undefined)
-    if (hit?.user.id !== row.id && !(await verifyPassword(password, row.password_hash))) return undefined
-    const user = toPrincipal(row)
-    this.#verified.set(key, { user, version })
+    if (!found) return verifyNothing(password).then(() => undefined)
+    const user = found.principal
+    if (hit?.user.id !== user.id && !(await verifyPassword(password, found.passwordHash))) return undefined
+    this.#verified.set(key, { user, token })
     return user
   }
 
@@ -160,9 +138,9 @@ export class Authenticator {
    */
   async setPassword(userId: number, password: string, keepSession?: string): Promise<void> {
     const hash = await hashPassword(password)
-    await this.main.write((db) => {
-      db.exec({ sql: `UPDATE principal SET password_hash = ?, must_change_password = 0 WHERE id = ?`, bind: [hash, userId] })
-      db.exec({ sql: `DELETE FROM session WHERE user_id = ? AND id IS NOT ?`, bind: [userId, keepSession ?? null] })
+    await this.data.unitOfWork(async (tx) => {
+      await tx.principals.update(userId, { passwordHash: hash, mustChangePassword: false })
+      await tx.sessions.endAll(userId, keepSession)
     })
     this.forget(userId)
   }
@@ -172,25 +150,18 @@ export class Authenticator {
 export const sessionKey = (sid: string) => sha256Hex(sid)
 
 /** Starts a session; returns its id, which only the cookie carries. */
-export async function createSession(main: Database, userId: number, now: Date): Promise<string> {
+export async function createSession(data: DataPort, userId: number, now: Date): Promise<string> {
   const id = Array.from(crypto.getRandomValues(new Uint8Array(24)), (b) => b.toString(16).padStart(2, '0')).join('')
   const key = sessionKey(id)
   const expires = new Date(now.getTime() + SESSION_MAX_AGE_S * 1000)
-  await main.write((db) => {
-    db.exec({ sql: `DELETE FROM session WHERE expires < ?`, bind: [now.toISOString()] })
-    db.exec({ sql: `INSERT INTO session (id, user_id, created, expires) VALUES (?, ?, ?, ?)`,
-      bind: [key, userId, now.toISOString(), expires.toISOString()] })
-  })
+  await data.unitOfWork((tx) => tx.sessions.create(key, userId, now, expires))
   return id
 }
 
 /** The user of the live session stored under `key`, or `undefined`. */
-export function sessionUser(db: SqlDb, key: string, now: Date): Principal | undefined {
-  const row = db.selectObject(`SELECT ${COLUMNS} FROM session s JOIN principal p ON p.id = s.user_id
-      WHERE s.id = ? AND s.expires > ?`, [key, now.toISOString()]) as PrincipalRow | undefined
-  return row && !row.disabled ? toPrincipal(row) : undefined
-}
+export const sessionUser = (data: DataPort, key: string, now: Date): Promise<Principal | undefined> =>
+  data.read((tx) => tx.sessions.user(key, now))
 
-export async function deleteSession(main: Database, key: string): Promise<void> {
-  await main.write((db) => { db.exec({ sql: `DELETE FROM session WHERE id = ?`, bind: [key] }) })
+export async function deleteSession(data: DataPort, key: string): Promise<void> {
+  await data.unitOfWork((tx) => tx.sessions.delete(key))
 }

@@ -5,11 +5,14 @@
  */
 import type { Principal } from '../auth/types.ts'
 import type { Platform } from '../platform/platform.ts'
+import type { DataPort } from '../port/port.ts'
 import type { UploadServices } from '../upload/types.ts'
 import type { FeatureLayers } from './types.ts'
 
 export interface FeatureServices extends UploadServices {
   platform: Platform
+  /** The main data (a version's author, read through the auth component's service). */
+  data: DataPort
   classes: FeatureLayers
 }
 

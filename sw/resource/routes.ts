@@ -220,12 +220,14 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
     // Another user's permissions are shown to who may change this resource's rules (§5.7).
     const id = idOf(c)
     const other = queryInt(new URL(c.req.url).searchParams, 'user', { min: 0 })
+    // Read ahead (no nested read); refused below in the original's order: 404, 403, then the unknown user.
+    const otherUser = other !== undefined && other !== c.get('user').id ? await getUser(c.get('services').data, other) : undefined
     return json(await read(c, (ctx) => {
       const row = rowOf(ctx, id)
       let user = ctx.user
       if (other !== undefined && other !== user.id) {
         requirePermission(ctx, id, 'resource', 'change_permissions')
-        user = getUser(ctx.db, other) ?? (() => { throw userNotFound(other) })()
+        user = otherUser ?? (() => { throw userNotFound(other) })()
       }
       return ctx.acl!.effective(ctx.db, user, id, ctx.classes.get(row.cls).scopes)
     }))

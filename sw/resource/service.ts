@@ -79,11 +79,6 @@ export function maxDataNumber(db: SqlDb, path: 'versioning.epoch'): number {
   return Number(db.selectValue(`SELECT coalesce(max(json_extract(data, ?)), 0) FROM resource`, [`$.${path}`]))
 }
 
-/** Whether user `userId` owns any resource. */
-export function ownsResources(db: SqlDb, userId: number): boolean {
-  return db.selectValue(`SELECT 1 FROM resource WHERE owner_user_id = ? LIMIT 1`, [userId]) !== undefined
-}
-
 /** Resource `id`'s row, or `undefined` when there is none. */
 export function getRow(db: SqlDb, id: number): ResourceRow | undefined {
   return db.selectObject(`SELECT ${ROW_COLUMNS} FROM resource WHERE id = ?`, [id]) as ResourceRow | undefined

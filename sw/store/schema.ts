@@ -103,7 +103,7 @@ const MIGRATIONS: string[] = [
   // 5: sessions are stored by the SHA-256 of their id (auth/service.ts); sessions stored by
   // the plain id are dropped (their users log in again).
   `DELETE FROM session;`,
-  // 6: the login limiter's state (auth/limit-store.ts), so a restart (a stopped worker, above
+  // 6: the login limiter's state (now sqlite/main/login-limits.ts), so a restart (a stopped worker, above
   // all) does not give a password guesser fresh free attempts.
   `CREATE TABLE login_limit (
      key TEXT PRIMARY KEY,

@@ -22,7 +22,7 @@ const CHILDREN = 10_000
 const PASSWORD = 'bench-password'
 
 const app = createApp(nodePlatform({ admin: { password: PASSWORD, mustChange: false }, log: () => {} }))
-const { main, acl } = await app.services()
+const { main, data, acl } = await app.services()
 
 // A user in one group, and 1,000 rules on the chain: most name other principals (as on a shared
 // server), a few this user's group; the last level allows the user data.read.
@@ -49,7 +49,7 @@ await main.write((db) => {
   }
 })
 const leaf = chain.at(-1)!
-const user = (await main.read((db) => getUser(db, userId)))!
+const user = (await getUser(data, userId))!
 const rulesOnChain = DEPTH * RULES_PER_LEVEL
 
 // Warm: the database did not change since the last check (the common case: reads).

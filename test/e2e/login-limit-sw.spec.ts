@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test'
 import { gotoControlled } from './helpers.ts'
 
 // The service worker is stopped after half a minute without requests; the login limiter's
-// count must survive that (auth/limit-store.ts), or every restart would give fresh attempts.
+// count must survive that (tx.loginLimits, sw/sqlite/main/login-limits.ts), or every restart would give fresh attempts.
 
 test('a locked login stays locked after the service worker is stopped and started again', async ({ page, context }) => {
   test.setTimeout(60_000)

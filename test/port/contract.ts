@@ -14,6 +14,7 @@ import type { DataPort, MainWrite } from '../../sw/port/port.ts'
 import type { JournalEntry } from '../../sw/resource/repository.ts'
 import { ApiError, validationError } from '../../sw/core/error.ts'
 import { blobContract, pattern } from '../unit/store-contract.ts'
+import { authCases } from './auth-contract.ts'
 
 export interface PortUnderTest<P extends DataPort = DataPort> {
   /** A new port over empty storage. */
@@ -148,6 +149,8 @@ export function portContract<P extends DataPort>(name: string, sut: PortUnderTes
           expect(await sut.journal!(p)).toEqual([ENTRY, { ...ENTRY, action: 'resource.update', payload: null }])
         })
       })
+
+      authCases(mode, fresh)
     }
 
     describe('tokens', () => {

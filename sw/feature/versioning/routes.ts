@@ -163,7 +163,7 @@ export function mountVersioning(routes: Routes<FeatureVariables>): void {
       return h.versionRecord(checkVersion(state, vid))
     })
     const user = v!.userId === null ? undefined
-      : await c.get('services').main.read((db) => getUser(db, v!.userId!))
+      : await getUser(c.get('services').data, v!.userId!)
     return json({ id: v!.id, tstamp: v!.tstamp,
       user: user ? { id: user.id, keyname: user.keyname, display_name: user.displayName } : null })
   })

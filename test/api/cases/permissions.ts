@@ -146,6 +146,37 @@ export const permissionCases: ApiCase[] = [
     },
   },
   {
+    name: 'who a signed-in user is follows the data at once: joining administrators through the group, the guest\'s language (auth caches follow the change token)',
+    async run(api, expect) {
+      const u = await createUser(api, expect)
+      const full = async () => (await api.request('GET', '/api/component/auth/user/', { auth: u.auth })).status
+      expect(await full()).toBe(403)
+      // Membership changed from the group's side: nothing names the user, yet the next request is an administrator's.
+      const admins = await principalId(api, 'administrators')
+      const before = (await api.request('GET', `/api/component/auth/group/${admins}`)).body.members as number[]
+      expect((await api.request('PUT', `/api/component/auth/group/${admins}`, { body: { members: [...before, u.id] } })).status).toBe(200)
+      expect(await full()).toBe(200)
+      expect((await api.request('PUT', `/api/component/auth/group/${admins}`, { body: { members: before } })).status).toBe(200)
+      expect(await full()).toBe(403)
+      // The guest, as every anonymous request sees it.
+      const guest = await principalId(api, 'guest')
+      const guestLanguage = async () => (await api.request('GET', '/api/component/auth/current_user', { auth: 'guest' })).body.language
+      expect(await guestLanguage()).toBe(null)
+      expect((await api.request('PUT', `/api/component/auth/user/${guest}`, { body: { language: 'de' } })).status).toBe(200)
+      try {
+        expect(await guestLanguage()).toBe('de')
+      } finally {
+        await api.request('PUT', `/api/component/auth/user/${guest}`, { body: { language: null } })
+      }
+      expect(await guestLanguage()).toBe(null)
+      // Another user's permissions: an unknown user is the original's UserNotFound, a group no user either.
+      for (const id of [999_999_999, admins]) {
+        expectError(expect, await api.request('GET', `/api/resource/0/permission?user=${id}`), 404, 'nextgisweb.auth.exception.UserNotFound')
+      }
+      expect((await api.request('GET', `/api/resource/0/permission?user=${u.id}`)).status).toBe(200)
+    },
+  },
+  {
     name: 'ACL rules: stored and read back as sent; a PUT replaces the list; unknown principal, permission or class is a 422 naming it',
     async run(api, expect) {
       const u = await createUser(api, expect)
