@@ -10,10 +10,11 @@ import type { MainRead, MainWrite } from '../port/port.ts'
 import { bindLegacyDb } from '../port/legacy.ts'
 import { journalWrite } from './main/journal.ts'
 import { requestsRead, requestsWrite } from './main/requests.ts'
+import { uploadsRead, uploadsWrite } from './main/uploads.ts'
 
 /** Which work package brings each repository that is not here yet. */
 const PENDING = {
-  resources: 'WP-A', acl: 'WP-A', principals: 'WP-B', sessions: 'WP-B', loginLimits: 'WP-B', uploads: 'WP-B', files: 'WP-B',
+  resources: 'WP-A', acl: 'WP-A', principals: 'WP-B', sessions: 'WP-B', loginLimits: 'WP-B', files: 'WP-B',
 } as const
 
 /** `repo` with every method refusing calls once its unit of work has ended. */
@@ -39,7 +40,7 @@ function assemble<Tx extends object>(db: SqlDb, live: () => void, made: Record<s
 }
 
 export function mainWrite(db: SqlDb, live: () => void): MainWrite {
-  return assemble<MainWrite>(db, live, { requests: requestsWrite, journal: journalWrite }, {
+  return assemble<MainWrite>(db, live, { requests: requestsWrite, journal: journalWrite, uploads: uploadsWrite }, {
     // BEGIN IMMEDIATE already serializes every unit of work on the main database.
     lock: async () => { live() },
   })
@@ -47,5 +48,5 @@ export function mainWrite(db: SqlDb, live: () => void): MainWrite {
 
 /** Read members only: a write outside a transaction would be neither atomic nor saved. */
 export function mainRead(db: SqlDb, live: () => void): MainRead {
-  return assemble<MainRead>(db, live, { requests: requestsRead }, {})
+  return assemble<MainRead>(db, live, { requests: requestsRead, uploads: uploadsRead }, {})
 }

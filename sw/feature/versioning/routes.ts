@@ -10,6 +10,7 @@ import { invalidParameter, parameterRequired } from '../../core/error.ts'
 import { onPath, type RequestContext, type Routes } from '../../core/routes.ts'
 import { lastValue, queryBool, queryInt } from '../../core/validate.ts'
 import { getUser } from '../../auth/service.ts'
+import { legacyDb } from '../../port/legacy.ts'
 import type { FeatureVariables } from '../env.ts'
 import { layerOf } from '../layer.ts'
 import type { HistoryRead, VersionRecord } from '../history-types.ts'
@@ -163,7 +164,7 @@ export function mountVersioning(routes: Routes<FeatureVariables>): void {
       return h.versionRecord(checkVersion(state, vid))
     })
     const user = v!.userId === null ? undefined
-      : await c.get('services').main.read((db) => getUser(db, v!.userId!))
+      : await c.get('services').data.read(async (tx) => getUser(legacyDb(tx), v!.userId!))
     return json({ id: v!.id, tstamp: v!.tstamp,
       user: user ? { id: user.id, keyname: user.keyname, display_name: user.displayName } : null })
   })
