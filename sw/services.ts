@@ -45,7 +45,7 @@ export async function openServices(platform: Platform): Promise<Services> {
   await provisionRoot(main, platform.now())
   // Files an interrupted create or delete left behind go now, without delaying the start.
   const data = openSqlitePort({ main, store: platform.store, asyncContext: platform.asyncContext })
-  void sweepFiles({ platform, main }).catch((err) => platform.log('Sweeping stored files failed', err))
+  void sweepFiles({ platform, data }).catch((err) => platform.log('Sweeping stored files failed', err))
   return {
     platform, main, data, adminCreated,
     auth: new Authenticator(main, () => platform.now().getTime()),

@@ -11,10 +11,11 @@ import { bindLegacyDb } from '../port/legacy.ts'
 import { journalWrite } from './main/journal.ts'
 import { requestsRead, requestsWrite } from './main/requests.ts'
 import { uploadsRead, uploadsWrite } from './main/uploads.ts'
+import { filesRead, filesWrite } from './main/files.ts'
 
 /** Which work package brings each repository that is not here yet. */
 const PENDING = {
-  resources: 'WP-A', acl: 'WP-A', principals: 'WP-B', sessions: 'WP-B', loginLimits: 'WP-B', files: 'WP-B',
+  resources: 'WP-A', acl: 'WP-A', principals: 'WP-B', sessions: 'WP-B', loginLimits: 'WP-B',
 } as const
 
 /** `repo` with every method refusing calls once its unit of work has ended. */
@@ -40,7 +41,7 @@ function assemble<Tx extends object>(db: SqlDb, live: () => void, made: Record<s
 }
 
 export function mainWrite(db: SqlDb, live: () => void): MainWrite {
-  return assemble<MainWrite>(db, live, { requests: requestsWrite, journal: journalWrite, uploads: uploadsWrite }, {
+  return assemble<MainWrite>(db, live, { requests: requestsWrite, journal: journalWrite, uploads: uploadsWrite, files: filesWrite }, {
     // BEGIN IMMEDIATE already serializes every unit of work on the main database.
     lock: async () => { live() },
   })
@@ -48,5 +49,5 @@ export function mainWrite(db: SqlDb, live: () => void): MainWrite {
 
 /** Read members only: a write outside a transaction would be neither atomic nor saved. */
 export function mainRead(db: SqlDb, live: () => void): MainRead {
-  return assemble<MainRead>(db, live, { requests: requestsRead, uploads: uploadsRead }, {})
+  return assemble<MainRead>(db, live, { requests: requestsRead, uploads: uploadsRead, files: filesRead }, {})
 }
