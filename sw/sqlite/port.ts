@@ -31,6 +31,7 @@ export interface SqlitePort extends DataPort {
 export function openSqlitePort({ main, store, asyncContext }: SqlitePortOptions): SqlitePort {
   const units = new Units(main, asyncContext?.() as Frames | undefined)
   const tokens = new SqliteTokens(main)
+  let catalogue: Database | undefined
   return {
     unitOfWork: (fn) => units.write(mainWrite, fn),
     read: (fn) => units.read(mainRead, fn),
@@ -43,7 +44,10 @@ export function openSqlitePort({ main, store, asyncContext }: SqlitePortOptions)
       listBlobs: (prefix) => store.listBlobs(prefix),
     },
     // Opened on first use (a failed open is tried again); its token moves from 'closed' now.
-    catalogue: sharedStart(() => openSqliteCatalogue(main.sqlite, store, (db) => tokens.track('catalogue', db))),
+    catalogue: sharedStart(() => openSqliteCatalogue(main.sqlite, store, (db) => {
+      catalogue = db
+      tokens.track('catalogue', db)
+    })),
     sqlite: {
       stats: () => {
         const { count, bytes } = residencyOf(store).stats()
@@ -51,6 +55,9 @@ export function openSqlitePort({ main, store, asyncContext }: SqlitePortOptions)
       },
     },
     ping: async () => { await main.read((db) => db.selectValue('SELECT 1')) },
-    close: () => main.close(),
+    close: async () => {
+      await catalogue?.close()
+      await main.close()
+    },
   }
 }
