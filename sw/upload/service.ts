@@ -24,7 +24,6 @@ import { concatBytes } from '../core/bytes.ts'
 import { internalServerError } from '../core/error.ts'
 import { expectKind } from '../core/validate.ts'
 import { isMediaType } from '../core/media-type.ts'
-import type { Platform } from '../platform/platform.ts'
 import { fileUploadNotCompleted, fileUploadNotFound, offsetConflict } from './errors.ts'
 import { streamToBlob, type StreamedBlob } from './stream.ts'
 import { checkQuota, cutoff, dataBlob, dropBlobs, partBlob, sweepExpired, toInfo, toRecord } from './rows.ts'
@@ -37,8 +36,8 @@ import { sweepOrphansNow } from './orphans.ts'
 export { toRecord, UPLOAD_TTL_MS, uploadCutoff } from './rows.ts'
 
 /** Blobs no record will free (upload/orphans.ts), looked for now and then; never fails an upload. */
-const sweepOrphans = (platform: Platform) =>
-  sweepOrphansNow(platform).catch((err) => platform.log('Sweeping orphaned upload blobs failed', err))
+const sweepOrphans = (services: Services) =>
+  sweepOrphansNow(services).catch((err) => services.platform.log('Sweeping orphaned upload blobs failed', err))
 
 /** The details of upload `id`, complete or not; `undefined` when unknown, malformed or expired. */
 export async function findUpload(services: Services, id: string): Promise<UploadInfo | undefined> {
@@ -155,7 +154,7 @@ export async function recordUploads(services: Services, staged: StagedUpload[], 
     await discardStaged(services, staged)
     throw err
   }
-  await sweepOrphans(platform)
+  await sweepOrphans(services)
   return infos.map(toRecord)
 }
 
@@ -193,7 +192,7 @@ export async function tusCreate(services: Services, size: number, name?: string,
     return swept
   })
   await dropBlobs(services, expired)
-  await sweepOrphans(platform)
+  await sweepOrphans(services)
   return info.id
 }
 
