@@ -11,7 +11,6 @@
  * after that write commits (the action `release` returns). Rows left by a stopped worker are
  * swept at the next start: staged files nobody adopted and released ones are deleted.
  */
-import type { Store } from '../store/store.ts'
 import type { Platform } from '../platform/platform.ts'
 import type { BlobStore, DataPort } from '../port/port.ts'
 import type { StoredFile } from './types.ts'
@@ -21,6 +20,9 @@ export interface FileServices {
   platform: Pick<Platform, 'now' | 'log'>
   data: Pick<DataPort, 'unitOfWork' | 'read' | 'blobs'>
 }
+
+/** Where a stored file's chunks are read from (`data.blobs`). */
+export type ChunkSource = Pick<BlobStore, 'getBlob'>
 
 /** Bytes per stored chunk: a GeoTIFF tile range touches one or two. */
 export const FILE_CHUNK = 256 * 1024
@@ -100,7 +102,7 @@ export async function sweepFiles(services: FileServices): Promise<void> {
 }
 
 /** Bytes `[start, end)` of a stored file (clamped to its size). */
-export async function readRange(store: Store, f: StoredFile, start = 0, end = f.size): Promise<Uint8Array<ArrayBuffer>> {
+export async function readRange(store: ChunkSource, f: StoredFile, start = 0, end = f.size): Promise<Uint8Array<ArrayBuffer>> {
   end = Math.min(end, f.size)
   const out = new Uint8Array(Math.max(0, end - start))
   for (let n = Math.floor(start / FILE_CHUNK); n * FILE_CHUNK < end; n++) {
@@ -113,7 +115,7 @@ export async function readRange(store: Store, f: StoredFile, start = 0, end = f.
 }
 
 /** A stored file as a stream, chunk by chunk: a download never holds the whole file. */
-export function streamFile(store: Store, f: StoredFile): ReadableStream<Uint8Array> {
+export function streamFile(store: ChunkSource, f: StoredFile): ReadableStream<Uint8Array> {
   let n = 0
   return new ReadableStream<Uint8Array>({
     async pull(controller) {

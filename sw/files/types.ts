@@ -4,7 +4,7 @@
  * serves them (`files/routes.ts`), whatever the class: a raster layer's GeoTIFF, a file
  * bucket's files.
  */
-import type { Platform } from '../platform/platform.ts'
+import type { Store } from '../store/store.ts'
 import type { Principal } from '../auth/types.ts'
 
 /** A file kept in the store in chunks (`files/service.ts`). */
@@ -28,6 +28,7 @@ export interface StoredFiles {
 }
 
 export interface FilesVariables {
-  services: { platform: Pick<Platform, 'store'>; classes: StoredFiles }
+  /** `data.blobs` of the data port (typed by the store's half, since port.ts imports this file). */
+  services: { data: { blobs: Pick<Store, 'getBlob'> }; classes: StoredFiles }
   user: Principal
 }
