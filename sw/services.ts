@@ -45,17 +45,14 @@ export async function openServices(platform: Platform): Promise<Services> {
   const adminCreated = await provisionUsers(data, platform.admin)
   await provisionRoot(main, platform.now())
   // Files an interrupted create or delete left behind go now, without delaying the start.
-  void sweepFiles({ platform, main }).catch((err) => platform.log('Sweeping stored files failed', err))
+  void sweepFiles({ platform, data }).catch((err) => platform.log('Sweeping stored files failed', err))
+  const openCatalogue = sharedStart(() => Catalogue.open(platform, data))
   return {
     platform, main, data, adminCreated,
     auth: new Authenticator(data, () => platform.now().getTime()),
     acl: new AclEvaluator(),
     classes: new ClassRegistry({ platform, main, data }),
-    catalogue: sharedStart(async () => {
-      const catalogue = await Catalogue.open(platform)
-      // Its token moves from 'closed' now, and with each saved import from here on.
-      data.tokens.track('catalogue', catalogue.database)
-      return catalogue
-    }),
+    // Opened once (a failed open is retried); each use re-reads it if its change token moved.
+    catalogue: async () => (await openCatalogue()).current(),
   }
 }

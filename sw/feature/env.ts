@@ -6,7 +6,7 @@
 import type { Principal } from '../auth/types.ts'
 import type { Platform } from '../platform/platform.ts'
 import type { DataPort } from '../port/port.ts'
-import type { UploadServices } from '../upload/types.ts'
+import type { UploadServices } from '../upload/env.ts'
 import type { FeatureLayers } from './types.ts'
 
 export interface FeatureServices extends UploadServices {

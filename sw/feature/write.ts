@@ -5,7 +5,7 @@
  * none), and the blobs it left without a row are deleted once it has committed.
  */
 import type { Platform } from '../platform/platform.ts'
-import type { UploadServices } from '../upload/types.ts'
+import type { UploadServices } from '../upload/env.ts'
 import { featureNotFound } from './errors.ts'
 import { hasUpload, parseFields, replaceAttachments, Staging } from './attachment/service.ts'
 import type { FeatureInput, FeatureLayer, FeatureWrite } from './types.ts'

@@ -4,8 +4,7 @@
  * (RFC 9110 §14) read from the chunks it touches, as GDAL's /vsicurl/ and OpenLayers' GeoTIFF
  * source ask for a cloud-optimised GeoTIFF.
  */
-import type { Store } from '../store/store.ts'
-import { readRange, streamFile, type StoredFile } from './service.ts'
+import { readRange, streamFile, type ChunkSource, type StoredFile } from './service.ts'
 
 export interface FileResponseOptions {
   type: string
@@ -32,7 +31,7 @@ export function parseRange(header: string, size: number): [number, number] | nul
   return start < size && start < end ? [start, end] : null
 }
 
-export async function fileResponse(store: Store, file: StoredFile, opts: FileResponseOptions): Promise<Response> {
+export async function fileResponse(store: ChunkSource, file: StoredFile, opts: FileResponseOptions): Promise<Response> {
   const headers: Record<string, string> = { 'content-type': opts.type, 'accept-ranges': 'bytes' }
   if (opts.disposition) headers['content-disposition'] = opts.disposition
   const range = opts.range ? parseRange(opts.range, file.size) : undefined

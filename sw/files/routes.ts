@@ -12,9 +12,8 @@ import { Zip, ZipPassThrough } from 'fflate'
 import { ApiError } from '../core/error.ts'
 import { onPath, type RequestContext, type Routes } from '../core/routes.ts'
 import { resourceNotFound } from '../resource/errors.ts'
-import type { Store } from '../store/store.ts'
 import { attachment, fileResponse } from './http.ts'
-import { FILE_CHUNK, readRange } from './service.ts'
+import { FILE_CHUNK, readRange, type ChunkSource } from './service.ts'
 import type { BucketFile, FilesVariables } from './types.ts'
 
 type Ctx = RequestContext<FilesVariables>
@@ -42,7 +41,7 @@ async function bucketOf(c: Ctx): Promise<{ id: number; files: BucketFile[] }> {
 }
 
 /** The files as one ZIP (stored, not recompressed), streamed file by file, chunk by chunk. */
-function zipStream(store: Store, files: BucketFile[]): ReadableStream<Uint8Array> {
+function zipStream(store: ChunkSource, files: BucketFile[]): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>({
     start(controller) {
       const zip = new Zip((err, chunk, final) => {
@@ -72,12 +71,12 @@ function zipStream(store: Store, files: BucketFile[]): ReadableStream<Uint8Array
 export function mountFiles(routes: Routes<FilesVariables>): void {
   routes.add('raster_layer.cog', '/api/resource/{id}/cog', ['GET', 'HEAD'], onPath('data', 'read'), async (c) => {
     const { file } = await rasterOf(c)
-    return fileResponse(c.get('services').platform.store, file, { type: COG_TYPE, range: c.req.header('range'), head: c.req.method === 'HEAD' })
+    return fileResponse(c.get('services').data.blobs, file, { type: COG_TYPE, range: c.req.header('range'), head: c.req.method === 'HEAD' })
   })
 
   routes.add('raster_layer.download', '/api/resource/{id}/download', 'GET', onPath('data', 'read'), async (c) => {
     const { id, file } = await rasterOf(c)
-    return fileResponse(c.get('services').platform.store, file, { type: 'image/tiff; application=geotiff',
+    return fileResponse(c.get('services').data.blobs, file, { type: 'image/tiff; application=geotiff',
       disposition: `attachment; filename=${id}.tif`, range: c.req.header('range') })
   })
 
@@ -86,12 +85,12 @@ export function mountFiles(routes: Routes<FilesVariables>): void {
     const name = c.req.param('name') ?? ''
     const file = files.find((f) => f.name === name)
     if (!file) throw fileNotFound(id, name)
-    return fileResponse(c.get('services').platform.store, file, { type: file.mime_type, disposition: attachment(file.name), range: c.req.header('range') })
+    return fileResponse(c.get('services').data.blobs, file, { type: file.mime_type, disposition: attachment(file.name), range: c.req.header('range') })
   })
 
   routes.add('file_bucket.export', '/api/resource/{id}/export', 'GET', onPath('data', 'read'), async (c) => {
     const { id, files } = await bucketOf(c)
-    return new Response(zipStream(c.get('services').platform.store, files), { headers: { 'content-type': 'application/zip',
+    return new Response(zipStream(c.get('services').data.blobs, files), { headers: { 'content-type': 'application/zip',
       'content-disposition': `attachment; filename=${id}.zip` } })
   })
 }

@@ -1,4 +1,3 @@
-// port: legacy-sql (issue 22)
 /**
  * @module files/service
  * Large files of resources (a raster layer's GeoTIFF, a file bucket's files) kept in the store
@@ -12,16 +11,18 @@
  * after that write commits (the action `release` returns). Rows left by a stopped worker are
  * swept at the next start: staged files nobody adopted and released ones are deleted.
  */
-import type { Database, SqlDb } from '../store/database.ts'
-import type { Store } from '../store/store.ts'
 import type { Platform } from '../platform/platform.ts'
+import type { BlobStore, DataPort } from '../port/port.ts'
 import type { StoredFile } from './types.ts'
 
-/** What stored files need of the app. */
+/** What stored files need of the app: the records through units of work, the chunks as blobs. */
 export interface FileServices {
-  platform: Pick<Platform, 'store' | 'now' | 'log'>
-  main: Database
+  platform: Pick<Platform, 'now' | 'log'>
+  data: Pick<DataPort, 'unitOfWork' | 'read' | 'blobs'>
 }
+
+/** Where a stored file's chunks are read from (`data.blobs`). */
+export type ChunkSource = Pick<BlobStore, 'getBlob'>
 
 /** Bytes per stored chunk: a GeoTIFF tile range touches one or two. */
 export const FILE_CHUNK = 256 * 1024
@@ -40,16 +41,13 @@ function newKey(): string {
 
 /** Stores `bytes` as a new file: its intent row (durable) first, then its chunks. */
 export async function stageFile(services: FileServices, bytes: Uint8Array): Promise<StoredFile> {
-  const { main, platform } = services
+  const { data, platform } = services
   const file = { key: newKey(), size: bytes.length }
   STAGING.add(file.key)
   try {
-    await main.write((db) => {
-      db.exec({ sql: `INSERT INTO file_pending (key, size, state, created) VALUES (?, ?, 'staged', ?)`,
-        bind: [file.key, file.size, platform.now().toISOString()] })
-    })
+    await data.unitOfWork((tx) => tx.files.stage(file, platform.now()))
     for (let n = 0, at = 0; n < chunkCount(file.size); n++, at += FILE_CHUNK) {
-      await platform.store.putBlob(chunkId(file.key, n), bytes.subarray(at, at + FILE_CHUNK))
+      await data.blobs.putBlob(chunkId(file.key, n), bytes.subarray(at, at + FILE_CHUNK))
     }
   } catch (err) {
     await discardFiles(services, [file])
@@ -58,27 +56,9 @@ export async function stageFile(services: FileServices, bytes: Uint8Array): Prom
   return file
 }
 
-/** Inside the main write that makes a resource refer to `files`: they are the resource's now. */
-export function adoptFiles(db: SqlDb, files: StoredFile[]): void {
-  for (const f of files) db.exec({ sql: `DELETE FROM file_pending WHERE key = ?`, bind: [f.key] })
-}
-
 /** After that write committed (or failed): this process stops protecting them. */
 export function settleFiles(files: StoredFile[]): void {
   for (const f of files) STAGING.delete(f.key)
-}
-
-/**
- * Inside a main write that stops referring to `files` (a resource deleted, a bucket's file
- * dropped): returns what deletes their chunks once the write has committed. Until it has
- * run, the rows say what is to be deleted, so a worker stopped in between loses nothing.
- */
-export function releaseFiles(services: FileServices, db: SqlDb, files: StoredFile[]): () => Promise<void> {
-  for (const f of files) {
-    db.exec({ sql: `INSERT OR REPLACE INTO file_pending (key, size, state, created) VALUES (?, ?, 'released', datetime('now'))`,
-      bind: [f.key, f.size] })
-  }
-  return () => dropRows(services, files)
 }
 
 /**
@@ -88,32 +68,28 @@ export function releaseFiles(services: FileServices, db: SqlDb, files: StoredFil
 export async function flushReleased(services: FileServices, files: StoredFile[]): Promise<void> {
   if (!files.length) return
   const keys = files.map((f) => f.key)
-  const rows = await services.main.read((db) => db.selectObjects(
-    `SELECT key, size FROM file_pending WHERE state = 'released' AND key IN (SELECT value FROM json_each(?))`, [JSON.stringify(keys)]) as unknown as StoredFile[])
+  const rows = await services.data.read((tx) => tx.files.released(keys))
   await dropRows(services, rows)
 }
 
 /** Deletes staged files that will not be adopted (the create failed), rows and chunks. */
 export async function discardFiles(services: FileServices, files: StoredFile[]): Promise<void> {
   for (const f of files) {
-    await deleteChunks(services.platform.store, f).catch((err) => services.platform.log(`Deleting file ${f.key} failed`, err))
-    await services.main.write((db) => db.exec({ sql: `DELETE FROM file_pending WHERE key = ?`, bind: [f.key] }))
+    await deleteChunks(services.data.blobs, f).catch((err) => services.platform.log(`Deleting file ${f.key} failed`, err))
+    await services.data.unitOfWork((tx) => tx.files.forget([f.key]))
       .catch((err) => services.platform.log(`Forgetting file ${f.key} failed`, err))
     STAGING.delete(f.key)
   }
 }
 
-async function deleteChunks(store: Store, f: StoredFile): Promise<void> {
+async function deleteChunks(store: Pick<BlobStore, 'deleteBlob'>, f: StoredFile): Promise<void> {
   for (let n = 0; n < chunkCount(f.size); n++) await store.deleteBlob(chunkId(f.key, n))
 }
 
-async function dropRows(services: FileServices, rows: StoredFile[]): Promise<void> {
-  for (const f of rows) await deleteChunks(services.platform.store, f)
-  if (rows.length) {
-    await services.main.write((db) => {
-      for (const f of rows) db.exec({ sql: `DELETE FROM file_pending WHERE key = ?`, bind: [f.key] })
-    })
-  }
+/** Deletes the chunks of `rows`, then their records. */
+export async function dropRows(services: FileServices, rows: StoredFile[]): Promise<void> {
+  for (const f of rows) await deleteChunks(services.data.blobs, f)
+  if (rows.length) await services.data.unitOfWork((tx) => tx.files.forget(rows.map((f) => f.key)))
 }
 
 /**
@@ -121,12 +97,12 @@ async function dropRows(services: FileServices, rows: StoredFile[]): Promise<voi
  * (left by a stopped worker).
  */
 export async function sweepFiles(services: FileServices): Promise<void> {
-  const rows = await services.main.read((db) => db.selectObjects(`SELECT key, size FROM file_pending`) as unknown as StoredFile[])
+  const rows = await services.data.read((tx) => tx.files.all())
   await dropRows(services, rows.filter((r) => !STAGING.has(r.key)))
 }
 
 /** Bytes `[start, end)` of a stored file (clamped to its size). */
-export async function readRange(store: Store, f: StoredFile, start = 0, end = f.size): Promise<Uint8Array<ArrayBuffer>> {
+export async function readRange(store: ChunkSource, f: StoredFile, start = 0, end = f.size): Promise<Uint8Array<ArrayBuffer>> {
   end = Math.min(end, f.size)
   const out = new Uint8Array(Math.max(0, end - start))
   for (let n = Math.floor(start / FILE_CHUNK); n * FILE_CHUNK < end; n++) {
@@ -139,7 +115,7 @@ export async function readRange(store: Store, f: StoredFile, start = 0, end = f.
 }
 
 /** A stored file as a stream, chunk by chunk: a download never holds the whole file. */
-export function streamFile(store: Store, f: StoredFile): ReadableStream<Uint8Array> {
+export function streamFile(store: ChunkSource, f: StoredFile): ReadableStream<Uint8Array> {
   let n = 0
   return new ReadableStream<Uint8Array>({
     async pull(controller) {

@@ -4,7 +4,7 @@
  * serves them (`files/routes.ts`), whatever the class: a raster layer's GeoTIFF, a file
  * bucket's files. The registry hands each capability its resource's ref, its class checked.
  */
-import type { Platform } from '../platform/platform.ts'
+import type { Store } from '../store/store.ts'
 import type { Principal } from '../auth/types.ts'
 import type { ResourceRef } from '../resource/types.ts'
 
@@ -29,6 +29,7 @@ export interface StoredFiles {
 }
 
 export interface FilesVariables {
-  services: { platform: Pick<Platform, 'store'>; classes: StoredFiles }
+  /** `data.blobs` of the data port (typed by the store's half, since port.ts imports this file). */
+  services: { data: { blobs: Pick<Store, 'getBlob'> }; classes: StoredFiles }
   user: Principal
 }

@@ -8,7 +8,7 @@ import { validationError } from '../core/error.ts'
 import { expectObject, expectRef } from '../core/validate.ts'
 import { findSrs } from '../geo/srs.ts'
 import { readUpload, resolveUploadRef } from '../upload/service.ts'
-import type { UploadServices } from '../upload/types.ts'
+import type { UploadServices } from '../upload/env.ts'
 import type { SourceFile } from './vector-source.ts'
 
 /** The `srs` of a member (`path` is its JSON path), checked against the systems the server knows. */

@@ -6,7 +6,7 @@
  * tiles, DEFLATE, overviews down to one tile), so tiles are later cut from a few ranges of it.
  * The result is stored as a staged file (`files/service`) that the resource adopts.
  */
-import type { UploadServices } from '../upload/types.ts'
+import type { UploadServices } from '../upload/env.ts'
 import { discardFiles, stageFile, type FileServices, type StoredFile } from '../files/service.ts'
 import type { GdalDataset } from '../../wasm/gdal.ts'
 import { GdalOpenError, GdalWorkspace, gdalMessages } from './gdal-workspace.ts'

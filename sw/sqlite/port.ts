@@ -12,6 +12,8 @@ import type { DataPort } from '../port/port.ts'
 import { SqliteTokens } from './tokens.ts'
 import { Units, type Frames } from './uow.ts'
 import { mainRead, mainWrite } from './tx.ts'
+import { openSqliteCatalogue } from './catalogue.ts'
+import { sharedStart } from '../core/once.ts'
 
 export interface SqlitePortOptions {
   /** The main database, opened and migrated. */
@@ -28,10 +30,12 @@ export interface SqlitePort extends DataPort {
 
 export function openSqlitePort({ main, store, asyncContext }: SqlitePortOptions): SqlitePort {
   const units = new Units(main, asyncContext?.() as Frames | undefined)
+  const tokens = new SqliteTokens(main)
+  let catalogue: Database | undefined
   return {
     unitOfWork: (fn) => units.write(mainWrite, fn),
     read: (fn) => units.read(mainRead, fn),
-    tokens: new SqliteTokens(main),
+    tokens,
     blobs: {
       putBlob: (id, data) => store.putBlob(id, data),
       putBlobStream: (id, chunks) => store.putBlobStream(id, chunks),
@@ -39,7 +43,11 @@ export function openSqlitePort({ main, store, asyncContext }: SqlitePortOptions)
       deleteBlob: (id) => store.deleteBlob(id),
       listBlobs: (prefix) => store.listBlobs(prefix),
     },
-    catalogue: () => Promise.reject(new Error('not implemented (issue 22 WP-B): data.catalogue()')),
+    // Opened on first use (a failed open is tried again); its token moves from 'closed' now.
+    catalogue: sharedStart(() => openSqliteCatalogue(main.sqlite, store, (db) => {
+      catalogue = db
+      tokens.track('catalogue', db)
+    })),
     sqlite: {
       stats: () => {
         const { count, bytes } = residencyOf(store).stats()
@@ -47,6 +55,9 @@ export function openSqlitePort({ main, store, asyncContext }: SqlitePortOptions)
       },
     },
     ping: async () => { await main.read((db) => db.selectValue('SELECT 1')) },
-    close: () => main.close(),
+    close: async () => {
+      await catalogue?.close()
+      await main.close()
+    },
   }
 }

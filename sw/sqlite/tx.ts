@@ -13,10 +13,12 @@ import { requestsRead, requestsWrite } from './main/requests.ts'
 import { principalsRead, principalsWrite } from './main/principals.ts'
 import { sessionsRead, sessionsWrite } from './main/sessions.ts'
 import { loginLimitsRead, loginLimitsWrite } from './main/login-limits.ts'
+import { uploadsRead, uploadsWrite } from './main/uploads.ts'
+import { filesRead, filesWrite } from './main/files.ts'
 
 /** Which work package brings each repository that is not here yet. */
 const PENDING = {
-  resources: 'WP-A', acl: 'WP-A', uploads: 'WP-B', files: 'WP-B',
+  resources: 'WP-A', acl: 'WP-A',
 } as const
 
 /** `repo` with every method refusing calls once its unit of work has ended. */
@@ -44,6 +46,7 @@ function assemble<Tx extends object>(db: SqlDb, live: () => void, made: Record<s
 export function mainWrite(db: SqlDb, live: () => void): MainWrite {
   return assemble<MainWrite>(db, live, {
     requests: requestsWrite, journal: journalWrite, principals: principalsWrite, sessions: sessionsWrite, loginLimits: loginLimitsWrite,
+    uploads: uploadsWrite, files: filesWrite,
   }, {
     // BEGIN IMMEDIATE already serializes every unit of work on the main database.
     lock: async () => { live() },
@@ -52,5 +55,7 @@ export function mainWrite(db: SqlDb, live: () => void): MainWrite {
 
 /** Read members only: a write outside a transaction would be neither atomic nor saved. */
 export function mainRead(db: SqlDb, live: () => void): MainRead {
-  return assemble<MainRead>(db, live, { requests: requestsRead, principals: principalsRead, sessions: sessionsRead, loginLimits: loginLimitsRead }, {})
+  return assemble<MainRead>(db, live, {
+    requests: requestsRead, principals: principalsRead, sessions: sessionsRead, loginLimits: loginLimitsRead, uploads: uploadsRead, files: filesRead,
+  }, {})
 }

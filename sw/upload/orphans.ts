@@ -7,6 +7,7 @@
  * that has expired whatever happened to its record: it is deleted by name, without a lookup.
  */
 import type { Platform } from '../platform/platform.ts'
+import type { UploadServices } from './env.ts'
 import { UPLOAD_TTL_MS } from './rows.ts'
 import { uploadIdTime } from './upload-id.ts'
 
@@ -18,14 +19,14 @@ const AT_MOST = 200
 const lastSweep = new WeakMap<Platform, number>()
 
 /** Deletes up to `AT_MOST` expired upload blobs; returns how many. */
-export async function sweepOrphanBlobs(platform: Platform): Promise<number> {
+export async function sweepOrphanBlobs({ platform, data }: UploadServices): Promise<number> {
   const before = platform.now().getTime() - UPLOAD_TTL_MS
   let deleted = 0
-  for (const blob of await platform.store.listBlobs('upload-')) {
+  for (const blob of await data.blobs.listBlobs('upload-')) {
     const m = /^upload-([0-9a-f]{32})/.exec(blob)
     if (!m || uploadIdTime(m[1]!) >= before) continue
     try {
-      await platform.store.deleteBlob(blob)
+      await data.blobs.deleteBlob(blob)
     } catch (err) {
       platform.log(`Deleting orphaned upload blob ${blob} failed`, err)
     }
@@ -35,10 +36,11 @@ export async function sweepOrphanBlobs(platform: Platform): Promise<number> {
 }
 
 /** Runs the sweep if this host has not run one within `EVERY_MS` (the first upload after a start does). */
-export async function sweepOrphansNow(platform: Platform): Promise<void> {
+export async function sweepOrphansNow(services: UploadServices): Promise<void> {
+  const { platform } = services
   const now = platform.now().getTime()
   const last = lastSweep.get(platform)
   if (last !== undefined && now - last < EVERY_MS) return
   lastSweep.set(platform, now)
-  await sweepOrphanBlobs(platform)
+  await sweepOrphanBlobs(services)
 }

@@ -17,7 +17,8 @@ import type { Principal } from '../auth/types.ts'
 import { readForm } from './multipart.ts'
 import { pendingBytes, uploadQuota } from './stream.ts'
 import { intHeader, isTusRequest, parseUploadMetadata, TUS_CONTENT_TYPE, TUS_EXTENSIONS, TUS_VERSION, tusResponse } from './tus.ts'
-import type { UploadInfo, UploadServices } from './types.ts'
+import type { UploadInfo } from './types.ts'
+import type { UploadServices } from './env.ts'
 import { normalizeUploadId } from './upload-id.ts'
 
 /** The upload component's context: anonymous uploads have a quota of their own. */

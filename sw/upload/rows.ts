@@ -1,14 +1,14 @@
-// port: legacy-sql (issue 22)
 /**
  * @module upload/rows
- * The `upload` table and the blob names of uploads: rows in and out, expiry, the sweep and
- * the quota check that run inside the service's writes (upload/service.ts).
+ * Upload records and the blob names of uploads: rows in and out, expiry, the sweep and the
+ * quota check that run inside the service's units of work (upload/service.ts); the SQL is in
+ * the data port's implementation (sw/sqlite/main/uploads.ts).
  */
 import { uploadQuotaExceeded } from './errors.ts'
 import type { Platform } from '../platform/platform.ts'
-import type { SqlDb } from '../store/database.ts'
-import { pendingIn } from './stream.ts'
+import type { UploadWrite } from './repository.ts'
 import type { UploadInfo, UploadRecord, UploadRow } from './types.ts'
+import type { UploadServices } from './env.ts'
 
 /** How long an upload lives: the original sweeps date folders older than yesterday. */
 export const UPLOAD_TTL_MS = 2 * 24 * 3600 * 1000
@@ -43,40 +43,22 @@ export function toRecord(info: UploadInfo): UploadRecord {
 export const uploadCutoff = (platform: Platform) => new Date(platform.now().getTime() - UPLOAD_TTL_MS).toISOString()
 export const cutoff = uploadCutoff
 
-export function selectRow(db: SqlDb, id: string, since: string): UploadRow | undefined {
-  return db.selectObject('SELECT * FROM upload WHERE id = ? AND created >= ?', [id, since]) as UploadRow | undefined
-}
-
-/** Deletes a batch of expired records; returns their blobs, to delete once the write is saved. */
-export function sweepExpired(db: SqlDb, since: string): string[] {
-  const rows = db.selectObjects('SELECT id, parts FROM upload WHERE created < ? ORDER BY created LIMIT ?',
-    [since, SWEEP_BATCH]) as Array<Pick<UploadRow, 'id' | 'parts'>>
-  const blobs: string[] = []
-  for (const r of rows) {
-    db.exec({ sql: 'DELETE FROM upload WHERE id = ?', bind: [r.id] })
-    blobs.push(dataBlob(r.id), ...(JSON.parse(r.parts) as string[]))
-  }
-  return blobs
-}
+/** Deletes a batch of expired records; returns their blobs, to delete once the unit of work is saved. */
+export const sweepExpired = (uploads: UploadWrite, since: string) => uploads.sweepExpired(since, SWEEP_BATCH)
 
 /** Removes blobs nobody references any more; a failure only leaves garbage behind. */
-export async function dropBlobs(platform: Platform, blobs: string[]): Promise<void> {
+export async function dropBlobs({ data, platform }: UploadServices, blobs: string[]): Promise<void> {
   for (const b of blobs) {
     try {
-      await platform.store.deleteBlob(b)
+      await data.blobs.deleteBlob(b)
     } catch (err) {
       platform.log(`Deleting upload blob ${b} failed`, err)
     }
   }
 }
 
-export function insertRow(db: SqlDb, i: UploadInfo, now: Date): void {
-  db.exec({ sql: 'INSERT INTO upload (id, size, name, mime_type, received, created) VALUES (?, ?, ?, ?, ?, ?)',
-    bind: [i.id, i.size, i.name ?? null, i.mimeType ?? null, i.received, now.toISOString()] })
-}
-
 /** 402 when `adding` more pending bytes would take the host past `quota` (checked inside the write). */
-export function checkQuota(db: SqlDb, since: string, adding: number, quota: number | undefined): void {
+export async function checkQuota(uploads: UploadWrite, since: string, adding: number, quota: number | undefined): Promise<void> {
   if (quota === undefined) return
-  if (pendingIn(db, since) + adding > quota) throw uploadQuotaExceeded(quota)
+  if (await uploads.pendingBytes(since) + adding > quota) throw uploadQuotaExceeded(quota)
 }

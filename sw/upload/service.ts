@@ -1,4 +1,3 @@
-// port: legacy-sql (issue 22)
 /**
  * @module upload/service
  * File uploads: bytes in the store, records in the main database, both gone after
@@ -25,30 +24,27 @@ import { concatBytes } from '../core/bytes.ts'
 import { internalServerError } from '../core/error.ts'
 import { expectKind } from '../core/validate.ts'
 import { isMediaType } from '../core/media-type.ts'
-import type { Platform } from '../platform/platform.ts'
-import type { SqlDb } from '../store/database.ts'
 import { fileUploadNotCompleted, fileUploadNotFound, offsetConflict } from './errors.ts'
 import { streamToBlob, type StreamedBlob } from './stream.ts'
-import {
-  checkQuota, cutoff, dataBlob, dropBlobs, insertRow, partBlob, selectRow, sweepExpired, toInfo, toRecord,
-} from './rows.ts'
+import { checkQuota, cutoff, dataBlob, dropBlobs, partBlob, sweepExpired, toInfo, toRecord } from './rows.ts'
 import { SNIFF_WINDOW, sniffMime } from './sniff.ts'
-import type { UploadInfo, UploadRecord, UploadServices as Services } from './types.ts'
+import type { UploadInfo, UploadRecord } from './types.ts'
+import type { UploadServices as Services } from './env.ts'
 import { newUploadId, normalizeUploadId } from './upload-id.ts'
 import { sweepOrphansNow } from './orphans.ts'
 
 export { toRecord, UPLOAD_TTL_MS, uploadCutoff } from './rows.ts'
 
 /** Blobs no record will free (upload/orphans.ts), looked for now and then; never fails an upload. */
-const sweepOrphans = (platform: Platform) =>
-  sweepOrphansNow(platform).catch((err) => platform.log('Sweeping orphaned upload blobs failed', err))
+const sweepOrphans = (services: Services) =>
+  sweepOrphansNow(services).catch((err) => services.platform.log('Sweeping orphaned upload blobs failed', err))
 
 /** The details of upload `id`, complete or not; `undefined` when unknown, malformed or expired. */
 export async function findUpload(services: Services, id: string): Promise<UploadInfo | undefined> {
   const norm = normalizeUploadId(id)
   if (!norm) return undefined
   const since = cutoff(services.platform)
-  const row = await services.main.read((db) => selectRow(db, norm, since))
+  const row = await services.data.read((tx) => tx.uploads.get(norm, since))
   return row && toInfo(row)
 }
 
@@ -79,8 +75,8 @@ export async function resolveUploadRef(services: Services, ref: unknown, path = 
 /** The bytes of a complete upload. Throws the 422s of `resolveUploadRef`. */
 export async function readUpload(services: Services, id: string): Promise<Uint8Array> {
   const info = await requireComplete(services, id)
-  if (info.parts.length) return joinParts(services.platform, info.parts)
-  const bytes = await services.platform.store.getBlob(dataBlob(info.id))
+  if (info.parts.length) return joinParts(services, info.parts)
+  const bytes = await services.data.blobs.getBlob(dataBlob(info.id))
   if (bytes) return bytes
   if (info.size === 0) return new Uint8Array(0)
   throw internalServerError(new Error(`The bytes of upload ${info.id} are missing from the store.`))
@@ -113,21 +109,21 @@ export interface StagedUpload {
 
 /** Writes the bytes of a new upload into its blob; nothing refers to it until `recordUploads`. */
 export async function stageUpload(services: Services, f: NewUpload): Promise<StagedUpload> {
-  const { platform } = services
+  const { platform, data } = services
   const id = newUploadId(platform.now())
   let blob: StreamedBlob
   if (f.bytes instanceof Uint8Array) {
-    await platform.store.putBlob(dataBlob(id), f.bytes)
+    await data.blobs.putBlob(dataBlob(id), f.bytes)
     blob = { size: f.bytes.length, head: f.bytes.subarray(0, SNIFF_WINDOW + 1) }
   } else {
-    blob = await streamToBlob(platform, dataBlob(id), f.bytes)
+    blob = await streamToBlob(data.blobs, dataBlob(id), f.bytes)
   }
   return { id, ...blob, name: f.name, mimeType: f.mimeType }
 }
 
 /** Deletes the blobs of staged uploads that will not be recorded. */
 export const discardStaged = (services: Services, staged: StagedUpload[]) =>
-  dropBlobs(services.platform, staged.map((s) => dataBlob(s.id)))
+  dropBlobs(services, staged.map((s) => dataBlob(s.id)))
 
 
 /**
@@ -136,7 +132,7 @@ export const discardStaged = (services: Services, staged: StagedUpload[]) =>
  * fails, the staged blobs are deleted: a refused request stores nothing.
  */
 export async function recordUploads(services: Services, staged: StagedUpload[], quota?: number): Promise<UploadRecord[]> {
-  const { platform, main } = services
+  const { platform, data } = services
   const now = platform.now()
   const infos: UploadInfo[] = staged.map((f) => {
     const info: UploadInfo = { id: f.id, size: f.size, received: f.size, incomplete: false, parts: [] }
@@ -147,18 +143,18 @@ export async function recordUploads(services: Services, staged: StagedUpload[], 
   })
   try {
     const since = cutoff(platform)
-    const expired = await main.write((db) => {
-      checkQuota(db, since, infos.reduce((n, i) => n + i.size, 0), quota)
-      const swept = sweepExpired(db, since)
-      for (const i of infos) insertRow(db, i, now)
+    const expired = await data.unitOfWork(async (tx) => {
+      await checkQuota(tx.uploads, since, infos.reduce((n, i) => n + i.size, 0), quota)
+      const swept = await sweepExpired(tx.uploads, since)
+      for (const i of infos) await tx.uploads.insert(i, now)
       return swept
     })
-    await dropBlobs(platform, expired)
+    await dropBlobs(services, expired)
   } catch (err) {
     await discardStaged(services, staged)
     throw err
   }
-  await sweepOrphans(platform)
+  await sweepOrphans(services)
   return infos.map(toRecord)
 }
 
@@ -180,23 +176,23 @@ export async function storeUploads(services: Services, files: NewUpload[], quota
  * at once, typed `application/octet-stream` unless a type was given (as the original).
  */
 export async function tusCreate(services: Services, size: number, name?: string, mimeType?: string, quota?: number): Promise<string> {
-  const { platform, main } = services
+  const { platform, data } = services
   const now = platform.now()
   const info: UploadInfo = { id: newUploadId(now), size, received: 0, incomplete: size > 0, parts: [] }
   if (name) info.name = name
   if (givenType(mimeType)) info.mimeType = mimeType
   else if (size === 0) info.mimeType = 'application/octet-stream'
-  if (size === 0) await platform.store.putBlob(dataBlob(info.id), new Uint8Array(0))
+  if (size === 0) await data.blobs.putBlob(dataBlob(info.id), new Uint8Array(0))
   const since = cutoff(platform)
-  const expired = await main.write((db) => {
+  const expired = await data.unitOfWork(async (tx) => {
     // A TUS upload reserves its declared length.
-    checkQuota(db, since, size, quota)
-    const swept = sweepExpired(db, since)
-    insertRow(db, info, now)
+    await checkQuota(tx.uploads, since, size, quota)
+    const swept = await sweepExpired(tx.uploads, since)
+    await tx.uploads.insert(info, now)
     return swept
   })
-  await dropBlobs(platform, expired)
-  await sweepOrphans(platform)
+  await dropBlobs(services, expired)
+  await sweepOrphans(services)
   return info.id
 }
 
@@ -207,17 +203,17 @@ export async function tusCreate(services: Services, size: number, name?: string,
  */
 export async function tusAppend(services: Services, info: UploadInfo, offset: number,
   bytes: Uint8Array | AsyncIterable<Uint8Array>): Promise<number> {
-  const { platform, main } = services
+  const { platform, data } = services
   const part = partBlob(info.id, offset)
   let size: number
   if (bytes instanceof Uint8Array) {
     if (bytes.length === 0) return offset
-    await platform.store.putBlob(part, bytes)
+    await data.blobs.putBlob(part, bytes)
     size = bytes.length
   } else {
-    size = (await streamToBlob(platform, part, bytes)).size
+    size = (await streamToBlob(data.blobs, part, bytes)).size
     if (size === 0) {
-      await dropBlobs(platform, [part])
+      await dropBlobs(services, [part])
       return offset
     }
   }
@@ -226,33 +222,31 @@ export async function tusAppend(services: Services, info: UploadInfo, offset: nu
   if (end === info.size && !mimeType) {
     // The original sniffs the type of a completed upload that was sent without one; the
     // first parts up to the sniffer's window are enough.
-    mimeType = sniffMime(await joinParts(platform, [...info.parts, part], SNIFF_WINDOW + 1))
+    mimeType = sniffMime(await joinParts(services, [...info.parts, part], SNIFF_WINDOW + 1))
   }
   const since = cutoff(platform)
   try {
-    await main.write((db) => {
-      const row = selectRow(db, info.id, since)
+    await data.unitOfWork(async (tx) => {
+      const row = await tx.uploads.get(info.id, since)
       if (!row) throw fileUploadNotFound(info.id, 404)
       if (row.received !== offset) throw offsetConflict(offset, row.received)
-      const parts = JSON.stringify([...JSON.parse(row.parts) as string[], part])
-      db.exec({ sql: 'UPDATE upload SET received = ?, parts = ?, mime_type = coalesce(?, mime_type) WHERE id = ?',
-        bind: [end, parts, mimeType ?? null, info.id] })
+      await tx.uploads.progress(info.id, end, [...JSON.parse(row.parts) as string[], part], mimeType)
     })
   } catch (err) {
     // Lost the race, or the upload went away: this PATCH's bytes belong to nobody.
-    await dropBlobs(platform, [part])
+    await dropBlobs(services, [part])
     throw err
   }
   return end
 }
 
 /** The bytes of `parts` joined in order; with `atLeast`, only the first parts that reach it. */
-async function joinParts(platform: Platform, parts: string[], atLeast = Infinity): Promise<Uint8Array> {
+async function joinParts(services: Services, parts: string[], atLeast = Infinity): Promise<Uint8Array> {
   const chunks: Uint8Array[] = []
   let total = 0
   for (const p of parts) {
     if (total >= atLeast) break
-    const chunk = await platform.store.getBlob(p)
+    const chunk = await services.data.blobs.getBlob(p)
     if (!chunk) throw internalServerError(new Error(`Upload part ${p} is missing from the store.`))
     chunks.push(chunk)
     total += chunk.length
@@ -265,13 +259,13 @@ export async function deleteUpload(services: Services, id: string): Promise<bool
   const norm = normalizeUploadId(id)
   if (!norm) return false
   const since = cutoff(services.platform)
-  const blobs = await services.main.write((db) => {
-    const row = selectRow(db, norm, since)
+  const blobs = await services.data.unitOfWork(async (tx) => {
+    const row = await tx.uploads.get(norm, since)
     if (!row) return undefined
-    db.exec({ sql: 'DELETE FROM upload WHERE id = ?', bind: [norm] })
+    await tx.uploads.delete(norm)
     return [dataBlob(norm), ...(JSON.parse(row.parts) as string[])]
   })
   if (!blobs) return false
-  await dropBlobs(services.platform, blobs)
+  await dropBlobs(services, blobs)
   return true
 }

@@ -1,4 +1,3 @@
-// port: legacy-sql (issue 22)
 /**
  * @module upload/stream
  * Upload bytes go from the request straight into a store blob, never whole in memory; the
@@ -8,8 +7,8 @@
  */
 import { concatBytes } from '../core/bytes.ts'
 import type { Platform } from '../platform/platform.ts'
-import type { UploadServices as Services } from './types.ts'
-import type { SqlDb } from '../store/database.ts'
+import type { UploadServices as Services } from './env.ts'
+import type { BlobStore } from '../port/port.ts'
 import { SNIFF_WINDOW } from './sniff.ts'
 
 /** Pending upload bytes a host accepts from anonymous users: 1 GiB unless the host says. */
@@ -25,7 +24,7 @@ export interface StreamedBlob {
 }
 
 /** Writes `chunks` into blob `blobId`; throws what `chunks` throws, leaving no blob then. */
-export async function streamToBlob(platform: Platform, blobId: string, chunks: AsyncIterable<Uint8Array>): Promise<StreamedBlob> {
+export async function streamToBlob(blobs: BlobStore, blobId: string, chunks: AsyncIterable<Uint8Array>): Promise<StreamedBlob> {
   const head: Uint8Array[] = []
   let headSize = 0
   async function* tap() {
@@ -37,15 +36,11 @@ export async function streamToBlob(platform: Platform, blobId: string, chunks: A
       yield c
     }
   }
-  const size = await platform.store.putBlobStream(blobId, tap())
+  const size = await blobs.putBlobStream(blobId, tap())
   return { size, head: concatBytes(head) }
 }
 
 /** Bytes that uploads created since `since` take or, while incomplete, have declared. */
-export function pendingIn(db: SqlDb, since: string): number {
-  return Number(db.selectValue('SELECT coalesce(sum(size), 0) FROM upload WHERE created >= ?', [since]))
-}
-
 export function pendingBytes(services: Services, since: string): Promise<number> {
-  return services.main.read((db) => pendingIn(db, since))
+  return services.data.read((tx) => tx.uploads.pendingBytes(since))
 }

@@ -1,10 +1,7 @@
-// port: legacy-sql (issue 22)
 /**
  * @module upload/types
  * The upload record as the original serializes it (reference §7), and the row behind it.
  */
-import type { Platform } from '../platform/platform.ts'
-import type { Database } from '../store/database.ts'
 
 /**
  * What every upload endpoint answers and what consumers (`file_bucket.files`, attachment
@@ -43,10 +40,4 @@ export interface UploadInfo {
   incomplete: boolean
   /** Blobs holding the bytes of a TUS upload, in order; empty when `upload-<id>` holds them. */
   parts: string[]
-}
-
-/** What the upload functions use of the app's services. */
-export interface UploadServices {
-  platform: Platform
-  main: Database
 }

@@ -15,6 +15,9 @@ import type { JournalEntry } from '../../sw/resource/repository.ts'
 import { ApiError, validationError } from '../../sw/core/error.ts'
 import { blobContract, pattern } from '../unit/store-contract.ts'
 import { authCases } from './auth-contract.ts'
+import { uploadsContract } from './uploads.contract.ts'
+import { filesContract } from './files.contract.ts'
+import { catalogueContract } from './catalogue.contract.ts'
 
 export interface PortUnderTest<P extends DataPort = DataPort> {
   /** A new port over empty storage. */
@@ -151,7 +154,11 @@ export function portContract<P extends DataPort>(name: string, sut: PortUnderTes
       })
 
       authCases(mode, fresh)
+      uploadsContract(fresh, mode)
+      filesContract(fresh, mode)
     }
+
+    catalogueContract(sut)
 
     describe('tokens', () => {
       it("'main' is a string that moves after a committed unit of work and stays through reads", async () => {

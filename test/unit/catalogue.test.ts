@@ -70,6 +70,26 @@ describe('catalogue over the app (no HTTP)', () => {
   })
 })
 
+describe('catalogue change token', () => {
+  it('re-reads the index and the resized icons when the store changes behind the catalogue', async () => {
+    const a = app()
+    const before = await (await get(a, '/api/v1/geoservices/')).json()
+    expect(before.length).toBeGreaterThan(1)
+    const icon = async () => new Uint8Array(await (await get(a, '/api/v1/icons/default?width=8&height=8')).arrayBuffer())
+    const builtin = await icon()
+    // Another writer of the store (what a second process is on PostgreSQL): one service, a red default icon.
+    const store = await (await a.services()).data.catalogue()
+    const { services } = await store.load()
+    const red = encodeRgba({ width: 2, height: 2, data: new Uint8Array(16).fill(255).map((v, i) => (i % 4 === 1 || i % 4 === 2 ? 0 : v)) })
+    await store.replace({ services: services.slice(0, 1), statuses: [], icons: [], defaultIcon: red }, 'import')
+    const after = await (await get(a, '/api/v1/geoservices/')).json()
+    expect(after.map((x: { id: number }) => x.id)).toEqual([services[0]!.id])
+    const now = await icon()
+    expect(Buffer.from(now).equals(Buffer.from(builtin))).toBe(false)
+    expect(Array.from(decode(now).data.slice(0, 4))).toEqual([255, 0, 0, 255])
+  })
+})
+
 describe('catalogue PNG resize', () => {
   const solid = (w: number, h: number, f: (x: number, y: number) => number[]) => {
     const data = new Uint8Array(w * h * 4)

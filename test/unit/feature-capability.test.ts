@@ -83,7 +83,7 @@ function app() {
   const platform = nodePlatform({ admin: { password: 'x', mustChange: false }, log: () => {} })
   const hono = new Hono<{ Variables: FeatureVariables }>()
   hono.use('*', async (c, next) => {
-    c.set('services', { platform, main: undefined as never, data: undefined as never, classes: { featureLayer: async (id) => (id === 7 ? layer : undefined) } })
+    c.set('services', { platform, data: undefined as never, classes: { featureLayer: async (id) => (id === 7 ? layer : undefined) } })
     c.set('user', { id: 4, keyname: 'administrator', displayName: 'Administrator', isAdmin: true, isGuest: false, disabled: false,
       mustChangePassword: false, language: null })
     await next()

@@ -39,7 +39,7 @@ const newField = (id: number, keyname: string, datatype: FieldType): Field => ({
  * loader options in `member`. Throws a 422 naming the file (and feature and field) for
  * anything the spec refuses; leaves nothing behind when it throws.
  */
-export async function prepareVectorLayer(env: Pick<ClassEnv, 'platform' | 'main'>, member: Record<string, unknown>, { progress, signal }: PrepareEnv): Promise<PreparedLayer> {
+export async function prepareVectorLayer(env: Pick<ClassEnv, 'platform' | 'main' | 'data'>, member: Record<string, unknown>, { progress, signal }: PrepareEnv): Promise<PreparedLayer> {
   const { platform, main } = env
   const srs = memberSrs(member, '$.vector_layer')
   const opts = loaderOptions(member)
