@@ -56,7 +56,7 @@ describe('the SQLite data port: guards of a unit of work', () => {
   it('repositories not moved yet throw "not implemented (issue 22 WP-x)"; a read has no journal', async () => {
     const { data } = await bare()
     await expect(data.unitOfWork(async (tx) => tx.resources.get(0))).rejects.toThrow('not implemented (issue 22 WP-A): tx.resources')
-    await expect(data.read(async (tx) => tx.principals.count())).rejects.toThrow('not implemented (issue 22 WP-B): tx.principals')
+    await expect(data.read(async (tx) => tx.acl.token())).rejects.toThrow('not implemented (issue 22 WP-A): tx.acl')
     expect(await data.read(async (tx) => 'journal' in tx || 'record' in tx.requests)).toBe(false)
   })
 })
