@@ -41,13 +41,13 @@ async function nodeBench() {
   const dir = join(tmp, 'node-data')
   // A first start creates the database; the measured starts reopen it, as a restart does.
   const first = await startNode(dir)
-  await fetch(`${first.base}/api/resource/0`).then((r) => r.text())
+  await fetch(`${first.base}/api/resource/0`, { headers: { authorization: AUTH } }).then((r) => r.text())
   await first.stop()
   const cold: number[] = []
   for (let i = 0; i < COLD_RUNS; i++) {
     const t0 = performance.now()
     const h = await startNode(dir)
-    const res = await fetch(`${h.base}/api/resource/0`)
+    const res = await fetch(`${h.base}/api/resource/0`, { headers: { authorization: AUTH } })
     if (res.status !== 200) throw new Error(`GET /api/resource/0 → ${res.status}`)
     await res.text()
     cold.push(performance.now() - t0)
@@ -62,7 +62,7 @@ async function nodeBench() {
   const gdalWarm = await timeRuns(10, async () => {
     await (await fetch(`${h.base}/api/component/outpost/gdal/inspect?name=wells.geojson`, { method: 'POST', body: WELLS, headers: { authorization: AUTH } })).text()
   })
-  const read = await timeRuns(RUNS, async () => { await (await fetch(`${h.base}/api/resource/0`)).text() }, 3)
+  const read = await timeRuns(RUNS, async () => { await (await fetch(`${h.base}/api/resource/0`, { headers: { authorization: AUTH } })).text() }, 3)
   const write = await timeRuns(RUNS, async () => {
     const r = await fetch(`${h.base}/api/resource/`, { method: 'POST', body: groupBody(), headers: { authorization: AUTH } })
     if (r.status !== 201) throw new Error(`POST → ${r.status}`)
