@@ -126,18 +126,17 @@ export class ClassRegistry implements ClassLookup, FeatureLayers, StoredFiles, S
    */
   async refs(ids: readonly number[]): Promise<Array<ResourceRef | undefined>> {
     const { main, data } = this.env
-    const token = () => data.tokens.current('main')
-    if (this.#refsToken !== token()) {
+    const before = data.tokens.current('main')
+    if (this.#refsToken !== before) {
       this.#refs.clear()
-      this.#refsToken = token()
+      this.#refsToken = before
     }
     const known = this.#refs
     const missing = [...new Set(ids.filter((id) => !known.has(id)))]
     if (!missing.length) return ids.map((id) => known.get(id) ?? undefined)
-    const before = token()
     const read = new Map<number, ResourceRef | null>(missing.map((id) => [id, null]))
     for (const r of await main.read((db) => readRefs(db, missing))) read.set(r.id, r)
-    if (token() === before) {
+    if (data.tokens.current('main') === before) {
       // Bounded: ids asked for between two writes, of which a session asks few.
       if (known.size + read.size > 10_000) known.clear()
       for (const [id, r] of read) known.set(id, r)
