@@ -8,7 +8,7 @@
  */
 import type { Platform } from './platform/platform.ts'
 import { Database } from './store/database.ts'
-import { migrateMain } from './store/schema.ts'
+import { migrateMain } from './sqlite/migrate.ts'
 import { sharedStart } from './core/once.ts'
 import { Authenticator, provisionUsers } from './auth/service.ts'
 import { AclEvaluator } from './auth/acl.ts'

@@ -3,7 +3,7 @@ import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
 import { createSqliteLoader } from '../../wasm/sqlite.ts'
 import { Database } from '../../sw/store/database.ts'
 import { MemoryStore } from '../../sw/store/memory.ts'
-import { migrateMain } from '../../sw/store/schema.ts'
+import { migrateMain } from '../../sw/sqlite/migrate.ts'
 import { Authenticator } from '../../sw/auth/service.ts'
 import { openSqlitePort } from '../../sw/sqlite/port.ts'
 
