@@ -2,9 +2,10 @@
 // imported into this same process (no second Node process and its memory). A fresh clone has
 // no build: it is made here first when TypeScript is installed, else the start stops saying
 // how to make it. A build older than the sources is used as it is, with a note.
-// package.json starts this with `node --max-semi-space-size=4`: V8 reads that flag only at start,
-// and it keeps the young generation from staying at 2 × 16 MiB after a burst of work (idle RSS
-// about 12 MiB lower, docs/architecture.md "Memory").
+// package.json starts this with `node --max-semi-space-size=2 --v8-pool-size=1`: V8 reads these
+// only at start. The first keeps the young generation from staying at 2 × 16 MiB after a burst
+// of work; the second runs V8's background work (concurrent marking, compiles) on one thread
+// instead of four, each with its own malloc arena (docs/architecture.md "Memory").
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'

@@ -1,16 +1,15 @@
 /**
- * `npm run bench -- node-memory`: the Node host's resident memory (RSS, from /proc), before and
- * after issue 22 item 4, in one run: today's main from its TypeScript sources through tsx (as
- * `npm run serve` started it), this tree through tsx, and this tree as `npm run serve` starts it
- * now (compiled, dist-node/). For each: idle after the start on a new data folder with the demo
- * and one request; after one GDAL request; after the GDAL thread's idle time; then after a
- * 400,000-point layer is loaded by batch PATCHes of 10,000, against that layer's bytes on disk.
+ * `npm run bench -- node-memory`: the Node host's resident memory (RSS, from /proc), compiled
+ * (dist-node/), with the V8 flags `npm run serve` had before and the ones it has now, in one run.
+ * Idle is taken on IDLE_STARTS fresh starts of each, interleaved (a new data folder with the demo
+ * and one request); then, once each: after one GDAL request; after the GDAL thread's idle time;
+ * and a fresh host after a 400,000-point layer is loaded by batch PATCHes of 10,000, against that
+ * layer's bytes on disk, with the load's time (what a smaller young generation could cost).
  * Writes the section "Node host memory" of docs/benchmarks.md.
  */
-import { execSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { NodeHost, PASSWORD } from './storage-hosts.ts'
 import { fillLayer } from './storage-layers.ts'
 import { machine, writeSection } from './report.ts'
@@ -81,43 +80,47 @@ async function measure(label: string, run: { entry: string[]; cwd?: string }): P
   }
 }
 
-/** Today's main (the commit this branch started from) as files, with this tree's node_modules. */
-function mainTree(): { dir: string; sha: string } {
-  const sha = execSync('git merge-base HEAD main', { encoding: 'utf8' }).trim()
-  const dir = mkdtempSync(join(tmpdir(), 'outpost-main-'))
-  execSync(`git archive ${sha} sw wasm public package.json | tar -x -C ${dir}`)
-  symlinkSync(resolve('node_modules'), join(dir, 'node_modules'))
-  return { dir, sha }
+/** Fresh starts per variant for the idle figure, interleaved: one start varies by ±10 MiB on this machine. */
+const IDLE_STARTS = 5
+
+/** Idle RSS of a fresh start (new data folder, demo, one request, SETTLE_MS later). */
+async function idleOnce(label: string, run: { entry: string[] }): Promise<number> {
+  const h = await started(label, run)
+  try { await sleep(SETTLE_MS); return h.host.rss() } finally { await stopped(h) }
 }
 
 const load = loadavg()[0]!.toFixed(1)
 if (!buildNode()) throw new Error('the Node host did not build')
 const serve = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { serve: string } }).scripts.serve
 const serveArgs = serve.split(/\s+/).slice(1) // after `node`: its flags and scripts/serve.mjs, which imports dist-node/ in-process
-const main = mainTree()
-const rows: Row[] = []
-try {
-  rows.push(await measure(`main ${main.sha.slice(0, 7)}, tsx`, { entry: ['--import', 'tsx', 'sw/host/node-main.ts'], cwd: main.dir }))
-  rows.push(await measure('this tree, tsx', { entry: ['--import', 'tsx', 'sw/host/node-main.ts'] }))
-  rows.push(await measure('this tree, compiled (`npm run serve`)', { entry: serveArgs }))
-} finally {
-  rmSync(main.dir, { recursive: true, force: true })
+/** The compiled host with the flags `npm run serve` had before V8's worker pool and young generation were capped. */
+const BEFORE = ['--max-semi-space-size=4', 'scripts/serve.mjs']
+const variants = [
+  { label: `before (\`node ${BEFORE.join(' ')}\`)`, entry: BEFORE },
+  { label: `now (\`${serve}\`)`, entry: serveArgs },
+]
+const idles = variants.map(() => [] as number[])
+for (let i = 0; i < IDLE_STARTS; i++) {
+  for (const [k, v] of variants.entries()) idles[k]!.push(await idleOnce(v.label, v))
 }
+const rows: Row[] = []
+for (const v of variants) rows.push(await measure(v.label, v))
 const loadAfter = loadavg()[0]!.toFixed(1)
 mkdirSync('docs', { recursive: true })
 
-const lines = rows.map((r) => `| ${r.label} | ${(r.start / 1000).toFixed(1)} s | ${MiB(r.idle)} | ${MiB(r.gdal)} | ${MiB(r.gdalLater)} | ${MiB(r.loaded)} (${(r.loaded / r.data).toFixed(1)}×) | ${MiB(r.peak)} | ${MiB(r.data)} | ${r.loadS.toFixed(1)} s |`)
+const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!
+const lines = rows.map((r, k) => `| ${r.label} | ${(r.start / 1000).toFixed(1)} s | ${MiB(median(idles[k]!))} (${idles[k]!.map(MiB).join(', ')}) | ${MiB(r.gdal)} | ${MiB(r.gdalLater)} | ${MiB(r.loaded)} (${(r.loaded / r.data).toFixed(1)}×) | ${MiB(r.peak)} | ${MiB(r.data)} | ${r.loadS.toFixed(1)} s |`)
 writeSection('Node host memory', `
 Machine: ${machine()}; load average ${load} at the start, ${loadAfter} at the end.
 Command: \`npm run bench -- node-memory\` (test/bench/node-memory.bench.ts). RSS of the host's
-process from /proc (MiB), in one run: today's main (the commit this tree started from) from its
-TypeScript sources through tsx, as \`npm run serve\` started it; this tree the same way; and this
-tree as \`npm run serve\` starts it now (\`${serve}\`, i.e. compiled JavaScript from dist-node/).
-Each process starts on a new data folder with the demo (\`--demo\`). In a first one, "idle" is ${SETTLE_MS / 1000} s after the
-first request, "GDAL" ${SETTLE_MS / 1000} s after one GDAL inspect of a 3-point GeoJSON, "GDAL +${GDAL_LATER_MS / 1000} s" that long after it (past
-the GDAL thread's idle time, ${GDAL_IDLE_MS / 1000} s). In a second, fresh one ${POINTS.toLocaleString('en')} points are loaded by batch PATCHes of
+process from /proc (MiB), in one run, compiled (dist-node/) both times: with the flags \`npm run serve\` had before
+(\`node ${BEFORE.join(' ')}\`) and with today's (\`${serve}\`). "idle" is the median of ${IDLE_STARTS} fresh starts of each,
+interleaved (each listed in brackets), ${SETTLE_MS / 1000} s after the first request on a new data folder with the demo (\`--demo\`).
+In one more process each: "GDAL" ${SETTLE_MS / 1000} s after one GDAL inspect of a 3-point GeoJSON, "GDAL +${GDAL_LATER_MS / 1000} s" that long after it
+(past the GDAL thread's idle time, ${GDAL_IDLE_MS / 1000} s). In a fresh one, ${POINTS.toLocaleString('en')} points are loaded by batch PATCHes of
 10,000; "loaded" is ${LOADED_SETTLE_MS / 1000} s after the last, with its ratio to the layer's bytes on disk ("data", database and WAL);
-"peak" is that process's largest RSS.
+"peak" is that process's largest RSS; "load" the load's time.
+Before the compiled host (item 4 of issue 22), TypeScript through tsx at run time held 198–229 MiB idle.
 
 | host | start | idle | GDAL | GDAL +${GDAL_LATER_MS / 1000} s | loaded (× data) | peak | data | load |
 |---|---|---|---|---|---|---|---|---|
