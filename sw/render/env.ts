@@ -9,10 +9,13 @@ import type { AclEvaluator } from '../auth/acl.ts'
 import type { Platform } from '../platform/platform.ts'
 import type { Database } from '../store/database.ts'
 import type { RenderClasses } from './types.ts'
+import type { DataPort } from '../port/port.ts'
 
 export interface RenderServices {
   platform: Platform
   main: Database
+  /** The data port (issue 22): permission checks read through it. */
+  data: DataPort
   classes: RenderClasses
   /** Who may read what: the one evaluator (auth/acl.ts). */
   acl: AclEvaluator
