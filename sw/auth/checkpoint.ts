@@ -40,8 +40,8 @@ export async function checkpoint(c: RequestContext<Vars>, need: Need): Promise<v
   await requireIds(c.get('services'), user, ids, need.scope, need.permission)
 }
 
-/** 403 for the first of `ids` on which `user` lacks `scope.permission`, all checked in one read. */
-async function requireIds(services: { data: DataPort; acl: AclEvaluator }, user: Principal, ids: readonly number[], scope: string, permission: string): Promise<void> {
+/** 403 for the first of `ids` on which `user` lacks `scope.permission`, all checked in one read of the data port. */
+export async function requireIds(services: { data: DataPort; acl: AclEvaluator }, user: Principal, ids: readonly number[], scope: string, permission: string): Promise<void> {
   const refused = await services.data.read((tx) => services.acl.refused(tx.acl, user, ids, scope, permission))
   if (refused !== undefined) throw insufficientPermissions(permission, scope, refused)
 }
