@@ -46,12 +46,12 @@ async function createDemoFeatures(services: Services, ids: DemoLayers): Promise<
 async function createDemo(services: Services): Promise<DemoLayers> {
   const { data, classes, platform } = services
   const admin = (await getUser(data, 4))!
-  return writeTree(data, (db) => ({ db, user: admin, now: platform.now(), classes }), (ctx) => {
-    const group = createResource(ctx, { resource: { cls: 'resource_group', parent: { id: 0 }, display_name: 'Demo project',
-      description: 'Sample data created on first start. Change it or delete it freely.' } }).id
-    const kinds = createResource(ctx, { resource: { cls: 'lookup_table', parent: { id: group }, display_name: 'Observation kinds' },
-      lookup_table: { items: { tree: 'Tree', well: 'Well', damage: 'Road damage', other: 'Other' } } }).id
-    const observations = createResource(ctx, { resource: { cls: 'vector_layer', parent: { id: group }, display_name: 'Field observations' },
+  return writeTree(data, { user: admin, now: platform.now(), classes }, async (ctx) => {
+    const group = (await createResource(ctx, { resource: { cls: 'resource_group', parent: { id: 0 }, display_name: 'Demo project',
+      description: 'Sample data created on first start. Change it or delete it freely.' } })).id
+    const kinds = (await createResource(ctx, { resource: { cls: 'lookup_table', parent: { id: group }, display_name: 'Observation kinds' },
+      lookup_table: { items: { tree: 'Tree', well: 'Well', damage: 'Road damage', other: 'Other' } } })).id
+    const observations = await createResource(ctx, { resource: { cls: 'vector_layer', parent: { id: group }, display_name: 'Field observations' },
       vector_layer: { srs: { id: 3857 }, geometry_type: 'POINT', fields: [
         { keyname: 'title', datatype: 'STRING', display_name: 'Title', label_field: true },
         { keyname: 'kind', datatype: 'STRING', display_name: 'Kind', lookup_table: { id: kinds } },
@@ -59,11 +59,11 @@ async function createDemo(services: Services): Promise<DemoLayers> {
         { keyname: 'count', datatype: 'INTEGER', display_name: 'Count' },
         { keyname: 'notes', datatype: 'STRING', display_name: 'Notes' },
       ] } })
-    const routes = createResource(ctx, { resource: { cls: 'vector_layer', parent: { id: group }, display_name: 'Survey routes' },
+    const routes = (await createResource(ctx, { resource: { cls: 'vector_layer', parent: { id: group }, display_name: 'Survey routes' },
       vector_layer: { srs: { id: 3857 }, geometry_type: 'LINESTRING', fields: [
         { keyname: 'name', datatype: 'STRING', display_name: 'Name', label_field: true },
         { keyname: 'walked_on', datatype: 'DATE', display_name: 'Walked on' },
-      ] } }).id
+      ] } })).id
     return { observations: observations.id, routes }
   })
 }

@@ -18,6 +18,7 @@ import { ClassRegistry } from './classes/registry.ts'
 import { sweepFiles } from './files/service.ts'
 import type { DataPort } from './port/port.ts'
 import { openSqlitePort } from './sqlite/port.ts'
+import { aclSource } from './sqlite/main/acl.ts'
 
 export interface Services {
   platform: Platform
@@ -43,14 +44,14 @@ export async function openServices(platform: Platform): Promise<Services> {
   const main = await Database.open(await platform.sqlite(), platform.store, 'main', migrateMain)
   const data = openSqlitePort({ main, store: platform.store, asyncContext: platform.asyncContext })
   const adminCreated = await provisionUsers(data, platform.admin)
-  await provisionRoot(main, platform.now())
+  await provisionRoot(data, platform.now())
   // Files an interrupted create or delete left behind go now, without delaying the start.
   void sweepFiles({ platform, data }).catch((err) => platform.log('Sweeping stored files failed', err))
   const openCatalogue = sharedStart(() => Catalogue.open(platform, data))
   return {
     platform, main, data, adminCreated,
     auth: new Authenticator(data, () => platform.now().getTime()),
-    acl: new AclEvaluator(),
+    acl: new AclEvaluator(aclSource),
     classes: new ClassRegistry({ platform, main, data }),
     // Opened once (a failed open is retried); each use re-reads it if its change token moved.
     catalogue: async () => (await openCatalogue()).current(),

@@ -1,4 +1,3 @@
-// port: legacy-sql (issue 22)
 /**
  * @module auth/acl
  * The one evaluator of resource permissions, as the original's (reference ngw-services §5.4):
@@ -11,9 +10,14 @@
  * ORs. What is derived (a node's rules, the inherited masks per class, a resource's effective
  * set) is cached per user; when the store's ACL change token moves, only the resources the
  * change log names are read again, and everything only when a principal or a membership changed.
+ *
+ * What a check needs is loaded first, through the data port's `AclRead` (`#load`: the token,
+ * the log or the subjects, the nodes and their ancestors not in memory); the evaluation itself
+ * is synchronous over what is in memory.
  */
-import type { SqlDb } from '../store/database.ts'
 import type { Principal } from './types.ts'
+import type { AclRead, AclRow, AclRule, SystemIds } from './repository.ts'
+import type { legacyDb } from '../port/legacy.ts'
 
 /** Scopes and their permissions, in the original's order (reference ngw-api §3.4). */
 export const PERMISSIONS: Record<string, readonly string[]> = {
@@ -53,20 +57,10 @@ function maskOf(scope: string, permission: string): number {
   return BIT.get(`${scope}.${permission}`) ?? 0
 }
 
-/** An ACL rule as stored in `resource.permissions` (reference §5.3). */
-export interface AclRule {
-  action: 'allow' | 'deny'
-  principal: { id: number }
-  identity: string
-  scope: string
-  permission: string
-  propagate: boolean
-}
+export type { AclRow, AclRule } from './repository.ts'
 
 interface Rule { deny: boolean; principal: number; identity: string; mask: number; propagate: boolean }
 interface Node { id: number; parent: number | null; cls: string; rules: Rule[] }
-/** The columns of a resource the evaluator compiles into a node (it reads them itself, by id). */
-export interface AclRow { id: number; parent_id: number | null; cls: string; permissions: string }
 
 /**
  * Compiled rule lists by their stored text: a write elsewhere in the tree makes every node be
@@ -85,30 +79,6 @@ function compile(row: AclRow): Node {
     compiled.set(row.permissions, rules)
   }
   return { id: row.id, parent: row.parent_id, cls: row.cls, rules }
-}
-
-type Statement = ReturnType<SqlDb['prepare']>
-/**
- * The two queries every check may run, prepared once per connection: preparing them was most of
- * a check's time (~10-40 µs each, a prepared step ~3 µs). oo1 finalizes them when the
- * connection closes, and a new connection is a new key.
- */
-const statements = new WeakMap<SqlDb, Map<string, Statement>>()
-
-/** The rows of `sql` (arrays), through its statement on `db`; reset (bindings cleared) before returning. */
-function rowsOf(db: SqlDb, sql: string, bind?: number[]): unknown[][] {
-  let byDb = statements.get(db)
-  if (!byDb) statements.set(db, byDb = new Map())
-  let st = byDb.get(sql)
-  if (!st) byDb.set(sql, st = db.prepare(sql))
-  try {
-    if (bind) st.bind(bind)
-    const out: unknown[][] = []
-    while (st.step()) out.push(st.get([]))
-    return out
-  } finally {
-    st.reset(true)
-  }
 }
 
 /** A rule list's masks for one subject and class: [allow, deny] of its propagating rules, then of all of them. */
@@ -159,8 +129,12 @@ function sameFor(s: Subject, a: Rule[], b: Rule[]): boolean {
 /** What one user's permissions are computed from: the principals their rules may name. */
 interface Subject { key: string; principals: Set<number>; inherited: Map<string, [number, number]>; effective: Map<number, number> }
 
-/** The system principals' ids, looked up by keyname (never hard-coded, §5.1). */
-interface SystemIds { everyone: number; authenticated: number; guest: number }
+/** `AclRead` answering at once: the reads over a connection the caller already holds (`has`). */
+export type AclSource = { [K in keyof AclRead]: (...args: Parameters<AclRead[K]>) => Awaited<ReturnType<AclRead[K]>> }
+
+/** One read `#load` asks for; its driver answers it through `AclRead` (awaited) or an `AclSource` (at once). */
+type Ask = { [K in keyof AclRead]: [K, Parameters<AclRead[K]>] }[keyof AclRead]
+type Plan = Generator<Ask, void, unknown>
 
 export class AclEvaluator {
   #version = -1
@@ -169,47 +143,90 @@ export class AclEvaluator {
   #byUser = new Map<number, Subject>()
   #system: SystemIds | undefined
   #groups = new Map<number, number[]>()
+  readonly #legacy: ((db: ReturnType<typeof legacyDb>) => AclSource) | undefined
+
+  /** `legacy`: the reads over a raw connection, for `has` (callers still inside `main.read`, issue 22). */
+  constructor(legacy?: (db: ReturnType<typeof legacyDb>) => AclSource) {
+    this.#legacy = legacy
+  }
+
+  /** Brings the caches up to date and reads the nodes of `ids` and their ancestors that are not in memory. */
+  async #load(acl: AclRead, ids: readonly number[]): Promise<void> {
+    const plan = this.#plan(ids)
+    for (let step = plan.next(); !step.done;) {
+      const [method, args] = step.value
+      step = plan.next(await (acl[method] as (...a: unknown[]) => Promise<unknown>)(...args))
+    }
+  }
+
+  /** `#load` through reads that answer at once. */
+  #loadNow(src: AclSource, ids: readonly number[]): void {
+    const plan = this.#plan(ids)
+    for (let step = plan.next(); !step.done;) {
+      const [method, args] = step.value
+      step = plan.next((src[method] as (...a: unknown[]) => unknown)(...args))
+    }
+  }
 
   /**
-   * Brings the caches up to the store's ACL change token `acl_state` (bumped by triggers on the
-   * tree's shape and rules, principals and membership; migrations 8–9), read in the caller's
-   * transaction, so other writes to the main database keep every cache. When only resources
-   * changed since, as the change log `acl_change` says, only their nodes are read again (in the
-   * same query); what was derived is dropped for the users the changed rules name (for everyone
-   * after a move or a delete) and derived again from the nodes in memory. Otherwise (a principal
-   * or membership changed, or the log no longer reaches back) everything is dropped.
+   * The reads of a load, in order: the token; when it moved, the change log or the subjects;
+   * the missing nodes (one query); the ancestors not in memory (one query per chain).
+   *
+   * The token (`acl_state`, bumped by triggers on the tree's shape and rules, principals and
+   * membership; migrations 8–9) is read in the caller's transaction, so other writes to the main
+   * database keep every cache. When only resources changed since, as the change log says, only
+   * their nodes are read again (in the same query); what was derived is dropped for the users the
+   * changed rules name (for everyone after a move or a delete) and derived again from the nodes
+   * in memory. Otherwise (a principal or membership changed, or the log no longer reaches back)
+   * everything is dropped.
    */
-  #fresh(db: SqlDb): void {
-    const version = Number(rowsOf(db, 'SELECT version FROM acl_state')[0]![0])
-    if (this.#version === version) return
-    if (this.#version >= 0 && version > this.#version && this.#apply(db, version)) return
-    this.#version = version
-    this.#nodes.clear()
-    this.#subjects.clear()
-    this.#byUser.clear()
-    this.#groups.clear()
-    const ids = Object.fromEntries((db.selectObjects(`SELECT keyname, id FROM principal
-      WHERE keyname IN ('everyone', 'authenticated', 'guest') AND system = 1`) as Array<{ keyname: string; id: number }>)
-      .map((r) => [r.keyname, r.id]))
-    this.#system = ids as unknown as SystemIds
-    for (const r of db.selectObjects(`SELECT user_id, group_id FROM principal_member`) as Array<{ user_id: number; group_id: number }>) {
-      this.#groups.set(r.user_id, [...(this.#groups.get(r.user_id) ?? []), r.group_id])
+  * #plan(ids: readonly number[]): Plan {
+    const version = (yield ['token', []]) as number
+    if (this.#version !== version) {
+      const applied = this.#version >= 0 && version > this.#version
+        && this.#apply((yield ['changes', [this.#version]]) as Awaited<ReturnType<AclRead['changes']>>, version)
+      if (!applied) {
+        this.#version = version
+        this.#nodes.clear()
+        this.#subjects.clear()
+        this.#byUser.clear()
+        this.#groups.clear()
+        const { system, memberships } = (yield ['subjects', []]) as Awaited<ReturnType<AclRead['subjects']>>
+        this.#system = system
+        for (const [user, group] of memberships) this.#groups.set(user, [...(this.#groups.get(user) ?? []), group])
+      }
+    }
+    const missing = ids.filter((id) => !this.#nodes.has(id))
+    if (missing.length) {
+      const rows = (yield ['rows', [missing]]) as AclRow[]
+      for (const id of missing) this.#nodes.set(id, null)
+      for (const row of rows) this.#nodes.set(row.id, compile(row))
+    }
+    // Every ancestor of a node must be in memory before the evaluation walks up: the first one
+    // missing on each path is read with all of its own (siblings share theirs: one query).
+    const whole = new Set<number>()
+    for (const id of ids) {
+      for (let n = this.#nodes.get(id); n && n.parent !== null && !whole.has(n.id);) {
+        whole.add(n.id)
+        const up = this.#nodes.get(n.parent)
+        if (up === undefined) {
+          for (const row of (yield ['chain', [n.parent]]) as AclRow[]) if (!this.#nodes.has(row.id)) this.#nodes.set(row.id, compile(row))
+          if (!this.#nodes.has(n.parent)) this.#nodes.set(n.parent, null)
+        }
+        n = this.#nodes.get(n.parent)
+      }
     }
   }
 
   /** Applies the logged changes since our version; `false` when they are not all resources' or not all there. */
-  #apply(db: SqlDb, version: number): boolean {
-    // Arrays, not objects: this runs on the request after every change of rules (~40% cheaper).
-    const changes = rowsOf(db, `SELECT c.resource_id, r.id, r.parent_id, r.cls, r.permissions
-      FROM acl_change c LEFT JOIN resource r ON r.id = c.resource_id WHERE c.version > ? ORDER BY c.version`,
-    [this.#version]) as Array<[number | null, number | null, number | null, string, string]>
-    if (changes.length !== version - this.#version || changes.some((c) => c[0] === null)) return false
+  #apply(changes: Awaited<ReturnType<AclRead['changes']>>, version: number): boolean {
+    if (changes.length !== version - this.#version || changes.some((c) => c.resourceId === null)) return false
     let moved = false
     const ruled: Array<[Node, Node]> = []
-    for (const [changed, id, parent_id, cls, permissions] of changes) {
-      const before = this.#nodes.get(changed!)
-      const now = id === null ? null : compile({ id, parent_id, cls, permissions })
-      this.#nodes.set(changed!, now)
+    for (const { resourceId, row } of changes) {
+      const before = this.#nodes.get(resourceId!)
+      const now = row === null ? null : compile(row)
+      this.#nodes.set(resourceId!, now)
       // Nothing was derived from a node never read (or read as missing): a new resource touches nothing.
       if (!before) continue
       if (now && now.parent === before.parent && now.cls === before.cls) ruled.push([before, now])
@@ -240,22 +257,18 @@ export class AclEvaluator {
     return s
   }
 
-  #node(db: SqlDb, id: number): Node | null {
-    let n = this.#nodes.get(id)
-    if (n === undefined) {
-      const row = db.selectObject(`SELECT id, parent_id, cls, permissions FROM resource WHERE id = ?`, [id]) as AclRow | undefined
-      this.#nodes.set(id, n = row ? compile(row) : null)
-    }
-    return n
+  /** A node `#load` made sure of (`null`: no such resource). */
+  #node(id: number): Node | null {
+    return this.#nodes.get(id) ?? null
   }
 
   /** The [allow, deny] masks that `nodeId` and its ancestors pass down to a child of class `cls`. */
-  #inherited(db: SqlDb, s: Subject, nodeId: number, cls: string): [number, number] {
+  #inherited(s: Subject, nodeId: number, cls: string): [number, number] {
     const key = `${nodeId}:${cls}`
     let out = s.inherited.get(key)
     if (out) return out
-    const node = this.#node(db, nodeId)
-    out = node?.parent == null ? [0, 0] : [...this.#inherited(db, s, node.parent, cls)]
+    const node = this.#node(nodeId)
+    out = node?.parent == null ? [0, 0] : [...this.#inherited(s, node.parent, cls)]
     if (node) {
       const m = masksOf(s, node.rules, cls)
       out[0] |= m[0]
@@ -265,50 +278,68 @@ export class AclEvaluator {
     return out
   }
 
-  #effective(db: SqlDb, s: Subject, node: Node): number {
+  #effective(s: Subject, node: Node): number {
     let eff = s.effective.get(node.id)
     if (eff !== undefined) return eff
-    const [allow, deny] = node.parent == null ? [0, 0] : this.#inherited(db, s, node.parent, node.cls)
+    const [allow, deny] = node.parent == null ? [0, 0] : this.#inherited(s, node.parent, node.cls)
     const own = masksOf(s, node.rules, node.cls)
     eff = (allow | own[2]) & ~(deny | own[3])
     for (const [p, needs] of REQUIRES) if (!(eff & needs)) eff &= ~p
     // resource.read needs read on the parent, and every permission needs resource.read.
-    const parent = node.parent == null ? null : this.#node(db, node.parent)
-    if (!(eff & READ) || (parent && !(this.#effective(db, s, parent) & READ))) eff = 0
+    const parent = node.parent == null ? null : this.#node(node.parent)
+    if (!(eff & READ) || (parent && !(this.#effective(s, parent) & READ))) eff = 0
     s.effective.set(node.id, eff)
     return eff
   }
 
-  /** Whether `user` has `scope.permission` on resource `id`; `undefined` when there is no such resource. */
-  has(db: SqlDb, user: Principal, id: number, scope: string, permission: string): boolean | undefined {
-    this.#fresh(db)
-    const node = this.#node(db, id)
+  #has(user: Principal, id: number, scope: string, permission: string): boolean | undefined {
+    const node = this.#node(id)
     if (!node) return undefined
-    return !!(this.#effective(db, this.#subject(user), node) & bit(scope, permission))
+    return !!(this.#effective(this.#subject(user), node) & bit(scope, permission))
+  }
+
+  /** Whether `user` has `scope.permission` on resource `id`; `undefined` when there is no such resource. */
+  async check(acl: AclRead, user: Principal, id: number, scope: string, permission: string): Promise<boolean | undefined> {
+    await this.#load(acl, [id])
+    return this.#has(user, id, scope, permission)
+  }
+
+  /** `check` for each of `ids`: the first refused id, or `undefined` when every one passes (or does not exist). */
+  async refused(acl: AclRead, user: Principal, ids: readonly number[], scope: string, permission: string): Promise<number | undefined> {
+    await this.#load(acl, ids)
+    return ids.find((id) => this.#has(user, id, scope, permission) === false)
+  }
+
+  /**
+   * `check` over a connection the caller already holds inside `main.read` (sw/sync/routes.ts,
+   * until WP-D moves it onto the port): the same evaluation, loaded through the legacy reads.
+   */
+  has(db: ReturnType<typeof legacyDb>, user: Principal, id: number, scope: string, permission: string): boolean | undefined {
+    if (!this.#legacy) throw new Error('AclEvaluator.has: no legacy reads were given (issue 22: use check)')
+    this.#loadNow(this.#legacy(db), [id])
+    return this.#has(user, id, scope, permission)
   }
 
   /**
    * Whether `user` could create a resource of class `cls` under `parentId`: `resource.create`
    * on the new resource, evaluated through the parent's propagating rules (§5.4 "Create").
    */
-  canCreate(db: SqlDb, user: Principal, parentId: number, cls: string): boolean {
-    this.#fresh(db)
-    const parent = this.#node(db, parentId)
+  async canCreate(acl: AclRead, user: Principal, parentId: number, cls: string): Promise<boolean> {
+    await this.#load(acl, [parentId])
+    const parent = this.#node(parentId)
     if (!parent) return false
     const s = this.#subject(user)
-    const [allow, deny] = this.#inherited(db, s, parentId, cls)
+    const [allow, deny] = this.#inherited(s, parentId, cls)
     const eff = allow & ~deny
-    return !!(eff & READ) && !!(eff & bit('resource', 'create')) && !!(this.#effective(db, s, parent) & READ)
+    return !!(eff & READ) && !!(eff & bit('resource', 'create')) && !!(this.#effective(s, parent) & READ)
   }
 
   /** Whether `user` is named by any rule granting `resource.create` (else a create is refused unread). */
-  mayCreateSomewhere(db: SqlDb, user: Principal): boolean {
-    this.#fresh(db)
+  async mayCreateSomewhere(acl: AclRead, user: Principal): Promise<boolean> {
+    await this.#load(acl, [])
     const s = this.#subject(user)
     const create = bit('resource', 'create')
-    return (db.selectValues(`SELECT DISTINCT value FROM resource, json_each(resource.permissions)
-        WHERE json_extract(value, '$.action') = 'allow'`) as string[])
-      .map((t) => JSON.parse(t) as AclRule).some((r) => s.principals.has(r.principal.id) && !!(maskOf(r.scope, r.permission) & create))
+    return (await acl.allowRules()).some((r) => s.principals.has(r.principal.id) && !!(maskOf(r.scope, r.permission) & create))
   }
 
   /**
@@ -316,27 +347,20 @@ export class AclEvaluator {
    * Only ids are needed: nodes not in memory yet are read in one query (a listing reads its
    * rows' rules only the first time, not on every request).
    */
-  readable<T extends { id: number }>(db: SqlDb, user: Principal, rows: T[]): T[] {
-    this.#fresh(db)
-    const missing = rows.filter((row) => !this.#nodes.has(row.id)).map((row) => row.id)
-    if (missing.length) {
-      for (const [id, parent_id, cls, permissions] of db.selectArrays(`SELECT id, parent_id, cls, permissions FROM resource
-          WHERE id IN (SELECT value FROM json_each(?))`, [JSON.stringify(missing)]) as Array<[number, number | null, string, string]>) {
-        this.#nodes.set(id, compile({ id, parent_id, cls, permissions }))
-      }
-    }
+  async readable<T extends { id: number }>(acl: AclRead, user: Principal, rows: T[]): Promise<T[]> {
+    await this.#load(acl, rows.map((row) => row.id))
     const s = this.#subject(user)
     return rows.filter((row) => {
       const node = this.#nodes.get(row.id)
-      return !!node && !!(this.#effective(db, s, node) & READ)
+      return !!node && !!(this.#effective(s, node) & READ)
     })
   }
 
   /** `{scope: {permission: bool}}` for the scopes `scopes` (plus `resource`) of resource `id` (§5.7). */
-  effective(db: SqlDb, user: Principal, id: number, scopes: readonly string[]): Record<string, Record<string, boolean>> {
-    this.#fresh(db)
-    const node = this.#node(db, id)
-    const eff = node ? this.#effective(db, this.#subject(user), node) : 0
+  async effective(acl: AclRead, user: Principal, id: number, scopes: readonly string[]): Promise<Record<string, Record<string, boolean>>> {
+    await this.#load(acl, [id])
+    const node = this.#node(id)
+    const eff = node ? this.#effective(this.#subject(user), node) : 0
     return Object.fromEntries([...new Set(['resource', ...scopes])].filter((sid) => PERMISSIONS[sid]).map((sid) =>
       [sid, Object.fromEntries(PERMISSIONS[sid]!.map((p) => [p, !!(eff & bit(sid, p))]))]))
   }

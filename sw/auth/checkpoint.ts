@@ -11,10 +11,10 @@ import type { Need, RequestContext } from '../core/routes.ts'
 import type { AuthVariables } from './env.ts'
 import type { AclEvaluator } from './acl.ts'
 import type { Principal } from './types.ts'
+import type { DataPort } from '../port/port.ts'
 import type { Database } from '../store/database.ts'
 
-// `main` until the evaluator moves onto `AclRead` (issue 22 WP-A); the auth services have only `data`.
-type Vars = Omit<AuthVariables, 'services'> & { services: AuthVariables['services'] & { acl: AclEvaluator; main: Database } }
+type Vars = Omit<AuthVariables, 'services'> & { services: AuthVariables['services'] & { acl: AclEvaluator } }
 
 /** The resource ids a request names where its route says they come from (`path` or `query`). */
 function idsOf(c: RequestContext<Vars>, from: 'path' | 'query'): number[] {
@@ -37,15 +37,20 @@ export async function checkpoint(c: RequestContext<Vars>, need: Need): Promise<v
   }
   if (need.from === 'handler') return
   const ids = idsOf(c, need.from)
-  const { main, acl } = c.get('services')
-  await main.read((db) => {
-    for (const id of ids) {
-      if (acl.has(db, user, id, need.scope, need.permission) === false) throw insufficientPermissions(need.permission, need.scope, id)
-    }
-  })
+  await requireIds(c.get('services'), user, ids, need.scope, need.permission)
 }
 
-/** What a handler's own check reads: the request's user and the one evaluator. */
+/** 403 for the first of `ids` on which `user` lacks `scope.permission`, all checked in one read of the data port. */
+export async function requireIds(services: { data: DataPort; acl: AclEvaluator }, user: Principal, ids: readonly number[], scope: string, permission: string): Promise<void> {
+  const refused = await services.data.read((tx) => services.acl.refused(tx.acl, user, ids, scope, permission))
+  if (refused !== undefined) throw insufficientPermissions(permission, scope, refused)
+}
+
+/**
+ * What a handler's own check reads: the request's user and the one evaluator, over `main`
+ * (the legacy `acl.has`) because its callers' services (feature/capability.ts `DataOutServices`,
+ * WP-D/E) have no data port yet; the final step of issue 22 moves it onto `requireIds`.
+ */
 interface HandlerVars { user: Principal; services: { main: Database; acl: AclEvaluator } }
 
 /**
@@ -62,6 +67,6 @@ export async function requireOn<V extends HandlerVars>(c: RequestContext<V>, ids
 
 /** For listings: the rows of `rows` the request's user may read (only their ids are looked at). */
 export async function readableRows<T extends { id: number }>(c: RequestContext<Vars>, rows: T[]): Promise<T[]> {
-  const { main, acl } = c.get('services')
-  return main.read((db) => acl.readable(db, c.get('user'), rows))
+  const { data, acl } = c.get('services')
+  return data.read((tx) => acl.readable(tx.acl, c.get('user'), rows))
 }

@@ -4,9 +4,21 @@
  * (issue 22, docs/architecture.md "Data port"). The evaluator (acl.ts) stays a synchronous
  * computation over what `AclRead` loads. `sw/sqlite/main/` implements these in SQL.
  */
-import type { AclRow, AclRule } from './acl.ts'
 import type { LimitEntry } from './rate-limit.ts'
 import type { Principal } from './types.ts'
+
+/** An ACL rule as stored in `resource.permissions` (reference §5.3). */
+export interface AclRule {
+  action: 'allow' | 'deny'
+  principal: { id: number }
+  identity: string
+  scope: string
+  permission: string
+  propagate: boolean
+}
+
+/** The columns of a resource the evaluator compiles into a node (it reads them itself, by id). */
+export interface AclRow { id: number; parent_id: number | null; cls: string; permissions: string }
 
 /** The system principals' ids, looked up by keyname (never hard-coded, reference §5.1). */
 export interface SystemIds { everyone: number; authenticated: number; guest: number }
@@ -14,7 +26,13 @@ export interface SystemIds { everyone: number; authenticated: number; guest: num
 export interface AclRead {
   /** The ACL change token (`acl_state`), read inside the caller's transaction so that it sees its own changes. */
   token(): Promise<number>
-  /** A node and its ancestors, in one query. */
+  /**
+   * The change log after token `since`, oldest first: per change, the resource it names and that
+   * resource as it is now (`row` null: deleted), or `resourceId` null for a change of principals
+   * or memberships. Shorter than the tokens between when the log no longer reaches back.
+   */
+  changes(since: number): Promise<Array<{ resourceId: number | null; row: AclRow | null }>>
+  /** A node and its ancestors, in one query; empty when `id` does not exist. */
   chain(id: number): Promise<AclRow[]>
   rows(ids: readonly number[]): Promise<AclRow[]>
   subjects(): Promise<{ system: SystemIds; memberships: [user: number, group: number][] }>

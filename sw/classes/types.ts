@@ -26,7 +26,7 @@ import type { RenderableStyle } from '../render/types.ts'
 import type { BboxLayerProvider, FeatureLayerProvider } from '../feature/types.ts'
 import type { FileBucketProvider, RasterFileProvider } from '../files/types.ts'
 
-export type { AfterCommit, ClassContext, ClassData, Prepared, PrepareEnv } from '../resource/class.ts'
+export type { AfterCommit, ClassContext, ClassData, Prepared, PrepareEnv, WriteContext } from '../resource/class.ts'
 
 /** What a class's capabilities get from the app they serve. */
 export interface ClassEnv {

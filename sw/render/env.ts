@@ -1,4 +1,3 @@
-// port: legacy-sql (issue 22)
 /**
  * @module render/env
  * The render component's context: who asks, and the services it draws with. Styles and
@@ -7,12 +6,13 @@
 import type { Principal } from '../auth/types.ts'
 import type { AclEvaluator } from '../auth/acl.ts'
 import type { Platform } from '../platform/platform.ts'
-import type { Database } from '../store/database.ts'
 import type { RenderClasses } from './types.ts'
+import type { DataPort } from '../port/port.ts'
 
 export interface RenderServices {
   platform: Platform
-  main: Database
+  /** The data port: permission checks read through it. */
+  data: DataPort
   classes: RenderClasses
   /** Who may read what: the one evaluator (auth/acl.ts). */
   acl: AclEvaluator

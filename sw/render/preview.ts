@@ -8,7 +8,7 @@
 import { invalidParameter, validationError } from '../core/error.ts'
 import { readJsonObject } from '../core/http.ts'
 import { inHandler, type Routes } from '../core/routes.ts'
-import { requireOn } from '../auth/checkpoint.ts'
+import { requireIds } from '../auth/checkpoint.ts'
 import { expectKind, expectRef } from '../core/validate.ts'
 import type { RenderVariables } from './env.ts'
 import { resourceNotFound } from '../resource/errors.ts'
@@ -25,7 +25,7 @@ export function mountPreview(routes: Routes<RenderVariables>): void {
     const layerId = expectRef(body.layer, '$.layer')
     // The preview draws the layer's features: data.read on it, as a saved style's tile needs;
     // checked before the rest of the body, so a refused user learns nothing from its validation.
-    await requireOn(c, [layerId], 'data', 'read')
+    await requireIds(c.get('services'), c.get('user'), [layerId], 'data', 'read')
     const extent = expectKind<unknown[]>('array', body.extent, '$.extent')
     if (extent.length !== 4 || extent.some((v) => typeof v !== 'number' || !Number.isFinite(v))
       || (extent[0] as number) >= (extent[2] as number) || (extent[1] as number) >= (extent[3] as number)) {

@@ -1,4 +1,3 @@
-// port: legacy-sql (issue 22)
 /**
  * @module resource/acl-input
  * The `resource.permissions` member on input (reference ngw-services §5.3): a list of rules with
@@ -10,16 +9,17 @@
 import { validationError } from '../core/error.ts'
 import { expectKeys, expectKind, expectObject, expectRef } from '../core/validate.ts'
 import { knownPermission, type AclRule } from '../auth/acl.ts'
-import type { SqlDb } from '../store/database.ts'
+import type { PrincipalRead } from '../auth/repository.ts'
 import type { ClassLookup } from './class.ts'
 
 const KEYS = ['action', 'principal', 'identity', 'scope', 'permission', 'propagate'] as const
 
 /** The permissions to store (JSON text) for value `v` of `$.resource.permissions`. */
-export function permissionsInput(db: SqlDb, classes: ClassLookup, v: unknown): string {
+export async function permissionsInput(principals: PrincipalRead, classes: ClassLookup, v: unknown): Promise<string> {
   const rules = expectKind<unknown[]>('array', v, '$.resource.permissions')
   const seen = new Set<string>()
-  const out: AclRule[] = rules.map((raw, i) => {
+  const out: AclRule[] = []
+  for (const [i, raw] of rules.entries()) {
     const at = `$.resource.permissions[${i}]`
     const r = expectObject(raw, at)
     expectKeys(r, KEYS, at)
@@ -27,7 +27,7 @@ export function permissionsInput(db: SqlDb, classes: ClassLookup, v: unknown): s
     const action = expectKind<string>('str', r.action, `${at}.action`)
     if (action !== 'allow' && action !== 'deny') throw validationError(`Input should be 'allow' or 'deny' - at \`${at}.action\``)
     const pid = expectRef(r.principal, `${at}.principal`)
-    if (db.selectValue(`SELECT 1 FROM principal WHERE id = ?`, [pid]) === undefined) {
+    if (!await principals.row(pid)) {
       throw validationError(`Principal with id = ${pid} was not found - at \`${at}.principal.id\``, { principal: { id: pid } })
     }
     const identity = expectKind<string>('str', r.identity, `${at}.identity`)
@@ -41,7 +41,7 @@ export function permissionsInput(db: SqlDb, classes: ClassLookup, v: unknown): s
     const key = JSON.stringify([pid, identity, scope, permission, propagate])
     if (seen.has(key)) throw validationError(`Two rules for the same principal, identity, scope, permission and propagation - at \`${at}\``)
     seen.add(key)
-    return { action, principal: { id: pid }, identity, scope, permission, propagate }
-  })
+    out.push({ action, principal: { id: pid }, identity, scope, permission, propagate })
+  }
   return JSON.stringify(out)
 }

@@ -1,4 +1,3 @@
-// port: legacy-sql (issue 22)
 /**
  * @module resource/class
  * What the resource tree needs of a resource class: its identity and listing facts, and the
@@ -6,21 +5,30 @@
  * The plug-in contract (`classes/types.ts`) extends this with capabilities; the tree finds
  * classes through a `ClassLookup` in its context, never by importing them.
  */
-import type { SqlDb } from '../store/database.ts'
+import type { legacyDb } from '../port/legacy.ts'
+import type { Awaitable, MainRead, MainWrite } from '../port/port.ts'
 import type { Principal } from '../auth/types.ts'
 import type { Progress } from '../ingest/progress.ts'
 import type { ResourceCategory } from './category.ts'
 import type { ClassData, ResourceRef } from './types.ts'
 
-/** What a class hook gets: the main database inside the caller's read or write. */
+/** What a class hook gets: the main data inside the caller's read or unit of work. */
 export interface ClassContext {
-  db: SqlDb
+  /** The caller's read (`serialize`) or unit of work (`WriteContext`): a hook reads and writes only through it. */
+  tx: MainRead
+  /** The transition's SQLite connection under `tx` (`legacyDb`), for the classes not moved onto repositories yet (issue 22). */
+  db: ReturnType<typeof legacyDb>
   user: Principal
   now: Date
   /** What the class's `prepare` made for this create or change, if it has one. */
   prepared?: Prepared
   /** On create and change: the resource's parent as the tree read it (the new one on a move). */
   parent?: ResourceRef
+}
+
+/** What the hooks that change data get: the caller's unit of work. */
+export interface WriteContext extends ClassContext {
+  tx: MainWrite
 }
 
 /**
@@ -71,16 +79,16 @@ export interface ResourceKind {
    * Validates the members sent on create (absent ones are `undefined`), writes any rows of its
    * own and returns the initial `data`. Throws `ApiError` (422) on bad input.
    */
-  create(ctx: ClassContext, id: number, members: Record<string, unknown>): ClassData
+  create(ctx: WriteContext, id: number, members: Record<string, unknown>): Awaitable<ClassData>
   /** Applies the members sent on change; returns the new `data`. */
-  update(ctx: ClassContext, id: number, members: Record<string, unknown>, data: ClassData): ClassData
+  update(ctx: WriteContext, id: number, members: Record<string, unknown>, data: ClassData): Awaitable<ClassData>
   /** The class's members of the composite object, by member name. */
-  serialize(ctx: ClassContext, id: number, data: ClassData): Record<string, unknown>
+  serialize(ctx: ClassContext, id: number, data: ClassData): Awaitable<Record<string, unknown>>
   /**
    * Optional: `serialize` for a page of resources of this class at once (a listing), in their
    * order, for a class whose members read rows of their own: one query for the page, not one each.
    */
-  serializeMany?(ctx: ClassContext, items: ReadonlyArray<{ id: number; data: ClassData }>): Record<string, unknown>[]
+  serializeMany?(ctx: ClassContext, items: ReadonlyArray<{ id: number; data: ClassData }>): Awaitable<Record<string, unknown>[]>
   /**
    * Optional: work before the main write of a create or change (members as sent), such as
    * an ingest. Returns `undefined` when there is none for these members. Throws `ApiError`
@@ -94,7 +102,7 @@ export interface ResourceKind {
    * themselves). Returns what must happen only once that transaction has committed, such as
    * deleting the class's own database; a rolled-back delete runs none of it.
    */
-  remove?(ctx: ClassContext, id: number, data: ClassData): AfterCommit | void
+  remove?(ctx: WriteContext, id: number, data: ClassData): Awaitable<AfterCommit | void>
 }
 
 export interface ClassLookup {

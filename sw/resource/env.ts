@@ -1,16 +1,13 @@
-// port: legacy-sql (issue 22)
 /**
  * @module resource/env
  * The resource component's context: who asks, and the services the tree needs.
  */
-import type { Database } from '../store/database.ts'
 import type { Principal } from '../auth/types.ts'
 import type { ClassLookup } from './class.ts'
 import type { AclEvaluator } from '../auth/acl.ts'
 import type { DataPort } from '../port/port.ts'
 
 export interface ResourceServices {
-  main: Database
   /** The data port (issue 22): the tree's writes run as its units of work. */
   data: DataPort
   classes: ClassLookup

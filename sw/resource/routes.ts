@@ -1,4 +1,3 @@
-// port: legacy-sql (issue 22)
 /**
  * @module resource/routes
  * `resource.item`, `resource.collection`, `resource.search`, `resource.permission` and
@@ -7,17 +6,17 @@
 import { json, jsonText, readJsonObject } from '../core/http.ts'
 import { PUBLIC, inHandler, onPath, type RequestContext, type Routes } from '../core/routes.ts'
 import { queryBool, queryInt, lastValue } from '../core/validate.ts'
-import { ApiError, internalServerError, invalidParameter } from '../core/error.ts'
-import type { SqlDb } from '../store/database.ts'
+import { ApiError, insufficientPermissions, internalServerError, invalidParameter } from '../core/error.ts'
 import { keyedRequest, keyInUse, replayed, REPLAYED_HEADER } from '../core/idempotency.ts'
 import { requestCancelled, requestProgress } from '../ingest/progress.ts'
 import type { ResourceVariables } from './env.ts'
 import type { ResourceKind } from './class.ts'
 import {
-  checkCreate, children, createResource, deleteResource, getRow, pickMembers, ROOT_ID, runAfterCommit, serialize,
+  checkCreate, children, createResource, deleteResource, pickMembers, readTree, ROOT_ID, runAfterCommit, serialize,
   requirePermission, serializeRows, serializeRowsBytes, sortRows, subtreeIds, updateResource, writeTree, type PageRow, type ResourceContext,
+  type TreeBase, type TreeWriteContext,
 } from './service.ts'
-import type { Awaitable, MainWrite } from '../port/port.ts'
+import type { Awaitable } from '../port/port.ts'
 import { searchResources } from './search.ts'
 import { getUser } from '../auth/service.ts'
 import { userNotFound } from '../auth/errors.ts'
@@ -27,16 +26,15 @@ import type { ResourceRow } from './types.ts'
 
 type Ctx = RequestContext<ResourceVariables>
 
-function ctxOf(c: Ctx, db: SqlDb): ResourceContext {
+function baseOf(c: Ctx): TreeBase {
   const { classes, platform, acl } = c.get('services')
-  return { db, user: c.get('user'), now: platform.now(), classes, acl }
+  return { user: c.get('user'), now: platform.now(), classes, acl }
 }
 
-const read = <T>(c: Ctx, fn: (ctx: ResourceContext) => T) =>
-  c.get('services').main.read((db) => fn(ctxOf(c, db)))
-/** One unit of work of the data port (issue 22); `ctx.db` is its connection during the transition. */
-const write = <T>(c: Ctx, fn: (ctx: ResourceContext, tx: MainWrite) => Awaitable<T>) =>
-  writeTree(c.get('services').data, (db) => ctxOf(c, db), fn)
+/** One read of the data port. */
+const read = <T>(c: Ctx, fn: (ctx: ResourceContext) => Awaitable<T>) => readTree(c.get('services').data, baseOf(c), fn)
+/** One unit of work of the data port. */
+const write = <T>(c: Ctx, fn: (ctx: TreeWriteContext) => Awaitable<T>) => writeTree(c.get('services').data, baseOf(c), fn)
 
 const idOf = (c: Ctx) => Number(c.req.param('id'))
 
@@ -46,7 +44,7 @@ const idOf = (c: Ctx) => Number(c.req.param('id'))
  * was prepared is discarded when the write fails.
  */
 async function prepareAndWrite<T>(c: Ctx, cls: ResourceKind | undefined, body: Record<string, unknown>,
-  resourceId: number | undefined, fn: (ctx: ResourceContext, tx: MainWrite) => Awaitable<T>, idOfResult: (r: T) => number): Promise<T> {
+  resourceId: number | undefined, fn: (ctx: TreeWriteContext) => Awaitable<T>, idOfResult: (r: T) => number): Promise<T> {
   const progress = requestProgress(c.get('services'), c.req.raw)
   // A client stops the work by cancelling its progress token (or by going away).
   const signal = AbortSignal.any([progress.signal, c.req.raw.signal])
@@ -59,10 +57,10 @@ async function prepareAndWrite<T>(c: Ctx, cls: ResourceKind | undefined, body: R
     let out: T
     try {
       if (prep) progress.stage('saving')
-      out = await write(c, (ctx, tx) => {
+      out = await write(c, (ctx) => {
         // Inside the transaction: a cancel that came before this point leaves nothing behind.
         if (prep && progress.signal.aborted) throw requestCancelled()
-        return fn({ ...ctx, prepared: prep }, tx)
+        return fn({ ...ctx, prepared: prep })
       })
     } catch (err) {
       await prep?.discard()
@@ -94,16 +92,16 @@ async function prepareAndWrite<T>(c: Ctx, cls: ResourceKind | undefined, body: R
  * that runs between two reads (`members`: whether the answer has class members at all). One
  * read spares a listing of 10,000 children finding them twice.
  */
-async function readLoaded<F extends { rows: PageRow[] }, R>(c: Ctx, find: (ctx: ResourceContext) => F,
-  answer: (ctx: ResourceContext, found: F) => R, members = true): Promise<R> {
+async function readLoaded<F extends { rows: PageRow[] }, R>(c: Ctx, find: (ctx: ResourceContext) => Promise<F>,
+  answer: (ctx: ResourceContext, found: F) => Promise<R>, members = true): Promise<R> {
   const { classes } = c.get('services')
-  const once = await read(c, (ctx): { load: true; found: F } | { load: false; answer: R } => {
-    const found = find(ctx)
-    return members && found.rows.some((r) => classes.get(r.cls).load) ? { load: true, found } : { load: false, answer: answer(ctx, found) }
+  const once = await read(c, async (ctx): Promise<{ load: true; found: F } | { load: false; answer: R }> => {
+    const found = await find(ctx)
+    return members && found.rows.some((r) => classes.get(r.cls).load) ? { load: true, found } : { load: false, answer: await answer(ctx, found) }
   })
   if (!once.load) return once.answer
   await load(c, once.found.rows)
-  return read(c, (ctx) => answer(ctx, find(ctx)))
+  return read(c, async (ctx) => answer(ctx, await find(ctx)))
 }
 
 /** Lets the classes of `rows` make ready what their serializers read outside the main database. */
@@ -133,8 +131,8 @@ async function createRefusal(c: Ctx): Promise<ApiError> {
 }
 
 /** Resource `id`'s row or the original's 404. */
-function rowOf(ctx: ResourceContext, id: number): ResourceRow {
-  const row = getRow(ctx.db, id)
+async function rowOf(ctx: ResourceContext, id: number): Promise<ResourceRow> {
+  const row = await ctx.tx.resources.get(id)
   if (!row) throw resourceNotFound(id)
   return row
 }
@@ -144,7 +142,7 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
     if (c.req.method === 'POST') {
       // A user who may create nothing anywhere (the guest, by default) is refused before the body
       // is buffered; the original names the class in its refusal, so a small body is read for it.
-      if (!await read(c, (ctx) => ctx.acl!.mayCreateSomewhere(ctx.db, ctx.user))) throw await createRefusal(c)
+      if (!await read(c, (ctx) => ctx.acl!.mayCreateSomewhere(ctx.tx.acl, ctx.user))) throw await createRefusal(c)
       const keyed = keyedRequest(c.req.raw)
       const body = await readJsonObject(c.req.raw)
       // A replayed create answers before anything is prepared: the first run consumed its upload.
@@ -153,10 +151,11 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
       const cls = c.get('services').classes.find(String((body.resource as { cls?: unknown } | undefined)?.cls))
       // A create that will fail anyway is refused before a long preparation.
       if (cls?.prepare) await read(c, (ctx) => checkCreate(ctx, body))
-      return json(await prepareAndWrite(c, cls, body, undefined, async (ctx, tx) => {
+      return json(await prepareAndWrite(c, cls, body, undefined, async (ctx) => {
+        const { tx } = ctx
         if (!keyed) return createResource(ctx, body)
         if (await tx.requests.past(keyed.key)) throw keyInUse(keyed.key)
-        const created = createResource(ctx, body)
+        const created = await createResource(ctx, body)
         await tx.requests.record(keyed.key, keyed.fingerprint, JSON.stringify(created), Math.floor(ctx.now.getTime() / 1000))
         return created
       }, (r) => r.id), 201)
@@ -164,9 +163,9 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
     const params = new URL(c.req.url).searchParams
     const parent = queryInt(params, 'parent')
     // Without `parent`: the resources with no parent, i.e. the root (reference §4.3).
-    const rowsOf = (ctx: ResourceContext) => parent === undefined ? [rowOf(ctx, 0)] : children(ctx, parent)
+    const rowsOf = async (ctx: ResourceContext) => parent === undefined ? [await rowOf(ctx, 0)] : children(ctx, parent)
     // Only what the user may read is listed (reference ngw-services §5.5).
-    const shown = (ctx: ResourceContext) => ({ rows: sortRows(ctx, ctx.acl!.readable(ctx.db, ctx.user, rowsOf(ctx))) })
+    const shown = async (ctx: ResourceContext) => ({ rows: await sortRows(ctx, await ctx.acl!.readable(ctx.tx.acl, ctx.user, await rowsOf(ctx))) })
     return jsonText(await readLoaded(c, shown, (ctx, { rows }) => serializeRowsBytes(ctx, rows)))
   }
   routes.add('resource.collection', '/api/resource/', ['GET', 'POST'], { GET: inHandler('resource', 'read', 'listing: children the user may not read are left out'), POST: inHandler('resource', 'create', 'the parent and class of the posted body') }, collection)
@@ -175,13 +174,16 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
   routes.add('resource.item', '/api/resource/{id}', ['GET', 'PUT', 'DELETE'], { GET: onPath('resource', 'read'), PUT: onPath('resource', 'update'), DELETE: inHandler('resource', 'delete', 'the resource and every descendant, once the root is refused to anyone') }, async (c) => {
     const id = idOf(c)
     if (c.req.method === 'GET') {
-      return jsonText(await readLoaded(c, (ctx) => ({ rows: [rowOf(ctx, id)] }), (ctx, { rows }) => serialize(ctx, rows[0]!)))
+      return jsonText(await readLoaded(c, async (ctx) => ({ rows: [await rowOf(ctx, id)] }), (ctx, { rows }) => serialize(ctx, rows[0]!)))
     }
     const row = await read(c, (ctx) => rowOf(ctx, id))
     // The original refuses to delete the root before it asks who deletes: 422 for anyone.
     if (c.req.method === 'DELETE' && id === ROOT_ID) throw rootDeleteError()
     // A PUT was checked by the route table (update); a delete needs delete on the resource and every descendant (§5.4).
-    if (c.req.method === 'DELETE') await read(c, (ctx) => { for (const d of subtreeIds(ctx.db, id)) requirePermission(ctx, d, 'resource', 'delete') })
+    if (c.req.method === 'DELETE') await read(c, async (ctx) => {
+      const refused = await ctx.acl!.refused(ctx.tx.acl, ctx.user, await subtreeIds(ctx, id), 'resource', 'delete')
+      if (refused !== undefined) throw insufficientPermissions('delete', 'resource', refused)
+    })
     // The body only once the user may change the resource: nobody can make the server buffer a body it refuses.
     const body = c.req.method === 'PUT' ? await readJsonObject(c.req.raw) : undefined
     if (body) {
@@ -201,17 +203,17 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
     if (ser !== 'resource' && ser !== 'full') throw invalidParameter('serialization', `Invalid value '${ser}'; expected resource or full.`)
     const breadcrumb = queryBool(params, 'breadcrumb', false)
     // Results the user may not read are left out (of the page: totals still count them).
-    const found = (ctx: ResourceContext) => {
-      const res = searchResources(ctx.db, ctx.classes, params)
-      return { ...res, rows: ctx.acl!.readable(ctx.db, ctx.user, res.rows) }
+    const found = async (ctx: ResourceContext) => {
+      const res = await searchResources(ctx.tx.resources, ctx.classes, params)
+      return { ...res, rows: await ctx.acl!.readable(ctx.tx.acl, ctx.user, res.rows) }
     }
     // Only the full form has class members that may need loading first.
-    return jsonText(await readLoaded(c, found, (ctx, res) => {
-      const items = serializeRows(ctx, res.rows, ser === 'full')
+    return jsonText(await readLoaded(c, found, async (ctx, res) => {
+      const items = await serializeRows(ctx, res.rows, ser === 'full')
       if (!res.paged) return items
       // The page's facts after its items, as the original orders them; the items' text goes in as it is.
       const out: Record<string, unknown> = { total_count: res.total, limit: res.limit, offset: res.offset, order: res.order }
-      if (breadcrumb) out.breadcrumb = breadcrumbs(ctx.db, res.rows.map((r) => r.id))
+      if (breadcrumb) out.breadcrumb = await breadcrumbs(ctx, res.rows.map((r) => r.id))
       return `{"items":${items},${JSON.stringify(out).slice(1)}`
     }, ser === 'full'))
   })
@@ -222,14 +224,14 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
     const other = queryInt(new URL(c.req.url).searchParams, 'user', { min: 0 })
     // Read ahead (no nested read); refused below in the original's order: 404, 403, then the unknown user.
     const otherUser = other !== undefined && other !== c.get('user').id ? await getUser(c.get('services').data, other) : undefined
-    return json(await read(c, (ctx) => {
-      const row = rowOf(ctx, id)
+    return json(await read(c, async (ctx) => {
+      const row = await rowOf(ctx, id)
       let user = ctx.user
       if (other !== undefined && other !== user.id) {
-        requirePermission(ctx, id, 'resource', 'change_permissions')
+        await requirePermission(ctx, id, 'resource', 'change_permissions')
         user = otherUser ?? (() => { throw userNotFound(other) })()
       }
-      return ctx.acl!.effective(ctx.db, user, id, ctx.classes.get(row.cls).scopes)
+      return ctx.acl!.effective(ctx.tx.acl, user, id, ctx.classes.get(row.cls).scopes)
     }))
   })
 
@@ -237,14 +239,8 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
 }
 
 /** For each id, the path from the root to its parent as `{id, display_name}` items. */
-function breadcrumbs(db: SqlDb, ids: number[]): Record<string, { id: number; display_name: string }[]> {
+async function breadcrumbs(ctx: ResourceContext, ids: number[]): Promise<Record<string, { id: number; display_name: string }[]>> {
   const out: Record<string, { id: number; display_name: string }[]> = {}
-  for (const id of ids) {
-    const path = db.selectObjects(`WITH RECURSIVE up(id, parent_id, display_name, depth) AS (
-        SELECT id, parent_id, display_name, 0 FROM resource WHERE id = (SELECT parent_id FROM resource WHERE id = ?)
-        UNION ALL SELECT r.id, r.parent_id, r.display_name, up.depth + 1 FROM resource r JOIN up ON r.id = up.parent_id)
-      SELECT id, display_name FROM up ORDER BY depth DESC`, [id]) as { id: number; display_name: string }[]
-    out[String(id)] = path
-  }
+  for (const id of ids) out[String(id)] = await ctx.tx.resources.path(id)
   return out
 }

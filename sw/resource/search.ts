@@ -1,18 +1,14 @@
-// port: legacy-sql (issue 22)
 /**
  * @module resource/search
- * `GET /api/resource/search/` filters (reference §4.3), turned into one SQL WHERE clause.
- * Both the current syntax and the 4.x aliases that older clients still send are accepted.
+ * `GET /api/resource/search/` filters (reference §4.3), parsed and validated into a plain
+ * query (`ResourceSearch`) that storage answers (in SQL: sw/sqlite/main/resources.ts). Both
+ * the current syntax and the 4.x aliases that older clients still send are accepted.
  */
 import { invalidParameter } from '../core/error.ts'
-import { likeToGlob } from '../core/text.ts'
 import { lastValue, queryInt, queryIntList } from '../core/validate.ts'
-import type { SqlDb } from '../store/database.ts'
 import type { ClassLookup } from './class.ts'
 import type { ResourceRow } from './types.ts'
-import { selectRows } from './service.ts'
-
-type Bind = string | number | null
+import type { ResourceRead, ResourceSearch, SearchColumn } from './repository.ts'
 
 /** The 4.x spellings, mapped to the current filter names. */
 const ALIASES: Record<string, string> = {
@@ -22,7 +18,7 @@ const ALIASES: Record<string, string> = {
   parent_id__recursive: 'root',
 }
 
-const COLUMNS: Record<string, string> = {
+const COLUMNS: Record<string, SearchColumn> = {
   id: 'id', cls: 'cls', parent: 'parent_id', keyname: 'keyname', display_name: 'display_name',
   owner_user: 'owner_user_id', description: 'description',
 }
@@ -33,69 +29,52 @@ export interface SearchResult {
   paged: boolean
   limit: number | null
   offset: number
+  /** The order tokens as sent (`name`, `-created`…). */
   order: string[]
   total: number
 }
 
-const ORDER_SQL: Record<string, string> = {
-  name: 'display_name', type: 'cls', owner: 'owner_user_id', created: 'creation_date',
-}
+const ORDER_KEYS = new Set(['name', 'type', 'owner', 'created'])
 
-/** The resources matching the filters of `params`; class names are resolved through `classes`. */
-export function searchResources(db: SqlDb, classes: ClassLookup, params: URLSearchParams): SearchResult {
-  const where: string[] = []
-  const bind: Bind[] = []
+/** The search `params` ask for, validated; class names are resolved through `classes`. */
+export function parseSearch(classes: ClassLookup, params: URLSearchParams): { query: ResourceSearch } & Omit<SearchResult, 'rows' | 'total'> {
+  const q: ResourceSearch = { columns: [], resmeta: [], roots: [], order: [] }
   for (const rawKey of new Set(params.keys())) {
     const meta = /^resmeta__(has|json|like|ilike)\[(.+)\]$/.exec(rawKey)
     const value = lastValue(params, rawKey)!
     if (meta) {
-      const [, op, key] = meta
+      const [, op, key] = meta as unknown as [string, string, string]
       if (op === 'has') {
         const has = value === 'true' || value === 'yes'
         if (!has && value !== 'false' && value !== 'no') throw invalidParameter(rawKey, `Invalid boolean value '${value}'.`)
-        where.push(`${has ? '' : 'NOT '}EXISTS (SELECT 1 FROM resmeta m WHERE m.resource_id = resource.id AND m.key = ?)`)
-        bind.push(key!)
+        q.resmeta.push({ key, op: has ? 'has' : 'has_not' })
       } else if (op === 'json') {
         let literal: unknown
         try { literal = JSON.parse(value) } catch { throw invalidParameter(rawKey, 'Invalid JSON literal.') }
-        where.push(`EXISTS (SELECT 1 FROM resmeta m WHERE m.resource_id = resource.id AND m.key = ? AND m.value = ?)`)
-        bind.push(key!, JSON.stringify(literal))
+        q.resmeta.push({ key, op: 'eq', value: literal })
       } else {
-        const cond = op === 'like' ? `json_extract(m.value, '$') GLOB ?` : `lower(json_extract(m.value, '$')) LIKE lower(?)`
-        where.push(`EXISTS (SELECT 1 FROM resmeta m WHERE m.resource_id = resource.id AND m.key = ?
-            AND json_type(m.value) = 'text' AND ${cond})`)
-        bind.push(key!, op === 'like' ? likeToGlob(value) : value)
+        q.resmeta.push({ key, op: op as 'like' | 'ilike', value })
       }
       continue
     }
     const key = ALIASES[rawKey] ?? rawKey
     if (key === 'root') {
-      const root = queryInt(params, rawKey)!
-      where.push(`id IN (WITH RECURSIVE t(id) AS (SELECT ? UNION ALL SELECT r.id FROM resource r JOIN t ON r.parent_id = t.id) SELECT id FROM t)`)
-      bind.push(root)
+      q.roots.push(queryInt(params, rawKey)!)
       continue
     }
     const m = /^(\w+?)(?:__(in|like|ilike))?$/.exec(key)
     if (!m || !COLUMNS[m[1]!]) continue // unknown parameters are ignored (reference §1.2)
     const [, name, op] = m as unknown as [string, string, string | undefined]
-    const col = COLUMNS[name]!
+    const column = COLUMNS[name]!
     if (op === 'in') {
-      const values: Bind[] = INT_COLUMNS.has(name) ? queryIntList(params, rawKey)! : value.split(',').filter((v) => v !== '')
-      if (name === 'cls') values.splice(0, values.length, ...values.map((v) => classes.find(String(v))?.identity ?? String(v)))
-      where.push(values.length ? `${col} IN (${values.map(() => '?').join(',')})` : '0')
-      bind.push(...values)
-    } else if (op === 'like') {
-      where.push(`${col} GLOB ?`)
-      bind.push(likeToGlob(value))
-    } else if (op === 'ilike') {
-      where.push(`lower(${col}) LIKE lower(?)`)
-      bind.push(value)
+      const values: Array<string | number> = INT_COLUMNS.has(name) ? queryIntList(params, rawKey)! : value.split(',').filter((v) => v !== '')
+      q.columns.push({ column, op, value: name === 'cls' ? values.map((v) => classes.find(String(v))?.identity ?? String(v)) : values })
+    } else if (op === 'like' || op === 'ilike') {
+      q.columns.push({ column, op, value })
     } else if (INT_COLUMNS.has(name)) {
-      where.push(`${col} = ?`)
-      bind.push(queryInt(params, rawKey)!)
+      q.columns.push({ column, op: 'eq', value: queryInt(params, rawKey)! })
     } else {
-      where.push(`${col} = ?`)
-      bind.push(name === 'cls' ? classes.find(value)?.identity ?? value : value)
+      q.columns.push({ column, op: 'eq', value: name === 'cls' ? classes.find(value)?.identity ?? value : value })
     }
   }
 
@@ -104,16 +83,18 @@ export function searchResources(db: SqlDb, classes: ClassLookup, params: URLSear
   const offset = queryInt(params, 'offset', { min: 0 }) ?? 0
   const orderRaw = lastValue(params, 'order')
   const order = orderRaw ? orderRaw.split(',') : ['name']
-  const orderSql = order.map((tok) => {
+  q.order = order.map((tok) => {
     const desc = tok.startsWith('-')
-    const col = ORDER_SQL[desc ? tok.slice(1) : tok]
-    if (!col) throw invalidParameter('order', `Invalid order token '${tok}'; expected name, type, owner or created with an optional '-'.`)
-    return `${col} ${desc ? 'DESC' : 'ASC'}`
+    const key = desc ? tok.slice(1) : tok
+    if (!ORDER_KEYS.has(key)) throw invalidParameter('order', `Invalid order token '${tok}'; expected name, type, owner or created with an optional '-'.`)
+    return { key: key as ResourceSearch['order'][number]['key'], desc }
   })
-  const cond = where.length ? where.join(' AND ') : '1'
-  // sqlite-wasm refuses an empty bind array for a statement without parameters.
-  const total = Number(db.selectValue(`SELECT count(*) FROM resource WHERE ${cond}`, bind.length ? bind : undefined))
-  const page = paged ? ` LIMIT ${limit ?? -1} OFFSET ${offset}` : ''
-  const rows = selectRows(db, `${cond} ORDER BY ${orderSql.join(', ')}, id${page}`, bind)
-  return { rows, paged, limit, offset, order, total }
+  if (paged) q.page = { limit, offset }
+  return { query: q, paged, limit, offset, order }
+}
+
+/** The resources matching the filters of `params`; class names are resolved through `classes`. */
+export async function searchResources(resources: ResourceRead, classes: ClassLookup, params: URLSearchParams): Promise<SearchResult> {
+  const { query, ...page } = parseSearch(classes, params)
+  return { ...page, ...await resources.search(query) }
 }

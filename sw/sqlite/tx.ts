@@ -15,11 +15,11 @@ import { sessionsRead, sessionsWrite } from './main/sessions.ts'
 import { loginLimitsRead, loginLimitsWrite } from './main/login-limits.ts'
 import { uploadsRead, uploadsWrite } from './main/uploads.ts'
 import { filesRead, filesWrite } from './main/files.ts'
+import { resourcesRead, resourcesWrite } from './main/resources.ts'
+import { aclRead } from './main/acl.ts'
 
 /** Which work package brings each repository that is not here yet. */
-const PENDING = {
-  resources: 'WP-A', acl: 'WP-A',
-} as const
+const PENDING = {} as const
 
 /** `repo` with every method refusing calls once its unit of work has ended. */
 function guarded<R extends object>(repo: R, live: () => void): R {
@@ -46,7 +46,7 @@ function assemble<Tx extends object>(db: SqlDb, live: () => void, made: Record<s
 export function mainWrite(db: SqlDb, live: () => void): MainWrite {
   return assemble<MainWrite>(db, live, {
     requests: requestsWrite, journal: journalWrite, principals: principalsWrite, sessions: sessionsWrite, loginLimits: loginLimitsWrite,
-    uploads: uploadsWrite, files: filesWrite,
+    uploads: uploadsWrite, files: filesWrite, resources: resourcesWrite, acl: aclRead,
   }, {
     // BEGIN IMMEDIATE already serializes every unit of work on the main database.
     lock: async () => { live() },
@@ -57,5 +57,6 @@ export function mainWrite(db: SqlDb, live: () => void): MainWrite {
 export function mainRead(db: SqlDb, live: () => void): MainRead {
   return assemble<MainRead>(db, live, {
     requests: requestsRead, principals: principalsRead, sessions: sessionsRead, loginLimits: loginLimitsRead, uploads: uploadsRead, files: filesRead,
+    resources: resourcesRead, acl: aclRead,
   }, {})
 }

@@ -18,6 +18,8 @@ import { authCases } from './auth-contract.ts'
 import { uploadsContract } from './uploads.contract.ts'
 import { filesContract } from './files.contract.ts'
 import { catalogueContract } from './catalogue.contract.ts'
+import { resourcesContract } from './resources.contract.ts'
+import { aclContract } from './acl.contract.ts'
 
 export interface PortUnderTest<P extends DataPort = DataPort> {
   /** A new port over empty storage. */
@@ -156,6 +158,8 @@ export function portContract<P extends DataPort>(name: string, sut: PortUnderTes
       authCases(mode, fresh)
       uploadsContract(fresh, mode)
       filesContract(fresh, mode)
+      resourcesContract(fresh, mode)
+      aclContract(fresh, mode)
     }
 
     catalogueContract(sut)

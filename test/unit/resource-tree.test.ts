@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest'
 import { Database } from '../../sw/store/database.ts'
 import { MemoryStore } from '../../sw/store/memory.ts'
 import { migrateMain } from '../../sw/sqlite/migrate.ts'
-import { guardTree } from '../../sw/resource/tree-guard.ts'
+import { guardTree } from '../../sw/sqlite/main/resources.ts'
 import { ApiError } from '../../sw/core/error.ts'
 import { createSqliteLoader } from '../../wasm/sqlite.ts'
 

@@ -15,7 +15,7 @@ import { discardFiles, flushReleased, settleFiles, stageFile } from '../../files
 import { adoptFiles, releaseFiles } from '../../files/in-write.ts'
 import type { BucketFile, StoredFile } from '../../files/types.ts'
 import { textProblem } from '../../ingest/encoding.ts'
-import type { ClassContext, ClassData, ClassEnv, ClassFactory, Prepared } from '../types.ts'
+import type { ClassData, ClassEnv, ClassFactory, Prepared, WriteContext } from '../types.ts'
 
 interface Staged { name: string; size: number; mime_type: string; file: StoredFile }
 interface PreparedFiles extends Prepared {
@@ -45,7 +45,7 @@ function nameOf(v: unknown, path: string): string {
 }
 
 /** The new file list from the sent items; adopts new files and releases dropped ones. */
-function apply(env: ClassEnv, ctx: ClassContext, members: Record<string, unknown>, current: BucketFile[]): ClassData {
+async function apply(env: ClassEnv, ctx: WriteContext, members: Record<string, unknown>, current: BucketFile[]): Promise<ClassData> {
   const prepared = ctx.prepared as PreparedFiles | undefined
   const staged = prepared?.staged ?? new Map<number, Staged>()
   const byName = new Map(current.map((f) => [f.name, f]))
@@ -68,9 +68,9 @@ function apply(env: ClassEnv, ctx: ClassContext, members: Record<string, unknown
   const keys = new Set(next.map((f) => f.key))
   const dropped = current.filter((f) => !keys.has(f.key))
   // The rows say what to delete; `settle` deletes it once the write has committed.
-  void releaseFiles(env, ctx.db, dropped)
+  await releaseFiles(env, ctx.tx, dropped)
   if (prepared) prepared.dropped = dropped
-  adoptFiles(ctx.db, [...staged.values()].map((s) => s.file))
+  await adoptFiles(ctx.tx, [...staged.values()].map((s) => s.file))
   return { files: next, tstamp: naiveIso(ctx.now) }
 }
 
@@ -124,7 +124,7 @@ export const fileBucket: ClassFactory = (env) => ({
     file_bucket: { files: bucketFiles(data).map((f) => ({ name: f.name, size: f.size, mime_type: f.mime_type })), tstamp: data.tstamp ?? null },
   }),
 
-  remove: (ctx, _id, data) => releaseFiles(env, ctx.db, bucketFiles(data)),
+  remove: (ctx, _id, data) => releaseFiles(env, ctx.tx, bucketFiles(data)),
 
   capabilities: {
     fileBucket: {

@@ -48,9 +48,9 @@ export const rasterLayer: ClassFactory = (env) => ({
     return prepared
   },
 
-  create(ctx) {
+  async create(ctx) {
     const p = ctx.prepared as PreparedCreate
-    adoptFiles(ctx.db, [p.file])
+    await adoptFiles(ctx.tx, [p.file])
     return { ...p.meta, file: p.file }
   },
 
@@ -70,7 +70,7 @@ export const rasterLayer: ClassFactory = (env) => ({
       geo_transform: d.geo_transform, color_interpretation: d.color_interpretation, cog: true } }
   },
 
-  remove: (ctx, _id, data: ClassData) => releaseFiles(env, ctx.db, [(data as unknown as RasterData).file]),
+  remove: (ctx, _id, data: ClassData) => releaseFiles(env, ctx.tx, [(data as unknown as RasterData).file]),
 
   capabilities: {
     rasterFile: { rasterFile: async (ref) => (ref.data as unknown as RasterData).file },

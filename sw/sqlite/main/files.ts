@@ -7,7 +7,11 @@
 import type { SqlDb } from '../../store/database.ts'
 import type { FileRecordRead, FileRecordWrite } from '../../files/repository.ts'
 import type { StoredFile } from '../../files/types.ts'
-import { fileRecordSql } from '../../files/in-write.ts'
+
+/** The rows of `keys` go: their files are a resource's now (or forgotten). */
+function adopt(db: SqlDb, keys: readonly string[]): void {
+  for (const key of keys) db.exec({ sql: `DELETE FROM file_pending WHERE key = ?`, bind: [key] })
+}
 
 export const filesRead = (db: SqlDb): FileRecordRead => ({
   released: async (keys) => db.selectObjects(
@@ -22,7 +26,13 @@ export const filesWrite = (db: SqlDb): FileRecordWrite => ({
     db.exec({ sql: `INSERT INTO file_pending (key, size, state, created) VALUES (?, ?, 'staged', ?)`,
       bind: [f.key, f.size, now.toISOString()] })
   },
-  adopt: async (keys) => fileRecordSql.adopt(db, keys),
-  release: async (files) => fileRecordSql.release(db, files),
-  forget: async (keys) => fileRecordSql.adopt(db, keys),
+  adopt: async (keys) => adopt(db, keys),
+  // Rows that say `files` are to be deleted once the unit of work has committed.
+  release: async (files) => {
+    for (const f of files) {
+      db.exec({ sql: `INSERT OR REPLACE INTO file_pending (key, size, state, created) VALUES (?, ?, 'released', datetime('now'))`,
+        bind: [f.key, f.size] })
+    }
+  },
+  forget: async (keys) => adopt(db, keys),
 })

@@ -27,7 +27,7 @@ export const resourcesSchema: ComponentSchema = { component: 'resources', steps:
   // 2 (was main step 4): the tree's invariants, held by the database itself and not only by the routes: the root
   // (id 0) never moves, changes its id or goes; every other resource has a parent; no move
   // makes a cycle (walking up from the new parent must not meet the moved resource; UNION, not
-  // UNION ALL, so the walk ends even on a tree that is already broken). `resource/tree-guard.ts`
+  // UNION ALL, so the walk ends even on a tree that is already broken). `guardTree`
   // turns the messages into the original's 422s.
   `CREATE TRIGGER resource_root_delete BEFORE DELETE ON resource WHEN OLD.id = 0
      BEGIN SELECT RAISE(ABORT, 'outpost:tree:root_delete'); END;
