@@ -30,10 +30,13 @@ function promised<T>(impl: object, live: () => void): T {
   return new Proxy(impl, {
     get(target, key) {
       const value: unknown = Reflect.get(target, key, target)
-      if (value === undefined || value === null || SYNCHRONOUS.has(key)) return value
+      if (value === undefined || value === null) return value
       let w = wrapped.get(key)
       if (w === undefined) {
-        if (typeof value === 'function') {
+        // Bound to the implementation: its methods use private fields, which a proxy lacks.
+        if (SYNCHRONOUS.has(key) && typeof value === 'function') {
+          w = value.bind(target)
+        } else if (typeof value === 'function') {
           w = (...args: unknown[]) => {
             try {
               live()
