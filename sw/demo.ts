@@ -39,7 +39,7 @@ async function createDemoFeatures(services: Services, ids: DemoLayers): Promise<
   for (const [id, features] of [[ids.observations, OBSERVATIONS], [ids.routes, ROUTES]] as const) {
     const layer = (await services.classes.featureLayer(id))!
     const inputs = features.map((f, i) => parseInput(f, layer.meta, { srs: 4326, geomFormat: 'wkt', geomNull: false }, `$[${i}]`))
-    await writeFeatures(services, layer, inputs, (w) => inputs.map((input) => w.create(input)))
+    await writeFeatures(services, layer, inputs, (w) => w.createMany(inputs))
   }
 }
 

@@ -74,39 +74,39 @@ export interface TransactionOp {
   error: string | null
 }
 
-/** Versioning reads inside a layer transaction. */
+/** Versioning reads inside a layer transaction (each a promise: an implementation may be a remote database). */
 export interface HistoryRead {
-  versioning(): VersioningState | undefined
+  versioning(): Promise<VersioningState | undefined>
   /** The record of feature `fid`, deleted ones included; `undefined` when it never existed. */
-  featureVersion(fid: number): ItemVersion | undefined
+  featureVersion(fid: number): Promise<ItemVersion | undefined>
   /** The record of attachment `aid` of feature `fid`. */
-  attachmentVersion(fid: number, aid: number): ItemVersion | undefined
+  attachmentVersion(fid: number, aid: number): Promise<ItemVersion | undefined>
   /** The record of the description of feature `fid`. */
-  descriptionVersion(fid: number): ItemVersion | undefined
+  descriptionVersion(fid: number): Promise<ItemVersion | undefined>
   /** Ids of features changed in `(initial, target]` after `after`, ascending, at most `limit`. */
-  changedFids(initial: number, target: number, after: number | null, limit: number): number[]
-  changes(q: ChangesQuery): ChangeOp[]
-  summary(initial: number, target: number): VersionSummary
-  versionRecord(vid: number): VersionRecord | undefined
-  versions(q: VersionListQuery): VersionRecord[]
+  changedFids(initial: number, target: number, after: number | null, limit: number): Promise<number[]>
+  changes(q: ChangesQuery): Promise<ChangeOp[]>
+  summary(initial: number, target: number): Promise<VersionSummary>
+  versionRecord(vid: number): Promise<VersionRecord | undefined>
+  versions(q: VersionListQuery): Promise<VersionRecord[]>
   /** The blob of file `fileobj` of attachment `aid` (an old file of it too); `undefined` if it has none such. */
-  attachmentBlob(aid: number, fileobj: number): string | undefined
-  transaction(tid: number): TransactionRecord | undefined
-  transactionOps(tid: number): TransactionOp[]
-  transactionResults(tid: number): [number, string][]
+  attachmentBlob(aid: number, fileobj: number): Promise<string | undefined>
+  transaction(tid: number): Promise<TransactionRecord | undefined>
+  transactionOps(tid: number): Promise<TransactionOp[]>
+  transactionResults(tid: number): Promise<[number, string][]>
 }
 
 /** Versioning writes inside a layer transaction. */
 export interface HistoryWrite {
   /** The version this write records, allocated at its first change; `undefined` before that or without versioning. */
   readonly version: number | undefined
-  startTransaction(userId: number, epoch: number | null, started: string): TransactionRecord
+  startTransaction(userId: number, epoch: number | null, started: string): Promise<TransactionRecord>
   /**
    * Stores (or with `null` removes) operations, in order; nothing when a different operation
    * holds one of their seqnums already, whose seqnum is returned.
    */
-  putTransactionOps(tid: number, items: { seqnum: number; payload: string | null }[]): number | undefined
-  setTransactionErrors(tid: number, errors: [number, string][]): void
-  commitTransaction(tid: number, committed: string, results: [number, string][]): void
-  disposeTransaction(tid: number): void
+  putTransactionOps(tid: number, items: { seqnum: number; payload: string | null }[]): Promise<number | undefined>
+  setTransactionErrors(tid: number, errors: [number, string][]): Promise<void>
+  commitTransaction(tid: number, committed: string, results: [number, string][]): Promise<void>
+  disposeTransaction(tid: number): Promise<void>
 }

@@ -35,7 +35,7 @@ async function writeOptions(c: Ctx): Promise<WriteOptions> {
   return { srs: await querySrs(params, c.get('services').platform.epsg), geomFormat: fmt, geomNull: queryBool(params, 'geom_null', false) }
 }
 
-const write = <T>(c: Ctx, layer: FeatureLayer, fn: (w: FeatureWriter) => T, inputs: FeatureInput[] = []) =>
+const write = <T>(c: Ctx, layer: FeatureLayer, fn: (w: FeatureWriter) => Promise<T>, inputs: FeatureInput[] = []) =>
   writeFeatures(c.get('services'), layer, inputs, fn, { userId: c.get('user').id, request: keyedRequest(c.req.raw) })
 
 /** A write's answer; one recorded earlier under its `Idempotency-Key` says so (Stripe's header name). */
@@ -63,11 +63,12 @@ export function mountFeature(routes: Routes<FeatureVariables>): void {
         const params = paramsOf(c)
         const opts = await dumpOptions(params, meta, c.get('services').platform.epsg)
         const query = { filter: filterOf(params, meta, body), order: orderOf(params, meta), ...paging(params) }
-        return json(await layer.read((tx) => {
-          const version = readVersion(tx.history, params)
-          const rows = tx.list({ ...query, version }, rowShape(opts))
+        return json(await layer.read(async (tx) => {
+          const version = await readVersion(tx.history, params)
+          const rows = await tx.list({ ...query, version }, rowShape(opts))
           const fids = rows.map((r) => r.fid)
-          const att = !wantsAttachments(opts) ? undefined : version === undefined ? tx.attachments(fids) : tx.history!.attachmentsAt(fids, version)
+          const att = !wantsAttachments(opts) ? undefined
+            : version === undefined ? await tx.attachments(fids) : await tx.history!.attachmentsAt(fids, version)
           return rows.map((r) => featureJson(r, meta, opts, att))
         }))
       }
@@ -85,14 +86,21 @@ export function mountFeature(routes: Routes<FeatureVariables>): void {
         expectKind<unknown[]>('array', body, '$') // the body's shape is judged before the query's
         const ops = parseBatch(body, layer.meta, await writeOptions(c))
         const updated = ops.flatMap((op) => 'input' in op && op.id !== undefined && changesFeature(op.input) ? [op.id] : [])
-        const w = await write(c, layer, (w) => {
-          w.tx.historyWrite?.beforeUpdates(updated)
-          return ops.map((op) => {
-            if ('del' in op) { w.delete(op.id); return { id: op.id } }
-            if (op.id === undefined) return { id: w.create(op.input) }
-            w.update(op.id, op.input)
-            return { id: op.id }
-          })
+        const w = await write(c, layer, async (w) => {
+          await w.tx.historyWrite?.beforeUpdates(updated)
+          const ids: { id: number }[] = []
+          // A run of new features is one call (one await, however long the run).
+          let run: FeatureInput[] = []
+          const flush = async () => { if (run.length) for (const id of await w.createMany(run.splice(0))) ids.push({ id }) }
+          for (const op of ops) {
+            if (!('del' in op) && op.id === undefined) { run.push(op.input); continue }
+            await flush()
+            if ('del' in op) await w.delete(op.id)
+            else await w.update(op.id!, op.input)
+            ids.push({ id: op.id! })
+          }
+          await flush()
+          return ids
         }, ops.flatMap((op) => ('input' in op ? [op.input] : [])))
         // Every item carries the batch's one version, deletes too, as the original's.
         return answer(w, w.result.map((r) => idBody(r.id, w)))
@@ -102,7 +110,7 @@ export function mountFeature(routes: Routes<FeatureVariables>): void {
         const body = await readJson(c.req.raw)
         if (body === undefined) return answer(await write(c, layer, (w) => w.deleteAll()), true)
         const ids = parseIds(body)
-        return answer(await write(c, layer, (w) => { for (const id of ids) w.delete(id) }), ids)
+        return answer(await write(c, layer, async (w) => { for (const id of ids) await w.delete(id) }), ids)
       }
     }
     throw new Error('unreachable')
@@ -116,10 +124,11 @@ export function mountFeature(routes: Routes<FeatureVariables>): void {
       const layer = await layerOf(c)
       const params = paramsOf(c)
       const opts = await dumpOptions(params, layer.meta, c.get('services').platform.epsg)
-      const feature = await layer.read((tx) => {
-        const version = readVersion(tx.history, params)
-        const [row] = tx.list({ fid, version }, rowShape(opts))
-        const att = !wantsAttachments(opts) ? undefined : version === undefined ? tx.attachments([fid]) : tx.history!.attachmentsAt([fid], version)
+      const feature = await layer.read(async (tx) => {
+        const version = await readVersion(tx.history, params)
+        const [row] = await tx.list({ fid, version }, rowShape(opts))
+        const att = !wantsAttachments(opts) ? undefined
+          : version === undefined ? await tx.attachments([fid]) : await tx.history!.attachmentsAt([fid], version)
         return row && featureJson(row, layer.meta, opts, att)
       })
       if (!feature) throw featureNotFound(layer.meta.resourceId, fid)
@@ -159,9 +168,9 @@ export function mountFeature(routes: Routes<FeatureVariables>): void {
   routes.add('feature_layer.feature.count', '/api/resource/{id}/feature_count', 'GET', onPath('data', 'read'), async (c) => {
     const layer = await layerOf(c)
     const filter = filterOf(paramsOf(c), layer.meta, await getBody(c))
-    return json(await layer.read((tx) => {
-      const out: Record<string, number> = { total_count: tx.count() }
-      if (filter.filtered) out.filtered_count = tx.count(filter)
+    return json(await layer.read(async (tx) => {
+      const out: Record<string, number> = { total_count: await tx.count() }
+      if (filter.filtered) out.filtered_count = await tx.count(filter)
       return out
     }))
   })

@@ -146,21 +146,20 @@ export interface AttachmentFile {
 /** A layer's history (reference §12), where its class keeps one. */
 export interface FeatureHistory extends HistoryRead {
   /** Attachments at version `version` (point-in-time reads), by fid. */
-  attachmentsAt(fids: number[], version: number): Map<number, AttachmentRow[]>
+  attachmentsAt(fids: number[], version: number): Promise<Map<number, AttachmentRow[]>>
 }
 
 export interface FeatureHistoryWrite extends FeatureHistory, HistoryWrite {
   /** Brings a deleted feature back with its last values, then applies `input`; `false` when it is not deleted. */
-  restore(fid: number, input: FeatureInput): boolean
+  restore(fid: number, input: FeatureInput): Promise<boolean>
   /**
    * Before many features are updated (a batch, a transaction's commit): their values before
    * this version are kept in one go, which `update` otherwise does one feature at a time.
    * Features that do not exist are skipped.
    */
-  beforeUpdates(fids: number[]): void
+  beforeUpdates(fids: number[]): Promise<void>
 }
 
-/** Reads inside one consistent snapshot of a layer. */
 /** A feature for drawing: the geometry as stored (a GeoPackage blob), the asked fields canonical. */
 export interface BoxRow {
   fid: number
@@ -168,41 +167,47 @@ export interface BoxRow {
   values: FieldValue[]
 }
 
+/**
+ * Reads inside one consistent snapshot of a layer. Every method is a promise (an implementation
+ * may be a remote database); a listing answers a page in one call, never a promise per row.
+ */
 export interface FeatureRead {
-  list(q: FeatureQuery, shape: RowShape): FeatureRow[]
+  list(q: FeatureQuery, shape: RowShape): Promise<FeatureRow[]>
   /**
    * Optional fast path for drawing: the features whose bounding box meets `box` (the spatial
    * index's answer, no exact test), in fid order, geometries undecoded. Without it a reader of
    * boxes falls back to `list` with an `intersects` filter.
    */
-  inBox?(box: Bbox, fields: readonly Field[]): BoxRow[]
-  count(filter?: FeatureFilter): number
+  inBox?(box: Bbox, fields: readonly Field[]): Promise<BoxRow[]>
+  count(filter?: FeatureFilter): Promise<number>
   /** Bounds of the selected geometries in the layer's SRS; `null` when there are none. */
-  extent(filter?: FeatureFilter): Bbox | null
-  exists(fid: number): boolean
+  extent(filter?: FeatureFilter): Promise<Bbox | null>
+  exists(fid: number): Promise<boolean>
   /** The feature's geometry: `null` when it has none, `undefined` when there is no such feature. */
-  geometry(fid: number): Geometry | null | undefined
+  geometry(fid: number): Promise<Geometry | null | undefined>
   /** Attachments by fid, each list in id order; `fids` absent = every feature's. */
-  attachments(fids?: number[]): Map<number, AttachmentRow[]>
-  attachment(fid: number, aid: number): AttachmentRow | undefined
+  attachments(fids?: number[]): Promise<Map<number, AttachmentRow[]>>
+  attachment(fid: number, aid: number): Promise<AttachmentRow | undefined>
   /** Versions, changes and stored transactions; absent when the class keeps no history. */
   readonly history?: FeatureHistory
   /** The recorded answer of the keyed write `key` (`Idempotency-Key`); absent: the class keeps none. */
-  pastRequest?(key: string): PastRequest | undefined
+  pastRequest?(key: string): Promise<PastRequest | undefined>
 }
 
 /** Writes inside one durable transaction of a layer: all of them or none. */
 export interface FeatureWrite extends FeatureRead {
   /** Queues a new feature (its attachments aside) and returns its fid. */
-  create(input: FeatureInput): number
+  create(input: FeatureInput): Promise<number>
+  /** `create` for many features in one call (a PATCH's run of new features): their fids, in order. */
+  createMany(inputs: readonly FeatureInput[]): Promise<number[]>
   /** `false` when there is no such feature. */
-  update(fid: number, input: FeatureInput): boolean
-  delete(fid: number): boolean
-  deleteAll(): void
-  addAttachment(fid: number, fields: AttachmentFields, file: AttachmentFile): number
+  update(fid: number, input: FeatureInput): Promise<boolean>
+  delete(fid: number): Promise<boolean>
+  deleteAll(): Promise<void>
+  addAttachment(fid: number, fields: AttachmentFields, file: AttachmentFile): Promise<number>
   /** A new `file` replaces the old one, whose blob becomes an orphan. */
-  changeAttachment(row: AttachmentRow, fields: AttachmentFields, file?: AttachmentFile): void
-  removeAttachment(row: AttachmentRow): void
+  changeAttachment(row: AttachmentRow, fields: AttachmentFields, file?: AttachmentFile): Promise<void>
+  removeAttachment(row: AttachmentRow): Promise<void>
   /** Blobs no longer referenced once the transaction commits; deleted after it. */
   readonly orphanBlobs: readonly string[]
   /** The history's write side (transactions, restores, the version this write makes); absent without history. */
@@ -222,10 +227,15 @@ export interface WriteActor {
 /** An open feature layer. */
 export interface FeatureLayer {
   readonly meta: LayerMeta
-  /** Changes whenever the features may have changed (a write, a reload): what caches key on. Absent: never cache. */
-  readonly version?: number
-  read<T>(fn: (tx: FeatureRead) => T): Promise<T>
-  write<T>(fn: (tx: FeatureWrite) => T, actor?: WriteActor): Promise<T>
+  /**
+   * Changes whenever the features may have changed (a write, a reload, another process's commit):
+   * what caches key on. Synchronous and cheap (`tokens.current('layer:N')`). Absent: never cache.
+   */
+  token?(): string
+  /** One consistent read; `fn` awaits only `tx`'s methods (the layer's queue is held meanwhile). */
+  read<T>(fn: (tx: FeatureRead) => Promise<T>): Promise<T>
+  /** One durable transaction: all of `fn`'s writes or none; `fn` awaits only `tx`'s methods. */
+  write<T>(fn: (tx: FeatureWrite) => Promise<T>, actor?: WriteActor): Promise<T>
   /** Direct read access to GeoPackage-shaped storage, for the data-out fast paths (below). */
   readonly gpkg?: GpkgStorage
 }
@@ -279,3 +289,20 @@ export interface GpkgStorage {
    */
   read<T>(fn: (t: GpkgTables) => T, filter?: FeatureFilter): Promise<T>
 }
+
+// ---- the synchronous shape of the ports ----
+// The SQLite implementation answers each call from one synchronous statement run; it keeps
+// that shape (no promise per call inside it) and `classes/vector_layer/feature-layer.ts` wraps
+// it into the promise-returning ports above, one await per call.
+
+/** `F` with its promise unwrapped (left as it is when it is no promise-returning function). */
+type Unpromised<F> = F extends (...a: infer A) => Promise<infer R> ? (...a: A) => R : F
+/** `T` with each promise-returning method made synchronous. */
+export type Synchronous<T> = { [K in keyof T]: Unpromised<T[K]> }
+
+export type FeatureHistorySync = Synchronous<FeatureHistory>
+export type FeatureHistoryWriteSync = Synchronous<FeatureHistoryWrite>
+export type FeatureReadSync = Omit<Synchronous<FeatureRead>, 'history'> & { readonly history?: FeatureHistorySync }
+/** Without `createMany`: the facade makes it of `create` calls, each of which only queues its feature. */
+export type FeatureWriteSync = Omit<Synchronous<FeatureWrite>, 'history' | 'historyWrite' | 'createMany'>
+  & { readonly history?: FeatureHistorySync; readonly historyWrite?: FeatureHistoryWriteSync }

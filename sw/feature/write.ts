@@ -18,28 +18,34 @@ export class FeatureWriter {
 
   constructor(readonly tx: FeatureWrite, readonly layer: FeatureLayer, readonly staging: Staging | undefined) {}
 
-  create(input: FeatureInput): number {
-    const fid = this.tx.create(input)
-    if (input.attachment?.length) this.#lists.push([fid, input.attachment])
-    return fid
+  async create(input: FeatureInput): Promise<number> {
+    const [fid] = await this.createMany([input])
+    return fid!
   }
 
-  update(fid: number, input: FeatureInput): void {
-    if (!this.tx.update(fid, input)) throw featureNotFound(this.layer.meta.resourceId, fid)
-    if (input.attachment !== undefined) replaceAttachments(this.tx, fid, input.attachment, this.staging)
+  /** New features in one call to the layer (a PATCH's run of creates): their fids, in order. */
+  async createMany(inputs: readonly FeatureInput[]): Promise<number[]> {
+    const fids = await this.tx.createMany(inputs)
+    inputs.forEach((input, i) => { if (input.attachment?.length) this.#lists.push([fids[i]!, input.attachment]) })
+    return fids
   }
 
-  delete(fid: number): void {
-    if (!this.tx.delete(fid)) throw featureNotFound(this.layer.meta.resourceId, fid)
+  async update(fid: number, input: FeatureInput): Promise<void> {
+    if (!await this.tx.update(fid, input)) throw featureNotFound(this.layer.meta.resourceId, fid)
+    if (input.attachment !== undefined) await replaceAttachments(this.tx, fid, input.attachment, this.staging)
   }
 
-  deleteAll(): void {
-    this.tx.deleteAll()
+  async delete(fid: number): Promise<void> {
+    if (!await this.tx.delete(fid)) throw featureNotFound(this.layer.meta.resourceId, fid)
+  }
+
+  deleteAll(): Promise<void> {
+    return this.tx.deleteAll()
   }
 
   /** Applies the attachment lists of the features created in this write. */
-  finish(): void {
-    for (const [fid, items] of this.#lists.splice(0)) replaceAttachments(this.tx, fid, items, this.staging)
+  async finish(): Promise<void> {
+    for (const [fid, items] of this.#lists.splice(0)) await replaceAttachments(this.tx, fid, items, this.staging)
   }
 }
 
@@ -70,11 +76,11 @@ export interface Written<T> {
  * types are checked before anything is copied).
  */
 export async function writeFeatures<T>(services: WriteServices, layer: FeatureLayer, inputs: FeatureInput[],
-  fn: (w: FeatureWriter) => T, opts: WriteFeaturesOptions = {}): Promise<Written<T>> {
+  fn: (w: FeatureWriter) => Promise<T>, opts: WriteFeaturesOptions = {}): Promise<Written<T>> {
   const keyed = opts.request
   if (keyed) {
     // A replay answers before anything is staged: the first run consumed the uploads.
-    const past = await layer.read((tx) => tx.pastRequest?.(keyed.key))
+    const past = await layer.read(async (tx) => tx.pastRequest?.(keyed.key))
     if (past) return { ...replayed(past, keyed) as Written<T>, replayed: true as const }
   }
   let staging = opts.staging
@@ -89,13 +95,13 @@ export async function writeFeatures<T>(services: WriteServices, layer: FeatureLa
     for (const [a, path] of items) await staging!.stage(a, path)
     let orphans: readonly string[] = []
     let written: FeatureWrite | undefined
-    const out = await layer.write((tx): { result: T } | { past: PastRequest } => {
+    const out = await layer.write(async (tx): Promise<{ result: T } | { past: PastRequest }> => {
       // Checked again inside the write: a replay may have queued behind the first run.
-      const past = keyed && tx.pastRequest?.(keyed.key)
+      const past = keyed && await tx.pastRequest?.(keyed.key)
       if (past) return { past }
       const w = new FeatureWriter(tx, layer, staging)
-      const r = fn(w)
-      w.finish()
+      const r = await fn(w)
+      await w.finish()
       if (keyed) tx.recordRequest?.(keyed.key, keyed.fingerprint, () => JSON.stringify({ result: r, version: tx.historyWrite?.version }))
       orphans = tx.orphanBlobs
       written = tx

@@ -36,17 +36,17 @@ export async function featureSource(services: RenderServices, layerId: number, s
   const keys = meta.fields.map((f) => `${f.id}=${f.keyname}`).join(',')
   return {
     // A layer class without a version is never served from the tile cache.
-    version: layer.version === undefined ? `uncached:${Math.random()}` : `${layer.version}:${keys}`,
+    version: layer.token === undefined ? `uncached:${Math.random()}` : `${layer.token()}:${keys}`,
     srs: meta.srs,
-    query: (bbox, wanted, signal) => layer.read((tx) => {
+    query: (bbox, wanted, signal) => layer.read(async (tx) => {
       signal?.throwIfAborted()
       const fields = wanted.map((k) => byKey.get(k)).filter((f): f is Field => !!f)
       // Unknown keynames read as NULL, as a style written for another layer would see them.
       const slot = wanted.map((k) => fields.findIndex((f) => f.keyname === k))
       const pick = (values: FieldValue[]) => slot.map((i) => (i < 0 ? null : toValue(values[i]!)))
-      if (tx.inBox) return tx.inBox(bbox, fields).map((r) => ({ fid: r.fid, geom: r.geom, values: pick(r.values) }))
-      return tx.list({ filter: { conditions: [], intersects: boxPolygon(bbox), filtered: true } },
-        { geom: true, fields, label: false, description: false })
+      if (tx.inBox) return (await tx.inBox(bbox, fields)).map((r) => ({ fid: r.fid, geom: r.geom, values: pick(r.values) }))
+      return (await tx.list({ filter: { conditions: [], intersects: boxPolygon(bbox), filtered: true } },
+        { geom: true, fields, label: false, description: false }))
         .filter((r) => r.geom)
         .map((r) => ({ fid: r.fid, geom: encodeGpkg(r.geom!, meta.srs), values: pick(r.values) }))
     }),

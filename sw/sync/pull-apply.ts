@@ -52,11 +52,11 @@ const kindOf = (local: FeatureState | null, remote: FeatureState | null) =>
  * Applies a batch of remote feature changes (each feature once). What the decisions need —
  * mappings, versions, the states now and at the last shared versions — is read in bulk first.
  */
-export function applyFeatures(tx: FeatureWrite, r: ReplicaWrite, ctx: SyncContext, changes: RemoteFeatureChange[]): void {
+export async function applyFeatures(tx: FeatureWrite, r: ReplicaWrite, ctx: SyncContext, changes: RemoteFeatureChange[]): Promise<void> {
   const meta = ctx.replica.meta
-  const locals = r.localsOf(changes.map((c) => c.rfid))
+  const locals = await r.localsOf(changes.map((c) => c.rfid))
   const mapped = [...locals.values()]
-  const current = localStates(tx, meta, mapped.map((l) => l.mapping.fid))
+  const current = await localStates(tx, meta, mapped.map((l) => l.mapping.fid))
   const bases = new Map<number, FeatureState>()
   const byBase = new Map<number, number[]>()
   for (const l of mapped) {
@@ -67,9 +67,9 @@ export function applyFeatures(tx: FeatureWrite, r: ReplicaWrite, ctx: SyncContex
     else if (byBase.has(base)) byBase.get(base)!.push(fid)
     else byBase.set(base, [fid])
   }
-  for (const [version, fids] of byBase) for (const [fid, st] of localStates(tx, meta, fids, version)) bases.set(fid, st)
-  const problems = new Set(r.problems().map((p) => p.rfid))
-  const created: [number, RemoteFeatureChange][] = []
+  for (const [version, fids] of byBase) for (const [fid, st] of await localStates(tx, meta, fids, version)) bases.set(fid, st)
+  const problems = new Set((await r.problems()).map((p) => p.rfid))
+  const created: [FeatureInput, RemoteFeatureChange][] = []
   for (const ch of changes) {
     const l = locals.get(ch.rfid)
     const base = l ? bases.get(l.mapping.fid) ?? null : null
@@ -81,23 +81,23 @@ export function applyFeatures(tx: FeatureWrite, r: ReplicaWrite, ctx: SyncContex
       remote = ch.remote(base)
       input = remote && stateInput(remote, meta)
     } catch (err) {
-      r.setProblem({ rfid: ch.rfid, fid: l?.mapping.fid ?? null, reason: problemReason(err) })
+      await r.setProblem({ rfid: ch.rfid, fid: l?.mapping.fid ?? null, reason: problemReason(err) })
       continue
     }
-    if (problems.has(ch.rfid)) r.clearProblem(ch.rfid)
+    if (problems.has(ch.rfid)) await r.clearProblem(ch.rfid)
     if (!l) {
       // Created and deleted there since we last looked, or deleted twice: nothing to do.
-      if (input) created.push([tx.create(input), ch])
+      if (input) created.push([input, ch])
       continue
     }
     const { mapping: m } = l
     const fid = m.fid
     if (l.conflicted) {
       // A person decides this one: keep the newest remote version in the record.
-      const open = r.conflicts().find((c) => c.fid === fid)!
+      const open = (await r.conflicts()).find((c) => c.fid === fid)!
       if (!sameState(open.remote, remote)) {
-        r.removeConflict(open.id)
-        r.addConflict({ fid, rfid: ch.rfid, kind: kindOf(open.local, remote), local: open.local, remote, rvid: ch.rvid })
+        await r.removeConflict(open.id)
+        await r.addConflict({ fid, rfid: ch.rfid, kind: kindOf(open.local, remote), local: open.local, remote, rvid: ch.rvid })
       }
       continue
     }
@@ -105,51 +105,52 @@ export function applyFeatures(tx: FeatureWrite, r: ReplicaWrite, ctx: SyncContex
     const localChanged = l.vid !== m.base || l.dvid !== m.dbase
     if (m.base && sameState(remote, base)) {
       // Nothing new there (our own push coming back): the lock moves, local changes stay waiting.
-      r.relock(fid, ch.rvid ?? m.rvid, ch.rhash)
+      await r.relock(fid, ch.rvid ?? m.rvid, ch.rhash)
     } else if (local === null && remote === null) {
-      r.unmap(fid)
+      await r.unmap(fid)
     } else if (!localChanged) {
       if (remote === null) {
-        tx.delete(fid)
-        r.unmap(fid)
+        await tx.delete(fid)
+        await r.unmap(fid)
         ctx.pulled.deleted++
       } else {
-        if (local === null) tx.historyWrite!.restore(fid, input!)
-        else tx.update(fid, input!)
-        r.map(fid, ch.rfid, ch.rvid, undefined, ch.rhash)
+        if (local === null) await tx.historyWrite!.restore(fid, input!)
+        else await tx.update(fid, input!)
+        await r.map(fid, ch.rfid, ch.rvid, undefined, ch.rhash)
         ctx.pulled.updated++
       }
     } else if (sameState(local, remote)) {
-      r.map(fid, ch.rfid, ch.rvid, undefined, ch.rhash)
+      await r.map(fid, ch.rfid, ch.rvid, undefined, ch.rhash)
     } else {
-      r.addConflict({ fid, rfid: ch.rfid, kind: kindOf(local, remote), local, remote, rvid: ch.rvid })
+      await r.addConflict({ fid, rfid: ch.rfid, kind: kindOf(local, remote), local, remote, rvid: ch.rvid })
     }
   }
-  // Mapped after all creates: they are inserted in bulk when the first mapping needs their versions.
-  for (const [fid, ch] of created) r.map(fid, ch.rfid, ch.rvid, undefined, ch.rhash)
+  // Created in one call, mapped after: they are inserted in bulk when the first mapping needs their versions.
+  const fids = await tx.createMany(created.map(([input]) => input))
+  for (const [i, [, ch]] of created.entries()) await r.map(fids[i]!, ch.rfid, ch.rvid, undefined, ch.rhash)
   ctx.pulled.created += created.length
 }
 
 /** Applies one attachment change; `true` when its file became the attachment's. */
-export function applyAttachment(tx: FeatureWrite, r: ReplicaWrite, ctx: SyncContext, ch: RemoteAttachmentChange): boolean {
-  const am = r.localAttachmentOf(ch.raid)
+export async function applyAttachment(tx: FeatureWrite, r: ReplicaWrite, ctx: SyncContext, ch: RemoteAttachmentChange): Promise<boolean> {
+  const am = await r.localAttachmentOf(ch.raid)
   if (!am) {
     if (ch.action === 'delete') return false
-    const fm = r.localOf(ch.rfid)
+    const fm = await r.localOf(ch.rfid)
     // Without its feature here (deleted on this side) the attachment has nowhere to go.
-    if (!fm || !tx.exists(fm.fid) || !ch.file) return false
-    const aid = tx.addAttachment(fm.fid, { ...ch.attrs, mime_type: ch.attrs.mime_type ?? 'application/octet-stream' }, ch.file)
-    r.mapAttachment(aid, ch.raid, fm.fid, ch.rfileobj)
+    if (!fm || !await tx.exists(fm.fid) || !ch.file) return false
+    const aid = await tx.addAttachment(fm.fid, { ...ch.attrs, mime_type: ch.attrs.mime_type ?? 'application/octet-stream' }, ch.file)
+    await r.mapAttachment(aid, ch.raid, fm.fid, ch.rfileobj)
     ctx.pulled.attachments++
     return true
   }
-  const row = tx.attachment(am.fid, am.aid)
-  const changedHere = tx.historyWrite!.attachmentVersion(am.fid, am.aid)?.vid !== am.base
+  const row = await tx.attachment(am.fid, am.aid)
+  const changedHere = (await tx.historyWrite!.attachmentVersion(am.fid, am.aid))?.vid !== am.base
   if (ch.action === 'delete') {
-    r.unmapAttachment(am.aid)
+    await r.unmapAttachment(am.aid)
     // Changed here: it stays, and goes back to the remote as a new attachment.
     if (row && !changedHere) {
-      tx.removeAttachment(row)
+      await tx.removeAttachment(row)
       ctx.pulled.attachments++
     }
     return false
@@ -159,11 +160,11 @@ export function applyAttachment(tx: FeatureWrite, r: ReplicaWrite, ctx: SyncCont
   const same = !ch.file && Object.entries(ch.attrs).every(([k, v]) => row[k as keyof typeof row] === v)
   if (changedHere || ch.action === 'create' || same) {
     // Ours coming back, or ours changed since: the remote's side is noted, ours stays.
-    r.mapAttachment(am.aid, ch.raid, am.fid, ch.rfileobj, changedHere ? keep : undefined)
+    await r.mapAttachment(am.aid, ch.raid, am.fid, ch.rfileobj, changedHere ? keep : undefined)
     return false
   }
-  tx.changeAttachment(row, ch.attrs, ch.file)
+  await tx.changeAttachment(row, ch.attrs, ch.file)
   ctx.pulled.attachments++
-  r.mapAttachment(am.aid, ch.raid, am.fid, ch.rfileobj)
+  await r.mapAttachment(am.aid, ch.raid, am.fid, ch.rfileobj)
   return !!ch.file
 }

@@ -71,10 +71,10 @@ async function applyBatch(ctx: SyncContext, features: RemoteFeatureChange[], att
   const used = new Set<string>()
   let ok = false
   try {
-    await ctx.replica.write((tx, r) => {
-      applyFeatures(tx, r, ctx, features)
-      for (const ch of attachments) if (applyAttachment(tx, r, ctx, ch)) used.add(ch.file!.blobId)
-      r.setState(next)
+    await ctx.replica.write(async (tx, r) => {
+      await applyFeatures(tx, r, ctx, features)
+      for (const ch of attachments) if (await applyAttachment(tx, r, ctx, ch)) used.add(ch.file!.blobId)
+      await r.setState(next)
     })
     ctx.state = next
     ok = true
@@ -97,10 +97,10 @@ async function fromFeed(ctx: SyncContext, ops: Op[], staged: string[]) {
     else e.fop = op
     byFid.set(rfid, e)
   }
-  const known = await ctx.replica.read((_tx, r) => ({
-    fids: new Map([...byFid.keys()].map((rfid) => [rfid, r.localOf(rfid)])),
-    problems: new Map(r.problems().map((p) => [p.rfid, p.fid])),
-    atts: new Map(atts.map((op) => [Number(op.aid), r.localAttachmentOf(Number(op.aid))])) }))
+  const known = await ctx.replica.read(async (_tx, r) => ({
+    fids: new Map(await Promise.all([...byFid.keys()].map(async (rfid) => [rfid, await r.localOf(rfid)] as const))),
+    problems: new Map((await r.problems()).map((p) => [p.rfid, p.fid])),
+    atts: new Map(await Promise.all(atts.map(async (op) => [Number(op.aid), await r.localAttachmentOf(Number(op.aid))] as const))) }))
   const features: RemoteFeatureChange[] = []
   for (const [rfid, { fop, dop }] of byFid) {
     const m = known.fids.get(rfid)
@@ -196,9 +196,11 @@ async function pullScan(ctx: SyncContext, adopt?: { epoch: number; latest: numbe
     const list = new RemoteShape(ctx.client.creds.url, 'a page of its features')
       .objects(await ctx.client.get(ctx.path(`/feature/?dt_format=iso&extensions=attachment,description&limit=${SCAN_PAGE}&offset=${offset}`)))
     const staged: string[] = []
-    const known = await ctx.replica.read((_tx, r) => new Map(list.map((f) => [Number(f.id), r.localOf(Number(f.id))])))
-    const knownAtts = await ctx.replica.read((_tx, r) => new Map(list.flatMap((f) => (f.extensions?.attachment ?? []) as Op[])
-      .map((a) => [Number(a.id), r.localAttachmentOf(Number(a.id))])))
+    const known = await ctx.replica.read(async (_tx, r) =>
+      new Map(await Promise.all(list.map(async (f) => [Number(f.id), await r.localOf(Number(f.id))] as const))))
+    const knownAtts = await ctx.replica.read(async (_tx, r) => new Map(await Promise.all(list
+      .flatMap((f) => (f.extensions?.attachment ?? []) as Op[])
+      .map(async (a) => [Number(a.id), await r.localAttachmentOf(Number(a.id))] as const))))
     const features: RemoteFeatureChange[] = []
     const attachments: RemoteAttachmentChange[] = []
     for (const f of list) {
@@ -222,10 +224,10 @@ async function pullScan(ctx: SyncContext, adopt?: { epoch: number; latest: numbe
     if (list.length < SCAN_PAGE) break
   }
   // What the remote no longer has was deleted there (a problem of a feature that never came here goes with it).
-  const gone = await ctx.replica.read((_tx, r) => ({
-    features: [...new Set([...r.mappings().map((m) => m.rfid), ...r.problems().map((p) => p.rfid)])].filter((rfid) => !seen.has(rfid))
+  const gone = await ctx.replica.read(async (_tx, r) => ({
+    features: [...new Set([...(await r.mappings()).map((m) => m.rfid), ...(await r.problems()).map((p) => p.rfid)])].filter((rfid) => !seen.has(rfid))
       .map((rfid): RemoteFeatureChange => ({ rfid, rvid: null, remote: () => null })),
-    attachments: r.attachmentMappings().filter((a) => !seenAtts.has(a.raid)).map((a): RemoteAttachmentChange =>
+    attachments: (await r.attachmentMappings()).filter((a) => !seenAtts.has(a.raid)).map((a): RemoteAttachmentChange =>
       ({ action: 'delete', rfid: -1, raid: a.raid, rfileobj: null, attrs: {} })) }))
   await applyBatch(ctx, gone.features, gone.attachments, [],
     adopt ? { ...ctx.state, remoteEpoch: adopt.epoch, remoteVersion: adopt.latest, pull: null } : ctx.state)

@@ -29,7 +29,7 @@ export type PushResult = 'none' | 'done' | 'retry'
 interface Upload { op: PushedOp; blobId: string; name: string | null; mime: string; body: Record<string, unknown> }
 
 /** The operations for what changed here; uploads are sent before they become payloads. */
-function plan(tx: FeatureRead, r: ReplicaRead, ctx: SyncContext): { ops: PushedOp[]; uploads: Upload[] } {
+async function plan(tx: FeatureRead, r: ReplicaRead, ctx: SyncContext): Promise<{ ops: PushedOp[]; uploads: Upload[] }> {
   const meta = ctx.replica.meta
   const { fieldMap, remoteVersioned } = ctx.state
   const ops: PushedOp[] = []
@@ -43,8 +43,8 @@ function plan(tx: FeatureRead, r: ReplicaRead, ctx: SyncContext): { ops: PushedO
     return pushed
   }
   const lock = (rvid: number | null) => (remoteVersioned && rvid !== null ? { vid: rvid } : {})
-  const changes = r.localChanges()
-  const states = localStates(tx, meta, changes.filter((c) => c.kind !== 'delete').map((c) => c.fid))
+  const changes = await r.localChanges()
+  const states = await localStates(tx, meta, changes.filter((c) => c.kind !== 'delete').map((c) => c.fid))
   for (const c of changes) {
     if (c.kind === 'create') {
       const s = states.get(c.fid)!
@@ -63,11 +63,11 @@ function plan(tx: FeatureRead, r: ReplicaRead, ctx: SyncContext): { ops: PushedO
       add({ kind: 'update', fid: c.fid, vid: c.vid }, { action: 'feature.update', fid: m.rfid, ...lock(m.rvid), geom: s.geom,
         fields: remoteFields(s, meta, fieldMap) })
     }
-    const dvid = r.descriptionVid(c.fid)
+    const dvid = await r.descriptionVid(c.fid)
     if (dvid !== m.dbase) add({ kind: 'description', fid: c.fid, vid: dvid }, { action: 'description.put', fid: m.rfid, value: s.description ?? null })
   }
-  for (const a of r.localAttachmentChanges()) {
-    const fm = r.mapping(a.fid)
+  for (const a of await r.localAttachmentChanges()) {
+    const fm = await r.mapping(a.fid)
     const fid = createdSeq.has(a.fid) ? { sn: createdSeq.get(a.fid)! } : fm && !deleted.has(a.fid) ? fm.rfid : undefined
     if (a.kind === 'delete') {
       // Gone with its feature there too, or still to send.
@@ -75,7 +75,7 @@ function plan(tx: FeatureRead, r: ReplicaRead, ctx: SyncContext): { ops: PushedO
         fid === undefined || !a.mapping ? null : { action: 'attachment.delete', fid, aid: a.mapping.raid })
       continue
     }
-    const row = tx.attachment(a.fid, a.aid)
+    const row = await tx.attachment(a.fid, a.aid)
     if (fid === undefined || !row) continue
     const attrs = { keyname: row.keyname, name: row.name, mime_type: row.mime_type, description: row.description }
     const body = a.kind === 'create' ? { action: 'attachment.create', fid, ...attrs }
@@ -92,27 +92,27 @@ async function applyResults(ctx: SyncContext, pending: PendingPush, results: [nu
   const bySeq = new Map(results.map(([s, v]) => [s, v]))
   const next = { ...ctx.state, push: null }
   const counts = { created: 0, updated: 0, deleted: 0, attachments: 0 }
-  await ctx.replica.write((_tx, r) => {
+  await ctx.replica.write(async (_tx, r) => {
     for (const op of pending.ops) {
       const res = bySeq.get(op.seqnum) ?? {}
-      const m = r.mapping(op.fid)
+      const m = await r.mapping(op.fid)
       switch (op.kind) {
-        case 'create': r.map(op.fid, Number(res.fid), null, { vid: op.vid, dvid: 0 }); counts.created++; break
-        case 'update': if (m) r.map(op.fid, m.rfid, m.rvid, { vid: op.vid, dvid: m.dbase }); counts.updated++; break
-        case 'delete': r.unmap(op.fid); counts.deleted++; break
-        case 'description': if (m) r.map(op.fid, m.rfid, m.rvid, { vid: m.base, dvid: op.vid }); counts.updated++; break
-        case 'attachment.delete': r.unmapAttachment(op.aid!); if (op.seqnum >= 0) counts.attachments++; break
+        case 'create': await r.map(op.fid, Number(res.fid), null, { vid: op.vid, dvid: 0 }); counts.created++; break
+        case 'update': if (m) await r.map(op.fid, m.rfid, m.rvid, { vid: op.vid, dvid: m.dbase }); counts.updated++; break
+        case 'delete': await r.unmap(op.fid); counts.deleted++; break
+        case 'description': if (m) await r.map(op.fid, m.rfid, m.rvid, { vid: m.base, dvid: op.vid }); counts.updated++; break
+        case 'attachment.delete': await r.unmapAttachment(op.aid!); if (op.seqnum >= 0) counts.attachments++; break
         default: {
-          const am = r.attachmentMapping(op.aid!)
+          const am = await r.attachmentMapping(op.aid!)
           const raid = op.kind === 'attachment.create' ? Number(res.aid) : am?.raid
           const rfileobj = res.fileobj === undefined ? am?.rfileobj ?? null : Number(res.fileobj)
-          const fm = r.mapping(op.fid)
-          if (raid !== undefined && fm) r.mapAttachment(op.aid!, raid, op.fid, rfileobj, { vid: op.vid, fileobj: op.fileobj ?? null })
+          const fm = await r.mapping(op.fid)
+          if (raid !== undefined && fm) await r.mapAttachment(op.aid!, raid, op.fid, rfileobj, { vid: op.vid, fileobj: op.fileobj ?? null })
           counts.attachments++
         }
       }
     }
-    r.setState(next)
+    await r.setState(next)
   })
   ctx.state = next
   for (const k of Object.keys(counts) as (keyof typeof counts)[]) ctx.pushed[k] += counts[k]
@@ -224,7 +224,7 @@ async function requireWrite(ctx: SyncContext): Promise<void> {
 }
 
 export async function push(ctx: SyncContext): Promise<PushResult> {
-  const { ops, uploads } = await ctx.replica.read((tx, r) => plan(tx, r, ctx))
+  const { ops, uploads } = await ctx.replica.read(async (tx, r) => plan(tx, r, ctx))
   if (!ops.length) return 'none'
   if (uploads.length) await requireWrite(ctx)
   for (const u of uploads) {

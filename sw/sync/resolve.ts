@@ -71,18 +71,18 @@ function chosen(c: Conflict, choice: Choice): FeatureState | null {
 /** Applies a choice on conflict `id` of `replica`; 404 when there is no such conflict. */
 export async function resolveConflict(replica: Replica, id: number, choice: Choice, userId: number): Promise<void> {
   const meta = replica.meta
-  await replica.write((tx, r) => {
-    const c = r.conflict(id)
+  await replica.write(async (tx, r) => {
+    const c = await r.conflict(id)
     if (!c) throw conflictNotFound(id)
-    const m = r.mapping(c.fid)
+    const m = await r.mapping(c.fid)
     const local = chosen(c, choice)
-    r.removeConflict(id)
+    await r.removeConflict(id)
     // Write the chosen version here (unless it is what is here already).
     if (!('keep' in choice && choice.keep === 'local')) {
       try {
-        if (local === null) tx.delete(c.fid)
-        else if (!tx.exists(c.fid)) tx.historyWrite!.restore(c.fid, stateInput(local, meta))
-        else tx.update(c.fid, stateInput(local, meta))
+        if (local === null) await tx.delete(c.fid)
+        else if (!await tx.exists(c.fid)) await tx.historyWrite!.restore(c.fid, stateInput(local, meta))
+        else await tx.update(c.fid, stateInput(local, meta))
       } catch (err) {
         if (err instanceof ValueError) throw validationError(`Invalid value: ${err.message} - at \`$.feature\``)
         throw err
@@ -94,16 +94,16 @@ export async function resolveConflict(replica: Replica, id: number, choice: Choi
     const seen = c.remote && stateHash(c.remote)
     if ('keep' in choice && choice.keep === 'remote') {
       // Both sides now match the remote version.
-      if (c.remote === null) r.unmap(c.fid)
-      else r.map(c.fid, c.rfid, c.rvid, undefined, seen)
+      if (c.remote === null) await r.unmap(c.fid)
+      else await r.map(c.fid, c.rfid, c.rvid, undefined, seen)
       return
     }
     if (c.remote === null) {
       // Gone there: what is kept here goes back as a new remote feature.
-      r.unmap(c.fid)
+      await r.unmap(c.fid)
     } else if (m) {
       // Sent on the next push, locked to the remote version the person saw.
-      r.map(c.fid, c.rfid, c.rvid, { vid: 0, dvid: 0 }, seen)
+      await r.map(c.fid, c.rfid, c.rvid, { vid: 0, dvid: 0 }, seen)
     }
   }, { userId })
 }

@@ -81,7 +81,7 @@ async function refusal(step: () => Promise<unknown>): Promise<number | null> {
 async function noteRefusal(ctx: SyncContext, refused: number | null, report: SyncReport): Promise<void> {
   const before = ctx.state.pushRefused ?? null
   if (refused !== null) {
-    const { features, attachments } = await ctx.replica.read((_tx, r) => waitingCounts(r))
+    const { features, attachments } = await ctx.replica.read(async (_tx, r) => waitingCounts(r))
     const { url, username } = ctx.client.creds
     report.push_refused = { title: WRITE_REFUSED, message: writeRefusedMessage(url, username, features + attachments) }
   }
@@ -126,7 +126,7 @@ export async function syncRound(lookup: SyncLookup, host: SyncHost, id: number,
       await pull(c)
     }
     await noteRefusal(c, refused, report)
-    Object.assign(report, await replica.read((_tx, r) => ({ conflicts: r.conflicts().length, problems: r.problems().map(problemJson) })))
+    Object.assign(report, await replica.read(async (_tx, r) => ({ conflicts: (await r.conflicts()).length, problems: (await r.problems()).map(problemJson) })))
     // Problems do not fail the round: everything else moved, and they are listed with it.
     report.status = report.conflicts ? 'conflicts' : 'ok'
   } catch (err) {
@@ -141,10 +141,10 @@ export async function syncRound(lookup: SyncLookup, host: SyncHost, id: number,
     report.finished = nowIso()
     if (ctx) Object.assign(report, { pushed: ctx.pushed, pulled: ctx.pulled })
     const last = report.status === 'error' ? undefined : report.finished
-    await replica.write((_tx, r) => {
-      const state = r.state() ?? ctx?.state
-      if (state && last) r.setState({ ...state, lastSync: last })
-      r.addHistory(report)
+    await replica.write(async (_tx, r) => {
+      const state = await r.state() ?? ctx?.state
+      if (state && last) await r.setState({ ...state, lastSync: last })
+      await r.addHistory(report)
     }).catch((err) => host.log(`Recording the sync of layer ${id} failed`, err))
   }
   return report

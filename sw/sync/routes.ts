@@ -43,7 +43,7 @@ export function mountSync(routes: Routes<SyncVariables>): void {
 
   routes.add('outpost.sync.conflict.collection', '/api/resource/{id}/sync/conflict/', 'GET', onPath('data', 'read'), async (c) => {
     const replica = await replicaOf(c)
-    return json(await replica.read((_tx, r) => r.conflicts().map(conflictJson)))
+    return json(await replica.read(async (_tx, r) => (await r.conflicts()).map(conflictJson)))
   })
 
   routes.add('outpost.sync.conflict.item', '/api/resource/{id}/sync/conflict/{cid}', ['GET', 'PUT'], { GET: onPath('data', 'read'), PUT: onPath('data', 'write') }, async (c) => {

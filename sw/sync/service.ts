@@ -32,10 +32,10 @@ export async function syncState(services: SyncServices, id: number): Promise<Rec
   const replica = await services.classes.replica(id)
   if (!replica) throw notLinked(id)
   const creds = await services.classes.remoteConnection(replica.link.connection)
-  const s = await replica.read((_tx, r) => {
-    const state = r.state()
-    return { state, ...waitingCounts(r),
-      conflicts: r.conflicts().length, problems: r.problems().map(problemJson), history: r.history() }
+  const s = await replica.read(async (_tx, r) => {
+    const state = await r.state()
+    return { state, ...await waitingCounts(r),
+      conflicts: (await r.conflicts()).length, problems: (await r.problems()).map(problemJson), history: await r.history() }
   })
   return {
     remote: { connection: { id: replica.link.connection }, resource: { id: replica.link.resource }, url: creds?.url ?? null },

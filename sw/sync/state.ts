@@ -13,12 +13,12 @@ import type { FeatureInput, FeatureRead, Field, FieldValue, LayerMeta } from '..
 import type { FeatureState, Problem, ProblemJson, ReplicaRead } from './types.ts'
 
 /** States of the local features `fids` (at `version`, if given), by fid; absent ones are missing from the map. */
-export function localStates(tx: FeatureRead, meta: LayerMeta, fids: number[], version?: number): Map<number, FeatureState> {
+export async function localStates(tx: FeatureRead, meta: LayerMeta, fids: number[], version?: number): Promise<Map<number, FeatureState>> {
   const out = new Map<number, FeatureState>()
   // In chunks: one query each, not one per feature.
   for (let i = 0; i < fids.length; i += 500) {
     const chunk = fids.slice(i, i + 500)
-    const rows = tx.list({ version, filter: { conditions: [{ field: null, op: 'in', value: chunk }], filtered: true } },
+    const rows = await tx.list({ version, filter: { conditions: [{ field: null, op: 'in', value: chunk }], filtered: true } },
       { geom: true, fields: meta.fields, label: false, description: true })
     for (const row of rows) {
       const fields: Record<string, unknown> = {}
@@ -30,8 +30,8 @@ export function localStates(tx: FeatureRead, meta: LayerMeta, fids: number[], ve
 }
 
 /** The local feature `fid` (at `version`, if given); `null` when it does not exist (then). */
-export function localState(tx: FeatureRead, meta: LayerMeta, fid: number, version?: number): FeatureState | null {
-  return localStates(tx, meta, [fid], version).get(fid) ?? null
+export async function localState(tx: FeatureRead, meta: LayerMeta, fid: number, version?: number): Promise<FeatureState | null> {
+  return (await localStates(tx, meta, [fid], version)).get(fid) ?? null
 }
 
 /** A remote operation's fields (`[[remote field id, value]]`) by local keyname; fields not linked are skipped. */
@@ -139,6 +139,6 @@ export function byRemoteId(meta: LayerMeta, fieldMap: Record<string, number>): M
 export const problemJson = (p: Problem): ProblemJson => ({ fid: p.fid, remote_fid: p.rfid, reason: p.reason, since: p.since })
 
 /** Local changes waiting to be pushed: features (each once, whatever changed of it) and attachments. */
-export function waitingCounts(r: ReplicaRead): { features: number; attachments: number } {
-  return { features: new Set(r.localChanges().map((c) => c.fid)).size, attachments: r.localAttachmentChanges().length }
+export async function waitingCounts(r: ReplicaRead): Promise<{ features: number; attachments: number }> {
+  return { features: new Set((await r.localChanges()).map((c) => c.fid)).size, attachments: (await r.localAttachmentChanges()).length }
 }

@@ -7,7 +7,7 @@
  *   bookkeeping are one durable write.
  * Wire shapes of the sync endpoints are here too (snake_case).
  */
-import type { FeatureRead, FeatureWrite, LayerMeta, WriteActor } from '../feature/types.ts'
+import type { FeatureRead, FeatureWrite, LayerMeta, Synchronous, WriteActor } from '../feature/types.ts'
 import type { ResourceRef } from '../resource/types.ts'
 
 /** How to reach a team's server. */
@@ -152,56 +152,59 @@ export interface LocalAttachmentChange {
   mapping?: AttachmentMapping
 }
 
-/** The replica's bookkeeping inside a layer transaction. */
+/** The replica's bookkeeping inside a layer transaction (each call a promise, as the feature ports). */
 export interface ReplicaRead {
-  state(): LinkState | undefined
-  history(): SyncReport[]
-  mapping(fid: number): Mapping | undefined
-  localOf(rfid: number): Mapping | undefined
+  state(): Promise<LinkState | undefined>
+  history(): Promise<SyncReport[]>
+  mapping(fid: number): Promise<Mapping | undefined>
+  localOf(rfid: number): Promise<Mapping | undefined>
   /** The records of the local features mapped to `rfids`, by rfid, in one query. */
-  localsOf(rfids: number[]): Map<number, LocalRecord>
-  mappings(): Mapping[]
-  attachmentMapping(aid: number): AttachmentMapping | undefined
-  attachmentMappings(): AttachmentMapping[]
-  localAttachmentOf(raid: number): AttachmentMapping | undefined
-  localChanges(): LocalChange[]
-  localAttachmentChanges(): LocalAttachmentChange[]
-  conflicts(): Conflict[]
-  conflict(id: number): Conflict | undefined
+  localsOf(rfids: number[]): Promise<Map<number, LocalRecord>>
+  mappings(): Promise<Mapping[]>
+  attachmentMapping(aid: number): Promise<AttachmentMapping | undefined>
+  attachmentMappings(): Promise<AttachmentMapping[]>
+  localAttachmentOf(raid: number): Promise<AttachmentMapping | undefined>
+  localChanges(): Promise<LocalChange[]>
+  localAttachmentChanges(): Promise<LocalAttachmentChange[]>
+  conflicts(): Promise<Conflict[]>
+  conflict(id: number): Promise<Conflict | undefined>
   /** The local version of a feature's description (0: never had one). */
-  descriptionVid(fid: number): number
-  problems(): Problem[]
+  descriptionVid(fid: number): Promise<number>
+  problems(): Promise<Problem[]>
 }
 
 export interface ReplicaWrite extends ReplicaRead {
-  setState(state: LinkState): void
-  addHistory(report: SyncReport): void
+  setState(state: LinkState): Promise<void>
+  addHistory(report: SyncReport): Promise<void>
   /**
    * Records that local `fid` is remote `rfid` and that both sides matched when the feature was
    * at local version `at` (a push: the versions it sent; absent: the current ones).
    */
-  map(fid: number, rfid: number, rvid: number | null, at?: { vid: number; dvid?: number }, rhash?: string | null): void
+  map(fid: number, rfid: number, rvid: number | null, at?: { vid: number; dvid?: number }, rhash?: string | null): Promise<void>
   /** Only the remote side moved on (our own change coming back): the new lock, the rest as it was. */
-  relock(fid: number, rvid: number | null, rhash?: string | null): void
-  unmap(fid: number): void
-  mapAttachment(aid: number, raid: number, fid: number, rfileobj: number | null, at?: { vid: number; fileobj: number | null }): void
-  unmapAttachment(aid: number): void
-  addConflict(c: Omit<Conflict, 'id' | 'created'>): void
-  removeConflict(id: number): void
+  relock(fid: number, rvid: number | null, rhash?: string | null): Promise<void>
+  unmap(fid: number): Promise<void>
+  mapAttachment(aid: number, raid: number, fid: number, rfileobj: number | null, at?: { vid: number; fileobj: number | null }): Promise<void>
+  unmapAttachment(aid: number): Promise<void>
+  addConflict(c: Omit<Conflict, 'id' | 'created'>): Promise<void>
+  removeConflict(id: number): Promise<void>
   /** Notes (or renews) a problem with remote feature `rfid`; its local feature waits until it is gone. */
-  setProblem(p: Omit<Problem, 'since'>): void
-  clearProblem(rfid: number): void
+  setProblem(p: Omit<Problem, 'since'>): Promise<void>
+  clearProblem(rfid: number): Promise<void>
   /** Makes the writes so far visible to the bookkeeping (queued creates are inserted). */
-  flush(): void
+  flush(): Promise<void>
 }
 
 /** A linked layer: its features and the bookkeeping, read and written together. */
 export interface Replica {
   readonly meta: LayerMeta
   readonly link: Link
-  read<T>(fn: (tx: FeatureRead, r: ReplicaRead) => T): Promise<T>
-  write<T>(fn: (tx: FeatureWrite, r: ReplicaWrite) => T, actor?: WriteActor): Promise<T>
+  read<T>(fn: (tx: FeatureRead, r: ReplicaRead) => Promise<T>): Promise<T>
+  write<T>(fn: (tx: FeatureWrite, r: ReplicaWrite) => Promise<T>, actor?: WriteActor): Promise<T>
 }
+
+/** The synchronous shape the SQLite implementation keeps (`feature/types.ts` "the synchronous shape"). */
+export type ReplicaWriteSync = Synchronous<ReplicaWrite>
 
 export interface ReplicaProvider {
   /** The replica of layer `ref`; `undefined` when it is not linked to a remote layer. */

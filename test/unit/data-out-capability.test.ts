@@ -33,7 +33,7 @@ const arrayLayer: FeatureLayer = {
   meta: META,
   read: async (fn) => fn({
     // Only what the data-out components ask: the fid paging condition and intersects (by box).
-    list(q: FeatureQuery, shape: RowShape) {
+    async list(q: FeatureQuery, shape: RowShape) {
       return ROWS.filter((r) => (q.filter?.conditions ?? []).every((c) => c.field === null && c.op === 'gt' && r.fid > Number(c.value)))
         .filter((r) => !q.filter?.intersects || bboxesIntersect(bboxOf(r.geom), bboxOf(q.filter.intersects)))
         .slice(0, q.limit !== undefined && q.limit >= 0 ? q.limit : undefined)

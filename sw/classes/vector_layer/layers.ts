@@ -9,20 +9,15 @@
 import { Database } from '../../store/database.ts'
 import { decodeGpkg } from '../../geo/gpkg.ts'
 import { flatten, intersects } from '../../geo/flat.ts'
-import type { FeatureLayer, FeatureLayerProvider, FeatureRead, FeatureWrite, LayerMeta, WriteActor } from '../../feature/types.ts'
+import type { FeatureLayerProvider, LayerMeta } from '../../feature/types.ts'
 import type { ClassEnv } from '../types.ts'
-import type { SqlDb } from '../../store/database.ts'
-import type { Link, Replica, ReplicaRead, ReplicaWrite } from '../../sync/types.ts'
-import { ReplicaTx } from './replica.ts'
+import type { Link, Replica } from '../../sync/types.ts'
+import { VectorFeatureLayer, VectorReplica } from './feature-layer.ts'
 import { fieldWriteCount, listFields } from './fields.ts'
 import { fieldsSignature, migrateLayer, registerFunctions, syncColumns } from './schema.ts'
 import { historyEpoch, resetHistory } from './history-schema.ts'
-import { LayerReader } from './reader.ts'
 import { latestVersion } from './versions.ts'
-import { LayerWriter } from './writer.ts'
 import { Layer } from './layer.ts'
-import { gpkgStorage } from './storage.ts'
-import type { GpkgStorage } from '../../feature/types.ts'
 import { isPending } from '../../ingest/pending.ts'
 import type { ResourceRef } from '../../resource/types.ts'
 import { readRefs, readRefsOfClass } from '../../resource/refs.ts'
@@ -39,81 +34,6 @@ export interface LayerData {
   remote?: Link
 }
 export const imageName = (resourceId: number) => `layer-${resourceId}`
-
-/** A layer as the feature component sees it: metadata, reads and writes. */
-class VectorFeatureLayer implements FeatureLayer {
-  readonly gpkg: GpkgStorage
-
-  constructor(readonly meta: LayerMeta, readonly layer: Layer, readonly now: () => Date) {
-    this.gpkg = gpkgStorage(layer, meta)
-  }
-
-  get version(): number {
-    return this.layer.db.version
-  }
-
-  read<T>(fn: (tx: FeatureRead) => T): Promise<T> {
-    return this.readWith((r) => fn(r))
-  }
-
-  write<T>(fn: (tx: FeatureWrite) => T, actor: WriteActor = {}): Promise<T> {
-    return this.writeWith((w) => fn(w), actor)
-  }
-
-  readWith<T>(fn: (tx: LayerReader, db: SqlDb) => T): Promise<T> {
-    return this.layer.db.read((db) => fn(new LayerReader(db, this.layer, this.meta), db))
-  }
-
-  /** A write with the writer and its database (the sync bookkeeping shares the transaction). */
-  async writeWith<T>(fn: (tx: LayerWriter, db: SqlDb) => T, actor: WriteActor = {}): Promise<T> {
-    let version: number | undefined
-    const r = await this.layer.db.write((db) => {
-      const w = new LayerWriter(db, this.layer, this.meta, this.now().toISOString().slice(0, 19), this.layer.db.sqlite,
-        actor.userId ?? null)
-      try {
-        const out = fn(w, db)
-        w.finish()
-        version = w.version
-        return out
-      } catch (err) {
-        w.abort()
-        throw err
-      }
-    })
-    if (version !== undefined) this.layer.latest = version
-    return r
-  }
-}
-
-/** Runs `fn` with `r`, finalizing its statements after. */
-function using<T>(r: ReplicaTx, fn: (r: ReplicaTx) => T): T {
-  try {
-    return fn(r)
-  } finally {
-    r.close()
-  }
-}
-
-/** A layer linked to a remote layer: its features and its sync bookkeeping in one transaction. */
-class VectorReplica implements Replica {
-  constructor(readonly layer: VectorFeatureLayer, readonly link: Link) {}
-
-  get meta(): LayerMeta {
-    return this.layer.meta
-  }
-
-  read<T>(fn: (tx: FeatureRead, r: ReplicaRead) => T): Promise<T> {
-    return this.layer.readWith((tx, db) => using(new ReplicaTx(db, () => this.#now()), (r) => fn(tx, r)))
-  }
-
-  write<T>(fn: (tx: FeatureWrite, r: ReplicaWrite) => T, actor?: WriteActor): Promise<T> {
-    return this.layer.writeWith((tx, db) => using(new ReplicaTx(db, () => this.#now(), () => tx.flush()), (r) => fn(tx, r)), actor)
-  }
-
-  #now(): string {
-    return this.layer.now().toISOString().slice(0, 19)
-  }
-}
 
 export class LayerStore implements FeatureLayerProvider {
   #layers = new Map<number, Promise<Layer>>()

@@ -11,8 +11,8 @@ import { bboxOf, type Bbox, type Geometry } from '../../geo/geometry.ts'
 import { decodeGpkg } from '../../geo/gpkg.ts'
 import { likeToGlob } from '../../core/text.ts'
 import type {
-  AttachmentRow, BoxRow, Condition, FeatureFilter, FeatureHistory, FeatureQuery, FeatureRead, FeatureRow, Field, FieldValue, LayerMeta,
-  RowShape,
+  AttachmentRow, BoxRow, Condition, FeatureFilter, FeatureHistorySync as FeatureHistory, FeatureQuery, FeatureReadSync as FeatureRead,
+  FeatureRow, Field, FieldValue, LayerMeta, RowShape,
 } from '../../feature/types.ts'
 import type {
   ChangeOp, ChangesQuery, ItemVersion, TransactionOp, TransactionRecord, VersionListQuery, VersionRecord, VersioningState,

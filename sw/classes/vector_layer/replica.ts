@@ -13,7 +13,8 @@
  */
 import type { SqlDb } from '../../store/database.ts'
 import type {
-  AttachmentMapping, Conflict, LinkState, LocalAttachmentChange, LocalChange, LocalRecord, Mapping, Problem, ReplicaWrite, SyncReport,
+  AttachmentMapping, Conflict, LinkState, LocalAttachmentChange, LocalChange, LocalRecord, Mapping, Problem,
+  ReplicaWriteSync as ReplicaWrite, SyncReport,
 } from '../../sync/types.ts'
 
 /** How many sync reports a layer keeps. */

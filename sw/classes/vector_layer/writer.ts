@@ -13,7 +13,8 @@ import { encodeGpkg, gpkgBbox, gpkgSize, writeGpkg } from '../../geo/gpkg.ts'
 import { rtreeBulkInsert, rtreeSize } from '../../geo/rtree.ts'
 import { bindValues, insertMany, type BlobSource, type BulkValue } from '../../store/bulk.ts'
 import type {
-  AttachmentFields, AttachmentFile, AttachmentRow, FeatureHistoryWrite, FeatureInput, FeatureWrite, Field, FieldValue, LayerMeta,
+  AttachmentFields, AttachmentFile, AttachmentRow, FeatureHistoryWriteSync as FeatureHistoryWrite, FeatureInput,
+  FeatureWriteSync as FeatureWrite, Field, FieldValue, LayerMeta,
 } from '../../feature/types.ts'
 import type { TransactionRecord } from '../../feature/history-types.ts'
 import { columnOf, FEATURE_TABLE, RTREE_TABLE } from './schema.ts'

@@ -28,7 +28,7 @@ const ITEM = `${COLLECTION}{aid}`
 const num = (c: Ctx, name: string) => Number(c.req.param(name))
 
 /** Writes as the request's user; the answer's `version` is added on versioned layers (reference §6). */
-async function write<T>(c: Ctx, layer: FeatureLayer, fn: (w: FeatureWriter) => T, staging?: Staging): Promise<Written<T>> {
+async function write<T>(c: Ctx, layer: FeatureLayer, fn: (w: FeatureWriter) => Promise<T>, staging?: Staging): Promise<Written<T>> {
   return writeFeatures(c.get('services'), layer, [], fn, { staging, userId: c.get('user').id })
 }
 
@@ -36,8 +36,8 @@ const withVersion = (body: Record<string, unknown>, w: Written<unknown>) =>
   (w.version === undefined ? body : { ...body, version: w.version })
 
 /** Attachment `aid` of feature `fid` or the original's 404. */
-function rowOf(tx: FeatureRead, layer: FeatureLayer, fid: number, aid: number): AttachmentRow {
-  const row = tx.attachment(fid, aid)
+async function rowOf(tx: FeatureRead, layer: FeatureLayer, fid: number, aid: number): Promise<AttachmentRow> {
+  const row = await tx.attachment(fid, aid)
   if (!row) throw attachmentNotFound(layer.meta.resourceId, fid, aid)
   return row
 }
@@ -69,7 +69,7 @@ export function mountAttachment(routes: Routes<FeatureVariables>): void {
     if (c.req.method === 'GET') {
       // The feature's existence is not checked, as in the original: a missing one has none.
       const layer = await layerOf(c)
-      return json(await layer.read((tx) => (tx.attachments([fid]).get(fid) ?? []).map(attachmentJson)))
+      return json(await layer.read(async (tx) => ((await tx.attachments([fid])).get(fid) ?? []).map(attachmentJson)))
     }
     const layer = await writableLayerOf(c)
     const req = await readJsonObject(c.req.raw)
@@ -77,10 +77,10 @@ export function mountAttachment(routes: Routes<FeatureVariables>): void {
     const fields = parseFields(req, '$')
     const staging = new Staging(c.get('services'), layer.meta.resourceId)
     const file = await staging.commit(() => staging.stage(req, '$'))
-    const written = await write(c, layer, ({ tx }) => {
-      if (!tx.exists(fid)) throw featureNotFound(layer.meta.resourceId, fid)
-      const aid = addAttachment(tx, fid, fields, file)
-      checkKeynames(tx, fid)
+    const written = await write(c, layer, async ({ tx }) => {
+      if (!await tx.exists(fid)) throw featureNotFound(layer.meta.resourceId, fid)
+      const aid = await addAttachment(tx, fid, fields, file)
+      await checkKeynames(tx, fid)
       return aid
     }, staging)
     return json(withVersion({ id: written.result }, written))
@@ -94,7 +94,7 @@ export function mountAttachment(routes: Routes<FeatureVariables>): void {
     }
     const layer = await writableLayerOf(c)
     if (c.req.method === 'DELETE') {
-      await write(c, layer, ({ tx }) => tx.removeAttachment(rowOf(tx, layer, fid, aid)))
+      await write(c, layer, async ({ tx }) => tx.removeAttachment(await rowOf(tx, layer, fid, aid)))
       return json(null) // the original's body (reference §6)
     }
     const req = await readJsonObject(c.req.raw)
@@ -103,9 +103,9 @@ export function mountAttachment(routes: Routes<FeatureVariables>): void {
     const staging = new Staging(c.get('services'), layer.meta.resourceId)
     const file = req.file_upload === undefined || req.file_upload === null ? undefined
       : await staging.commit(() => staging.stage(req, '$'))
-    const written = await write(c, layer, ({ tx }) => {
-      changeAttachment(tx, rowOf(tx, layer, fid, aid), fields, file)
-      checkKeynames(tx, fid)
+    const written = await write(c, layer, async ({ tx }) => {
+      await changeAttachment(tx, await rowOf(tx, layer, fid, aid), fields, file)
+      await checkKeynames(tx, fid)
     }, staging)
     return json(withVersion({ id: aid }, written))
   })
@@ -115,10 +115,10 @@ export function mountAttachment(routes: Routes<FeatureVariables>): void {
     // `fileobj`: one of the files the attachment had (the changes feed names them, reference §12).
     const fileobj = queryInt(new URL(c.req.url).searchParams, 'fileobj')
     const layer = await layerOf(c)
-    const row = await layer.read((tx) => {
-      const current = tx.attachment(fid, aid)
+    const row = await layer.read(async (tx) => {
+      const current = await tx.attachment(fid, aid)
       if (fileobj === undefined || current?.fileobj === fileobj) return rowOf(tx, layer, fid, aid)
-      const blob = tx.history?.attachmentVersion(fid, aid) && tx.history.attachmentBlob(aid, fileobj)
+      const blob = tx.history && await tx.history.attachmentVersion(fid, aid) && await tx.history.attachmentBlob(aid, fileobj)
       if (!blob) throw attachmentNotFound(layer.meta.resourceId, fid, aid)
       return { ...(current ?? { id: aid, fid, keyname: null, name: null, mime_type: 'application/octet-stream',
         description: null, file_meta: null }), blob_id: blob, size: -1, fileobj }

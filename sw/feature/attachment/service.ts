@@ -112,21 +112,21 @@ function merged(fields: AttachmentFields, file: StagedFile | undefined): Attachm
 }
 
 /** Adds an attachment of feature `fid` for a staged file; returns its id. */
-export function addAttachment(w: FeatureWrite, fid: number, fields: AttachmentFields, file: StagedFile): number {
+export function addAttachment(w: FeatureWrite, fid: number, fields: AttachmentFields, file: StagedFile): Promise<number> {
   const f = merged(fields, file)
   return w.addAttachment(fid, { ...f, mime_type: f.mime_type ?? DEFAULT_MIME }, file)
 }
 
 /** Changes attachment `row`; a new file replaces the old one. */
 export function changeAttachment(w: FeatureWrite, row: Parameters<FeatureWrite['changeAttachment']>[0],
-  fields: AttachmentFields, file: StagedFile | undefined): void {
-  w.changeAttachment(row, merged(fields, file), file)
+  fields: AttachmentFields, file: StagedFile | undefined): Promise<void> {
+  return w.changeAttachment(row, merged(fields, file), file)
 }
 
 /** 422 when two attachments of feature `fid` share a keyname. */
-export function checkKeynames(w: FeatureWrite, fid: number): void {
+export async function checkKeynames(w: FeatureWrite, fid: number): Promise<void> {
   const seen = new Set<string>()
-  for (const a of w.attachments([fid]).get(fid) ?? []) {
+  for (const a of (await w.attachments([fid])).get(fid) ?? []) {
     if (a.keyname === null) continue
     if (seen.has(a.keyname)) throw keynameNotUnique(a.keyname)
     seen.add(a.keyname)
@@ -138,25 +138,25 @@ export function checkKeynames(w: FeatureWrite, fid: number): void {
  * attachment (a `file_upload` replaces its file), items without create one from their staged
  * `file_upload`, attachments not listed are deleted; `null` deletes all.
  */
-export function replaceAttachments(w: FeatureWrite, fid: number, items: Record<string, unknown>[] | null,
-  staging: Staging | undefined): void {
-  const rows = new Map((w.attachments([fid]).get(fid) ?? []).map((r) => [r.id, r]))
+export async function replaceAttachments(w: FeatureWrite, fid: number, items: Record<string, unknown>[] | null,
+  staging: Staging | undefined): Promise<void> {
+  const rows = new Map(((await w.attachments([fid])).get(fid) ?? []).map((r) => [r.id, r]))
   const keep = new Set<number>()
-  ;(items ?? []).forEach((a, i) => {
+  for (const [i, a] of (items ?? []).entries()) {
     const path = `$.extensions.attachment[${i}]`
     const fields = parseFields(a, path)
     const file = staging?.fileOf(a)
     if (a.id === undefined || a.id === null) {
       if (!file) throw fileUploadRequired(path)
-      addAttachment(w, fid, fields, file)
-      return
+      await addAttachment(w, fid, fields, file)
+      continue
     }
     const id = expectKind<number>('int', a.id, `${path}.id`)
     const row = rows.get(id)
     if (!row || keep.has(id)) throw attachmentNotOfFeature(id, fid, `${path}.id`)
     keep.add(id)
-    changeAttachment(w, row, fields, file)
-  })
-  for (const row of rows.values()) if (!keep.has(row.id)) w.removeAttachment(row)
-  checkKeynames(w, fid)
+    await changeAttachment(w, row, fields, file)
+  }
+  for (const row of rows.values()) if (!keep.has(row.id)) await w.removeAttachment(row)
+  await checkKeynames(w, fid)
 }

@@ -42,9 +42,9 @@ export function mountTransaction(routes: Routes<FeatureVariables>): void {
     const body = await readJsonObject(c.req.raw)
     const epoch = body.epoch === undefined ? undefined : expectKind<number>('int', body.epoch, '$.epoch')
     const user = c.get('user').id
-    const rec = await layer.write((tx) => {
+    const rec = await layer.write(async (tx) => {
       const h = historyOf(tx.historyWrite)
-      const state = h.versioning()
+      const state = await h.versioning()
       if (state) {
         if (epoch === undefined) throw epochRequired()
         checkEpoch(state, epoch)
@@ -68,8 +68,8 @@ export function mountTransaction(routes: Routes<FeatureVariables>): void {
         case 'PUT': {
           if (rec.committed) throw transactionCommitted()
           const items = parseItems(body, layer.meta)
-          await layer.write((tx) => {
-            const refused = historyOf(tx.historyWrite).putTransactionOps(rec.id, items)
+          await layer.write(async (tx) => {
+            const refused = await historyOf(tx.historyWrite).putTransactionOps(rec.id, items)
             if (refused !== undefined) throw transactionOperationConflict(refused)
           })
           return json(null)

@@ -43,69 +43,71 @@ class OperationError extends Error {
 export type CommitResult = { status: 'committed'; committed: string } | { status: 'errors'; errors: [number, unknown][] }
 
 /** The feature an operation addresses; `{sn}` refers to a `feature.create` of this transaction. */
-function featureOf(op: Operation, creates: Set<number>, tx: FeatureWrite, h: HistoryRead): void {
+async function featureOf(op: Operation, creates: Set<number>, tx: FeatureWrite, h: HistoryRead): Promise<void> {
   if (op.fid === undefined) return
   if (typeof op.fid === 'object') {
     if (!creates.has(op.fid.sn)) throw new OperationError('invalid_seqnum')
     return
   }
-  if (!tx.exists(op.fid)) {
-    const record = h.featureVersion(op.fid)
+  if (!await tx.exists(op.fid)) {
+    const record = await h.featureVersion(op.fid)
     if (op.action !== 'feature.restore' || !record) throw new OperationError('feature.not_found')
   }
 }
 
 /** Checks one operation against the layer as it is now. */
-function prepare(op: Operation, seqnum: number, creates: Set<number>, tx: FeatureWrite, h: FeatureHistoryWrite,
-  versioned: boolean): void {
-  featureOf(op, creates, tx, h)
+async function prepare(op: Operation, seqnum: number, creates: Set<number>, tx: FeatureWrite, h: FeatureHistoryWrite,
+  versioned: boolean): Promise<void> {
+  await featureOf(op, creates, tx, h)
   if (op.action === 'feature.create') { creates.add(seqnum); return }
   const fid = op.fid as number
   if (op.action.startsWith('feature.')) {
     if (op.action === 'feature.restore' && !versioned) throw new OperationError('versioning_required')
     if (op.vid !== undefined && !versioned) throw new OperationError('versioning_required')
-    const record = h.featureVersion(fid)
+    const record = await h.featureVersion(fid)
     if (op.action === 'feature.restore' && !record?.deleted) throw new OperationError('feature.conflict')
     if (op.vid !== undefined && record?.vid !== op.vid) throw new OperationError('feature.conflict')
     return
   }
   if (op.action.startsWith('attachment.')) {
-    if (op.aid !== undefined && !tx.attachment(fid, op.aid)) throw new OperationError('attachment.not_found')
+    if (op.aid !== undefined && !await tx.attachment(fid, op.aid)) throw new OperationError('attachment.not_found')
     if (op.vid !== undefined) {
       if (!versioned) throw new OperationError('versioning_required')
-      if (h.attachmentVersion(fid, op.aid!)?.vid !== op.vid) throw new OperationError('attachment.conflict')
+      if ((await h.attachmentVersion(fid, op.aid!))?.vid !== op.vid) throw new OperationError('attachment.conflict')
     }
     return
   }
   if (op.vid !== undefined) {
     if (!versioned) throw new OperationError('versioning_required')
-    if (h.descriptionVersion(fid)?.vid !== op.vid) throw new OperationError('description.conflict')
+    if ((await h.descriptionVersion(fid))?.vid !== op.vid) throw new OperationError('description.conflict')
   }
 }
 
 /** Applies one checked operation; returns its result JSON. */
-function execute(op: Operation, created: Map<number, number>, tx: FeatureWrite, h: FeatureHistoryWrite,
-  staged: Map<Operation, StagedFile>): unknown {
+async function execute(op: Operation, created: Map<number, number>, tx: FeatureWrite, h: FeatureHistoryWrite,
+  staged: Map<Operation, StagedFile>): Promise<unknown> {
   const fid = typeof op.fid === 'object' ? created.get(op.fid.sn)! : op.fid!
   switch (op.action) {
-    case 'feature.create': return { action: op.action, fid: tx.create(op.input!) }
-    case 'feature.update': tx.update(fid, op.input!); return { action: op.action }
-    case 'feature.delete': tx.delete(fid); return { action: op.action }
-    case 'feature.restore': h.restore(fid, op.input!); return { action: op.action }
-    case 'description.put': tx.update(fid, { fields: [], values: [], description: op.description ?? null }); return { action: op.action }
-    case 'attachment.delete': tx.removeAttachment(tx.attachment(fid, op.aid!)!); return { action: op.action }
+    case 'feature.create': return { action: op.action, fid: await tx.create(op.input!) }
+    case 'feature.update': await tx.update(fid, op.input!); return { action: op.action }
+    case 'feature.delete': await tx.delete(fid); return { action: op.action }
+    case 'feature.restore': await h.restore(fid, op.input!); return { action: op.action }
+    case 'description.put':
+      await tx.update(fid, { fields: [], values: [], description: op.description ?? null })
+      return { action: op.action }
+    case 'attachment.delete': await tx.removeAttachment((await tx.attachment(fid, op.aid!))!); return { action: op.action }
   }
   const file = staged.get(op)
   if (op.action === 'attachment.create') {
-    const aid = addAttachment(tx, fid, {}, file!)
+    const aid = await addAttachment(tx, fid, {}, file!)
     // The operation's attributes win over the upload's (the original copies them last).
-    if (Object.keys(op.attrs!).length) tx.changeAttachment(tx.attachment(fid, aid)!, op.attrs!)
-    return { action: op.action, aid, fileobj: tx.attachment(fid, aid)!.fileobj }
+    if (Object.keys(op.attrs!).length) await tx.changeAttachment((await tx.attachment(fid, aid))!, op.attrs!)
+    return { action: op.action, aid, fileobj: (await tx.attachment(fid, aid))!.fileobj }
   }
-  const row = tx.attachment(fid, op.aid!)!
-  changeAttachment(tx, row, {}, file)
-  if (Object.keys(op.attrs!).length) tx.changeAttachment(tx.attachment(fid, op.aid!)!, op.attrs!)
-  return file ? { action: op.action, fileobj: tx.attachment(fid, op.aid!)!.fileobj } : { action: op.action }
+  const row = (await tx.attachment(fid, op.aid!))!
+  await changeAttachment(tx, row, {}, file)
+  if (Object.keys(op.attrs!).length) await tx.changeAttachment((await tx.attachment(fid, op.aid!))!, op.attrs!)
+  return file ? { action: op.action, fileobj: (await tx.attachment(fid, op.aid!))!.fileobj } : { action: op.action }
 }
 
 /**
@@ -114,7 +116,8 @@ function execute(op: Operation, created: Map<number, number>, tx: FeatureWrite, 
  */
 export async function commitTransaction(services: WriteServices, layer: FeatureLayer, tid: number, userId: number,
   now: string): Promise<CommitResult> {
-  const { record, ops } = await layer.read((tx) => ({ record: tx.history!.transaction(tid)!, ops: tx.history!.transactionOps(tid) }))
+  const { record, ops } = await layer.read(async (tx) => ({
+    record: (await tx.history!.transaction(tid))!, ops: await tx.history!.transactionOps(tid) }))
   if (record.committed) return { status: 'committed', committed: record.committed }
   const parsed = ops.map((o) => ({ seqnum: o.seqnum, error: o.error, op: parseOperation(JSON.parse(o.payload), layer.meta, '$') }))
   // Uploads become blobs before the write; they are deleted again unless it commits.
@@ -124,11 +127,11 @@ export async function commitTransaction(services: WriteServices, layer: FeatureL
     for (const { op } of parsed) if (op.upload) staged.set(op, await staging.stage({ file_upload: { id: op.upload } }, '$.source'))
     let orphans: readonly string[] = []
     let applied = false
-    const result = await layer.write((tx): CommitResult => {
+    const result = await layer.write(async (tx): Promise<CommitResult> => {
       const h = tx.historyWrite!
-      const current = h.transaction(tid)!
+      const current = (await h.transaction(tid))!
       if (current.committed) return { status: 'committed', committed: current.committed }
-      const state = h.versioning()
+      const state = await h.versioning()
       if ((state?.epoch ?? null) !== current.epoch && current.epoch !== null) throw epochMismatch()
       const kept = parsed.filter((p) => p.error).map((p) => [p.seqnum, JSON.parse(p.error!)] as [number, unknown])
       if (kept.length) return { status: 'errors', errors: kept.slice(0, ERROR_LIMIT) }
@@ -136,7 +139,7 @@ export async function commitTransaction(services: WriteServices, layer: FeatureL
       const creates = new Set<number>()
       for (const { seqnum, op } of parsed) {
         try {
-          prepare(op, seqnum, creates, tx, h, !!state)
+          await prepare(op, seqnum, creates, tx, h, !!state)
         } catch (err) {
           if (!(err instanceof OperationError)) throw err
           errors.push([seqnum, err.json()])
@@ -144,19 +147,19 @@ export async function commitTransaction(services: WriteServices, layer: FeatureL
         }
       }
       if (errors.length) {
-        h.setTransactionErrors(tid, errors)
+        await h.setTransactionErrors(tid, errors)
         return { status: 'errors', errors: errors.map(([s, e]) => [s, JSON.parse(e)]) }
       }
-      h.beforeUpdates(parsed.flatMap(({ op }) => op.action === 'feature.update' && typeof op.fid === 'number'
+      await h.beforeUpdates(parsed.flatMap(({ op }) => op.action === 'feature.update' && typeof op.fid === 'number'
         && changesFeature(op.input!) ? [op.fid] : []))
       const created = new Map<number, number>()
       const results: [number, string][] = []
       for (const { seqnum, op } of parsed) {
-        const r = execute(op, created, tx, h, staged) as { fid?: number }
+        const r = await execute(op, created, tx, h, staged) as { fid?: number }
         if (op.action === 'feature.create') created.set(seqnum, r.fid!)
         results.push([seqnum, JSON.stringify(r)])
       }
-      h.commitTransaction(tid, now, results)
+      await h.commitTransaction(tid, now, results)
       orphans = tx.orphanBlobs
       applied = true
       return { status: 'committed', committed: now }

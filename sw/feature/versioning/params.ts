@@ -8,8 +8,8 @@ import type { HistoryRead, VersioningState } from '../history-types.ts'
 import { epochMismatch, versioningNotEnabled, versionOutOfRange } from './errors.ts'
 
 /** The layer's history and versioning state; 422 `FVersioningNotEnabled` when it keeps no versions. */
-export function requireVersioning<H extends HistoryRead>(history: H | undefined): [H, VersioningState] {
-  const v = history?.versioning()
+export async function requireVersioning<H extends HistoryRead>(history: H | undefined): Promise<[H, VersioningState]> {
+  const v = await history?.versioning()
   if (!history || !v) throw versioningNotEnabled()
   return [history, v]
 }
@@ -27,10 +27,10 @@ export function checkVersion(state: VersioningState, version: number, allowZero 
  * `?version=` (with an optional `epoch`) of a point-in-time read; `undefined` when not asked.
  * Needs versioning (422 otherwise).
  */
-export function readVersion(history: HistoryRead | undefined, params: URLSearchParams): number | undefined {
+export async function readVersion(history: HistoryRead | undefined, params: URLSearchParams): Promise<number | undefined> {
   const version = queryInt(params, 'version')
   if (version === undefined) return undefined
-  const [, state] = requireVersioning(history)
+  const [, state] = await requireVersioning(history)
   const epoch = queryInt(params, 'epoch')
   if (epoch !== undefined) checkEpoch(state, epoch)
   return checkVersion(state, version)

@@ -51,10 +51,10 @@ function extensionsOf(params: URLSearchParams): string[] {
 }
 
 /** Versions `vmin..vmax` as one item of the version listing. */
-function versionItem(tx: HistoryRead, first: VersionRecord, last: VersionRecord, grouped: boolean) {
+async function versionItem(tx: HistoryRead, first: VersionRecord, last: VersionRecord, grouped: boolean) {
   const [lo, hi] = first.id <= last.id ? [first, last] : [last, first]
   const user = first.userId === null ? null : { id: first.userId }
-  const feature = tx.summary(lo.id - 1, hi.id)
+  const feature = await tx.summary(lo.id - 1, hi.id)
   // `type` is the original's tag of the item's kind (msgspec's tagged union), first as there.
   return grouped && lo !== hi
     ? { type: 'group', id: [lo.id, hi.id], tstamp: [lo.tstamp, hi.tstamp], user, feature }
@@ -70,8 +70,8 @@ export function mountVersioning(routes: Routes<FeatureVariables>): void {
     const target = queryInt(params, 'target', { min: 0 })
     const epochParam = queryInt(params, 'epoch', { min: 1 })
     const { meta } = layer
-    const out = await layer.read((tx) => {
-      const [h, state] = requireVersioning(tx.history)
+    const out = await layer.read(async (tx) => {
+      const [h, state] = await requireVersioning(tx.history)
       let epoch = state.epoch
       if (epochParam !== undefined) {
         checkEpoch(state, epochParam)
@@ -84,7 +84,7 @@ export function mountVersioning(routes: Routes<FeatureVariables>): void {
       const to = target ? checkVersion(state, target) : state.latest
       if (initial === to) return undefined
       if (initial >= to) throw invalidRange()
-      return { epoch, initial, target: to, tstamp: h.versionRecord(to)!.tstamp }
+      return { epoch, initial, target: to, tstamp: (await h.versionRecord(to))!.tstamp }
     })
     if (!out) return new Response(null, { status: 204 })
     const fields = meta.fields.map((f) => ({ id: f.id, keyname: f.keyname, datatype: f.datatype }))
@@ -101,16 +101,16 @@ export function mountVersioning(routes: Routes<FeatureVariables>): void {
     const rawCursor = lastValue(params, 'cursor')
     if (rawCursor === undefined) throw parameterRequired('cursor')
     const cursor = decodeCursor(rawCursor)
-    return json(await layer.read((tx) => {
-      const [h, state] = requireVersioning(tx.history)
+    return json(await layer.read(async (tx) => {
+      const [h, state] = await requireVersioning(tx.history)
       checkEpoch(state, epoch)
       checkVersion(state, initial, true)
       checkVersion(state, target)
       if (initial >= target) throw invalidRange()
-      const fids = h.changedFids(initial, target, cursor.fidLast, PAGE_FIDS)
+      const fids = await h.changedFids(initial, target, cursor.fidLast, PAGE_FIDS)
       if (!fids.length) return []
       const fidMax = fids[fids.length - 1]!
-      const ops: unknown[] = h.changes({ initial, target, fidMin: fids[0]!, fidMax, extensions: cursor.extensions })
+      const ops: unknown[] = await h.changes({ initial, target, fidMin: fids[0]!, fidMax, extensions: cursor.extensions })
       ops.push({ action: 'continue', url: fetchUrl(c, epoch, initial, target, { ...cursor, fidLast: fidMax }) })
       return ops
     }))
@@ -129,26 +129,26 @@ export function mountVersioning(routes: Routes<FeatureVariables>): void {
     const cursorRaw = lastValue(params, 'cursor')
     if (cursorRaw !== undefined && !/^[0-9]+$/.test(cursorRaw)) throw invalidParameter('cursor', 'Invalid cursor.')
     const tstampGe = lastValue(params, 'tstamp_ge'), tstampLt = lastValue(params, 'tstamp_lt')
-    return json(await layer.read((tx) => {
-      const [h, state] = requireVersioning(tx.history)
+    return json(await layer.read(async (tx) => {
+      const [h, state] = await requireVersioning(tx.history)
       checkEpoch(state, epoch)
-      const items: ReturnType<typeof versionItem>[] = []
+      const items: Awaited<ReturnType<typeof versionItem>>[] = []
       let cursor = cursorRaw === undefined ? undefined : Number(cursorRaw)
       let head: VersionRecord | undefined, tail: VersionRecord | undefined
       // Versions are read in pages; groups may span pages.
       while (items.length < limit) {
-        const page = h.versions({ order, cursor, limit: 50, tstampGe, tstampLt })
+        const page = await h.versions({ order, cursor, limit: 50, tstampGe, tstampLt })
         for (const v of page) {
           const joins = group && tail && v.userId === tail.userId && Math.abs(Date.parse(`${v.tstamp}Z`) - Date.parse(`${tail.tstamp}Z`)) <= GROUP_GAP_MS
           if (joins) { tail = v; continue }
-          if (head && tail) items.push(versionItem(h, head, tail, group))
+          if (head && tail) items.push(await versionItem(h, head, tail, group))
           head = tail = v
           if (items.length === limit) break
         }
         if (page.length < 50 || items.length === limit) break
         cursor = page[page.length - 1]!.id
       }
-      if (head && tail && items.length < limit) items.push(versionItem(h, head, tail, group))
+      if (head && tail && items.length < limit) items.push(await versionItem(h, head, tail, group))
       const last = items[items.length - 1]
       const next = items.length === limit && last
         ? (Array.isArray(last.id) ? (order === 'asc' ? last.id[1] : last.id[0]) : last.id) : null
@@ -159,8 +159,8 @@ export function mountVersioning(routes: Routes<FeatureVariables>): void {
   routes.add('feature_layer.version.item', '/api/resource/{id}/feature/version/{vid}', 'GET', onPath('data', 'read'), async (c) => {
     const layer = await layerOf(c)
     const vid = Number(c.req.param('vid'))
-    const v = await layer.read((tx) => {
-      const [h, state] = requireVersioning(tx.history)
+    const v = await layer.read(async (tx) => {
+      const [h, state] = await requireVersioning(tx.history)
       return h.versionRecord(checkVersion(state, vid))
     })
     const user = v!.userId === null ? undefined
