@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createApp, nodePlatform } from '../../sw/host/node.ts'
 import { Database } from '../../sw/store/database.ts'
-import { migrateLayer } from '../../sw/classes/vector_layer/schema.ts'
+import { migrateLayer } from '../../sw/sqlite/features/schema.ts'
 import type { LayerMeta } from '../../sw/feature/types.ts'
 
 const AUTH = { authorization: 'Basic ' + btoa('administrator:pw') }
