@@ -15,6 +15,7 @@ import { sessionsRead, sessionsWrite } from './main/sessions.ts'
 import { loginLimitsRead, loginLimitsWrite } from './main/login-limits.ts'
 import { uploadsRead, uploadsWrite } from './main/uploads.ts'
 import { filesRead, filesWrite } from './main/files.ts'
+import { fieldsRead, fieldsWrite } from './main/fields.ts'
 
 /** Which work package brings each repository that is not here yet. */
 const PENDING = {
@@ -46,7 +47,7 @@ function assemble<Tx extends object>(db: SqlDb, live: () => void, made: Record<s
 export function mainWrite(db: SqlDb, live: () => void): MainWrite {
   return assemble<MainWrite>(db, live, {
     requests: requestsWrite, journal: journalWrite, principals: principalsWrite, sessions: sessionsWrite, loginLimits: loginLimitsWrite,
-    uploads: uploadsWrite, files: filesWrite,
+    uploads: uploadsWrite, files: filesWrite, fields: fieldsWrite,
   }, {
     // BEGIN IMMEDIATE already serializes every unit of work on the main database.
     lock: async () => { live() },
@@ -56,6 +57,6 @@ export function mainWrite(db: SqlDb, live: () => void): MainWrite {
 /** Read members only: a write outside a transaction would be neither atomic nor saved. */
 export function mainRead(db: SqlDb, live: () => void): MainRead {
   return assemble<MainRead>(db, live, {
-    requests: requestsRead, principals: principalsRead, sessions: sessionsRead, loginLimits: loginLimitsRead, uploads: uploadsRead, files: filesRead,
+    requests: requestsRead, principals: principalsRead, sessions: sessionsRead, loginLimits: loginLimitsRead, uploads: uploadsRead, files: filesRead, fields: fieldsRead,
   }, {})
 }

@@ -18,6 +18,7 @@ import { authCases } from './auth-contract.ts'
 import { uploadsContract } from './uploads.contract.ts'
 import { filesContract } from './files.contract.ts'
 import { catalogueContract } from './catalogue.contract.ts'
+import { fieldsContract } from './fields.contract.ts'
 
 export interface PortUnderTest<P extends DataPort = DataPort> {
   /** A new port over empty storage. */
@@ -28,6 +29,8 @@ export interface PortUnderTest<P extends DataPort = DataPort> {
   failCommits?(p: P, on: boolean): void
   /** The journal as stored, oldest first (the port has no journal read). */
   journal?(p: P): Promise<JournalEntry[]>
+  /** Makes a vector layer's resource row and returns its id (until the resources' repository, WP-A, can). */
+  layer?(p: P): Promise<number>
 }
 
 /** Abandons a replayed unit of work's first run. */
@@ -156,6 +159,7 @@ export function portContract<P extends DataPort>(name: string, sut: PortUnderTes
       authCases(mode, fresh)
       uploadsContract(fresh, mode)
       filesContract(fresh, mode)
+      if (sut.layer) fieldsContract(fresh, mode, sut.layer)
     }
 
     catalogueContract(sut)

@@ -23,6 +23,7 @@ import { textProblem } from '../../ingest/encoding.ts'
 import { attachImage, SRC_TABLE, type ConvertedSource } from '../../ingest/vector-convert.ts'
 import { quote, targetOf, type LoaderOptions, type PlannedField } from '../../ingest/vector-plan.ts'
 import type { Progress } from '../../ingest/progress.ts'
+import type { LoadPlan } from '../../port/features.ts'
 import { columnOf, FEATURE_TABLE, migrateLayer, RTREE_TABLE } from './schema.ts'
 
 /** Features scanned per read of the layer connection (between them, progress and other requests). */
@@ -73,14 +74,7 @@ function textBytesProblem(heap: Uint8Array, at: number, n: number): string | und
   return undefined
 }
 
-export interface LoadPlan {
-  file: string
-  srs: number
-  meta: LayerMeta
-  fields: PlannedField[]
-  fid?: string
-  opts: LoaderOptions
-}
+export type { LoadPlan }
 
 export interface LoadResult { count: number; extent: [number, number, number, number] | null }
 
