@@ -8,7 +8,7 @@
  */
 import type { Field, FieldType, LayerMeta } from '../feature/types.ts'
 import type { Progress } from '../ingest/progress.ts'
-import type { ConvertedSource } from '../ingest/vector-convert.ts'
+import type { ConvertedFile, GpkgSource } from '../ingest/vector-convert.ts'
 import type { LoaderOptions, PlannedField } from '../ingest/vector-plan.ts'
 
 /** A field as stored (a new one gets its id from the store unless `id` is given). */
@@ -73,13 +73,15 @@ export interface FeatureTables<L = unknown> {
    * history restarted (at `now`) when the versioning epoch changed.
    */
   open(meta: LayerMeta, now: () => Date): Promise<L>
+  /** Opens GDAL's GeoPackage of an ingest for planning and loading. */
+  openSource(conv: ConvertedFile): GpkgSource
   /**
    * Builds the tables of a new layer (`plan.meta`) from `src` in one write; a refused file
    * writes nothing, and a failure leaves nothing. Until `settle()` (its resource's create
    * committed or was given up) `stored()` leaves the new layer out, so no sweep takes it for
    * an orphan; the caller drops it if the create does not happen.
    */
-  load(src: ConvertedSource, plan: LoadPlan, p: Progress, s?: AbortSignal): Promise<{ count: number; settle(): void }>
+  load(src: GpkgSource, plan: LoadPlan, p: Progress, s?: AbortSignal): Promise<{ count: number; settle(): void }>
   /** Deletes layer `resourceId`'s tables and the blobs they list (after its resource's delete committed). */
   drop(resourceId: number): Promise<void>
   /** The layers whose tables exist, ingests still building theirs left out. */

@@ -1,4 +1,3 @@
-// port: legacy-sql (issue 22)
 /**
  * @module classes/vector_layer/ingest
  * A vector layer from a file, as one transaction. Before the resource exists: GDAL converts
@@ -12,7 +11,7 @@
  */
 import type { Field, FieldType } from '../../feature/types.ts'
 import type { Prepared, PrepareEnv } from '../../resource/class.ts'
-import { convertSource, freeImage } from '../../ingest/vector-convert.ts'
+import { convertSource } from '../../ingest/vector-convert.ts'
 import { decideGeometryType, explorer, fidColumn, loaderOptions, planFields } from '../../ingest/vector-plan.ts'
 import { memberSource, memberSrs } from '../../ingest/member.ts'
 import { legacyDb } from '../../port/legacy.ts'
@@ -44,15 +43,15 @@ export async function prepareVectorLayer(env: Pick<ClassEnv, 'platform' | 'data'
   // Its own stage: GDAL starts on first use in a worker's (or process's) life, and that start is
   // most of a small file's time (docs/benchmarks.md, "Import through the app").
   progress.stage('gdal')
-  const [gdal, sqlite] = await Promise.all([platform.gdal(), platform.sqlite()])
+  const gdal = await platform.gdal()
   signal?.throwIfAborted()
-  const conv = await convertSource(gdal, sqlite, await source.read(), srs, opts.sourceLayer, (s) => progress.stage(s, null))
+  const conv = data.features.openSource(await convertSource(gdal, await source.read(), srs, opts.sourceLayer, (s) => progress.stage(s, null)))
   try {
     let geometryType: string
     let fid: string | undefined
     let planned: ReturnType<typeof planFields>
     try {
-      const ex = explorer(conv.db)
+      const ex = explorer(conv)
       try {
         geometryType = decideGeometryType(conv.layer.geometryType, opts, ex.next, conv.file)
       } finally {
@@ -62,7 +61,7 @@ export async function prepareVectorLayer(env: Pick<ClassEnv, 'platform' | 'data'
       planned = planFields(conv.layer, conv.file, fid, conv.foreignEncoding)
     } finally {
       // The layer's connection takes the converted features from here on.
-      conv.db.close()
+      conv.planned()
     }
     const { resourceId, firstField } = await data.unitOfWork(async (tx) => ({
       // The resource id through the tree's sequence until WP-A's tx.resources.reserveIds.
@@ -73,6 +72,6 @@ export async function prepareVectorLayer(env: Pick<ClassEnv, 'platform' | 'data'
     const discard = async () => { await data.features.drop(resourceId).catch(() => undefined) }
     return { resourceId, srs, geometryType, fields, count, settle, discard }
   } finally {
-    freeImage(conv.image)
+    conv.free()
   }
 }

@@ -20,8 +20,9 @@ import { ERROR_LIMIT, featureErrors, foreignEncoding, type Problem } from '../..
 import { FixError, fixGeometry, type FixErrors, type TargetType } from '../../ingest/geom-fix.ts'
 import { FLAW_TEXT, Flaw, Scan, scanGpkg } from '../../ingest/wkb-scan.ts'
 import { textProblem } from '../../ingest/encoding.ts'
-import { attachImage, SRC_TABLE, type ConvertedSource } from '../../ingest/vector-convert.ts'
-import { quote, targetOf, type LoaderOptions, type PlannedField } from '../../ingest/vector-plan.ts'
+import { SRC_TABLE } from '../../ingest/vector-convert.ts'
+import { attachImage, quote, type SqliteSource } from '../gpkg-file/source.ts'
+import { targetOf, type LoaderOptions, type PlannedField } from '../../ingest/vector-plan.ts'
 import type { Progress } from '../../ingest/progress.ts'
 import type { LoadPlan } from '../../port/features.ts'
 import { columnOf, FEATURE_TABLE, migrateLayer, RTREE_TABLE } from './schema.ts'
@@ -83,7 +84,7 @@ export interface LoadResult { count: number; extent: [number, number, number, nu
  * `plan.meta` describes). Throws the original's 422 listing up to ten problems when a feature
  * is refused (and not skipped); then nothing has been written.
  */
-export async function loadFeatures(sqlite: Sqlite3Static, layer: Database, conv: ConvertedSource, plan: LoadPlan,
+export async function loadFeatures(sqlite: Sqlite3Static, layer: Database, conv: SqliteSource, plan: LoadPlan,
   progress: Progress, signal?: AbortSignal): Promise<LoadResult> {
   const target: TargetType = targetOf(plan.meta.geometryType)
   const fix: FixErrors = plan.opts.fixErrors

@@ -12,7 +12,8 @@ import { decodeGpkg } from '../../geo/gpkg.ts'
 import { flatten, intersects } from '../../geo/flat.ts'
 import type { LayerMeta } from '../../feature/types.ts'
 import type { FeatureTables, LoadPlan } from '../../port/features.ts'
-import type { ConvertedSource } from '../../ingest/vector-convert.ts'
+import type { ConvertedFile, GpkgSource } from '../../ingest/vector-convert.ts'
+import { openSource, type SqliteSource } from '../gpkg-file/source.ts'
 import type { Progress } from '../../ingest/progress.ts'
 import { holdPending, isPending } from '../../ingest/pending.ts'
 import type { SqliteTokens } from '../tokens.ts'
@@ -61,13 +62,18 @@ export class SqliteFeatureTables implements FeatureTables<Layer> {
    * write that fills it, so a refused file writes nothing, and a failure deletes it. Until
    * `settle`, the sweep leaves it alone (`ingest/pending`).
    */
-  async load(src: ConvertedSource, plan: LoadPlan, progress: Progress, signal?: AbortSignal): Promise<{ count: number; settle(): void }> {
+  openSource(conv: ConvertedFile): SqliteSource {
+    return openSource(this.sqlite, conv)
+  }
+
+  /** `src` is one of `openSource`'s. */
+  async load(src: GpkgSource, plan: LoadPlan, progress: Progress, signal?: AbortSignal): Promise<{ count: number; settle(): void }> {
     const name = imageName(plan.meta.resourceId)
     const settle = holdPending(name)
     try {
       const layer = await Database.open(this.sqlite, this.store, name, () => {})
       try {
-        const { count } = await loadFeatures(this.sqlite, layer, src, plan, progress, signal)
+        const { count } = await loadFeatures(this.sqlite, layer, src as SqliteSource, plan, progress, signal)
         return { count, settle }
       } finally {
         await layer.close()
