@@ -1,16 +1,13 @@
-// port: legacy-sql (issue 22)
 /**
  * @module ingest/vector-convert
  * The GDAL half of a vector ingest: open the file, pick its layer, check its reference system
  * and field names, then have GDAL read every feature once and write them, reprojected to the
- * layer's system, into a GeoPackage in its memory file system. That GeoPackage is handed to
- * our SQLite as it is (its geometry blobs are already what a layer stores): copied into JS
- * memory as a scratch database of our VFS (`registerCopy`, outside the WASM heap, which
- * never shrinks), and GDAL's copy is removed at once. Everything GDAL-specific ends here.
+ * layer's system, into a GeoPackage in its memory file system. Its bytes are read out and
+ * GDAL's copy is removed at once; the data port's feature tables open them
+ * (`data.features.openSource`; SQLite: sw/sqlite/gpkg-file/source.ts). Everything
+ * GDAL-specific ends here.
  */
-import type { Database as SqlDb, Sqlite3Static } from '@sqlite.org/sqlite-wasm'
 import type { GdalEngine } from '../../wasm/gdal.ts'
-import { registerCopy, VFS_NAME } from '../store/vfs.ts'
 import { GdalWorkspace, gdalMessages } from './gdal-workspace.ts'
 import { gdalOpenFailed, sourceError } from './errors.ts'
 import { chooseLayer, noGeometry, openSource, summaryOf, type SourceFile, type SourceLayer, type SourceSummary } from './vector-source.ts'
@@ -21,7 +18,7 @@ export const SRC_TABLE = 'feature'
 const FID_COLUMN = 'outpost_fid'
 const GEOM_COLUMN = 'outpost_geom'
 
-export interface ConvertedSource {
+export interface ConvertedFile {
   file: string
   summary: SourceSummary
   layer: SourceLayer
@@ -29,27 +26,37 @@ export interface ConvertedSource {
   /** A shapefile's encoding that is neither UTF-8 nor CP1251 (see `vector-source`). */
   foreignEncoding?: string
   /**
-   * The features as GDAL wrote them (`outpost_fid`: 1-based reading order, `outpost_geom`, the
-   * fields), opened read-only for planning. Its file is `image`, a scratch database of our
-   * VFS: `attachImage` attaches it to the layer's connection, `freeImage` drops it.
+   * The GeoPackage GDAL wrote: table `SRC_TABLE`, `outpost_fid` (1-based reading order),
+   * `outpost_geom`, then the fields.
    */
-  db: SqlDb
-  image: SourceImage
-  count: number
+  bytes: Uint8Array
 }
 
-/** The converted GeoPackage as a scratch database of our VFS, in JS memory until freed. */
-export type SourceImage = ReturnType<typeof registerCopy>
+/**
+ * GDAL's GeoPackage of an ingest opened by the data port's feature tables (`data.features.openSource`): what
+ * planning reads of it, then the features `load` copies.
+ */
+export interface GpkgSource extends Omit<ConvertedFile, 'bytes'> {
+  /** How many features it holds. */
+  readonly count: number
+  /** Each feature's geometry (GeoPackage blob, null when empty) in reading order. */
+  geometries(): { next(): Uint8Array | null | undefined; close(): void }
+  /** How many values of `column` cannot be feature ids: repeated, empty or outside 1…2^31−1. */
+  badIds(column: string): number
+  /** Planning is over: its reads end (the load reads the file its own way). */
+  planned(): void
+  /** Gives its memory back; call once the load is over or given up. */
+  free(): void
+}
 
 export type Stage = 'reading' | 'converting'
 
 /**
- * Converts the chosen layer of `src` into a GeoPackage reprojected to EPSG:`srs` and opens
- * it in `sqlite`. The caller closes `db`. Throws 422s naming the file for what GDAL cannot
+ * Converts the chosen layer of `src` into a GeoPackage reprojected to EPSG:`srs`. Throws 422s naming the file for what GDAL cannot
  * read or the spec does not allow (no reference system, several layers and none chosen).
  */
-export function convertSource(gdal: GdalEngine, sqlite: Sqlite3Static, src: SourceFile, srs: number, sourceLayer: string | undefined,
-  stage: (s: Stage) => void): Promise<ConvertedSource> {
+export function convertSource(gdal: GdalEngine, src: SourceFile, srs: number, sourceLayer: string | undefined,
+  stage: (s: Stage) => void): Promise<ConvertedFile> {
   return GdalWorkspace.run(gdal, async (ws) => {
     stage('reading')
     const source = await openSource(ws, src)
@@ -73,20 +80,9 @@ export function convertSource(gdal: GdalEngine, sqlite: Sqlite3Static, src: Sour
       } catch (err) {
         throw conversionError(source.file, gdalMessages(err))
       }
-      const image = registerCopy(sqlite, await ws.read(out.local))
+      const bytes = await ws.read(out.local)
       await ws.remove(out.local)
-      let db: SqlDb | undefined
-      let count: number
-      try {
-        db = new sqlite.oo1.DB({ filename: image.path, flags: 'r', vfs: VFS_NAME })
-        count = Number(db.selectValue(`SELECT count(*) FROM ${SRC_TABLE}`))
-      } catch (err) {
-        db?.close()
-        image.close()
-        throw err
-      }
-      return { file: source.file, summary: summaryOf(source), layer, encoding: source.encoding, foreignEncoding: source.foreignEncoding,
-        db, image, count }
+      return { file: source.file, summary: summaryOf(source), layer, encoding: source.encoding, foreignEncoding: source.foreignEncoding, bytes }
     } finally {
       await gdal.close(source.dataset).catch(() => undefined)
     }
@@ -118,19 +114,4 @@ function conversionError(file: string, detail: string | undefined) {
     return sourceError({ file, message: "the layer's coordinate system cannot be transformed to the layer's reference system." }, { detail })
   }
   return gdalOpenFailed(file, detail)
-}
-
-/**
- * Attaches the converted features to `db` (the new layer's connection, outside any
- * transaction) as schema `src`. Its rollback journal stays in SQLite's memory: the copy is
- * scratch, nothing outlives the job to recover.
- */
-export function attachImage(db: SqlDb, image: SourceImage): void {
-  db.exec({ sql: `ATTACH ? AS src`, bind: [image.path] })
-  db.exec(`PRAGMA src.journal_mode=MEMORY`)
-}
-
-/** Drops the converted features (detach `src` first where it was attached). */
-export function freeImage(image: SourceImage): void {
-  image.close()
 }

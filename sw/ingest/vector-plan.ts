@@ -1,4 +1,3 @@
-// port: legacy-sql (issue 22)
 /**
  * @module ingest/vector-plan
  * Decides what layer a file becomes, before a feature is written: the loader options the
@@ -8,17 +7,13 @@
  */
 import { validationError } from '../core/error.ts'
 import { expectKind } from '../core/validate.ts'
-import type { Database as SqlDb } from '@sqlite.org/sqlite-wasm'
 import type { FieldType } from '../feature/types.ts'
 import type { FixErrors, TargetType } from './geom-fix.ts'
 import { featureErrors, foreignEncoding, sourceError } from './errors.ts'
 import { textProblem } from './encoding.ts'
 import { Kind, Scan, scanGpkg } from './wkb-scan.ts'
-import { SRC_TABLE, type ConvertedSource } from './vector-convert.ts'
+import type { GpkgSource } from './vector-convert.ts'
 import type { SourceField, SourceLayer } from './vector-source.ts'
-
-/** A name as an SQL identifier. */
-export const quote = (name: string) => `"${name.replace(/"/g, '""')}"`
 
 /** The original's `LoaderParams` (`vector_layer/ogrloader.py`) plus `source_layer`. */
 export interface LoaderOptions {
@@ -151,30 +146,28 @@ export function planFields(layer: SourceLayer, file: string, fidField: string | 
 }
 
 /** Yields what exploring needs of each feature's geometry, in reading order. */
-export function explorer(src: SqlDb): { next(): Seen | undefined; close(): void } {
-  const st = src.prepare(`SELECT outpost_geom FROM ${SRC_TABLE} ORDER BY outpost_fid`)
+export function explorer(src: GpkgSource): { next(): Seen | undefined; close(): void } {
+  const geoms = src.geometries()
   const scan = new Scan()
   return {
     next() {
-      while (st.step()) {
-        const s = scanGpkg(st.get(0) as Uint8Array | null, scan)
+      for (let g = geoms.next(); g !== undefined; g = geoms.next()) {
+        const s = scanGpkg(g, scan)
         if (s.kind !== Kind.None && !s.empty) return { kind: s.kind, z: s.z, parts: s.parts }
       }
       return undefined
     },
-    close() { st.finalize() },
+    close() { geoms.close() },
   }
 }
 
 /** The fid column a layer takes its feature ids from (`fid_source` AUTO or FIELD), checked. */
-export function fidColumn(conv: ConvertedSource, opts: LoaderOptions): string | undefined {
+export function fidColumn(conv: GpkgSource, opts: LoaderOptions): string | undefined {
   if (opts.fidSource === 'SEQUENCE') return undefined
   for (const name of opts.fidField) {
     const f = conv.layer.fields.find((x) => x.name.toLowerCase() === name.toLowerCase())
     if (!f || (f.type !== 'Integer' && f.type !== 'Integer64')) continue
-    const q = quote(f.name)
-    const bad = conv.db.selectValue(`SELECT count(*) - count(DISTINCT ${q}) + sum(${q} IS NULL) + sum(${q} < 1 OR ${q} > 2147483647) FROM ${SRC_TABLE}`)
-    if (!Number(bad ?? 0)) return f.name
+    if (!conv.badIds(f.name)) return f.name
     if (opts.fidSource === 'FIELD' && opts.fixErrors === 'NONE') {
       throw featureErrors([{ file: conv.file, field: f.name, message: `field '${f.name}' contains non-unique, empty or out of range values, so it cannot be the feature id.` }])
     }

@@ -12,6 +12,8 @@ import type { CatalogueStore } from '../catalogue/repository.ts'
 import type { FileRecordRead, FileRecordWrite } from '../files/repository.ts'
 import type { JournalWrite, RequestLogRead, RequestLogWrite, ResourceRead, ResourceWrite } from '../resource/repository.ts'
 import type { UploadRead, UploadWrite } from '../upload/repository.ts'
+import type { FeatureTables, FieldRead, FieldWrite } from './features.ts'
+export type { FeatureTables, FieldRead, FieldWrite } from './features.ts'
 import type { SqliteCapability } from './sqlite.ts'
 
 /** A value or its promise: a hook that may finish at once or later (the transition's class hooks). */
@@ -20,10 +22,7 @@ export type Awaitable<T> = T | Promise<T>
 /** Blobs by id (uploads, attachments, raster and bucket files): the store's blob half. */
 export type BlobStore = Pick<Store, 'putBlob' | 'putBlobStream' | 'getBlob' | 'deleteBlob' | 'listBlobs'>
 
-/**
- * What a read sees of the main data. `fields` (layer fields, WP-C) joins it with the
- * feature tables.
- */
+/** What a read sees of the main data. */
 export interface MainRead {
   resources: ResourceRead
   acl: AclRead
@@ -33,6 +32,8 @@ export interface MainRead {
   uploads: UploadRead
   files: FileRecordRead
   requests: RequestLogRead
+  /** The vector layers' field lists. */
+  fields: FieldRead
 }
 
 /** What a unit of work may change. Valid only until its `fn` settles. */
@@ -44,6 +45,7 @@ export interface MainWrite extends MainRead {
   uploads: UploadWrite
   files: FileRecordWrite
   requests: RequestLogWrite
+  fields: FieldWrite
   journal: JournalWrite
   /** Serializes units of work on `key` (PostgreSQL: pg_advisory_xact_lock; SQLite: BEGIN IMMEDIATE already does). */
   lock(key: 'tree' | `layer:${number}`): Promise<void>
@@ -78,7 +80,8 @@ export interface DataPort {
   readonly tokens: ChangeTokens
   /** PostgreSQL: chunks in the database, or S3. */
   readonly blobs: BlobStore
-  // `features: FeatureTables` (the vector layers' class store) joins with WP-C.
+  /** The vector layers' feature tables. */
+  readonly features: FeatureTables
   /** Its own database, opened on first use. */
   catalogue(): Promise<CatalogueStore>
   /** Never assumed; only stats at this level. */

@@ -10,6 +10,7 @@ import { residencyOf } from '../store/residency.ts'
 import type { AsyncContext } from '../platform/platform.ts'
 import type { DataPort } from '../port/port.ts'
 import { SqliteTokens } from './tokens.ts'
+import { SqliteFeatureTables } from './features/tables.ts'
 import { Units, type Frames } from './uow.ts'
 import { mainRead, mainWrite } from './tx.ts'
 import { openSqliteCatalogue } from './catalogue.ts'
@@ -26,6 +27,7 @@ export interface SqlitePortOptions {
 
 export interface SqlitePort extends DataPort {
   readonly tokens: SqliteTokens
+  readonly features: SqliteFeatureTables
 }
 
 export function openSqlitePort({ main, store, asyncContext }: SqlitePortOptions): SqlitePort {
@@ -36,6 +38,7 @@ export function openSqlitePort({ main, store, asyncContext }: SqlitePortOptions)
     unitOfWork: (fn) => units.write(mainWrite, fn),
     read: (fn) => units.read(mainRead, fn),
     tokens,
+    features: new SqliteFeatureTables(main.sqlite, store, tokens),
     blobs: {
       putBlob: (id, data) => store.putBlob(id, data),
       putBlobStream: (id, chunks) => store.putBlobStream(id, chunks),

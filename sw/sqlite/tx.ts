@@ -17,6 +17,7 @@ import { uploadsRead, uploadsWrite } from './main/uploads.ts'
 import { filesRead, filesWrite } from './main/files.ts'
 import { resourcesRead, resourcesWrite } from './main/resources.ts'
 import { aclRead } from './main/acl.ts'
+import { fieldsRead, fieldsWrite } from './main/fields.ts'
 
 /** Which work package brings each repository that is not here yet. */
 const PENDING = {} as const
@@ -46,7 +47,7 @@ function assemble<Tx extends object>(db: SqlDb, live: () => void, made: Record<s
 export function mainWrite(db: SqlDb, live: () => void): MainWrite {
   return assemble<MainWrite>(db, live, {
     requests: requestsWrite, journal: journalWrite, principals: principalsWrite, sessions: sessionsWrite, loginLimits: loginLimitsWrite,
-    uploads: uploadsWrite, files: filesWrite, resources: resourcesWrite, acl: aclRead,
+    uploads: uploadsWrite, files: filesWrite, resources: resourcesWrite, acl: aclRead, fields: fieldsWrite,
   }, {
     // BEGIN IMMEDIATE already serializes every unit of work on the main database.
     lock: async () => { live() },
@@ -57,6 +58,6 @@ export function mainWrite(db: SqlDb, live: () => void): MainWrite {
 export function mainRead(db: SqlDb, live: () => void): MainRead {
   return assemble<MainRead>(db, live, {
     requests: requestsRead, principals: principalsRead, sessions: sessionsRead, loginLimits: loginLimitsRead, uploads: uploadsRead, files: filesRead,
-    resources: resourcesRead, acl: aclRead,
+    resources: resourcesRead, acl: aclRead, fields: fieldsRead,
   }, {})
 }

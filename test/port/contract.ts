@@ -20,6 +20,7 @@ import { filesContract } from './files.contract.ts'
 import { catalogueContract } from './catalogue.contract.ts'
 import { resourcesContract } from './resources.contract.ts'
 import { aclContract } from './acl.contract.ts'
+import { fieldsContract } from './fields.contract.ts'
 
 export interface PortUnderTest<P extends DataPort = DataPort> {
   /** A new port over empty storage. */
@@ -30,6 +31,8 @@ export interface PortUnderTest<P extends DataPort = DataPort> {
   failCommits?(p: P, on: boolean): void
   /** The journal as stored, oldest first (the port has no journal read). */
   journal?(p: P): Promise<JournalEntry[]>
+  /** Makes a vector layer's resource row and returns its id (until the resources' repository, WP-A, can). */
+  layer?(p: P): Promise<number>
 }
 
 /** Abandons a replayed unit of work's first run. */
@@ -160,6 +163,7 @@ export function portContract<P extends DataPort>(name: string, sut: PortUnderTes
       filesContract(fresh, mode)
       resourcesContract(fresh, mode)
       aclContract(fresh, mode)
+      if (sut.layer) fieldsContract(fresh, mode, sut.layer)
     }
 
     catalogueContract(sut)

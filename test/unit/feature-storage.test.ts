@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createApp, nodePlatform } from '../../sw/host/node.ts'
 import { Database } from '../../sw/store/database.ts'
-import { migrateLayer } from '../../sw/classes/vector_layer/schema.ts'
+import { migrateLayer } from '../../sw/sqlite/features/schema.ts'
 import type { LayerMeta } from '../../sw/feature/types.ts'
 
 const AUTH = { authorization: 'Basic ' + btoa('administrator:pw') }
@@ -17,7 +17,7 @@ async function setup() {
     vector_layer: { srs: { id: 3857 }, geometry_type: 'POINT', fields: [{ keyname: 'name', datatype: 'STRING' }] } })).body.id as number
   /** Opens the layer's saved image as a separate database, as an export would. */
   const image = async () => Database.open(await platform.sqlite(), platform.store, `layer-${layer}`, () => {})
-  return { platform, call, layer, image }
+  return { platform, app, call, layer, image }
 }
 
 describe('feature storage', () => {
@@ -74,5 +74,28 @@ describe('feature storage', () => {
     expect((await call('DELETE', `/api/resource/${layer}`)).status).toBe(200)
     await call('GET', '/api/resource/0') // the drop is queued behind the delete's commit
     expect(await platform.store.listDatabases()).not.toContain(`layer-${layer}`)
+  })
+
+  it("tracks each open layer database as the port's 'layer:N' token: it moves with a write and a field change, and closes with the drop", async () => {
+    const { app, call, layer } = await setup()
+    const { data } = await app.services()
+    const scope = `layer:${layer}` as const
+    await call('POST', `/api/resource/${layer}/feature/`, { geom: 'POINT(1 2)', fields: { name: 'a' } })
+    const opened = data.tokens.current(scope)
+    expect(opened).not.toBe('closed')
+    // A read moves nothing; a feature write does.
+    await call('GET', `/api/resource/${layer}/feature/`)
+    expect(data.tokens.current(scope)).toBe(opened)
+    await call('POST', `/api/resource/${layer}/feature/`, { geom: 'POINT(3 4)' })
+    const written = data.tokens.current(scope)
+    expect(written).not.toBe(opened)
+    // A new field: the layer metadata is read again (the main token moved), and its column added.
+    expect((await call('PUT', `/api/resource/${layer}`, { feature_layer: { fields: [{ keyname: 'n2', datatype: 'INTEGER' }] } })).status).toBe(200)
+    const put = await call('POST', `/api/resource/${layer}/feature/`, { geom: 'POINT(5 6)', fields: { n2: 7 } })
+    expect((await call('GET', `/api/resource/${layer}/feature/${put.body.id}`)).body.fields).toEqual({ name: null, n2: 7 })
+    expect(data.tokens.current(scope)).not.toBe(written)
+    expect((await call('DELETE', `/api/resource/${layer}`)).status).toBe(200)
+    await call('GET', '/api/resource/0') // the drop is queued behind the delete's commit
+    expect(data.tokens.current(scope)).toBe('closed')
   })
 })

@@ -59,6 +59,12 @@ function overStore(make: () => Promise<{ store: Store; again?: () => Store }>, p
       return sqlitePort(again!())
     } : undefined,
     failCommits: (p, on) => { made.get(p)!.store[failure] = on },
+    layer: (p) => made.get(p)!.main.write((db) => {
+      db.exec(`INSERT OR IGNORE INTO resource (id, cls, parent_id, display_name, owner_user_id, creation_date)
+        VALUES (0, 'resource_group', NULL, 'Root', 1, '2026-01-01')`)
+      db.exec(`INSERT INTO resource (cls, parent_id, display_name, owner_user_id, creation_date) VALUES ('vector_layer', 0, 'L', 1, '2026-01-01')`)
+      return Number(db.selectValue('SELECT last_insert_rowid()'))
+    }),
     // The port has no journal read: this implementation's test looks at its table.
     journal: async (p) => {
       const rows = await made.get(p)!.main.read((db) => db.selectObjects('SELECT tstamp, user_id, resource_id, action, payload FROM journal ORDER BY id'))

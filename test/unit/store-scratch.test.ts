@@ -9,7 +9,7 @@ import { IdbStore } from '../../sw/store/idb.ts'
 import { MemoryStore } from '../../sw/store/memory.ts'
 import { FileStore } from '../../sw/host/node-store.ts'
 import { registerCopy } from '../../sw/store/vfs.ts'
-import { attachImage, freeImage } from '../../sw/ingest/vector-convert.ts'
+import { attachImage } from '../../sw/sqlite/gpkg-file/source.ts'
 import { createSqliteLoader } from '../../wasm/sqlite.ts'
 
 // An ingest's converted GeoPackage is a scratch database of our VFS (`registerCopy`), attached
@@ -62,7 +62,7 @@ describe('a scratch copy attached to a database', () => {
     })
     expect(await db.read((c) => c.selectValue('SELECT sum(v < 0) FROM src.s'))).toBe(3)
     await db.read((c) => c.exec('DETACH src'))
-    freeImage(copy)
+    copy.close()
     // Gone with its path: nothing opens it again.
     await expect(db.read((c) => attachImage(c, copy))).rejects.toThrow()
     await db.close()

@@ -1,4 +1,3 @@
-// port: legacy-sql (issue 22)
 /**
  * @module classes/vector_layer/ingest
  * A vector layer from a file, as one transaction. Before the resource exists: GDAL converts
@@ -10,17 +9,12 @@
  * worker stopped in between leaves it to the layer sweep of the next start (the ingest holds
  * it meanwhile, `ingest/pending`). Nobody ever sees a half-made layer.
  */
-import { Database } from '../../store/database.ts'
 import type { Field, FieldType } from '../../feature/types.ts'
 import type { Prepared, PrepareEnv } from '../../resource/class.ts'
-import { convertSource, freeImage } from '../../ingest/vector-convert.ts'
+import { convertSource } from '../../ingest/vector-convert.ts'
 import { decideGeometryType, explorer, fidColumn, loaderOptions, planFields } from '../../ingest/vector-plan.ts'
 import { memberSource, memberSrs } from '../../ingest/member.ts'
-import { holdPending } from '../../ingest/pending.ts'
-import { reserveIds } from '../../ingest/reserve.ts'
 import type { ClassEnv } from '../types.ts'
-import { imageName } from './layers.ts'
-import { loadFeatures } from './ingest-load.ts'
 
 /** A layer database built and saved, waiting for its resource row. */
 export interface PreparedLayer extends Prepared {
@@ -39,23 +33,23 @@ const newField = (id: number, keyname: string, datatype: FieldType): Field => ({
  * loader options in `member`. Throws a 422 naming the file (and feature and field) for
  * anything the spec refuses; leaves nothing behind when it throws.
  */
-export async function prepareVectorLayer(env: Pick<ClassEnv, 'platform' | 'main' | 'data'>, member: Record<string, unknown>, { progress, signal }: PrepareEnv): Promise<PreparedLayer> {
-  const { platform, main } = env
+export async function prepareVectorLayer(env: Pick<ClassEnv, 'platform' | 'data'>, member: Record<string, unknown>, { progress, signal }: PrepareEnv): Promise<PreparedLayer> {
+  const { platform, data } = env
   const srs = memberSrs(member, '$.vector_layer')
   const opts = loaderOptions(member)
   const source = await memberSource(env, member, '$.vector_layer')
   // Its own stage: GDAL starts on first use in a worker's (or process's) life, and that start is
   // most of a small file's time (docs/benchmarks.md, "Import through the app").
   progress.stage('gdal')
-  const [gdal, sqlite] = await Promise.all([platform.gdal(), platform.sqlite()])
+  const gdal = await platform.gdal()
   signal?.throwIfAborted()
-  const conv = await convertSource(gdal, sqlite, await source.read(), srs, opts.sourceLayer, (s) => progress.stage(s, null))
+  const conv = data.features.openSource(await convertSource(gdal, await source.read(), srs, opts.sourceLayer, (s) => progress.stage(s, null)))
   try {
     let geometryType: string
     let fid: string | undefined
     let planned: ReturnType<typeof planFields>
     try {
-      const ex = explorer(conv.db)
+      const ex = explorer(conv)
       try {
         geometryType = decideGeometryType(conv.layer.geometryType, opts, ex.next, conv.file)
       } finally {
@@ -65,31 +59,16 @@ export async function prepareVectorLayer(env: Pick<ClassEnv, 'platform' | 'main'
       planned = planFields(conv.layer, conv.file, fid, conv.foreignEncoding)
     } finally {
       // The layer's connection takes the converted features from here on.
-      conv.db.close()
+      conv.planned()
     }
-    const { resourceId, firstField } = await main.write((db) => ({
-      resourceId: reserveIds(db, 'resource', 1), firstField: reserveIds(db, 'layer_field', planned.length) }))
+    const { resourceId, firstField } = await data.unitOfWork(async (tx) => ({
+      resourceId: await tx.resources.reserveIds(1), firstField: await tx.fields.reserveIds(planned.length) }))
     const fields = planned.map((f, i) => newField(firstField + i, f.keyname, f.datatype))
-    const name = imageName(resourceId)
-    const release = holdPending(name)
-    const discard = async () => { await platform.store.deleteDatabase(name).catch(() => undefined) }
-    try {
-      const meta = { resourceId, srs, geometryType, fields }
-      // The schema is made by the one write that fills it: a refused file writes nothing.
-      const layer = await Database.open(sqlite, platform.store, name, () => {})
-      let count: number
-      try {
-        ({ count } = await loadFeatures(sqlite, layer, conv, { file: conv.file, srs, meta, fields: planned, fid, opts }, progress, signal))
-      } finally {
-        await layer.close()
-      }
-      return { resourceId, srs, geometryType, fields, count, settle: release, discard }
-    } catch (err) {
-      await discard()
-      release()
-      throw err
-    }
+    const meta = { resourceId, srs, geometryType, fields }
+    const { count, settle } = await data.features.load(conv, { file: conv.file, srs, meta, fields: planned, fid, opts }, progress, signal)
+    const discard = async () => { await data.features.drop(resourceId).catch(() => undefined) }
+    return { resourceId, srs, geometryType, fields, count, settle, discard }
   } finally {
-    freeImage(conv.image)
+    conv.free()
   }
 }

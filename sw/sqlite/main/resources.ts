@@ -12,7 +12,7 @@ import type { PageQuery, ResourceRead, ResourceSearch, ResourceWrite, SearchColu
 import type { ClassData, ResourceRef, ResourceRow } from '../../resource/types.ts'
 import type { ResmetaValue } from '../../resource/resmeta.ts'
 import { hierarchyError, rootDeleteError } from '../../resource/errors.ts'
-import { reserveIds } from '../../ingest/reserve.ts'
+import { reserveIds } from './sequence.ts'
 import { likeToGlob } from '../like.ts'
 
 type Bind = string | number | null

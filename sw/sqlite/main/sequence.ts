@@ -1,13 +1,12 @@
-// port: legacy-sql (issue 22)
 /**
- * @module ingest/reserve
+ * @module sqlite/main/sequence
  * Row ids taken ahead of time from an AUTOINCREMENT table of the main database. An ingest
  * builds the layer's storage under its final name (`layer-<id>`, columns `fld_<field id>`)
  * before the resource row exists; the ids it will get are reserved first, in a write that
  * changes nothing visible. AUTOINCREMENT never hands out an id twice, so a reservation that
  * is never used (a refused file, a stopped worker) leaves only a gap.
  */
-import type { SqlDb } from '../store/database.ts'
+import type { SqlDb } from '../../store/database.ts'
 
 /** Reserves `count` consecutive ids of `table` (inside the caller's write); returns the first. */
 export function reserveIds(db: SqlDb, table: 'resource' | 'layer_field', count: number): number {

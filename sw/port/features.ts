@@ -1,0 +1,91 @@
+/**
+ * @module port/features
+ * The vector layers' storage in the data port (issue 22 WP-C): their field lists in the main
+ * data (`FieldRead/FieldWrite`, part of a unit of work) and their feature tables
+ * (`FeatureTables`, one GeoPackage database per layer in the SQLite implementation). The rules
+ * (what a field list may say, when versioning starts anew) stay in classes/vector_layer; these
+ * only store.
+ */
+import type { Field, FieldType, LayerMeta } from '../feature/types.ts'
+import type { Progress } from '../ingest/progress.ts'
+import type { ConvertedFile, GpkgSource } from '../ingest/vector-convert.ts'
+import type { LoaderOptions, PlannedField } from '../ingest/vector-plan.ts'
+
+/** A field as stored (a new one gets its id from the store unless `id` is given). */
+export interface NewField {
+  id?: number
+  keyname: string
+  display_name: string
+  datatype: FieldType
+  label_field: boolean
+  grid_visibility: boolean
+  text_search: boolean
+  lookup_table: number | null
+}
+
+/** What a change of one field sets (absent: unchanged). */
+export type FieldPatch = Partial<Pick<NewField, 'keyname' | 'display_name' | 'label_field' | 'grid_visibility' | 'text_search' | 'lookup_table'>>
+
+export interface FieldRead {
+  /** The fields of each layer of `resourceIds` in one read, in their order (a listing's page); layers without any are left out. */
+  list(resourceIds: readonly number[]): Promise<Map<number, Field[]>>
+  /** The position a field added to layer `resourceId` takes (after the last). */
+  nextIdx(resourceId: number): Promise<number>
+  /** The data type of field `id` if it belongs to layer `resourceId`; else undefined. */
+  datatype(resourceId: number, id: number): Promise<FieldType | undefined>
+  /** A keyname, else a display name, that two fields of layer `resourceId` share. */
+  duplicate(resourceId: number): Promise<{ column: 'keyname' | 'display_name'; value: string } | undefined>
+}
+
+export interface FieldWrite extends FieldRead {
+  insert(resourceId: number, idx: number, f: NewField): Promise<void>
+  update(id: number, p: FieldPatch): Promise<void>
+  delete(id: number): Promise<void>
+  /**
+   * Takes `count` consecutive field ids ahead of time and returns the first (an ingest names
+   * its columns after them before the fields exist). Never hands out an id twice; an unused
+   * reservation only leaves a gap.
+   */
+  reserveIds(count: number): Promise<number>
+}
+
+/** How an ingest fills a new layer's tables (classes/vector_layer/ingest.ts decides it). */
+export interface LoadPlan {
+  /** The uploaded file's name, for the messages. */
+  file: string
+  srs: number
+  meta: LayerMeta
+  fields: PlannedField[]
+  /** The source column that gives the feature ids, if any. */
+  fid?: string
+  opts: LoaderOptions
+}
+
+/**
+ * Per layer, the tables that hold its features, their history and its sync bookkeeping.
+ * `L` is the implementation's handle of an open layer: until the feature ports are async
+ * (WP-D) and folded behind `open` (WP-C's last step), the class wraps it
+ * (classes/vector_layer/layers.ts).
+ */
+export interface FeatureTables<L = unknown> {
+  /**
+   * The tables of layer `meta`, made or brought up to `meta`: columns for its fields, the
+   * history restarted (at `now`) when the versioning epoch changed.
+   */
+  open(meta: LayerMeta, now: () => Date): Promise<L>
+  /** Opens GDAL's GeoPackage of an ingest for planning and loading. */
+  openSource(conv: ConvertedFile): GpkgSource
+  /**
+   * Builds the tables of a new layer (`plan.meta`) from `src` in one write; a refused file
+   * writes nothing, and a failure leaves nothing. Until `settle()` (its resource's create
+   * committed or was given up) `stored()` leaves the new layer out, so no sweep takes it for
+   * an orphan; the caller drops it if the create does not happen.
+   */
+  load(src: GpkgSource, plan: LoadPlan, p: Progress, s?: AbortSignal): Promise<{ count: number; settle(): void }>
+  /** Deletes layer `resourceId`'s tables and the blobs they list (after its resource's delete committed). */
+  drop(resourceId: number): Promise<void>
+  /** The layers whose tables exist, ingests still building theirs left out. */
+  stored(): Promise<number[]>
+  /** The newest version of layer `resourceId` if its tables are open; else 0. Synchronous: serialization reads it. */
+  latest(resourceId: number): number
+}
