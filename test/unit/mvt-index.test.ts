@@ -97,8 +97,7 @@ async function apiTile(id: number, [z, x, y]: [number, number, number], o: TileO
 async function rtreeTile(id: number, [z, x, y]: [number, number, number], o: TileOptions) {
   const fl = (await services.classes.featureLayer(id))!
   const bytes = await fl.gpkg!.read((t) => {
-    const nodes = new RtreeNodes(t.rtreeTable)
-    try { return cutLayer(t, fl.meta, nodes, { z, x, y }, o) } finally { nodes.release() }
+    return cutLayer(t, fl.meta, new RtreeNodes(), { z, x, y }, o)
   })
   return bytes.length ? decodeTile(bytes) : {}
 }
@@ -162,6 +161,25 @@ describe('mvt/tile-index', () => {
     const keys = Object.keys(Object.values(await apiTile(id, [12, 2048, 2047], OPTIONS[0]!))[0]?.features[0]?.properties ?? {})
     expect(keys).not.toContain('kind')
     expect(keys).not.toContain('x')
+  })
+
+  it('reads through the layer storage: each change noted once, two cursors of one query kept apart', async () => {
+    const id = await layer('POINT', 3857, 5, 61)
+    const fl = (await services.classes.featureLayer(id))!
+    const take = () => fl.gpkg!.read((t) => t.takeChanges().map((c) => `${c.fid}:${c.old ? 'old' : 'new'}`).sort())
+    await take() // the first take starts the notes
+    expect(await take()).toEqual([])
+    await call('PATCH', `/api/resource/${id}/feature/`, [{ id: 2, geom: 'POINT(1 1)' }, { geom: 'POINT(2 2)' }])
+    await call('DELETE', `/api/resource/${id}/feature/`, [{ id: 3 }])
+    expect(await take()).toEqual(['2:old', '3:old', '6:new'])
+    expect(await take()).toEqual([])
+    const pairs = await fl.gpkg!.read((t) => {
+      const a = t.byFids([1, 2, 4], []), b = t.byFids([1, 2, 4], [])
+      const out: number[][] = []
+      try { while (a.step() && b.step()) out.push([a.number(0), b.number(0)]) } finally { a.finalize(); b.finalize() }
+      return out
+    })
+    expect(pairs).toEqual([[1, 1], [2, 2], [4, 4]])
   })
 
   it('reads again what changed behind the scan while it was built in slices', async () => {
