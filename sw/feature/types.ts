@@ -310,8 +310,8 @@ export interface GpkgTables {
 }
 
 export interface GpkgStorage {
-  /** Changes whenever the content may have changed (a saved write, a reload). */
-  readonly version: number
+  /** Changes whenever the content may have changed (a saved write, a reload): what caches key on (compare with ===). */
+  token(): string
   /**
    * Runs `fn` inside one read of the layer's database, the intersects test of `filter` (if
    * any) active for the conditions `where` gives. `fn` is synchronous: nothing waits inside.

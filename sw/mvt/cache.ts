@@ -39,9 +39,10 @@ interface Entry { layer: number; box: Bbox; bytes: Uint8Array }
 interface LayerState {
   /** The connection whose change notes feed this state; a reopened database starts over. */
   connection: object
-  version: number
+  /** The layer's `GpkgStorage.token()` the entries were checked at. */
+  token: string
   signature: string
-  /** Decoded R*Tree nodes, valid for `version`. */
+  /** Decoded R*Tree nodes, valid for `token`. */
   nodes: RtreeNodes
   /** The layer's features in memory (mvt/tile-index.ts), or the builder reading them. */
   index?: TileIndex
@@ -68,21 +69,21 @@ export class TileCache {
    * Whether the layer's entries are known to be current without reading its database: no
    * write was saved since they were checked and its fields are the same.
    */
-  isCurrent(layer: number, version: number, signature: string): boolean {
+  isCurrent(layer: number, token: string, signature: string): boolean {
     const s = this.#layers.get(layer)
-    return !!s && s.version === version && s.signature === signature
+    return !!s && s.token === token && s.signature === signature
   }
 
   /**
-   * Brings the layer's entries up to date with the layer's tables `t` at `version`; runs inside a read of the
-   * layer database. Returns the R*Tree node reader valid for this version.
+   * Brings the layer's entries up to date with the layer's tables `t` at `token`; runs inside a read of the
+   * layer database. Returns the R*Tree node reader valid for this token.
    */
-  sync(layer: number, t: GpkgTables, version: number, signature: string, srs: number): RtreeNodes {
+  sync(layer: number, t: GpkgTables, token: string, signature: string, srs: number): RtreeNodes {
     let s = this.#layers.get(layer)
     if (!s || s.connection !== t.connection) {
       t.takeChanges() // starts the notes (or forgets older ones): everything of the layer is dropped anyway
       this.dropLayer(layer)
-      s = { connection: t.connection, version, signature, nodes: new RtreeNodes() }
+      s = { connection: t.connection, token, signature, nodes: new RtreeNodes() }
       this.#layers.set(layer, s)
       return s.nodes
     }
@@ -91,9 +92,9 @@ export class TileCache {
       s.signature = signature
       this.dropIndex(s)
     }
-    if (s.version !== version) {
+    if (s.token !== token) {
       this.#invalidate(layer, s, t, srs)
-      s.version = version
+      s.token = token
       s.nodes = new RtreeNodes()
     }
     return s.nodes

@@ -72,7 +72,7 @@ export async function layerTile(services: DataOutServices, layer: FeatureLayer, 
   const box = padBbox(tileBbox(t.z, t.x, t.y), opts.padding)
   const signature = signatureOf(meta)
   const fromIndex = () => cache.index(id)?.cut(`${LAYER_PREFIX}${id}`, opts.extent, indexFrame(t, opts), THIN_ABOVE)
-  if (cache.isCurrent(id, gpkg.version, signature)) {
+  if (cache.isCurrent(id, gpkg.token(), signature)) {
     const hit = cache.get(key)
     if (hit) return { bytes: hit, cached: true, source: 'cache' }
     // Current, as a cached tile is: the layer's tile index needs no read of the database.
@@ -83,7 +83,7 @@ export async function layerTile(services: DataOutServices, layer: FeatureLayer, 
     }
   }
   const out = await gpkg.read((tables): LayerTile => {
-    const nodes = cache.sync(id, tables, gpkg.version, signature, meta.srs)
+    const nodes = cache.sync(id, tables, gpkg.token(), signature, meta.srs)
     const hit = cache.get(key)
     if (hit) return { bytes: hit, cached: true, source: 'cache' }
     const indexed = fromIndex()

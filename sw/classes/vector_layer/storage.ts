@@ -160,9 +160,9 @@ class LayerTables implements GpkgTables {
 export function gpkgStorage(layer: Layer, meta: LayerMeta): GpkgStorage {
   let kept: KeptStatements | undefined
   return {
-    get version() {
-      return layer.db.version
-    },
+    // The database's version: it moves after a saved write, a reload and a failed save (as the
+    // port's `layer:N` token will, sw/sqlite/tokens.ts); a reopen is told by `connection`.
+    token: () => String(layer.db.version),
     read<T>(fn: (t: GpkgTables) => T, filter?: FeatureFilter): Promise<T> {
       return layer.db.read((db) => {
         if (kept?.db !== db || kept.version !== layer.db.version) {
