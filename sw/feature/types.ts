@@ -1,4 +1,3 @@
-// port: legacy-sql (issue 22)
 /**
  * @module feature/types
  * The feature-layer capability: what a resource class provides so that the feature
@@ -12,8 +11,6 @@ import type { PastRequest } from '../core/idempotency.ts'
 import type { Bbox, Geometry } from '../geo/geometry.ts'
 import type { HistoryRead, HistoryWrite } from './history-types.ts'
 import type { ResourceRef } from '../resource/types.ts'
-import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
-import type { SqlDb } from '../store/database.ts'
 
 export const FIELD_TYPES = ['INTEGER', 'BIGINT', 'REAL', 'STRING', 'DATE', 'TIME', 'DATETIME', 'BOOLEAN'] as const
 export type FieldType = (typeof FIELD_TYPES)[number]
@@ -274,17 +271,6 @@ export interface RowCursor {
 
 /** The table and its R*Tree, valid inside one `GpkgStorage.read` (synchronous: nothing waits inside). */
 export interface GpkgTables {
-  sqlite: Sqlite3Static
-  /** The layer's connection; `main` holds the tables. */
-  db: SqlDb
-  /** `fid INTEGER PRIMARY KEY`, `geom` (GeoPackage geometry blobs), one column per field. */
-  featureTable: string
-  /** The R*Tree of `geom`: `id` (= fid), `minx`, `maxx`, `miny`, `maxy`. */
-  rtreeTable: string
-  /** The column of a field. */
-  column(field: Field): string
-  /** A filter as SQL conditions on alias `f` (ANDed) with their parameters. */
-  where(filter: FeatureFilter | undefined): { where: string[]; bind: FieldValue[] }
   /** Identity of the connection: a reopened database is another one (what was read of the old one is stale). */
   readonly connection: object
   /**
@@ -307,6 +293,27 @@ export interface GpkgTables {
    * noting and answers nothing.
    */
   takeChanges(): { fid: number; old: Uint8Array | null }[]
+  /**
+   * Copies the selection `opts.filter` into `out`'s table (created here, with the GeoPackage's
+   * own tables, spatial index and metadata rows): by SQL, the R*Tree's pages as they are when
+   * the output has exactly the layer's features, ids and boxes.
+   */
+  exportTo(out: GpkgOutput, opts: GpkgCopyOptions): void
+}
+
+/** A GeoPackage file being written (export/gpkg-file.ts): an SQLite database a storage may attach by `uri`. */
+export interface GpkgOutput {
+  readonly uri: string
+  /** Its feature table's name. */
+  readonly table: string
+}
+
+/** What an export copies: the columns (output names, in order), an extra column of the fid, the output SRS, the selection. */
+export interface GpkgCopyOptions {
+  columns: readonly { name: string; field: Field }[]
+  fidField: string | undefined
+  srs: number
+  filter: FeatureFilter
 }
 
 export interface GpkgStorage {

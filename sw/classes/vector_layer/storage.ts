@@ -9,13 +9,14 @@
  */
 import { flatten } from '../../geo/flat.ts'
 import type { Bbox } from '../../geo/geometry.ts'
-import type { FeatureFilter, Field, GpkgStorage, GpkgTables, LayerMeta, RowCursor } from '../../feature/types.ts'
+import type { FeatureFilter, Field, GpkgCopyOptions, GpkgOutput, GpkgStorage, GpkgTables, LayerMeta, RowCursor } from '../../feature/types.ts'
 import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
 import type { SqlDb } from '../../store/database.ts'
 import { RowReader } from '../../store/row-reader.ts'
 import { columnOf, FEATURE_TABLE, RTREE_TABLE } from './schema.ts'
 import { filterSql } from './reader.ts'
 import type { Layer } from './layer.ts'
+import { exportLayer } from './storage-export.ts'
 
 type Statement = ReturnType<SqlDb['prepare']>
 
@@ -95,21 +96,10 @@ const columns = (fields: readonly Field[]) => ['f.fid', 'f.geom', ...fields.map(
 
 /** The SQLite side of `GpkgTables` over one read of a layer database. */
 class LayerTables implements GpkgTables {
-  readonly featureTable = FEATURE_TABLE
-  readonly rtreeTable = RTREE_TABLE
-
   constructor(readonly sqlite: Sqlite3Static, readonly db: SqlDb, readonly meta: LayerMeta, readonly kept: KeptStatements) {}
 
   get connection(): object {
     return this.db
-  }
-
-  column(f: Field): string {
-    return columnOf(f.id)
-  }
-
-  where(filter: FeatureFilter | undefined) {
-    return filterSql(filter, this.meta.fields)
   }
 
   rtreeNode(no: number): Uint8Array | undefined {
@@ -146,6 +136,10 @@ class LayerTables implements GpkgTables {
   byFids(fids: readonly number[], fields: readonly Field[]): RowCursor {
     return this.kept.cursor(this.sqlite, `SELECT ${columns(fields)} FROM "${FEATURE_TABLE}" f WHERE f.fid IN (SELECT value FROM json_each(?))`,
       [JSON.stringify(fids)])
+  }
+
+  exportTo(out: GpkgOutput, opts: GpkgCopyOptions): void {
+    exportLayer(this.sqlite, this.db, this.meta, out, opts)
   }
 
   takeChanges(): { fid: number; old: Uint8Array | null }[] {
