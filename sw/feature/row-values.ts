@@ -1,12 +1,16 @@
-// port: legacy-sql (issue 22)
 /**
  * @module feature/row-values
- * Attribute values read from a `RowReader` in the forms the data-out formats write: dates
+ * Attribute values read from a `RowCursor` (a GeoPackage storage's rows) in the forms the data-out formats write: dates
  * and times as their ISO text (as stored), booleans as booleans, whole numbers beyond 2^53
  * as exact decimal text (`bigint_format=compat`), as `fromColumn(…, 'iso', 'compat')` does.
  */
-import type { FieldType, FieldValue } from './types.ts'
-import { SQLITE_INTEGER, SQLITE_NULL, type RowReader } from '../store/row-reader.ts'
+import type { FieldType, FieldValue, RowCursor } from './types.ts'
+
+export type { RowCursor } from './types.ts'
+
+/** `RowCursor.type` codes: SQLite's fundamental datatypes (sqlite3.h), which the storage's cursors answer. */
+const SQLITE_INTEGER = 1
+const SQLITE_NULL = 5
 
 export type RowValue = string | number | boolean | null
 
@@ -19,7 +23,7 @@ export const VALUE_KIND: Record<FieldType, ValueKind> = {
 }
 
 /** Column `i` of the current row as a value of a field of type `type`. */
-export function rowValue(r: RowReader, i: number, type: FieldType): RowValue {
+export function rowValue(r: RowCursor, i: number, type: FieldType): RowValue {
   const t = r.type(i)
   if (t === SQLITE_NULL) return null
   switch (type) {

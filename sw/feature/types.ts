@@ -1,4 +1,3 @@
-// port: legacy-sql (issue 22)
 /**
  * @module feature/types
  * The feature-layer capability: what a resource class provides so that the feature
@@ -12,8 +11,6 @@ import type { PastRequest } from '../core/idempotency.ts'
 import type { Bbox, Geometry } from '../geo/geometry.ts'
 import type { HistoryRead, HistoryWrite } from './history-types.ts'
 import type { ResourceRef } from '../resource/types.ts'
-import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
-import type { SqlDb } from '../store/database.ts'
 
 export const FIELD_TYPES = ['INTEGER', 'BIGINT', 'REAL', 'STRING', 'DATE', 'TIME', 'DATETIME', 'BOOLEAN'] as const
 export type FieldType = (typeof FIELD_TYPES)[number]
@@ -263,26 +260,75 @@ export interface BboxLayerProvider {
 // ---- optional: GeoPackage storage for the data-out fast paths ----
 // A class whose features live in a GeoPackage-shaped SQLite table offers read access to it
 // (`FeatureLayer.gpkg`), so vector tiles are cut from its R*Tree and a GeoPackage export is a
-// copy; the data-out components fall back to the generic reads for a class without it.
+// copy; the data-out components fall back to the generic reads for a class without it. The
+// SQL stays with the storage: the components call the methods below and hold no connection.
 
-/** The table and how to query it, valid inside one `GpkgStorage.read`. */
+/**
+ * Rows of `fid`, `geom` (a GeoPackage blob) and the asked fields' columns, read one at a time
+ * in a hot loop without an object per row (the storage's `RowReader`). `type` answers SQLite's
+ * type codes (row-values.ts). Always `finalize`d, also after an error.
+ */
+export interface RowCursor {
+  step(): boolean
+  type(i: number): number
+  number(i: number): number
+  int(i: number): number
+  text(i: number): string
+  /** A view valid until the next `step`: copy it to keep it. */
+  blobView(i: number): Uint8Array | null
+  finalize(): void
+}
+
+/** The table and its R*Tree, valid inside one `GpkgStorage.read` (synchronous: nothing waits inside). */
 export interface GpkgTables {
-  sqlite: Sqlite3Static
-  /** The layer's connection; `main` holds the tables. */
-  db: SqlDb
-  /** `fid INTEGER PRIMARY KEY`, `geom` (GeoPackage geometry blobs), one column per field. */
-  featureTable: string
-  /** The R*Tree of `geom`: `id` (= fid), `minx`, `maxx`, `miny`, `maxy`. */
-  rtreeTable: string
-  /** The column of a field. */
-  column(field: Field): string
-  /** A filter as SQL conditions on alias `f` (ANDed) with their parameters. */
-  where(filter: FeatureFilter | undefined): { where: string[]; bind: FieldValue[] }
+  /** Identity of the connection: a reopened database is another one (what was read of the old one is stale). */
+  readonly connection: object
+  /**
+   * Node `no` of the R*Tree (1 is the root) as SQLite stores it: u16 depth (root only), u16 cell
+   * count, cells of i64 id + 4 × f32 (minX maxX minY maxY), big-endian (geo/rtree.ts).
+   */
+  rtreeNode(no: number): Uint8Array | undefined
+  /** Index entries whose box meets `box` (layer SRS). */
+  countInBox(box: Bbox): number
+  featureCount(): number
+  /** The features whose index box meets `box`, in the index's order (`filter`'s conditions ANDed). */
+  boxRows(box: Bbox, fields: readonly Field[], filter?: FeatureFilter): RowCursor
+  /** The features after fid `after`, by ascending fid. */
+  scan(after: number, fields: readonly Field[]): RowCursor
+  /** The features among `fids` that exist. */
+  byFids(fids: readonly number[], fields: readonly Field[]): RowCursor
+  /**
+   * The features inserted, updated or deleted since the last call, whoever wrote them: fid and
+   * geometry before the change (`null` for an insert). The first call on a connection starts
+   * noting and answers nothing.
+   */
+  takeChanges(): { fid: number; old: Uint8Array | null }[]
+  /**
+   * Copies the selection `opts.filter` into `out`'s table (created here, with the GeoPackage's
+   * own tables, spatial index and metadata rows): by SQL, the R*Tree's pages as they are when
+   * the output has exactly the layer's features, ids and boxes.
+   */
+  exportTo(out: GpkgOutput, opts: GpkgCopyOptions): void
+}
+
+/** A GeoPackage file being written (export/gpkg-file.ts): an SQLite database a storage may attach by `uri`. */
+export interface GpkgOutput {
+  readonly uri: string
+  /** Its feature table's name. */
+  readonly table: string
+}
+
+/** What an export copies: the columns (output names, in order), an extra column of the fid, the output SRS, the selection. */
+export interface GpkgCopyOptions {
+  columns: readonly { name: string; field: Field }[]
+  fidField: string | undefined
+  srs: number
+  filter: FeatureFilter
 }
 
 export interface GpkgStorage {
-  /** Changes whenever the content may have changed (a saved write, a reload). */
-  readonly version: number
+  /** Changes whenever the content may have changed (a saved write, a reload): what caches key on (compare with ===). */
+  token(): string
   /**
    * Runs `fn` inside one read of the layer's database, the intersects test of `filter` (if
    * any) active for the conditions `where` gives. `fn` is synchronous: nothing waits inside.

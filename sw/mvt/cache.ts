@@ -1,14 +1,12 @@
-// port: legacy-sql (issue 22)
 /**
  * @module mvt/cache
  * Cut tiles kept in memory (least recently used first out), one entry per layer and tile,
- * and their exact invalidation. Each layer database gets three TEMP triggers (connection-
- * local: they never enter the saved GeoPackage) that note the fid and the old geometry of
- * every feature inserted, updated or deleted, whatever wrote it. Before a layer's tiles are
- * used after its database changed, the notes are read: the old geometry's box and the
- * current one (from the feature table) invalidate exactly the cached tiles they touch.
+ * and their exact invalidation. The layer's storage notes the fid and the old geometry of
+ * every feature inserted, updated or deleted, whatever wrote it (`GpkgTables.takeChanges`).
+ * Before a layer's tiles are used after its database changed, the notes are taken: the old
+ * geometry's box and the current one (from the feature table) invalidate exactly the cached
+ * tiles they touch.
  */
-import type { SqlDb } from '../store/database.ts'
 import type { Bbox } from '../geo/geometry.ts'
 import { gpkgBbox } from '../geo/gpkg.ts'
 import { reprojectBbox } from '../geo/reproject.ts'
@@ -21,7 +19,6 @@ import type { IndexBuilder, TileIndex } from './tile-index.ts'
 const MAX_BYTES = 64 << 20
 /** Beyond this many changed features at once, a layer's tiles are all dropped instead. */
 const MAX_DIRTY = 20_000
-const DIRTY = 'temp.outpost_tile_dirty'
 /**
  * Memory the layers' tile indexes may hold together (least recently used dropped first), by
  * host: on the Node host a server's share (a 1,000,000-point layer's index is ~130 MB); in the
@@ -40,30 +37,18 @@ const INDEX_IDLE_MS = 10 * 60_000
 interface Entry { layer: number; box: Bbox; bytes: Uint8Array }
 
 interface LayerState {
-  /** The connection whose triggers feed this state; a reopened database starts over. */
-  db: SqlDb
-  version: number
+  /** The connection whose change notes feed this state; a reopened database starts over. */
+  connection: object
+  /** The layer's `GpkgStorage.token()` the entries were checked at. */
+  token: string
   signature: string
-  /** Decoded R*Tree nodes, valid for `version`. */
+  /** Decoded R*Tree nodes, valid for `token`. */
   nodes: RtreeNodes
   /** The layer's features in memory (mvt/tile-index.ts), or the builder reading them. */
   index?: TileIndex
   builder?: IndexBuilder
   /** The index would not fit the budget (known for this connection). */
   tooBig?: boolean
-}
-
-/** Installs the change notes on a layer connection (idempotent). */
-function track(db: SqlDb, table: string): void {
-  db.exec(`PRAGMA temp_store = MEMORY;
-    CREATE TEMP TABLE IF NOT EXISTS outpost_tile_dirty (fid INTEGER, geom BLOB);
-    CREATE TEMP TRIGGER IF NOT EXISTS outpost_tile_ins AFTER INSERT ON main."${table}"
-      BEGIN INSERT INTO outpost_tile_dirty VALUES (NEW.fid, NULL); END;
-    CREATE TEMP TRIGGER IF NOT EXISTS outpost_tile_upd AFTER UPDATE ON main."${table}"
-      BEGIN INSERT INTO outpost_tile_dirty VALUES (OLD.fid, OLD.geom); END;
-    CREATE TEMP TRIGGER IF NOT EXISTS outpost_tile_del AFTER DELETE ON main."${table}"
-      BEGIN INSERT INTO outpost_tile_dirty VALUES (OLD.fid, OLD.geom); END;
-    DELETE FROM outpost_tile_dirty;`)
 }
 
 export class TileCache {
@@ -84,22 +69,21 @@ export class TileCache {
    * Whether the layer's entries are known to be current without reading its database: no
    * write was saved since they were checked and its fields are the same.
    */
-  isCurrent(layer: number, version: number, signature: string): boolean {
+  isCurrent(layer: number, token: string, signature: string): boolean {
     const s = this.#layers.get(layer)
-    return !!s && s.version === version && s.signature === signature
+    return !!s && s.token === token && s.signature === signature
   }
 
   /**
-   * Brings the layer's entries up to date with `db` at `version`; runs inside a read of the
-   * layer database. Returns the R*Tree node reader valid for this version.
+   * Brings the layer's entries up to date with the layer's tables `t` at `token`; runs inside a read of the
+   * layer database. Returns the R*Tree node reader valid for this token.
    */
-  sync(layer: number, t: GpkgTables, version: number, signature: string, srs: number): RtreeNodes {
-    const { db, rtreeTable: rtree } = t
+  sync(layer: number, t: GpkgTables, token: string, signature: string, srs: number): RtreeNodes {
     let s = this.#layers.get(layer)
-    if (!s || s.db !== db) {
-      track(db, t.featureTable)
+    if (!s || s.connection !== t.connection) {
+      t.takeChanges() // starts the notes (or forgets older ones): everything of the layer is dropped anyway
       this.dropLayer(layer)
-      s = { db, version, signature, nodes: new RtreeNodes(rtree) }
+      s = { connection: t.connection, token, signature, nodes: new RtreeNodes() }
       this.#layers.set(layer, s)
       return s.nodes
     }
@@ -108,37 +92,37 @@ export class TileCache {
       s.signature = signature
       this.dropIndex(s)
     }
-    if (s.version !== version) {
+    if (s.token !== token) {
       this.#invalidate(layer, s, t, srs)
-      s.version = version
-      s.nodes.release()
-      s.nodes = new RtreeNodes(rtree)
+      s.token = token
+      s.nodes = new RtreeNodes()
     }
     return s.nodes
   }
 
   /**
-   * Drops the layer's entries touched by the features its triggers noted, and hands their
+   * Drops the layer's entries touched by the features its storage noted, and hands their
    * fids to the layer's tile index.
    */
   #invalidate(layer: number, s: LayerState, t: GpkgTables, srs: number): void {
-    const { db, featureTable } = t
-    const dirty = db.selectArrays(`SELECT fid, geom FROM ${DIRTY}`) as [number, Uint8Array | null][]
-    db.exec(`DELETE FROM ${DIRTY}`)
+    const dirty = t.takeChanges()
     if (!dirty.length) return
     if (dirty.length > MAX_DIRTY) { this.dropLayer(layer, false); this.dropIndex(s); return }
-    const fids = [...new Set(dirty.map((d) => d[0]))]
+    const fids = [...new Set(dirty.map((d) => d.fid))]
     s.builder?.changed(fids)
     if (s.index && !s.index.changed(t, fids)) this.dropIndex(s)
     const boxes: Bbox[] = []
-    const add = (blob: unknown) => {
-      const b = blob instanceof Uint8Array ? gpkgBbox(blob) : null
+    const add = (blob: Uint8Array | null) => {
+      const b = blob ? gpkgBbox(blob) : null
       if (b) boxes.push(srs === 3857 ? b : reprojectBbox(b, srs, 3857))
     }
-    for (const [, old] of dirty) add(old)
-    const now = db.selectValues(`SELECT geom FROM main."${featureTable}" WHERE fid IN (SELECT value FROM json_each(?))`,
-      [JSON.stringify(fids)])
-    for (const blob of now) add(blob)
+    for (const d of dirty) add(d.old)
+    const now = t.byFids(fids, [])
+    try {
+      while (now.step()) add(now.blobView(1))
+    } finally {
+      now.finalize()
+    }
     for (const [key, e] of this.#entries) {
       if (e.layer === layer && boxes.some((b) => bboxesIntersect(b, e.box))) this.#delete(key, e)
     }

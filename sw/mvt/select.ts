@@ -1,17 +1,19 @@
-// port: legacy-sql (issue 22)
 /**
  * @module mvt/select
  * Which features a tile carries, found in the layer's R*Tree. A tile whose box holds at most
  * `THIN_ABOVE` index entries carries all of them. A fuller tile (a low zoom over a big layer)
  * is thinned: the tile is cut into `GRID` × `GRID` cells, and of the features smaller than a
  * cell only one per cell is kept; larger features always stay. The thinning walks the R*Tree's
- * own nodes (shadow table `<rtree>_node`, the format `geo/rtree.ts` documents): a subtree
+ * own nodes (`GpkgTables.rtreeNode`, the format `geo/rtree.ts` documents): a subtree
  * smaller than a cell gives one representative without being read further, so the cost
  * follows the size of the tile, not of the layer — a 1,000,000-point layer's zoom-0 tile
  * reads a few thousand nodes and carries at most 16,384 points.
  */
-import type { SqlDb } from '../store/database.ts'
 import type { Bbox } from '../geo/geometry.ts'
+import type { GpkgTables } from '../feature/types.ts'
+
+/** Where the R*Tree's nodes come from: the layer's tables inside one read. */
+export type NodeSource = Pick<GpkgTables, 'rtreeNode'>
 
 /** Entries in a tile's box up to which every feature is kept. */
 export const THIN_ABOVE = 16_384
@@ -24,15 +26,15 @@ export const GRID = 128
  * about one in a hundred (a 1,000,000-feature layer has some eighty) and stay decoded, so a
  * tile with few features needs no counting query; `false` is exact, `true` means "count".
  */
-export function mayHoldMore(db: SqlDb, nodes: RtreeNodes, box: Bbox, limit: number): boolean {
-  const root = nodes.node(db, 1)
+export function mayHoldMore(t: NodeSource, nodes: RtreeNodes, box: Bbox, limit: number): boolean {
+  const root = nodes.node(t, 1)
   if (!root) return false
   if (root.depth === 0) return countHits(root, box) > limit
   let bound = 0
   const stack: number[] = [1, root.depth]
   while (stack.length) {
     const level = stack.pop()!, no = stack.pop()!
-    const n = nodes.node(db, no)
+    const n = nodes.node(t, no)
     if (!n) continue
     for (let i = 0; i < n.count; i++) {
       if (!hits(n.boxes, i, box)) continue
@@ -52,12 +54,6 @@ const countHits = (n: RtreeNode, box: Bbox) => {
   return c
 }
 
-/** How many index entries intersect `box` (layer SRS). */
-export function countInBox(db: SqlDb, rtree: string, box: Bbox): number {
-  return Number(db.selectValue(`SELECT count(*) FROM "${rtree}" WHERE minx <= ? AND maxx >= ? AND miny <= ? AND maxy >= ?`,
-    [box[2], box[0], box[3], box[1]]))
-}
-
 interface RtreeNode {
   /** The tree's height (meaningful on the root only). */
   depth: number
@@ -68,41 +64,22 @@ interface RtreeNode {
   boxes: Float32Array
 }
 
-type Statement = ReturnType<SqlDb['prepare']>
-
-/**
- * A layer's reads kept while its database does not change: decoded R*Tree nodes and
- * prepared statements (finalized by `release`, or by SQLite when the connection closes).
- */
+/** A layer's decoded R*Tree nodes, kept while its database does not change. */
 export class RtreeNodes {
   #cache = new Map<number, RtreeNode>()
-  #stmt: Statement | undefined
-  #statements = new Map<string, Statement>()
   /** Entries a node holds at most (from the size of its blob). */
   capacity = 0
-
-  constructor(readonly rtree: string) {}
 
   /** Node `no` if it was decoded already. */
   decoded(no: number): RtreeNode | undefined {
     return this.#cache.get(no)
   }
 
-  /** A statement of `db` for `sql`, prepared once per database version. */
-  prepared(db: SqlDb, sql: string): Statement {
-    let st = this.#statements.get(sql)
-    if (!st) this.#statements.set(sql, st = db.prepare(sql))
-    return st
-  }
-
-  /** Node `no` of the tree, through a statement of `db` (finalized by `release`). */
-  node(db: SqlDb, no: number): RtreeNode | undefined {
+  /** Node `no` of the tree, read from `t` the first time. */
+  node(t: NodeSource, no: number): RtreeNode | undefined {
     const hit = this.#cache.get(no)
     if (hit) return hit
-    const st = (this.#stmt ??= db.prepare(`SELECT data FROM "${this.rtree}_node" WHERE nodeno = ?`))
-    st.bind([no])
-    const blob = st.step() ? st.get(0) as Uint8Array : undefined
-    st.reset()
+    const blob = t.rtreeNode(no)
     if (!blob) return undefined
     const v = new DataView(blob.buffer, blob.byteOffset, blob.byteLength)
     const count = v.getUint16(2)
@@ -116,14 +93,6 @@ export class RtreeNodes {
     const node = { depth: v.getUint16(0), count, refs, boxes }
     this.#cache.set(no, node)
     return node
-  }
-
-  /** Finalizes the statements (the decoded nodes stay). */
-  release(): void {
-    this.#stmt?.finalize()
-    this.#stmt = undefined
-    for (const st of this.#statements.values()) st.finalize()
-    this.#statements.clear()
   }
 }
 
@@ -142,15 +111,15 @@ export function thinningCell(box: Bbox, cell: number, x: number, y: number): num
  * The ids of the features a full tile keeps (see the module comment). `box` is the tile's
  * padded box in the layer's SRS, `cell` the thinning cell's size in the same units.
  */
-export function thinnedIds(db: SqlDb, nodes: RtreeNodes, box: Bbox, cell: number): number[] {
-  const root = nodes.node(db, 1)
+export function thinnedIds(t: NodeSource, nodes: RtreeNodes, box: Bbox, cell: number): number[] {
+  const root = nodes.node(t, 1)
   if (!root) return []
   const taken = new Set<number>()
   const out: number[] = []
   const cellOf = (b: Float32Array, i: number) => thinningCell(box, cell, (b[4 * i]! + b[4 * i + 1]!) / 2, (b[4 * i + 2]! + b[4 * i + 3]!) / 2)
   // One feature of subtree `no` (at `level`) inside the box, if any.
   const representative = (no: number, level: number): number | undefined => {
-    const n = nodes.node(db, no)
+    const n = nodes.node(t, no)
     if (!n) return undefined
     for (let i = 0; i < n.count; i++) {
       if (!hits(n.boxes, i, box)) continue
@@ -162,7 +131,7 @@ export function thinnedIds(db: SqlDb, nodes: RtreeNodes, box: Bbox, cell: number
   const stack: number[] = [1, root.depth]
   while (stack.length) {
     const level = stack.pop()!, no = stack.pop()!
-    const n = nodes.node(db, no)
+    const n = nodes.node(t, no)
     if (!n) continue
     for (let i = 0; i < n.count; i++) {
       if (!hits(n.boxes, i, box)) continue

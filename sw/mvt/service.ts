@@ -1,4 +1,3 @@
-// port: legacy-sql (issue 22)
 /**
  * @module mvt/service
  * Vector tiles of feature layers (spec §4.9, reference §9), cut per request from each
@@ -12,13 +11,12 @@ import type { FeatureLayer, LayerMeta } from '../feature/types.ts'
 import type { GpkgTables } from '../feature/types.ts'
 import type { DataOutServices } from '../feature/capability.ts'
 import { canonicalValue, rowValue, VALUE_KIND, type RowValue } from '../feature/row-values.ts'
-import { RowReader } from '../store/row-reader.ts'
 import { concatBytes } from '../core/bytes.ts'
 import { indexBudget, TileCache } from './cache.ts'
 import { cutShape } from './cut.ts'
 import { LayerEncoder } from './encode.ts'
 import { readPoint, readShape, shapeOf, tileProjection, tinyInTile } from './shape.ts'
-import { countInBox, GRID, mayHoldMore, THIN_ABOVE, thinnedIds, type RtreeNodes } from './select.ts'
+import { GRID, mayHoldMore, THIN_ABOVE, thinnedIds, type RtreeNodes } from './select.ts'
 import { IndexBuilder, type TileFrame } from './tile-index.ts'
 
 /** MVT layer names: the spec's fixed prefix and the resource id. */
@@ -74,7 +72,7 @@ export async function layerTile(services: DataOutServices, layer: FeatureLayer, 
   const box = padBbox(tileBbox(t.z, t.x, t.y), opts.padding)
   const signature = signatureOf(meta)
   const fromIndex = () => cache.index(id)?.cut(`${LAYER_PREFIX}${id}`, opts.extent, indexFrame(t, opts), THIN_ABOVE)
-  if (cache.isCurrent(id, gpkg.version, signature)) {
+  if (cache.isCurrent(id, gpkg.token(), signature)) {
     const hit = cache.get(key)
     if (hit) return { bytes: hit, cached: true, source: 'cache' }
     // Current, as a cached tile is: the layer's tile index needs no read of the database.
@@ -85,7 +83,7 @@ export async function layerTile(services: DataOutServices, layer: FeatureLayer, 
     }
   }
   const out = await gpkg.read((tables): LayerTile => {
-    const nodes = cache.sync(id, tables, gpkg.version, signature, meta.srs)
+    const nodes = cache.sync(id, tables, gpkg.token(), signature, meta.srs)
     const hit = cache.get(key)
     if (hit) return { bytes: hit, cached: true, source: 'cache' }
     const indexed = fromIndex()
@@ -142,28 +140,16 @@ function indexFrame(t: TileAddress, opts: TileOptions): TileFrame {
 
 /** Cuts the tile of one layer from its GeoPackage tables (inside a read of its database). */
 export function cutLayer(tables: GpkgTables, meta: LayerMeta, nodes: RtreeNodes, t: TileAddress, opts: TileOptions): Uint8Array {
-  const { db, featureTable, rtreeTable } = tables
   const { box, clip, project } = tileFrame(meta, t, opts)
   // Most tiles hold few features: the inner R*Tree nodes tell so without a counting query.
-  const full = mayHoldMore(db, nodes, box, THIN_ABOVE) && countInBox(db, rtreeTable, box) > THIN_ABOVE
+  const full = mayHoldMore(tables, nodes, box, THIN_ABOVE) && tables.countInBox(box) > THIN_ABOVE
   const encoder = emptyLayer(meta, opts)
-  const cols = ['f.fid', 'f.geom', ...meta.fields.map((f) => `f.${tables.column(f)}`)].join(', ')
-  let sql: string
-  let bind: (number | string)[]
-  if (!full) {
-    // The R*Tree drives the join: only the features in the box are read.
-    sql = `SELECT ${cols} FROM "${rtreeTable}" r CROSS JOIN "${featureTable}" f ON f.fid = r.id
-      WHERE r.minx <= ? AND r.maxx >= ? AND r.miny <= ? AND r.maxy >= ?`
-    bind = [box[2], box[0], box[3], box[1]]
-  } else {
-    const ids = thinnedIds(db, nodes, box, (box[2] - box[0]) / (GRID * (1 + 2 * opts.padding)))
-    sql = `SELECT ${cols} FROM "${featureTable}" f WHERE f.fid IN (SELECT value FROM json_each(?))`
-    bind = [JSON.stringify(ids)]
-  }
   const types = meta.fields.map((f) => f.datatype)
   const values: RowValue[] = new Array(types.length)
   const at: [number, number] = [0, 0]
-  const r = new RowReader(tables.sqlite, db, nodes.prepared(db, sql), bind)
+  // The R*Tree's answer for the box, or (a full tile) the thinned features.
+  const r = full ? tables.byFids(thinnedIds(tables, nodes, box, (box[2] - box[0]) / (GRID * (1 + 2 * opts.padding))), meta.fields)
+    : tables.boxRows(box, meta.fields)
   try {
     while (r.step()) {
       const blob = r.blobView(1)

@@ -1,4 +1,3 @@
-// port: legacy-sql (issue 22)
 /**
  * @module mvt/tile-index
  * A layer's features kept in memory for cutting tiles (the issue's "index kept per layer"):
@@ -8,8 +7,8 @@
  * then written without SQLite and without a per-feature object for points: the R*Tree join
  * reads ~1 µs per row from SQLite-WASM before any of our work starts.
  *
- * The index follows the database without rebuilding: the tile cache hands it the fids its
- * triggers noted (mvt/cache.ts); their old entries are marked dead and their current rows
+ * The index follows the database without rebuilding: the tile cache hands it the fids the
+ * storage noted (mvt/cache.ts); their old entries are marked dead and their current rows
  * kept in a small overlay, until the overlay grows past `MAX_OVERLAY` and the index is built
  * again. It is built in slices of a few milliseconds between requests (`IndexBuilder`), so a
  * big layer never stalls the worker; until it is ready, tiles are cut from the R*Tree.
@@ -19,8 +18,7 @@ import type { Bbox } from '../geo/geometry.ts'
 import { latToMercator, lonToMercator } from '../geo/tile.ts'
 import { transformer } from '../geo/reproject.ts'
 import type { FieldType, GpkgTables, LayerMeta } from '../feature/types.ts'
-import { rowValue, VALUE_KIND, type RowValue, type ValueKind } from '../feature/row-values.ts'
-import { RowReader } from '../store/row-reader.ts'
+import { rowValue, VALUE_KIND, type RowCursor, type RowValue, type ValueKind } from '../feature/row-values.ts'
 import { cutShape } from './cut.ts'
 import { LINE, POINT, POLYGON, partsBbox, readPoint, readShape, type Project, type TileShape } from './shape.ts'
 import { countUpTo, thinnedEntries } from './packed-tree.ts'
@@ -145,22 +143,19 @@ class ValuePool {
 /** A changed feature, kept beside the index: its current geometry (EPSG:3857) and values. */
 interface OverlayFeature { fid: number; box: Bbox; shape: TileShape; values: RowValue[] }
 
-/** Reads rows of the feature table into positions, shapes and values (build and overlay alike). */
+/** Reads rows of the feature table (fid, geom, fields) into positions, shapes and values (build and overlay alike). */
 class RowDecoder {
   readonly project: Project
-  readonly sql: string
   readonly types: FieldType[]
   readonly #at: [number, number] = [0, 0]
 
-  constructor(tables: GpkgTables, meta: LayerMeta, where: string) {
+  constructor(meta: LayerMeta) {
     this.project = to3857(meta.srs)
     this.types = meta.fields.map((f) => f.datatype)
-    const cols = ['fid', 'geom', ...meta.fields.map((f) => tables.column(f))].join(', ')
-    this.sql = `SELECT ${cols} FROM "${tables.featureTable}" WHERE ${where}`
   }
 
   /** The row's single point in `at`, its shape (EPSG:3857), or `null` for an empty geometry. */
-  geometry(r: RowReader): [number, number] | TileShape | null {
+  geometry(r: RowCursor): [number, number] | TileShape | null {
     const blob = r.blobView(1)
     if (!blob) return null
     if (readPoint(blob, this.project, this.#at)) return this.#at
@@ -187,7 +182,7 @@ export interface TileFrame extends RingFrame {
 export class IndexBuilder {
   /** Set when the index would exceed `budget` bytes: the build stops, tiles stay on the R*Tree. */
   tooBig = false
-  #db: unknown
+  #connection: object | undefined
   #rows: number | undefined
   #decoder: RowDecoder | undefined
   #last = -Infinity
@@ -215,9 +210,9 @@ export class IndexBuilder {
    * cannot go on (too big, or the database was reopened under it), else `undefined`.
    */
   step(tables: GpkgTables): TileIndex | null | undefined {
-    if ((this.#db ??= tables.db) !== tables.db) return null
-    const d = (this.#decoder ??= new RowDecoder(tables, this.meta, 'fid > ? ORDER BY fid'))
-    const r = new RowReader(tables.sqlite, tables.db, d.sql, [this.#last])
+    if ((this.#connection ??= tables.connection) !== tables.connection) return null
+    const d = (this.#decoder ??= new RowDecoder(this.meta))
+    const r = tables.scan(this.#last, this.meta.fields)
     const until = performance.now() + this.sliceMs
     let more = false
     try {
@@ -229,7 +224,7 @@ export class IndexBuilder {
       r.finalize()
     }
     // Judged from the first slice on: the rows read so far times the layer's row count.
-    this.#rows ??= Number(tables.db.selectValue(`SELECT count(*) FROM "${tables.featureTable}"`))
+    this.#rows ??= tables.featureCount()
     const read = Math.max(1, this.#fids.length)
     if (this.#estimate() * Math.max(1, this.#rows / read) > this.budget) { this.tooBig = true; return null }
     if (more) return undefined
@@ -245,7 +240,7 @@ export class IndexBuilder {
       this.#pools.reduce((s, p) => s + p.size, 0)
   }
 
-  #add(r: RowReader, d: RowDecoder): void {
+  #add(r: RowCursor, d: RowDecoder): void {
     const fid = r.number(0)
     this.#last = fid
     const g = d.geometry(r)
@@ -502,8 +497,8 @@ export class TileIndex {
       if (slot >= 0) this.#dead[slot] = 1
       this.#overlay.delete(fid)
     }
-    const d = new RowDecoder(tables, this.meta, 'fid IN (SELECT value FROM json_each(?))')
-    const r = new RowReader(tables.sqlite, tables.db, d.sql, [JSON.stringify(fids)])
+    const d = new RowDecoder(this.meta)
+    const r = tables.byFids(fids, this.meta.fields)
     try {
       while (r.step()) {
         const g = d.geometry(r)

@@ -97,8 +97,7 @@ async function apiTile(id: number, [z, x, y]: [number, number, number], o: TileO
 async function rtreeTile(id: number, [z, x, y]: [number, number, number], o: TileOptions) {
   const fl = (await services.classes.featureLayer(id))!
   const bytes = await fl.gpkg!.read((t) => {
-    const nodes = new RtreeNodes(t.rtreeTable)
-    try { return cutLayer(t, fl.meta, nodes, { z, x, y }, o) } finally { nodes.release() }
+    return cutLayer(t, fl.meta, new RtreeNodes(), { z, x, y }, o)
   })
   return bytes.length ? decodeTile(bytes) : {}
 }
@@ -164,6 +163,28 @@ describe('mvt/tile-index', () => {
     expect(keys).not.toContain('x')
   })
 
+  it('reads through the layer storage: each change noted once, two cursors of one query kept apart', async () => {
+    const id = await layer('POINT', 3857, 5, 61)
+    const fl = (await services.classes.featureLayer(id))!
+    const take = () => fl.gpkg!.read((t) => t.takeChanges().map((c) => `${c.fid}:${c.old ? 'old' : 'new'}`).sort())
+    await take() // the first take starts the notes
+    expect(await take()).toEqual([])
+    const token = fl.gpkg!.token()
+    expect(fl.gpkg!.token()).toBe(token)
+    await call('PATCH', `/api/resource/${id}/feature/`, [{ id: 2, geom: 'POINT(1 1)' }, { geom: 'POINT(2 2)' }])
+    await call('DELETE', `/api/resource/${id}/feature/`, [{ id: 3 }])
+    expect(await take()).toEqual(['2:old', '3:old', '6:new'])
+    expect(fl.gpkg!.token()).not.toBe(token) // what the tile cache keys on moved with the writes
+    expect(await take()).toEqual([])
+    const pairs = await fl.gpkg!.read((t) => {
+      const a = t.byFids([1, 2, 4], []), b = t.byFids([1, 2, 4], [])
+      const out: number[][] = []
+      try { while (a.step() && b.step()) out.push([a.number(0), b.number(0)]) } finally { a.finalize(); b.finalize() }
+      return out
+    })
+    expect(pairs).toEqual([[1, 1], [2, 2], [4, 4]])
+  })
+
   it('reads again what changed behind the scan while it was built in slices', async () => {
     const id = await layer('MULTIPOLYGON', 3857, 1000, 31)
     const fl = (await services.classes.featureLayer(id))!
@@ -219,7 +240,7 @@ describe('mvt/tile-index', () => {
     const cache = new TileCache(1 << 20, Math.ceil(one.bytes * 1.5))
     for (const id of [a, b]) {
       const { fl, builder, index } = await build(id, 1 << 30)
-      await fl.gpkg!.read((t) => cache.sync(id, t, fl.gpkg!.version, 'fields', 3857))
+      await fl.gpkg!.read((t) => cache.sync(id, t, fl.gpkg!.token(), 'fields', 3857))
       expect(cache.wantsIndex(id)).toBe(true)
       cache.startIndex(id, builder)
       expect(cache.indexing(id)).toBe(true)
