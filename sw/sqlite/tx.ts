@@ -1,9 +1,8 @@
 /**
  * @module sqlite/tx
  * The `tx` of a SQLite unit of work or read: the main database's repositories over its
- * connection, each made on first use and checked for liveness on every call. A repository
- * not moved here yet throws `not implemented (issue 22 WP-x)` rather than answering wrongly;
- * until then its component reaches the connection through `legacyDb(tx)`.
+ * connection, each made on first use and checked for liveness on every call. Code not moved
+ * onto repositories yet reaches the connection through `legacyDb(tx)` (issue 22's transition).
  */
 import type { SqlDb } from '../store/database.ts'
 import type { MainRead, MainWrite } from '../port/port.ts'
@@ -19,9 +18,6 @@ import { resourcesRead, resourcesWrite } from './main/resources.ts'
 import { aclRead } from './main/acl.ts'
 import { fieldsRead, fieldsWrite } from './main/fields.ts'
 
-/** Which work package brings each repository that is not here yet. */
-const PENDING = {} as const
-
 /** `repo` with every method refusing calls once its unit of work has ended. */
 function guarded<R extends object>(repo: R, live: () => void): R {
   const out = {} as Record<string, unknown>
@@ -33,9 +29,6 @@ function guarded<R extends object>(repo: R, live: () => void): R {
 
 function assemble<Tx extends object>(db: SqlDb, live: () => void, made: Record<string, (db: SqlDb) => object>, extra: object): Tx {
   const tx = { ...extra } as Record<string, unknown>
-  for (const [key, wp] of Object.entries(PENDING)) {
-    Object.defineProperty(tx, key, { enumerable: true, get() { throw new Error(`not implemented (issue 22 ${wp}): tx.${key}`) } })
-  }
   for (const [key, make] of Object.entries(made)) {
     let repo: object | undefined
     Object.defineProperty(tx, key, { enumerable: true, get() { live(); return repo ??= guarded(make(db), live) } })

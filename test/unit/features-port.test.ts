@@ -6,6 +6,7 @@
 import { nodePlatform } from '../../sw/host/node.ts'
 import { Database } from '../../sw/store/database.ts'
 import { migrateMain } from '../../sw/sqlite/migrate.ts'
+import { openSqlitePort } from '../../sw/sqlite/port.ts'
 import { LayerStore } from '../../sw/classes/vector_layer/layers.ts'
 import type { ClassEnv } from '../../sw/classes/types.ts'
 import type { Field, LayerMeta } from '../../sw/feature/types.ts'
@@ -23,7 +24,8 @@ featuresContract('SQLite (vector_layer over MemoryStore)', async () => {
     INSERT INTO resource (id, cls, parent_id, display_name, owner_user_id, creation_date) VALUES
       (0, 'resource_group', NULL, 'root', 4, '2026-01-01T00:00:00'), (7, 'vector_layer', 0, 'L', 4, '2026-01-01T00:00:00');
     INSERT INTO layer_field (resource_id, idx, keyname, display_name, datatype) VALUES (7, 0, 'name', 'name', 'STRING'), (7, 1, 'n', 'n', 'INTEGER')`))
-  const layers = new LayerStore({ platform, main } as unknown as ClassEnv)
+  const data = openSqlitePort({ main, store: platform.store })
+  const layers = new LayerStore({ platform, main, data } as unknown as ClassEnv)
   return layers.open({ id: 7, cls: 'vector_layer', parentId: 0, displayName: 'L', data: { srs: 3857, geometry_type: 'POINT' } })
 })
 

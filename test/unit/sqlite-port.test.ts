@@ -53,10 +53,10 @@ describe('the SQLite data port: guards of a unit of work', () => {
     expect(await main.read((db) => db.selectValue('SELECT count(*) FROM journal'))).toBe(0)
   })
 
-  it('repositories not moved yet throw "not implemented (issue 22 WP-x)"; a read has no journal', async () => {
+  it('a unit of work holds every repository of the main data; a read has no journal and no writes', async () => {
     const { data } = await bare()
-    await expect(data.unitOfWork(async (tx) => tx.resources.get(0))).rejects.toThrow('not implemented (issue 22 WP-A): tx.resources')
-    await expect(data.read(async (tx) => tx.acl.token())).rejects.toThrow('not implemented (issue 22 WP-A): tx.acl')
+    expect(await data.unitOfWork(async (tx) => Object.keys(tx).sort())).toEqual(
+      ['acl', 'fields', 'files', 'journal', 'lock', 'loginLimits', 'principals', 'requests', 'resources', 'sessions', 'uploads'])
     expect(await data.read(async (tx) => 'journal' in tx || 'record' in tx.requests)).toBe(false)
   })
 })
