@@ -29,7 +29,12 @@ async function setup() {
   expect((await call('POST', `/api/resource/${layer}/feature/`, { geom: 'POINT(1 2)', fields: { name: 'a' } })).status).toBe(200)
   const style = await created({ resource: { cls: 'engine_style', parent: { id: layer }, display_name: 'S' }, engine_style: {} })
   const services = await app.services()
-  const reads = vi.spyOn(services.main, 'read')
+  // Every read of the main database: the old queue (\`main.read\`) and the data port's (\`data.read\` runs \`readAsync\`).
+  const reads = vi.fn()
+  for (const method of ['read', 'readAsync'] as const) {
+    const original = services.main[method].bind(services.main) as (...a: unknown[]) => unknown
+    vi.spyOn(services.main, method).mockImplementation(((...a: unknown[]) => { reads(); return original(...a) }) as never)
+  }
   /** What a render tile asks of the registry and the layer: the styles, the cache token, the features. */
   const renderTile = async () => {
     const styles = await loadStyles(services, [style])
