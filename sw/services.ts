@@ -18,7 +18,6 @@ import { ClassRegistry } from './classes/registry.ts'
 import { sweepFiles } from './files/service.ts'
 import type { DataPort } from './port/port.ts'
 import { openSqlitePort } from './sqlite/port.ts'
-import { aclSource } from './sqlite/main/acl.ts'
 
 export interface Services {
   platform: Platform
@@ -51,7 +50,7 @@ export async function openServices(platform: Platform): Promise<Services> {
   return {
     platform, main, data, adminCreated,
     auth: new Authenticator(data, () => platform.now().getTime()),
-    acl: new AclEvaluator(aclSource),
+    acl: new AclEvaluator(),
     classes: new ClassRegistry({ platform, main, data }),
     // Opened once (a failed open is retried); each use re-reads it if its change token moved.
     catalogue: async () => (await openCatalogue()).current(),

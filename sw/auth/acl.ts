@@ -17,7 +17,6 @@
  */
 import type { Principal } from './types.ts'
 import type { AclRead, AclRow, AclRule, SystemIds } from './repository.ts'
-import type { legacyDb } from '../port/legacy.ts'
 
 /** Scopes and their permissions, in the original's order (reference ngw-api §3.4). */
 export const PERMISSIONS: Record<string, readonly string[]> = {
@@ -129,13 +128,6 @@ function sameFor(s: Subject, a: Rule[], b: Rule[]): boolean {
 /** What one user's permissions are computed from: the principals their rules may name. */
 interface Subject { key: string; principals: Set<number>; inherited: Map<string, [number, number]>; effective: Map<number, number> }
 
-/** `AclRead` answering at once: the reads over a connection the caller already holds (`has`). */
-export type AclSource = { [K in keyof AclRead]: (...args: Parameters<AclRead[K]>) => Awaited<ReturnType<AclRead[K]>> }
-
-/** One read `#load` asks for; its driver answers it through `AclRead` (awaited) or an `AclSource` (at once). */
-type Ask = { [K in keyof AclRead]: [K, Parameters<AclRead[K]>] }[keyof AclRead]
-type Plan = Generator<Ask, void, unknown>
-
 export class AclEvaluator {
   #version = -1
   #nodes = new Map<number, Node | null>()
@@ -143,33 +135,10 @@ export class AclEvaluator {
   #byUser = new Map<number, Subject>()
   #system: SystemIds | undefined
   #groups = new Map<number, number[]>()
-  readonly #legacy: ((db: ReturnType<typeof legacyDb>) => AclSource) | undefined
-
-  /** `legacy`: the reads over a raw connection, for `has` (callers still inside `main.read`, issue 22). */
-  constructor(legacy?: (db: ReturnType<typeof legacyDb>) => AclSource) {
-    this.#legacy = legacy
-  }
-
-  /** Brings the caches up to date and reads the nodes of `ids` and their ancestors that are not in memory. */
-  async #load(acl: AclRead, ids: readonly number[]): Promise<void> {
-    const plan = this.#plan(ids)
-    for (let step = plan.next(); !step.done;) {
-      const [method, args] = step.value
-      step = plan.next(await (acl[method] as (...a: unknown[]) => Promise<unknown>)(...args))
-    }
-  }
-
-  /** `#load` through reads that answer at once. */
-  #loadNow(src: AclSource, ids: readonly number[]): void {
-    const plan = this.#plan(ids)
-    for (let step = plan.next(); !step.done;) {
-      const [method, args] = step.value
-      step = plan.next((src[method] as (...a: unknown[]) => unknown)(...args))
-    }
-  }
 
   /**
-   * The reads of a load, in order: the token; when it moved, the change log or the subjects;
+   * Brings the caches up to date and reads the nodes of `ids` and their ancestors that are not
+   * in memory. The reads, in order: the token; when it moved, the change log or the subjects;
    * the missing nodes (one query); the ancestors not in memory (one query per chain).
    *
    * The token (`acl_state`, bumped by triggers on the tree's shape and rules, principals and
@@ -180,25 +149,25 @@ export class AclEvaluator {
    * in memory. Otherwise (a principal or membership changed, or the log no longer reaches back)
    * everything is dropped.
    */
-  * #plan(ids: readonly number[]): Plan {
-    const version = (yield ['token', []]) as number
+  async #load(acl: AclRead, ids: readonly number[]): Promise<void> {
+    const version = await acl.token()
     if (this.#version !== version) {
       const applied = this.#version >= 0 && version > this.#version
-        && this.#apply((yield ['changes', [this.#version]]) as Awaited<ReturnType<AclRead['changes']>>, version)
+        && this.#apply(await acl.changes(this.#version), version)
       if (!applied) {
         this.#version = version
         this.#nodes.clear()
         this.#subjects.clear()
         this.#byUser.clear()
         this.#groups.clear()
-        const { system, memberships } = (yield ['subjects', []]) as Awaited<ReturnType<AclRead['subjects']>>
+        const { system, memberships } = await acl.subjects()
         this.#system = system
         for (const [user, group] of memberships) this.#groups.set(user, [...(this.#groups.get(user) ?? []), group])
       }
     }
     const missing = ids.filter((id) => !this.#nodes.has(id))
     if (missing.length) {
-      const rows = (yield ['rows', [missing]]) as AclRow[]
+      const rows = await acl.rows(missing)
       for (const id of missing) this.#nodes.set(id, null)
       for (const row of rows) this.#nodes.set(row.id, compile(row))
     }
@@ -210,7 +179,7 @@ export class AclEvaluator {
         whole.add(n.id)
         const up = this.#nodes.get(n.parent)
         if (up === undefined) {
-          for (const row of (yield ['chain', [n.parent]]) as AclRow[]) if (!this.#nodes.has(row.id)) this.#nodes.set(row.id, compile(row))
+          for (const row of await acl.chain(n.parent)) if (!this.#nodes.has(row.id)) this.#nodes.set(row.id, compile(row))
           if (!this.#nodes.has(n.parent)) this.#nodes.set(n.parent, null)
         }
         n = this.#nodes.get(n.parent)
@@ -308,16 +277,6 @@ export class AclEvaluator {
   async refused(acl: AclRead, user: Principal, ids: readonly number[], scope: string, permission: string): Promise<number | undefined> {
     await this.#load(acl, ids)
     return ids.find((id) => this.#has(user, id, scope, permission) === false)
-  }
-
-  /**
-   * `check` over a connection the caller already holds inside `main.read` (sw/sync/routes.ts,
-   * until WP-D moves it onto the port): the same evaluation, loaded through the legacy reads.
-   */
-  has(db: ReturnType<typeof legacyDb>, user: Principal, id: number, scope: string, permission: string): boolean | undefined {
-    if (!this.#legacy) throw new Error('AclEvaluator.has: no legacy reads were given (issue 22: use check)')
-    this.#loadNow(this.#legacy(db), [id])
-    return this.#has(user, id, scope, permission)
   }
 
   /**

@@ -1,4 +1,3 @@
-// port: legacy-sql (issue 22)
 /**
  * @module auth/checkpoint
  * The one checkpoint: what the route table runs before every handler, with the route's declared
@@ -12,7 +11,6 @@ import type { AuthVariables } from './env.ts'
 import type { AclEvaluator } from './acl.ts'
 import type { Principal } from './types.ts'
 import type { DataPort } from '../port/port.ts'
-import type { Database } from '../store/database.ts'
 
 type Vars = Omit<AuthVariables, 'services'> & { services: AuthVariables['services'] & { acl: AclEvaluator } }
 
@@ -46,23 +44,15 @@ export async function requireIds(services: { data: DataPort; acl: AclEvaluator }
   if (refused !== undefined) throw insufficientPermissions(permission, scope, refused)
 }
 
-/**
- * What a handler's own check reads: the request's user and the one evaluator, over `main`
- * (the legacy `acl.has`) because its callers' services (feature/capability.ts `DataOutServices`,
- * WP-D/E) have no data port yet; the final step of issue 22 moves it onto `requireIds`.
- */
-interface HandlerVars { user: Principal; services: { main: Database; acl: AclEvaluator } }
+/** What a handler's own check reads: the request's user, the data port and the one evaluator. */
+interface HandlerVars { user: Principal; services: { data: DataPort; acl: AclEvaluator } }
 
 /**
  * For a route declared `inHandler`: 403 unless the request's user has `scope.permission` on
  * every one of `ids` (those that do not exist are the handler's to refuse).
  */
 export async function requireOn<V extends HandlerVars>(c: RequestContext<V>, ids: Iterable<number>, scope: string, permission: string): Promise<void> {
-  const { main, acl } = c.get('services')
-  const user = c.get('user')
-  await main.read((db) => {
-    for (const id of ids) if (acl.has(db, user, id, scope, permission) === false) throw insufficientPermissions(permission, scope, id)
-  })
+  await requireIds(c.get('services'), c.get('user'), [...ids], scope, permission)
 }
 
 /** For listings: the rows of `rows` the request's user may read (only their ids are looked at). */

@@ -8,7 +8,6 @@
  */
 import type { ClassLookup } from '../resource/class.ts'
 import type { ResourceRef, ResourceRefs } from '../resource/types.ts'
-import { readRefs } from '../resource/refs.ts'
 import type { Bbox } from '../geo/geometry.ts'
 import type { FeatureLayer, FeatureLayerProvider, FeatureLayers } from '../feature/types.ts'
 import type { Credentials, Replica, SyncLookup } from '../sync/types.ts'
@@ -125,7 +124,7 @@ export class ClassRegistry implements ClassLookup, FeatureLayers, StoredFiles, S
    * what a read brings is kept only if no write landed while it was queued.
    */
   async refs(ids: readonly number[]): Promise<Array<ResourceRef | undefined>> {
-    const { main, data } = this.env
+    const { data } = this.env
     const before = data.tokens.current('main')
     if (this.#refsToken !== before) {
       this.#refs.clear()
@@ -135,7 +134,7 @@ export class ClassRegistry implements ClassLookup, FeatureLayers, StoredFiles, S
     const missing = [...new Set(ids.filter((id) => !known.has(id)))]
     if (!missing.length) return ids.map((id) => known.get(id) ?? undefined)
     const read = new Map<number, ResourceRef | null>(missing.map((id) => [id, null]))
-    for (const r of await main.read((db) => readRefs(db, missing))) read.set(r.id, r)
+    for (const r of await data.read((tx) => tx.resources.refs(missing))) read.set(r.id, r)
     if (data.tokens.current('main') === before) {
       // Bounded: ids asked for between two writes, of which a session asks few.
       if (known.size + read.size > 10_000) known.clear()

@@ -1,4 +1,3 @@
-// port: legacy-sql (issue 22)
 /**
  * @module diagnostics/routes
  * Outpost's own admin-only diagnostics. `POST /api/component/outpost/gdal/inspect?name=<file>`
@@ -14,8 +13,7 @@ import { json } from '../core/http.ts'
 import { ADMINISTRATOR, type Routes } from '../core/routes.ts'
 import type { Principal } from '../auth/types.ts'
 import { gdalStarts, type GdalEngine } from '../../wasm/gdal.ts'
-import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
-import type { Store } from '../store/store.ts'
+import type { DataPort } from '../port/port.ts'
 import { lastValue } from '../core/validate.ts'
 import { readBytes } from '../core/limits.ts'
 import { uploadMaxSize } from '../upload/limits.ts'
@@ -24,7 +22,7 @@ import { inspect, storageUse } from './service.ts'
 
 /** The diagnostics' context. */
 export interface DiagnosticsVariables {
-  services: { platform: { gdal(): Promise<GdalEngine>; store: Store; sqlite(): Promise<Sqlite3Static>; uploadMaxSize?: number } }
+  services: { platform: { gdal(): Promise<GdalEngine>; uploadMaxSize?: number }; data: Pick<DataPort, 'sqlite'> }
   user: Principal
 }
 
@@ -44,7 +42,6 @@ export function mountDiagnostics(routes: Routes<DiagnosticsVariables>): void {
     return json(gdalStarts())
   })
   routes.add('outpost.storage', '/api/component/outpost/storage', 'GET', ADMINISTRATOR, async (c) => {
-    const { platform } = c.get('services')
-    return json(storageUse(platform.store, await platform.sqlite()))
+    return json(storageUse(c.get('services').data.sqlite))
   })
 }

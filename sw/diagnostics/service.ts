@@ -1,16 +1,13 @@
-// port: legacy-sql (issue 22)
 /**
  * @module diagnostics/service
  * `inspect`: opens a file with GDAL and summarises it, exactly as a layer ingest reads it
  * (sw/ingest/), so the diagnostics route proves the ingest's path through GDAL.
- * `storageUse`: what the databases hold in memory.
+ * `storageUse`: what the databases hold in memory, as the data port's SQLite capability says.
  */
-import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
 import type { GdalEngine } from '../../wasm/gdal.ts'
 import { inspectSource } from '../ingest/vector-convert.ts'
 import type { SourceSummary } from '../ingest/vector-source.ts'
-import type { Store } from '../store/store.ts'
-import { residencyOf } from '../store/residency.ts'
+import type { SqliteCapability } from '../port/sqlite.ts'
 import { emptyBody } from './errors.ts'
 
 export async function inspect(gdal: GdalEngine, name: string, bytes: Uint8Array): Promise<SourceSummary> {
@@ -26,7 +23,8 @@ export interface StorageUse {
   layers_resident: number
 }
 
-export function storageUse(store: Store, sqlite: Sqlite3Static): StorageUse {
-  const { count, bytes } = residencyOf(store).stats()
-  return { wasm_memory: sqlite.wasm.heap8u().byteLength, layers_open: count, layers_resident: bytes }
+/** A port without the SQLite capability holds none of this: zeros, the same shape. */
+export function storageUse(sqlite: SqliteCapability | undefined): StorageUse {
+  const s = sqlite?.stats() ?? { wasmMemory: 0, layersOpen: 0, layersResident: 0 }
+  return { wasm_memory: s.wasmMemory, layers_open: s.layersOpen, layers_resident: s.layersResident }
 }

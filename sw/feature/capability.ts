@@ -1,4 +1,3 @@
-// port: legacy-sql (issue 22)
 /**
  * @module feature/capability
  * How the data-out components (export, vector tiles, identify) reach a feature layer: by the
@@ -7,7 +6,7 @@
  */
 import type { Platform } from '../platform/platform.ts'
 import type { Principal } from '../auth/types.ts'
-import type { Database } from '../store/database.ts'
+import type { DataPort } from '../port/port.ts'
 import type { AclEvaluator } from '../auth/acl.ts'
 import type { ClassLookup } from '../resource/class.ts'
 import type { ResourceRefs } from '../resource/types.ts'
@@ -18,7 +17,7 @@ import type { FeatureLayer, FeatureLayers } from './types.ts'
 /** What the data-out components use of the app's services. */
 export interface DataOutServices {
   platform: Platform
-  main: Database
+  data: DataPort
   /** Who may read which layer (identify leaves out the others). */
   acl: AclEvaluator
   classes: ClassLookup & FeatureLayers & ResourceRefs & { featureLayerOf(cls: string): unknown }

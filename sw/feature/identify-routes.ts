@@ -23,8 +23,9 @@ export function mountIdentify(routes: Routes<DataOutVariables>): void {
     const srs = required<number>(body, 'srs', 'int')
     const layers = required<unknown[]>(body, 'layers', 'array').map((v, i) => expectKind<number>('int', v, `$.layers[${i}]`))
     if (!(await loadProjection(srs, c.get('services').platform.epsg))) throw validationError(`Spatial reference system id = ${srs} is not known - at \`$.srs\``, { location: ['body', 'srs'] })
-    const { main, acl } = c.get('services')
-    const may = (id: number, scope: string, permission: string) => main.read((db) => !!acl.has(db, c.get('user'), id, scope, permission))
+    const { data, acl } = c.get('services')
+    const may = async (id: number, scope: string, permission: string) =>
+      !!(await data.read((tx) => acl.check(tx.acl, c.get('user'), id, scope, permission)))
     return json(await identify(c.get('services'), may, { geom, srs, layers }))
   })
 }

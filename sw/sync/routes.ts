@@ -62,7 +62,7 @@ export function mountSync(routes: Routes<SyncVariables>): void {
   routes.add('outpost.sync.collection', '/api/component/outpost/sync/', ['GET', 'POST'], { GET: AUTHENTICATED, POST: ADMINISTRATOR }, async (c) => {
     const services = c.get('services')
     // Only the layers whose sync state the person may read (`data.read`, as GET …/sync asks).
-    const may = (id: number) => services.main.read((db) => !!services.acl.has(db, c.get('user'), id, 'data', 'read'))
+    const may = async (id: number) => !!(await services.data.read((tx) => services.acl.check(tx.acl, c.get('user'), id, 'data', 'read')))
     if (c.req.method === 'GET') return json(await linkedLayers(services, may))
     return json(await syncAll(services.classes, services.platform))
   })

@@ -1,4 +1,3 @@
-// port: legacy-sql (issue 22)
 /**
  * @module sync/service
  * What the sync endpoints read: a linked layer's state (changes waiting, conflicts, the last
@@ -6,7 +5,7 @@
  * is served from.
  */
 import type { AclEvaluator } from '../auth/acl.ts'
-import type { Database } from '../store/database.ts'
+import type { DataPort } from '../port/port.ts'
 import type { Platform } from '../platform/platform.ts'
 import { remoteClient, type RemoteClient } from './client.ts'
 import { RemoteShape } from './remote-shape.ts'
@@ -22,7 +21,7 @@ const TEAM_PROBE = { maxBytes: 64 * 1024, idleMs: 5000, totalMs: 5000 }
 
 export interface SyncServices {
   platform: Platform
-  main: Database
+  data: DataPort
   classes: SyncLookup & ResourceRefs
   acl: AclEvaluator
 }

@@ -9,7 +9,7 @@
  */
 import type { SqlDb } from '../../store/database.ts'
 import type { AclRead } from '../../auth/repository.ts'
-import type { AclRow, AclRule, AclSource } from '../../auth/acl.ts'
+import type { AclRow, AclRule } from '../../auth/acl.ts'
 
 type Statement = ReturnType<SqlDb['prepare']>
 const statements = new WeakMap<SqlDb, Map<string, Statement>>()
@@ -36,25 +36,22 @@ const rowOf = ([id, parent_id, cls, permissions]: RowArray): AclRow => ({ id, pa
 const CHAIN = `WITH RECURSIVE up(id) AS (SELECT ? UNION ALL SELECT r.parent_id FROM resource r JOIN up ON r.id = up.id
   WHERE r.parent_id IS NOT NULL) SELECT r.id, r.parent_id, r.cls, r.permissions FROM up JOIN resource r ON r.id = up.id`
 
-/**
- * The reads as plain calls over one connection: `aclRead` wraps them for the data port; the
- * evaluator's synchronous entry for callers still inside `main.read` (sw/services.ts) uses them as they are.
- */
-export function aclSource(db: SqlDb): AclSource {
+/** The evaluator's reads over the connection of one read or unit of work (sw/sqlite/tx.ts). */
+export function aclRead(db: SqlDb): AclRead {
   return {
-    token: () => Number(rowsOf(db, 'SELECT version FROM acl_state')[0]![0]),
+    token: async () => Number(rowsOf(db, 'SELECT version FROM acl_state')[0]![0]),
     // Arrays, not objects: this runs on the request after every change of rules (~40% cheaper).
-    changes: (since) => (rowsOf(db, `SELECT c.resource_id, r.id, r.parent_id, r.cls, r.permissions
+    changes: async (since) => (rowsOf(db, `SELECT c.resource_id, r.id, r.parent_id, r.cls, r.permissions
         FROM acl_change c LEFT JOIN resource r ON r.id = c.resource_id WHERE c.version > ? ORDER BY c.version`, [since]) as
         Array<[number | null, number | null, number | null, string, string]>)
       .map(([resourceId, id, parent_id, cls, permissions]) =>
         ({ resourceId, row: id === null ? null : { id, parent_id, cls, permissions } })),
-    chain: (id) => (rowsOf(db, CHAIN, [id]) as RowArray[]).map(rowOf),
-    rows: (ids) => ids.length === 1
+    chain: async (id) => (rowsOf(db, CHAIN, [id]) as RowArray[]).map(rowOf),
+    rows: async (ids) => ids.length === 1
       ? (rowsOf(db, `SELECT id, parent_id, cls, permissions FROM resource WHERE id = ?`, [ids[0]!]) as RowArray[]).map(rowOf)
       : (db.selectArrays(`SELECT id, parent_id, cls, permissions FROM resource WHERE id IN (SELECT value FROM json_each(?))`,
         [JSON.stringify(ids)]) as RowArray[]).map(rowOf),
-    subjects: () => {
+    subjects: async () => {
       const ids = Object.fromEntries((db.selectArrays(`SELECT keyname, id FROM principal
         WHERE keyname IN ('everyone', 'authenticated', 'guest') AND system = 1`) as Array<[string, number]>))
       return {
@@ -62,19 +59,7 @@ export function aclSource(db: SqlDb): AclSource {
         memberships: db.selectArrays(`SELECT user_id, group_id FROM principal_member`) as [number, number][],
       }
     },
-    allowRules: () => (db.selectValues(`SELECT DISTINCT value FROM resource, json_each(resource.permissions)
+    allowRules: async () => (db.selectValues(`SELECT DISTINCT value FROM resource, json_each(resource.permissions)
         WHERE json_extract(value, '$.action') = 'allow'`) as string[]).map((t) => JSON.parse(t) as AclRule),
-  }
-}
-
-export function aclRead(db: SqlDb): AclRead {
-  const s = aclSource(db)
-  return {
-    token: async () => s.token(),
-    changes: async (since) => s.changes(since),
-    chain: async (id) => s.chain(id),
-    rows: async (ids) => s.rows(ids),
-    subjects: async () => s.subjects(),
-    allowRules: async () => s.allowRules(),
   }
 }
