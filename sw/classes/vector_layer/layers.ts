@@ -11,7 +11,6 @@ import type { Link, Replica } from '../../sync/types.ts'
 import { VectorFeatureLayer, VectorReplica } from './feature-layer.ts'
 import type { Layer } from './layer.ts'
 import type { ResourceRef } from '../../resource/types.ts'
-import { readRefsOfClass } from '../../resource/refs.ts'
 import type { FeatureTables } from '../../port/port.ts'
 
 export const CLASS = 'vector_layer'
@@ -69,7 +68,7 @@ export class LayerStore implements FeatureLayerProvider {
 
   /** Ids of the layers linked to a remote layer. */
   async linked(): Promise<number[]> {
-    const refs = await this.env.main.read((db) => readRefsOfClass(db, CLASS))
+    const refs = await this.env.data.read((tx) => tx.resources.ofClass(CLASS))
     return refs.filter((r) => (r.data as unknown as LayerData).remote).map((r) => r.id)
   }
 
