@@ -68,15 +68,6 @@ const SQL = /\b(SELECT\s|INSERT\s+(OR\s+\w+\s+)?INTO\s|UPDATE\s+\S+\s+SET\s|DELE
 const inSqlHome = (p) => p.startsWith('sw/sqlite/') || p.startsWith('sw/store/')
 /** Who may choose an implementation (R1). */
 const choosesImplementation = (p) => p === 'sw/services.ts' || p.startsWith('sw/host/') || p.startsWith('sw/sqlite/')
-/**
- * A re-export shim left at a moved module's old path (issue 22: the packages move code into
- * sw/sqlite while others still import the old path): nothing but `export … from` lines. It may
- * point into sw/sqlite (R1) until the final step deletes the shims and this exemption.
- */
-const isShim = (path) => {
-  const lines = codeOf(path).split('\n').map((l) => l.trim()).filter(Boolean)
-  return lines.length > 0 && lines.every((l) => /^export\s+(type\s+)?(\*|\{[^}]*\})\s+from\s+['"][^'"]+['"];?$/.test(l))
-}
 /** Who may hold the SQLite kernel (R2); the package's type also reaches the platform (its loader). */
 const holdsKernel = (p, dep) => inSqlHome(p) || p.startsWith('sw/host/') || p === 'wasm/sqlite.ts' ||
   (dep === SQLITE_PACKAGE && p === 'sw/platform/platform.ts')
@@ -102,7 +93,7 @@ function portProblems(path, deps, bare) {
   const out = []
   const legacy = []
   for (const dep of deps) {
-    if (dep.startsWith('sw/sqlite/') && !choosesImplementation(path) && !isShim(path)) {
+    if (dep.startsWith('sw/sqlite/') && !choosesImplementation(path)) {
       out.push(`${path} → ${dep}: only the app (sw/services.ts) and the hosts choose an implementation of the data port (R1)`)
     }
     if (KERNEL.has(dep) && !holdsKernel(path, dep)) legacy.push(`${path} → ${dep}: the SQLite kernel belongs to sw/sqlite and sw/store (R2)`)

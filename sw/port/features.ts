@@ -6,7 +6,8 @@
  * (what a field list may say, when versioning starts anew) stay in classes/vector_layer; these
  * only store.
  */
-import type { Field, FieldType, LayerMeta } from '../feature/types.ts'
+import type { FeatureLayer, Field, FieldType, LayerMeta } from '../feature/types.ts'
+import type { Link, Replica } from '../sync/types.ts'
 import type { Progress } from '../ingest/progress.ts'
 import type { ConvertedFile, GpkgSource } from '../ingest/vector-convert.ts'
 import type { LoaderOptions, PlannedField } from '../ingest/vector-plan.ts'
@@ -61,18 +62,15 @@ export interface LoadPlan {
   opts: LoaderOptions
 }
 
-/**
- * Per layer, the tables that hold its features, their history and its sync bookkeeping.
- * `L` is the implementation's handle of an open layer: until the feature ports are async
- * (WP-D) and folded behind `open` (WP-C's last step), the class wraps it
- * (classes/vector_layer/layers.ts).
- */
-export interface FeatureTables<L = unknown> {
+/** Per layer, the tables that hold its features, their history and its sync bookkeeping. */
+export interface FeatureTables {
   /**
-   * The tables of layer `meta`, made or brought up to `meta`: columns for its fields, the
-   * history restarted (at `now`) when the versioning epoch changed.
+   * Layer `meta`'s feature port, its tables made or brought up to `meta` first: columns for
+   * its fields, the history restarted (at `now`) when the versioning epoch changed.
    */
-  open(meta: LayerMeta, now: () => Date): Promise<L>
+  open(meta: LayerMeta, now: () => Date): Promise<FeatureLayer>
+  /** As `open`, with the sync bookkeeping of the layer's `link` to a remote layer in the same transactions. */
+  replica(meta: LayerMeta, link: Link, now: () => Date): Promise<Replica>
   /** Opens GDAL's GeoPackage of an ingest for planning and loading. */
   openSource(conv: ConvertedFile): GpkgSource
   /**

@@ -1,4 +1,3 @@
-// port: legacy-sql (issue 22)
 /**
  * @module classes/vector_layer/fields
  * The fields of a feature layer: stored in `layer_field` with system-wide ids that survive
@@ -6,14 +5,9 @@
  */
 import { validationError } from '../../core/error.ts'
 import { expectKind, expectObject } from '../../core/validate.ts'
-import type { SqlDb } from '../../store/database.ts'
 import { FIELD_TYPES, type Field, type FieldType } from '../../feature/types.ts'
-import { readRefs } from '../../resource/refs.ts'
+import type { MainWrite } from '../../port/port.ts'
 import type { FieldPatch } from '../../port/features.ts'
-import { deleteField, duplicateField, fieldDatatype, fieldsOf, insertField, nextFieldIdx, updateField } from './main-rows.ts'
-
-/** The fields of every layer of `ids` in one query (a listing's page of layers). */
-export const listFieldsOf = (db: SqlDb, ids: readonly number[]): Map<number, Field[]> => fieldsOf(db, ids)
 
 function datatypeOf(v: unknown, path: string): FieldType {
   const s = expectKind<string>('str', v, path)
@@ -32,26 +26,27 @@ function boolOf(v: unknown, path: string, fallback: boolean): boolean {
  * items without `id` add a field; fields not mentioned are kept (reference §5.1).
  * `creating` is true for the initial list of an empty layer, where ids are not allowed.
  */
-export function applyFields(db: SqlDb, resourceId: number, value: unknown, base: string, creating: boolean): void {
+export async function applyFields(tx: MainWrite, resourceId: number, value: unknown, base: string, creating: boolean): Promise<void> {
   const items = expectKind<unknown[]>('array', value, base)
-  let nextIdx = nextFieldIdx(db, resourceId)
-  items.forEach((raw, i) => {
+  let nextIdx = await tx.fields.nextIdx(resourceId)
+  // In order: a later item may rename a field to a name an earlier one freed.
+  for (const [i, raw] of items.entries()) {
     const path = `${base}[${i}]`
     const item = expectObject(raw, path)
     const lookup = item.lookup_table === undefined || item.lookup_table === null ? null
       : expectKind<number>('int', expectObject(item.lookup_table, `${path}.lookup_table`).id, `${path}.lookup_table.id`)
-    if (lookup !== null && readRefs(db, [lookup])[0]?.cls !== 'lookup_table') {
+    if (lookup !== null && (await tx.resources.refs([lookup]))[0]?.cls !== 'lookup_table') {
       throw validationError(`Lookup table id = ${lookup} was not found - at \`${path}.lookup_table\``)
     }
     if (item.id !== undefined && !creating) {
       const id = expectKind<number>('int', item.id, `${path}.id`)
-      const current = fieldDatatype(db, resourceId, id)
+      const current = await tx.fields.datatype(resourceId, id)
       if (current === undefined) {
         throw validationError(`Field id = ${id} does not belong to this layer - at \`${path}.id\``)
       }
       if (item.delete === true) {
-        deleteField(db, id)
-        return
+        await tx.fields.delete(id)
+        continue
       }
       const patch: FieldPatch = {}
       if (item.keyname !== undefined) patch.keyname = keynameOf(item.keyname, `${path}.keyname`)
@@ -63,26 +58,28 @@ export function applyFields(db: SqlDb, resourceId: number, value: unknown, base:
       if (item.grid_visibility !== undefined) patch.grid_visibility = boolOf(item.grid_visibility, `${path}.grid_visibility`, true)
       if (item.text_search !== undefined) patch.text_search = boolOf(item.text_search, `${path}.text_search`, true)
       if (item.lookup_table !== undefined) patch.lookup_table = lookup
-      updateField(db, id, patch)
-      return
+      await tx.fields.update(id, patch)
+      continue
     }
     const keyname = keynameOf(item.keyname, `${path}.keyname`)
     const datatype = datatypeOf(item.datatype, `${path}.datatype`)
     const displayName = item.display_name === undefined || item.display_name === null
       ? keyname : expectKind<string>('str', item.display_name, `${path}.display_name`)
-    insertField(db, resourceId, nextIdx++, { keyname, display_name: displayName, datatype,
+    await tx.fields.insert(resourceId, nextIdx++, { keyname, display_name: displayName, datatype,
       label_field: boolOf(item.label_field, `${path}.label_field`, false),
       grid_visibility: boolOf(item.grid_visibility, `${path}.grid_visibility`, true),
       text_search: boolOf(item.text_search, `${path}.text_search`, true), lookup_table: lookup })
-  })
-  checkUnique(db, resourceId)
+  }
+  await checkUnique(tx, resourceId)
 }
 
 /** Inserts the fields of a layer made from a file, with the ids its storage was built for. */
-export function insertFields(db: SqlDb, resourceId: number, fields: readonly Field[]): void {
-  fields.forEach((f, idx) => insertField(db, resourceId, idx, { id: f.id, keyname: f.keyname, display_name: f.display_name,
-    datatype: f.datatype, label_field: false, grid_visibility: true, text_search: true, lookup_table: null }))
-  checkUnique(db, resourceId)
+export async function insertFields(tx: MainWrite, resourceId: number, fields: readonly Field[]): Promise<void> {
+  for (const [idx, f] of fields.entries()) {
+    await tx.fields.insert(resourceId, idx, { id: f.id, keyname: f.keyname, display_name: f.display_name,
+      datatype: f.datatype, label_field: false, grid_visibility: true, text_search: true, lookup_table: null })
+  }
+  await checkUnique(tx, resourceId)
 }
 
 function keynameOf(v: unknown, path: string): string {
@@ -92,8 +89,8 @@ function keynameOf(v: unknown, path: string): string {
 }
 
 /** Keynames and display names must each be unique within the layer (reference §5.1). */
-function checkUnique(db: SqlDb, resourceId: number): void {
-  const dup = duplicateField(db, resourceId)
+async function checkUnique(tx: MainWrite, resourceId: number): Promise<void> {
+  const dup = await tx.fields.duplicate(resourceId)
   if (dup) {
     throw validationError(`Field ${dup.column === 'keyname' ? 'keyname' : 'display name'} '${dup.value}' is not unique within the layer.`,
       { [dup.column]: dup.value })

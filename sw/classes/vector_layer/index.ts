@@ -7,8 +7,8 @@
 import { validationError } from '../../core/error.ts'
 import { expectKind, expectObject } from '../../core/validate.ts'
 import { memberSrs } from '../../ingest/member.ts'
-import type { ClassContext, ClassData, ClassFactory } from '../types.ts'
-import { applyFields, insertFields, listFieldsOf } from './fields.ts'
+import type { ClassContext, ClassData, ClassFactory, WriteContext } from '../types.ts'
+import { applyFields, insertFields } from './fields.ts'
 import { CLASS, LayerStore, type LayerData } from './layers.ts'
 import { prepareVectorLayer, type PreparedLayer } from './ingest.ts'
 import { versioningOf } from './versioning-member.ts'
@@ -26,10 +26,10 @@ function geometryTypeOf(v: unknown, path: string): string {
 }
 
 /** The `feature_layer` member: fields, and versioning on or off (a new layer's is on). */
-function applyFeatureLayer(ctx: ClassContext, id: number, member: unknown, data: LayerData, creating: boolean): LayerData {
+async function applyFeatureLayer(ctx: WriteContext, id: number, member: unknown, data: LayerData, creating: boolean): Promise<LayerData> {
   const m = member === undefined ? {} : expectObject(member, '$.feature_layer')
-  if (m.fields !== undefined) applyFields(ctx.db, id, m.fields, '$.feature_layer.fields', false)
-  const versioning = versioningOf(ctx.db, m.versioning, data.versioning, creating, ctx.user.id)
+  if (m.fields !== undefined) await applyFields(ctx.tx, id, m.fields, '$.feature_layer.fields', false)
+  const versioning = await versioningOf(ctx.tx, m.versioning, data.versioning, creating, ctx.user.id)
   // Sync tells local changes by their versions: a linked layer keeps them.
   if (data.remote && !versioning?.enabled) throw validationError('A layer linked to a remote layer keeps versions - at `$.feature_layer.versioning`')
   return { ...data, versioning }
@@ -38,8 +38,8 @@ function applyFeatureLayer(ctx: ClassContext, id: number, member: unknown, data:
 export const vectorLayer: ClassFactory = (env) => {
   const layers = new LayerStore(env)
   // The members of a page of layers; their fields in one query (a listing's, or one layer's).
-  const serializeLayers = (ctx: ClassContext, items: ReadonlyArray<{ id: number; data: ClassData }>) => {
-    const fields = listFieldsOf(ctx.db, items.map((it) => it.id))
+  const serializeLayers = async (ctx: ClassContext, items: ReadonlyArray<{ id: number; data: ClassData }>) => {
+    const fields = await ctx.tx.fields.list(items.map((it) => it.id))
     return items.map(({ id, data: raw }) => {
       const data = raw as unknown as LayerData
       const srs = { id: data.srs }
@@ -83,30 +83,30 @@ export const vectorLayer: ClassFactory = (env) => {
       return prepareVectorLayer(env, m, penv)
     },
 
-    create(ctx, id, members) {
+    async create(ctx, id, members) {
       if (members.vector_layer === undefined) throw validationError('Vector layer member is required - at `$.vector_layer`')
       const m = expectObject(members.vector_layer, '$.vector_layer')
       if (m.remote !== undefined) {
         const p = ctx.prepared as PreparedLink
-        applyFields(ctx.db, id, p.fields, '$.vector_layer.fields', true)
-        return applyFeatureLayer(ctx, id, members.feature_layer,
-          { srs: p.srs, geometry_type: p.geometryType, remote: p.link }, true) as unknown as ClassData
+        await applyFields(ctx.tx, id, p.fields, '$.vector_layer.fields', true)
+        return (await applyFeatureLayer(ctx, id, members.feature_layer,
+          { srs: p.srs, geometry_type: p.geometryType, remote: p.link }, true)) as unknown as ClassData
       }
       if (m.source !== undefined && m.source !== null) {
         const p = ctx.prepared as PreparedLayer
-        insertFields(ctx.db, id, p.fields)
-        return applyFeatureLayer(ctx, id, members.feature_layer,
-          { srs: p.srs, geometry_type: p.geometryType }, true) as unknown as ClassData
+        await insertFields(ctx.tx, id, p.fields)
+        return (await applyFeatureLayer(ctx, id, members.feature_layer,
+          { srs: p.srs, geometry_type: p.geometryType }, true)) as unknown as ClassData
       }
       const srs = memberSrs(m, '$.vector_layer')
       if (m.geometry_type === undefined) throw validationError('Field `geometry_type` is required - at `$.vector_layer`')
       const data: LayerData = { srs,
         geometry_type: geometryTypeOf(m.geometry_type, '$.vector_layer.geometry_type') }
-      applyFields(ctx.db, id, m.fields ?? [], '$.vector_layer.fields', true)
-      return applyFeatureLayer(ctx, id, members.feature_layer, data, true) as unknown as ClassData
+      await applyFields(ctx.tx, id, m.fields ?? [], '$.vector_layer.fields', true)
+      return (await applyFeatureLayer(ctx, id, members.feature_layer, data, true)) as unknown as ClassData
     },
 
-    update(ctx, id, members, data) {
+    async update(ctx, id, members, data) {
       if (members.vector_layer !== undefined) {
         const m = expectObject(members.vector_layer, '$.vector_layer')
         if (m.srs !== undefined && memberSrs(m, '$.vector_layer') !== data.srs) {
@@ -115,13 +115,13 @@ export const vectorLayer: ClassFactory = (env) => {
         if (m.geometry_type !== undefined && geometryTypeOf(m.geometry_type, '$.vector_layer.geometry_type') !== data.geometry_type) {
           throw validationError('The geometry type of an existing layer cannot be changed - at `$.vector_layer.geometry_type`')
         }
-        if (m.fields !== undefined) applyFields(ctx.db, id, m.fields, '$.vector_layer.fields', false)
+        if (m.fields !== undefined) await applyFields(ctx.tx, id, m.fields, '$.vector_layer.fields', false)
         if (m.remote !== undefined) throw validationError('A layer is linked when it is created - at `$.vector_layer.remote`')
       }
-      return applyFeatureLayer(ctx, id, members.feature_layer, data as unknown as LayerData, false) as unknown as ClassData
+      return (await applyFeatureLayer(ctx, id, members.feature_layer, data as unknown as LayerData, false)) as unknown as ClassData
     },
 
-    serialize: (ctx, id, raw) => serializeLayers(ctx, [{ id, data: raw }])[0]!,
+    serialize: async (ctx, id, raw) => (await serializeLayers(ctx, [{ id, data: raw }]))[0]!,
     serializeMany: serializeLayers,
 
     load: (ids) => layers.load(ids),

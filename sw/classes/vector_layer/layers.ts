@@ -5,14 +5,10 @@
  * the layer resource has committed (the class's delete hook returns that drop); a sweep at
  * first use removes databases left behind by a worker stopped in between.
  */
-import type { FeatureLayerProvider, LayerMeta } from '../../feature/types.ts'
+import type { FeatureLayer, FeatureLayerProvider, LayerMeta } from '../../feature/types.ts'
 import type { ClassEnv } from '../types.ts'
 import type { Link, Replica } from '../../sync/types.ts'
-import { VectorFeatureLayer, VectorReplica } from './feature-layer.ts'
-import type { Layer } from './layer.ts'
 import type { ResourceRef } from '../../resource/types.ts'
-import { readRefsOfClass } from '../../resource/refs.ts'
-import type { FeatureTables } from '../../port/port.ts'
 
 export const CLASS = 'vector_layer'
 
@@ -29,13 +25,13 @@ export interface LayerData {
 export class LayerStore implements FeatureLayerProvider {
   /** Each layer's metadata, kept while the main data's change token stays `token`. */
   #metas = new Map<number, { ref: ResourceRef; token: string; meta: LayerMeta }>()
-  #swept: Promise<void> | undefined
+  #sweeping: Promise<void> | undefined
 
   constructor(readonly env: ClassEnv) {}
 
-  /** The layers' tables (SQLite: a database each; `Layer` is its handle until WP-C's fold). */
-  get #tables(): FeatureTables<Layer> {
-    return this.env.data.features as FeatureTables<Layer>
+  /** The layers' tables (SQLite: a database each). */
+  get #tables() {
+    return this.env.data.features
   }
 
   /**
@@ -56,27 +52,32 @@ export class LayerStore implements FeatureLayerProvider {
     return meta
   }
 
-  async open(ref: ResourceRef): Promise<VectorFeatureLayer> {
+  async open(ref: ResourceRef): Promise<FeatureLayer> {
     const meta = await this.meta(ref)
-    return new VectorFeatureLayer(meta, await this.#layer(meta), () => this.env.platform.now())
+    await this.#swept()
+    return this.#tables.open(meta, this.#now)
   }
 
   /** The replica of layer `ref` when it is linked to a remote layer (its `remote` member). */
   async replica(ref: ResourceRef): Promise<Replica | undefined> {
     const link = (ref.data as unknown as LayerData).remote
-    return link && new VectorReplica(await this.open(ref), link)
+    if (!link) return undefined
+    const meta = await this.meta(ref)
+    await this.#swept()
+    return this.#tables.replica(meta, link, this.#now)
   }
 
   /** Ids of the layers linked to a remote layer. */
   async linked(): Promise<number[]> {
-    const refs = await this.env.main.read((db) => readRefsOfClass(db, CLASS))
+    const refs = await this.env.data.read((tx) => tx.resources.ofClass(CLASS))
     return refs.filter((r) => (r.data as unknown as LayerData).remote).map((r) => r.id)
   }
 
-  /** The open tables of `meta`, after the first use's sweep. */
-  async #layer(meta: LayerMeta): Promise<Layer> {
-    await (this.#swept ??= this.#sweep().catch((err) => this.env.platform.log('Layer sweep failed', err)))
-    return this.#tables.open(meta, () => this.env.platform.now())
+  readonly #now = () => this.env.platform.now()
+
+  /** The first use's sweep, run once before any layer is opened. */
+  #swept(): Promise<void> {
+    return this.#sweeping ??= this.#sweep().catch((err) => this.env.platform.log('Layer sweep failed', err))
   }
 
   /** The newest version of layer `id` if its tables are open (`load` opens them); else 0. */

@@ -1,4 +1,3 @@
-// port: legacy-sql (issue 22)
 /**
  * @module classes/vector_layer/versioning-member
  * `feature_layer.versioning` on create and change (reference §12): `{"enabled": true|false}`.
@@ -7,13 +6,12 @@
  * gave before, so a client holding an old history sees it is gone.
  */
 import { expectKind, expectObject } from '../../core/validate.ts'
-import type { SqlDb } from '../../store/database.ts'
-import { maxDataNumber } from '../../resource/service.ts'
+import type { MainRead } from '../../port/port.ts'
 import type { LayerData } from './layers.ts'
 
 /** The versioning record after applying `member` (absent: unchanged, or on for a new layer). */
-export function versioningOf(db: SqlDb, member: unknown, current: LayerData['versioning'], creating: boolean,
-  userId: number): LayerData['versioning'] {
+export async function versioningOf(tx: MainRead, member: unknown, current: LayerData['versioning'], creating: boolean,
+  userId: number): Promise<LayerData['versioning']> {
   let enabled = creating ? true : !!current?.enabled
   if (member !== undefined && member !== null) {
     const m = expectObject(member, '$.feature_layer.versioning')
@@ -21,7 +19,7 @@ export function versioningOf(db: SqlDb, member: unknown, current: LayerData['ver
   }
   if (enabled === !!current?.enabled) return current
   if (!enabled) return { enabled: false, epoch: current!.epoch }
-  const last = maxDataNumber(db, 'versioning.epoch')
+  const last = await tx.resources.maxDataNumber('versioning.epoch')
   // Who turns it on is the author of version 1 (the original opens it with the request's user).
   return { enabled: true, epoch: last + 1, user_id: userId }
 }

@@ -11,6 +11,7 @@ import type { Store } from '../../store/store.ts'
 import { decodeGpkg } from '../../geo/gpkg.ts'
 import { flatten, intersects } from '../../geo/flat.ts'
 import type { LayerMeta } from '../../feature/types.ts'
+import type { Link } from '../../sync/types.ts'
 import type { FeatureTables, LoadPlan } from '../../port/features.ts'
 import type { ConvertedFile, GpkgSource } from '../../ingest/vector-convert.ts'
 import { openSource, type SqliteSource } from '../gpkg-file/source.ts'
@@ -22,18 +23,29 @@ import { historyEpoch, resetHistory } from './history-schema.ts'
 import { latestVersion } from './versions.ts'
 import { loadFeatures } from './ingest-load.ts'
 import { Layer } from './layer.ts'
+import { VectorFeatureLayer, VectorReplica } from './feature-layer.ts'
 
 export const imageName = (resourceId: number) => `layer-${resourceId}`
 
-export class SqliteFeatureTables implements FeatureTables<Layer> {
+export class SqliteFeatureTables implements FeatureTables {
   #layers = new Map<number, Promise<Layer>>()
   /** The layers whose opening finished, for what is read without waiting (`latest`). */
   #ready = new Map<number, Layer>()
 
   constructor(readonly sqlite: Database['sqlite'], readonly store: Store, readonly tokens: SqliteTokens) {}
 
+  /** Layer `meta`'s feature port over its open database. */
+  async open(meta: LayerMeta, now: () => Date): Promise<VectorFeatureLayer> {
+    return new VectorFeatureLayer(meta, await this.#layer(meta, now), now)
+  }
+
+  /** Layer `meta`'s features with the bookkeeping of its `link` to a remote layer. */
+  async replica(meta: LayerMeta, link: Link, now: () => Date): Promise<VectorReplica> {
+    return new VectorReplica(await this.open(meta, now), link)
+  }
+
   /** The open database of layer `meta`, its columns matching `meta.fields` and its history `meta`'s epoch. */
-  async open(meta: LayerMeta, now: () => Date): Promise<Layer> {
+  async #layer(meta: LayerMeta, now: () => Date): Promise<Layer> {
     let p = this.#layers.get(meta.resourceId)
     if (!p) {
       p = this.#open(meta)

@@ -1,9 +1,8 @@
 /**
  * @module sqlite/main/fields
  * The layers' field lists in the main database (`FieldRead/FieldWrite`, table `layer_field`,
- * ids system-wide and kept across renames). The statements are also exported one by one for
- * the class hooks, which stay synchronous over `ctx.db` until the tree awaits them (issue 22
- * WP-A); they reach them through classes/vector_layer/main-rows.ts.
+ * ids system-wide and kept across renames). The class hooks (classes/vector_layer/fields.ts)
+ * reach them through `ctx.tx.fields`.
  */
 import type { SqlDb } from '../../store/database.ts'
 import type { Field, FieldType } from '../../feature/types.ts'
@@ -15,7 +14,7 @@ interface FieldRow {
   grid_visibility: number; text_search: number; lookup_table_id: number | null
 }
 
-export function fieldsOf(db: SqlDb, ids: readonly number[]): Map<number, Field[]> {
+function fieldsOf(db: SqlDb, ids: readonly number[]): Map<number, Field[]> {
   const rows = db.selectObjects(`SELECT resource_id, id, keyname, display_name, datatype, label_field, grid_visibility,
       text_search, lookup_table_id FROM layer_field WHERE resource_id IN (SELECT value FROM json_each(?))
       ORDER BY resource_id, idx, id`, [JSON.stringify(ids)]) as unknown as FieldRow[]
@@ -30,13 +29,13 @@ export function fieldsOf(db: SqlDb, ids: readonly number[]): Map<number, Field[]
   return out
 }
 
-export const nextFieldIdx = (db: SqlDb, resourceId: number): number =>
+const nextFieldIdx = (db: SqlDb, resourceId: number): number =>
   Number(db.selectValue(`SELECT coalesce(max(idx), -1) + 1 FROM layer_field WHERE resource_id = ?`, [resourceId]))
 
-export const fieldDatatype = (db: SqlDb, resourceId: number, id: number): FieldType | undefined =>
+const fieldDatatype = (db: SqlDb, resourceId: number, id: number): FieldType | undefined =>
   db.selectValue(`SELECT datatype FROM layer_field WHERE id = ? AND resource_id = ?`, [id, resourceId]) as FieldType | undefined
 
-export function duplicateField(db: SqlDb, resourceId: number): { column: 'keyname' | 'display_name'; value: string } | undefined {
+function duplicateField(db: SqlDb, resourceId: number): { column: 'keyname' | 'display_name'; value: string } | undefined {
   for (const column of ['keyname', 'display_name'] as const) {
     const value = db.selectValue(`SELECT ${column} FROM layer_field WHERE resource_id = ? GROUP BY ${column} HAVING count(*) > 1 LIMIT 1`, [resourceId])
     if (value !== undefined) return { column, value: String(value) }
@@ -44,7 +43,7 @@ export function duplicateField(db: SqlDb, resourceId: number): { column: 'keynam
   return undefined
 }
 
-export function insertField(db: SqlDb, resourceId: number, idx: number, f: NewField): void {
+function insertField(db: SqlDb, resourceId: number, idx: number, f: NewField): void {
   db.exec({ sql: `INSERT INTO layer_field (id, resource_id, idx, keyname, display_name, datatype, label_field, grid_visibility,
       text_search, lookup_table_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   bind: [f.id ?? null, resourceId, idx, f.keyname, f.display_name, f.datatype, f.label_field ? 1 : 0, f.grid_visibility ? 1 : 0,
@@ -61,7 +60,7 @@ const PATCH_COLUMNS: { [K in keyof Required<FieldPatch>]: [string, (v: NonNullab
   lookup_table: ['lookup_table_id', (v) => v],
 }
 
-export function updateField(db: SqlDb, id: number, patch: FieldPatch): void {
+function updateField(db: SqlDb, id: number, patch: FieldPatch): void {
   const sets: string[] = []
   const bind: (string | number | null)[] = []
   for (const [member, [column, store]] of Object.entries(PATCH_COLUMNS) as Array<[keyof FieldPatch, [string, (v: unknown) => string | number | null]]>) {
@@ -72,7 +71,7 @@ export function updateField(db: SqlDb, id: number, patch: FieldPatch): void {
   if (sets.length) db.exec({ sql: `UPDATE layer_field SET ${sets.join(', ')} WHERE id = ?`, bind: [...bind, id] })
 }
 
-export const deleteField = (db: SqlDb, id: number): void => { db.exec({ sql: `DELETE FROM layer_field WHERE id = ?`, bind: [id] }) }
+const deleteField = (db: SqlDb, id: number): void => { db.exec({ sql: `DELETE FROM layer_field WHERE id = ?`, bind: [id] }) }
 
 export const fieldsRead = (db: SqlDb): FieldRead => ({
   list: async (ids) => fieldsOf(db, ids),

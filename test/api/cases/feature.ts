@@ -67,6 +67,37 @@ async function seed(api: Api, expect: Expect) {
 
 export const featureCases: ApiCase[] = [
   {
+    name: 'a refused field list answers 422 and changes nothing; an accepted one keeps ids across renames',
+    async run(api, expect) {
+      const V = 'nextgisweb.core.exception.ValidationError'
+      const layer = await createLayer(api, expect, 'POINT', [{ keyname: 'a', datatype: 'STRING' }, { keyname: 'b', datatype: 'INTEGER' }])
+      const fieldsOf = async (id: number) => (await api.request('GET', `/api/resource/${id}`)).body.feature_layer.fields as
+        Array<{ id: number; keyname: string; display_name: string; datatype: string }>
+      const before = await fieldsOf(layer)
+      const [a, b] = before
+      const put = (fields: unknown[]) => api.request('PUT', `/api/resource/${layer}`, { body: { feature_layer: { fields } } })
+      // A rename that collides with a field kept: refused after the rename was written in the same unit of work.
+      const dup = await put([{ id: a!.id, keyname: 'b' }])
+      expectError(expect, dup, 422, V)
+      expect(dup.body.message).toContain("Field keyname 'b' is not unique within the layer.")
+      const other = await createLayer(api, expect, 'POINT', [{ keyname: 'x', datatype: 'STRING' }])
+      const foreign = (await fieldsOf(other))[0]!.id
+      expect((await put([{ id: foreign, keyname: 'y' }])).body.message).toContain(`Field id = ${foreign} does not belong to this layer`)
+      expect((await put([{ id: b!.id, datatype: 'STRING' }])).body.message).toContain('The data type of an existing field cannot be changed')
+      expect((await put([{ keyname: 'c', datatype: 'STRING', lookup_table: { id: other } }])).body.message)
+        .toContain(`Lookup table id = ${other} was not found`)
+      // Refused in the middle of a list: the delete and the new field before it are not kept either.
+      expectError(expect, await put([{ id: b!.id, delete: true }, { keyname: 'c', datatype: 'REAL' }, { keyname: 'a', datatype: 'REAL' }]), 422, V)
+      expect(await fieldsOf(layer)).toEqual(before)
+      const ok = await put([{ id: a!.id, keyname: 'a2', display_name: 'A two' }, { id: b!.id, delete: true }, { keyname: 'c', datatype: 'REAL' }])
+      expect(ok.status).toBe(200)
+      const after = await fieldsOf(layer)
+      expect(after.map((f) => [f.keyname, f.display_name, f.datatype])).toEqual([['a2', 'A two', 'STRING'], ['c', 'c', 'REAL']])
+      expect(after[0]!.id).toBe(a!.id)
+      expect(after[1]!.id).toBeGreaterThan(b!.id)
+    },
+  },
+  {
     name: 'creates a feature (POST → {id}) and reads it back with every field type in the default formats',
     async run(api, expect) {
       const layer = await createLayer(api, expect)

@@ -1,8 +1,8 @@
-// port: legacy-sql (issue 22)
 /**
- * @module classes/vector_layer/feature-layer
+ * @module sqlite/features/feature-layer
  * A vector layer as the feature and sync components see it: its reads and writes (the feature
  * port) over the layer's database, and the replica that adds the sync bookkeeping to them.
+ * `FeatureTables.open`/`replica` (tables.ts) hand them out; the class never sees `Layer`.
  */
 import type { FeatureInput, FeatureLayer, FeatureRead, FeatureWrite, GpkgStorage, LayerMeta, WriteActor } from '../../feature/types.ts'
 import type { SqlDb } from '../../store/database.ts'
@@ -11,7 +11,7 @@ import { ReplicaTx } from './replica.ts'
 import { LayerReader } from './reader.ts'
 import { LayerWriter } from './writer.ts'
 import type { Layer } from './layer.ts'
-import { gpkgStorage } from './storage.ts'
+import { gpkgStorage } from './gpkg.ts'
 
 /** Members of the ports that stay synchronous: `recordRequest` only remembers (FeatureWrite). */
 const SYNCHRONOUS = new Set<PropertyKey>(['recordRequest'])

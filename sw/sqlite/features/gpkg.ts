@@ -1,11 +1,8 @@
-// port: legacy-sql (issue 22)
 /**
- * @module classes/vector_layer/storage
+ * @module sqlite/features/gpkg
  * The vector layer's GeoPackage storage offered to the data-out components (`GpkgStorage` of
  * `feature/types.ts`): its feature table and R*Tree read inside one read of the layer's
  * database, by methods that hold the SQL, so the components (mvt/, export/) hold none.
- * It moves to sw/sqlite/features/ with the layer's other SQLite internals (issue 22, WP-C's
- * fold); until then a class may not import sw/sqlite (R1), so it lives here.
  */
 import { flatten } from '../../geo/flat.ts'
 import type { Bbox } from '../../geo/geometry.ts'
@@ -16,7 +13,7 @@ import { RowReader } from '../../store/row-reader.ts'
 import { columnOf, FEATURE_TABLE, RTREE_TABLE } from './schema.ts'
 import { filterSql } from './reader.ts'
 import type { Layer } from './layer.ts'
-import { exportLayer } from './storage-export.ts'
+import { exportLayer } from './export.ts'
 
 type Statement = ReturnType<SqlDb['prepare']>
 

@@ -1,11 +1,9 @@
-// port: legacy-sql (issue 22)
 /**
- * @module classes/vector_layer/storage-export
+ * @module sqlite/features/export
  * `GpkgTables.exportTo` of the vector layer's storage: the export's output file attached to
  * the layer's connection for one read and filled by `INSERT … SELECT` in C (reprojecting
  * through a SQL function where the SRS differs); when the output has exactly the layer's
- * features, ids and boxes, the spatial index is a copy of the layer's own R*Tree pages. With
- * storage.ts it moves to sw/sqlite/features/export.ts at WP-C's fold (issue 22).
+ * features, ids and boxes, the spatial index is a copy of the layer's own R*Tree pages.
  */
 import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
 import type { SqlDb } from '../../store/database.ts'
