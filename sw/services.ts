@@ -51,7 +51,7 @@ export async function openServices(platform: Platform): Promise<Services> {
     platform, main, data, adminCreated,
     auth: new Authenticator(data, () => platform.now().getTime()),
     acl: new AclEvaluator(),
-    classes: new ClassRegistry({ platform, main, data }),
+    classes: new ClassRegistry({ platform, data }),
     // Opened once (a failed open is retried); each use re-reads it if its change token moved.
     catalogue: async () => (await openCatalogue()).current(),
   }

@@ -1,4 +1,3 @@
-// port: legacy-sql (issue 22)
 /**
  * @module classes/types
  * The plug-in contract of a resource class. A class is one folder `classes/<cls>/` and one
@@ -17,7 +16,6 @@
  * class that provides one is served, whatever its storage.
  */
 import type { Platform } from '../platform/platform.ts'
-import type { Database } from '../store/database.ts'
 import type { DataPort } from '../port/port.ts'
 import type { RemoteConnectionProvider, ReplicaProvider, SyncLookup } from '../sync/types.ts'
 import type { ClassLookup, ResourceKind } from '../resource/class.ts'
@@ -31,9 +29,7 @@ export type { AfterCommit, ClassContext, ClassData, Prepared, PrepareEnv, WriteC
 /** What a class's capabilities get from the app they serve. */
 export interface ClassEnv {
   platform: Platform
-  /** The main database (the resource tree). */
-  main: Database
-  /** The data port (issue 22): what replaces `main` once every class reads through it. */
+  /** The main data and the layers' tables: every class reads and writes through it. */
   data: DataPort
   /** The app's registry, for a class whose rules depend on other classes' capabilities (a style's parent,
    *  a connection's credentials for a linked layer). */

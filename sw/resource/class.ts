@@ -5,7 +5,6 @@
  * The plug-in contract (`classes/types.ts`) extends this with capabilities; the tree finds
  * classes through a `ClassLookup` in its context, never by importing them.
  */
-import type { legacyDb } from '../port/legacy.ts'
 import type { Awaitable, MainRead, MainWrite } from '../port/port.ts'
 import type { Principal } from '../auth/types.ts'
 import type { Progress } from '../ingest/progress.ts'
@@ -16,8 +15,6 @@ import type { ClassData, ResourceRef } from './types.ts'
 export interface ClassContext {
   /** The caller's read (`serialize`) or unit of work (`WriteContext`): a hook reads and writes only through it. */
   tx: MainRead
-  /** The transition's SQLite connection under `tx` (`legacyDb`), for the classes not moved onto repositories yet (issue 22). */
-  db: ReturnType<typeof legacyDb>
   user: Principal
   now: Date
   /** What the class's `prepare` made for this create or change, if it has one. */

@@ -15,7 +15,6 @@ import { permissionsInput } from './acl-input.ts'
 import type { JournalEntry, PageQuery } from './repository.ts'
 import { refOf } from './refs.ts'
 import type { Awaitable, DataPort, MainRead, MainWrite } from '../port/port.ts'
-import { legacyDb } from '../port/legacy.ts'
 
 /** What the tree's functions get: the main data inside a read or unit of work, and the classes. */
 export interface ResourceContext extends ClassContext {
@@ -33,10 +32,10 @@ export interface TreeWriteContext extends ResourceContext, WriteContext {
 }
 
 /** Who asks, and the tree's services: what a context is made of besides the transaction. */
-export type TreeBase = Omit<ResourceContext, 'tx' | 'db' | 'journal'>
+export type TreeBase = Omit<ResourceContext, 'tx' | 'journal'>
 
-/** A read context over `tx` (`db` is the transition's `legacyDb`, for the ACL and the classes not moved yet). */
-export const readContext = (base: TreeBase, tx: MainRead): ResourceContext => ({ ...base, tx, db: legacyDb(tx) })
+/** A read context over `tx`. */
+export const readContext = (base: TreeBase, tx: MainRead): ResourceContext => ({ ...base, tx })
 
 /** Runs `fn` in one read of the data port with a tree context over it. */
 export function readTree<T>(data: DataPort, base: TreeBase, fn: (ctx: ResourceContext) => Awaitable<T>): Promise<T> {
@@ -50,7 +49,7 @@ export function readTree<T>(data: DataPort, base: TreeBase, fn: (ctx: ResourceCo
  */
 export function writeTree<T>(data: DataPort, base: TreeBase, fn: (ctx: TreeWriteContext) => Awaitable<T>): Promise<T> {
   return data.unitOfWork(async (tx) => {
-    const ctx: TreeWriteContext = { ...base, tx, db: legacyDb(tx), journal: [] }
+    const ctx: TreeWriteContext = { ...base, tx, journal: [] }
     const out = await fn(ctx)
     for (const e of ctx.journal) await tx.journal.add(e)
     return out
@@ -84,7 +83,6 @@ export async function provisionRoot(data: DataPort, now: Date): Promise<void> {
 }
 
 /** The largest number at `path` (dotted) in any resource's class data; 0 when there is none (vector_layer's legacy caller). */
-export { maxDataNumber } from './refs.ts'
 
 /** What a page's serializer needs of a row: the rest is read by its query. */
 export type PageRow = Pick<ResourceRow, 'id' | 'cls'>

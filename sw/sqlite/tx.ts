@@ -1,12 +1,10 @@
 /**
  * @module sqlite/tx
  * The `tx` of a SQLite unit of work or read: the main database's repositories over its
- * connection, each made on first use and checked for liveness on every call. Code not moved
- * onto repositories yet reaches the connection through `legacyDb(tx)` (issue 22's transition).
+ * connection, each made on first use and checked for liveness on every call.
  */
 import type { SqlDb } from '../store/database.ts'
 import type { MainRead, MainWrite } from '../port/port.ts'
-import { bindLegacyDb } from '../port/legacy.ts'
 import { journalWrite } from './main/journal.ts'
 import { requestsRead, requestsWrite } from './main/requests.ts'
 import { principalsRead, principalsWrite } from './main/principals.ts'
@@ -33,7 +31,6 @@ function assemble<Tx extends object>(db: SqlDb, live: () => void, made: Record<s
     let repo: object | undefined
     Object.defineProperty(tx, key, { enumerable: true, get() { live(); return repo ??= guarded(make(db), live) } })
   }
-  bindLegacyDb(tx, db, live)
   return tx as Tx
 }
 

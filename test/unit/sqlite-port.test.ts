@@ -3,7 +3,6 @@ import { nodePlatform } from '../../sw/host/node.ts'
 import { createApp } from '../../sw/app.ts'
 import { seedDemo } from '../../sw/demo.ts'
 import { openServices } from '../../sw/services.ts'
-import { legacyDb } from '../../sw/port/legacy.ts'
 import { Database } from '../../sw/store/database.ts'
 import { MemoryStore } from '../../sw/store/memory.ts'
 import { openSqlitePort } from '../../sw/sqlite/port.ts'
@@ -41,12 +40,11 @@ describe('the SQLite data port: guards of a unit of work', () => {
     expect(await within(data.unitOfWork(async () => data.unitOfWork(async () => 1)), 300)).toBe('hung')
   })
 
-  it('a tx used after its unit of work settled refuses, and so does its connection', async () => {
+  it('a tx used after its unit of work settled refuses, and so do its repositories', async () => {
     const { data, main } = await bare()
     let leaked: Parameters<Parameters<typeof data.unitOfWork>[0]>[0] | undefined
     await data.unitOfWork(async (tx) => { leaked = tx })
     expect(() => leaked!.journal).toThrow(/unit of work on 'main' has ended/)
-    expect(() => legacyDb(leaked!).exec('DELETE FROM journal')).toThrow(/has ended/)
     let journal: typeof leaked extends undefined ? never : NonNullable<typeof leaked>['journal'] | undefined
     await data.unitOfWork(async (tx) => { journal = tx.journal })
     expect(() => journal!.add({ tstamp: 't', userId: 1, resourceId: 1, action: 'x', payload: null })).toThrow(/has ended/)

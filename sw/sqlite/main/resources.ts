@@ -6,10 +6,11 @@
  * moved or deleted, a resource without a parent, a cycle) into the original's 422s, so a path
  * that skipped the service's own checks still answers as the service would.
  */
+import { refOf } from '../../resource/refs.ts'
 import type { SqlDb } from '../../store/database.ts'
 import { SQLITE_BLOB } from '../../store/row-reader.ts'
 import type { PageQuery, ResourceRead, ResourceSearch, ResourceWrite, SearchColumn } from '../../resource/repository.ts'
-import type { ClassData, ResourceRef, ResourceRow } from '../../resource/types.ts'
+import type { ResourceRow } from '../../resource/types.ts'
 import type { ResmetaValue } from '../../resource/resmeta.ts'
 import { hierarchyError, rootDeleteError } from '../../resource/errors.ts'
 import { reserveIds } from './sequence.ts'
@@ -21,8 +22,6 @@ const ROW_COLUMNS = 'id, cls, parent_id, keyname, display_name, description, own
 const REF_COLUMNS = 'id, cls, parent_id, display_name, data'
 
 type RefColumns = Pick<ResourceRow, 'id' | 'cls' | 'parent_id' | 'display_name' | 'data'>
-const refOf = (row: RefColumns): ResourceRef =>
-  ({ id: row.id, cls: row.cls, parentId: row.parent_id, displayName: row.display_name, data: JSON.parse(row.data) as ClassData })
 
 const TREE_MESSAGES: Record<string, string> = {
   root_move: 'The root resource cannot be moved.',
