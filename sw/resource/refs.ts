@@ -6,7 +6,7 @@
  */
 import type { ClassData, ResourceRef, ResourceRow } from './types.ts'
 
-type RefColumns = Pick<ResourceRow, 'id' | 'cls' | 'parent_id' | 'display_name' | 'data'>
+export type RefColumns = Pick<ResourceRow, 'id' | 'cls' | 'parent_id' | 'display_name' | 'data'>
 
 /** The ref of a row as read (its `data` parsed). */
 export function refOf(row: RefColumns): ResourceRef {

@@ -6,7 +6,7 @@
  * moved or deleted, a resource without a parent, a cycle) into the original's 422s, so a path
  * that skipped the service's own checks still answers as the service would.
  */
-import { refOf } from '../../resource/refs.ts'
+import { refOf, type RefColumns } from '../../resource/refs.ts'
 import type { SqlDb } from '../../store/database.ts'
 import { SQLITE_BLOB } from '../../store/row-reader.ts'
 import type { PageQuery, ResourceRead, ResourceSearch, ResourceWrite, SearchColumn } from '../../resource/repository.ts'
@@ -20,8 +20,6 @@ type Bind = string | number | null
 
 const ROW_COLUMNS = 'id, cls, parent_id, keyname, display_name, description, owner_user_id, creation_date, permissions, data'
 const REF_COLUMNS = 'id, cls, parent_id, display_name, data'
-
-type RefColumns = Pick<ResourceRow, 'id' | 'cls' | 'parent_id' | 'display_name' | 'data'>
 
 const TREE_MESSAGES: Record<string, string> = {
   root_move: 'The root resource cannot be moved.',
