@@ -7,8 +7,8 @@
 //       the package @sqlite.org/sqlite-wasm) is imported only by sw/sqlite/, sw/store/,
 //       sw/host/, wasm/sqlite.ts and (the package, for the loader's type) sw/platform/platform.ts.
 //   R3. No SQL, and no `.sqlite()` call, outside sw/sqlite/ and sw/store/.
-// A file whose first line is MARKER is exempt from R2 and R3 while it waits for its move onto
-// the port; a marker on a file that no longer needs it is itself an error, so markers only go.
+// No exemptions: the moves of issue 22 are done, so the marker that once exempted a file from
+// R2 and R3 while it waited for its move is itself an error wherever it is left.
 // Prints every problem and exits 1 when there is one. Run by `npm test`.
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
@@ -59,7 +59,7 @@ function files(dir, exts) {
   return out
 }
 
-/** The first line of a file still running SQL or holding the connection (issue 22). */
+/** The exemption marker of the transition (issue 22): no file may carry it any more. */
 const MARKER = '// port: legacy-sql (issue 22)'
 const KERNEL = new Set(['database', 'bulk', 'row-reader', 'vfs', 'paged-file', 'residency'].map((n) => `sw/store/${n}.ts`))
 const SQLITE_PACKAGE = '@sqlite.org/sqlite-wasm'
@@ -88,28 +88,24 @@ function importsOf(path, bare = []) {
   return out
 }
 
-/** The data port's problems of one module (R1–R3 and its marker). */
+/** The data port's problems of one module (R1–R3, and a leftover marker). */
 function portProblems(path, deps, bare) {
   const out = []
-  const legacy = []
   for (const dep of deps) {
     if (dep.startsWith('sw/sqlite/') && !choosesImplementation(path)) {
       out.push(`${path} → ${dep}: only the app (sw/services.ts) and the hosts choose an implementation of the data port (R1)`)
     }
-    if (KERNEL.has(dep) && !holdsKernel(path, dep)) legacy.push(`${path} → ${dep}: the SQLite kernel belongs to sw/sqlite and sw/store (R2)`)
+    if (KERNEL.has(dep) && !holdsKernel(path, dep)) out.push(`${path} → ${dep}: the SQLite kernel belongs to sw/sqlite and sw/store (R2)`)
   }
   if (bare.includes(SQLITE_PACKAGE) && !holdsKernel(path, SQLITE_PACKAGE)) {
-    legacy.push(`${path} → ${SQLITE_PACKAGE}: the SQLite kernel belongs to sw/sqlite and sw/store (R2)`)
+    out.push(`${path} → ${SQLITE_PACKAGE}: the SQLite kernel belongs to sw/sqlite and sw/store (R2)`)
   }
   if (!inSqlHome(path)) {
     const sql = SQL.exec(codeOf(path))
-    if (sql) legacy.push(`${path}: SQL ('${sql[0].trim()}') belongs to sw/sqlite, behind the data port (R3)`)
+    if (sql) out.push(`${path}: SQL ('${sql[0].trim()}') belongs to sw/sqlite, behind the data port (R3)`)
   }
-  const marked = readFileSync(join(ROOT, path), 'utf8').split('\n', 1)[0].trim() === MARKER
-  if (marked) {
-    if (!legacy.length) out.push(`${path}: needs no '${MARKER}' any more: remove the marker`)
-  } else {
-    out.push(...legacy.map((p) => `${p}; until it moves, its first line is '${MARKER}'`))
+  if (readFileSync(join(ROOT, path), 'utf8').includes(MARKER)) {
+    out.push(`${path}: '${MARKER}' exempts nothing any more (the port is complete): remove it and move the SQL behind the port`)
   }
   return out
 }

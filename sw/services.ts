@@ -1,14 +1,11 @@
-// port: legacy-sql (issue 22)
 /**
  * @module services
- * The backend's long-lived state: the main database and what is derived from it. Opened on
+ * The backend's long-lived state: the data port and what is derived from it. Opened on
  * the first request (never on the worker's start-up path) and re-created after the worker
  * is stopped; nothing here is authoritative but the store. Each component declares the part
  * of it that it uses (its `env.ts`); this object has them all.
  */
 import type { Platform } from './platform/platform.ts'
-import { Database } from './store/database.ts'
-import { migrateMain } from './sqlite/migrate.ts'
 import { sharedStart } from './core/once.ts'
 import { Authenticator, provisionUsers } from './auth/service.ts'
 import { AclEvaluator } from './auth/acl.ts'
@@ -17,17 +14,16 @@ import { Catalogue } from './catalogue/service.ts'
 import { ClassRegistry } from './classes/registry.ts'
 import { sweepFiles } from './files/service.ts'
 import type { DataPort } from './port/port.ts'
-import { openSqlitePort } from './sqlite/port.ts'
+import type { GpkgFiles } from './feature/types.ts'
+import { openSqliteData } from './sqlite/port.ts'
+import { sqliteGpkgFiles } from './sqlite/gpkg-file/writer.ts'
 
 export interface Services {
   platform: Platform
-  /** The main database: users, sessions, the resource tree, uploads, the journal. */
-  main: Database
-  /**
-   * The data port (issue 22): repositories and units of work. Over the same `main` database,
-   * so old code (`main.read/write`) and new code share one queue until `main` goes.
-   */
+  /** The data port (issue 22): repositories and units of work; today SQLite's (sw/sqlite). */
   data: DataPort
+  /** The GeoPackage file writer: SQLite's on every host, a GeoPackage being an SQLite file. */
+  gpkgFiles: GpkgFiles
   auth: Authenticator
   /** Who may do what on which resource (auth/acl.ts), cached until the store's ACL change token moves. */
   acl: AclEvaluator
@@ -40,15 +36,14 @@ export interface Services {
 }
 
 export async function openServices(platform: Platform): Promise<Services> {
-  const main = await Database.open(await platform.sqlite(), platform.store, 'main', migrateMain)
-  const data = openSqlitePort({ main, store: platform.store, asyncContext: platform.asyncContext })
+  const data = await openSqliteData(platform.sqlite, { store: platform.store, asyncContext: platform.asyncContext })
   const adminCreated = await provisionUsers(data, platform.admin)
   await provisionRoot(data, platform.now())
   // Files an interrupted create or delete left behind go now, without delaying the start.
   void sweepFiles({ platform, data }).catch((err) => platform.log('Sweeping stored files failed', err))
   const openCatalogue = sharedStart(() => Catalogue.open(platform, data))
   return {
-    platform, main, data, adminCreated,
+    platform, data, adminCreated, gpkgFiles: sqliteGpkgFiles(platform.sqlite),
     auth: new Authenticator(data, () => platform.now().getTime()),
     acl: new AclEvaluator(),
     classes: new ClassRegistry({ platform, data }),

@@ -4,10 +4,10 @@
  * into the file itself (`GpkgTables.exportTo`: `INSERT … SELECT` in C, its R*Tree pages copied
  * when nothing is filtered or reprojected), inside one read of its database; any other layer is
  * written from its features, page by page. Either way the file is finished before the answer
- * starts and streams out of memory (export/gpkg-file.ts).
+ * starts and streams out of memory (`GpkgFiles`, SQLite's writer on every host).
  */
 import { exportRows, type ExportSource } from './source.ts'
-import { gpkgWriter, type GpkgFile, type GpkgSpec } from './gpkg-file.ts'
+import type { GpkgFile, GpkgSpec } from '../feature/types.ts'
 
 /** The original's GeoPackage layer name: a leading `_` where GDAL would refuse the name. */
 export function gpkgLayerName(name: string): string {
@@ -20,7 +20,7 @@ export function gpkgLayerName(name: string): string {
  * anew and the field carries the original id.
  */
 export async function buildGpkg(src: ExportSource, table: string): Promise<GpkgFile> {
-  const out = await gpkgWriter(src.sqlite, table)
+  const out = await src.gpkgFiles.create(table)
   try {
     const { gpkg } = src.layer
     if (gpkg) await gpkg.read((t) => t.exportTo(out, src), src.filter)

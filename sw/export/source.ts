@@ -14,7 +14,7 @@ import { parseWkt, toWkt } from '../geo/wkt.ts'
 import type { Geometry } from '../geo/geometry.ts'
 import { requireFeatureLayer, type DataOutServices } from '../feature/capability.ts'
 import { filterOf } from '../feature/query.ts'
-import type { FeatureFilter, FeatureLayer, Field, LayerMeta } from '../feature/types.ts'
+import type { FeatureFilter, FeatureLayer, Field, GpkgFiles, LayerMeta } from '../feature/types.ts'
 import { canonicalValue, type RowValue } from '../feature/row-values.ts'
 import { geometryNotValid } from '../feature/errors.ts'
 import { outputSrs, type ExportFormat } from './formats.ts'
@@ -33,8 +33,8 @@ export interface ExportSource {
   /** Output SRS. */
   srs: number
   filter: FeatureFilter
-  /** The SQLite module (for a GeoPackage made of the features). */
-  sqlite: DataOutServices['platform']['sqlite']
+  /** The GeoPackage writer (the file itself, and GDAL's input for the other formats). */
+  gpkgFiles: GpkgFiles
 }
 
 export interface ExportRow { fid: number; geom: Geometry | null; values: RowValue[] }
@@ -85,7 +85,7 @@ export async function exportSource(services: DataOutServices, id: number, req: E
   await loadProjection(srs, services.platform.epsg)
   await loadProjection(meta.srs, services.platform.epsg)
   return { resourceId: id, displayName: head.displayName, meta, layer, columns: columnsOf(meta, req), fidField: req.fid,
-    srs, filter: filterOf(layerFilters(req, meta), meta), sqlite: services.platform.sqlite }
+    srs, filter: filterOf(layerFilters(req, meta), meta), gpkgFiles: services.gpkgFiles }
 }
 
 /**

@@ -12,7 +12,7 @@ import type { ClassLookup } from '../resource/class.ts'
 import type { ResourceRefs } from '../resource/types.ts'
 import { resourceNotFound } from '../resource/errors.ts'
 import { validationError } from '../core/error.ts'
-import type { FeatureLayer, FeatureLayers } from './types.ts'
+import type { FeatureLayer, FeatureLayers, GpkgFiles } from './types.ts'
 
 /** What the data-out components use of the app's services. */
 export interface DataOutServices {
@@ -21,6 +21,8 @@ export interface DataOutServices {
   /** Who may read which layer (identify leaves out the others). */
   acl: AclEvaluator
   classes: ClassLookup & FeatureLayers & ResourceRefs & { featureLayerOf(cls: string): unknown }
+  /** The GeoPackage file writer (exports). */
+  gpkgFiles: GpkgFiles
 }
 
 export interface DataOutVariables {

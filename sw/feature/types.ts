@@ -285,7 +285,7 @@ export interface GpkgTables {
   readonly connection: object
   /**
    * Node `no` of the R*Tree (1 is the root) as SQLite stores it: u16 depth (root only), u16 cell
-   * count, cells of i64 id + 4 × f32 (minX maxX minY maxY), big-endian (geo/rtree.ts).
+   * count, cells of i64 id + 4 × f32 (minX maxX minY maxY), big-endian (sqlite/rtree.ts).
    */
   rtreeNode(no: number): Uint8Array | undefined
   /** Index entries whose box meets `box` (layer SRS). */
@@ -311,11 +311,41 @@ export interface GpkgTables {
   exportTo(out: GpkgOutput, opts: GpkgCopyOptions): void
 }
 
-/** A GeoPackage file being written (export/gpkg-file.ts): an SQLite database a storage may attach by `uri`. */
+/** A GeoPackage file being written (`GpkgFiles.create`): an SQLite database a storage may attach by `uri`. */
 export interface GpkgOutput {
   readonly uri: string
   /** Its feature table's name. */
   readonly table: string
+}
+
+/** What a GeoPackage file's feature table holds: the copy's options and the layer's geometry type. */
+export interface GpkgSpec extends GpkgCopyOptions { geometryType: string }
+
+/** A finished GeoPackage held in memory until it is streamed or closed. */
+export interface GpkgFile {
+  readonly size: number
+  /** The file's bytes as a stream of chunks; the memory is freed once it ends or is cancelled. */
+  stream(): ReadableStream<Uint8Array>
+  close(): void
+}
+
+/** An empty GeoPackage file being filled: by a storage's `exportTo`, or from features by `writeRows`. */
+export interface GpkgWriter extends GpkgOutput {
+  /** Writes the rows (pages in fid order, geometries in `spec.srs`), then the index and metadata. */
+  writeRows(spec: GpkgSpec, pages: AsyncIterable<{ fid: number; geom: Geometry | null; values: (string | number | boolean | null)[] }[]>): Promise<void>
+  /** The file, finished. */
+  file(): GpkgFile
+  close(): void
+}
+
+/**
+ * The GeoPackage file writer (exports, and GDAL's input for the other formats). A GeoPackage is
+ * an SQLite file, so its writer is SQLite's (sw/sqlite/gpkg-file/writer.ts) on every host,
+ * whichever implementation of the data port holds the layers.
+ */
+export interface GpkgFiles {
+  /** A new, empty file whose feature table will be `table`. */
+  create(table: string): Promise<GpkgWriter>
 }
 
 /** What an export copies: the columns (output names, in order), an extra column of the fid, the output SRS, the selection. */

@@ -4,7 +4,7 @@
  * `THIN_ABOVE` index entries carries all of them. A fuller tile (a low zoom over a big layer)
  * is thinned: the tile is cut into `GRID` × `GRID` cells, and of the features smaller than a
  * cell only one per cell is kept; larger features always stay. The thinning walks the R*Tree's
- * own nodes (`GpkgTables.rtreeNode`, the format `geo/rtree.ts` documents): a subtree
+ * own nodes (`GpkgTables.rtreeNode`, the format `sqlite/rtree.ts` documents): a subtree
  * smaller than a cell gives one representative without being read further, so the cost
  * follows the size of the tile, not of the layer — a 1,000,000-point layer's zoom-0 tile
  * reads a few thousand nodes and carries at most 16,384 points.

@@ -1,10 +1,10 @@
 /**
  * @module sqlite/port
- * The SQLite implementation of the data port (issue 22, docs/architecture.md "Data port").
- * During the transition it runs over the very `Database` that `Services.main` exposes, so old
- * and new code share one queue: a `unitOfWork` and a `main.write` never interleave.
+ * The SQLite implementation of the data port (issue 22, docs/architecture.md "Data port"):
+ * every repository over one main database, its writes in one queue.
  */
-import type { Database } from '../store/database.ts'
+import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
+import { Database } from '../store/database.ts'
 import type { Store } from '../store/store.ts'
 import { residencyOf } from '../store/residency.ts'
 import type { AsyncContext } from '../platform/platform.ts'
@@ -15,6 +15,7 @@ import { Units, type Frames } from './uow.ts'
 import { mainRead, mainWrite } from './tx.ts'
 import { openSqliteCatalogue } from './catalogue.ts'
 import { sharedStart } from '../core/once.ts'
+import { migrateMain } from './migrate.ts'
 
 export interface SqlitePortOptions {
   /** The main database, opened and migrated. */
@@ -26,8 +27,16 @@ export interface SqlitePortOptions {
 }
 
 export interface SqlitePort extends DataPort {
+  /** The main database itself: for tests that look at the rows a write left. */
+  readonly main: Database
   readonly tokens: SqliteTokens
   readonly features: SqliteFeatureTables
+}
+
+/** The port over the store's main database, opened (created on first use) and migrated. */
+export async function openSqliteData(load: () => Promise<Sqlite3Static>, options: Omit<SqlitePortOptions, 'main'>): Promise<SqlitePort> {
+  const main = await Database.open(await load(), options.store, 'main', migrateMain)
+  return openSqlitePort({ ...options, main })
 }
 
 export function openSqlitePort({ main, store, asyncContext }: SqlitePortOptions): SqlitePort {
@@ -35,6 +44,7 @@ export function openSqlitePort({ main, store, asyncContext }: SqlitePortOptions)
   const tokens = new SqliteTokens(main)
   let catalogue: Database | undefined
   return {
+    main,
     unitOfWork: (fn) => units.write(mainWrite, fn),
     read: (fn) => units.read(mainRead, fn),
     tokens,

@@ -13,6 +13,7 @@ import { getUser } from '../../sw/auth/service.ts'
 import { writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { machine, median, timeRuns, writeSection } from './report.ts'
+import { sqliteMain } from '../port/sqlite-main.ts'
 
 /** The machine is shared: its load says how far the numbers can be trusted. */
 const loadAtStart = loadavg()
@@ -22,7 +23,9 @@ const CHILDREN = 10_000
 const PASSWORD = 'bench-password'
 
 const app = createApp(nodePlatform({ admin: { password: PASSWORD, mustChange: false }, log: () => {} }))
-const { main, data, acl } = await app.services()
+const services = await app.services()
+const { data, acl } = services
+const main = sqliteMain(services)
 
 // A user in one group, and 1,000 rules on the chain: most name other principals (as on a shared
 // server), a few this user's group; the last level allows the user data.read.

@@ -83,13 +83,12 @@ describe('scripts/check-imports.mjs', () => {
       'sw/services.ts': "import { q } from './sqlite/port.ts'\n",
       'sw/host/node.ts': "import { q } from '../sqlite/port.ts'\nimport { Database } from '../store/database.ts'\n",
       'wasm/sqlite.ts': "import sqlite3InitModule from '@sqlite.org/sqlite-wasm'\n",
-      'sw/auth/service.ts': `${MARKER}import type { Database } from '../store/database.ts'\nexport const q = \`SELECT id FROM principal\`\n`,
     })
     expect(r.out).toMatch(/import only downwards/)
     expect(r.status).toBe(0)
   })
 
-  it('fails on an implementation chosen below the app (R1), the kernel held (R2) and SQL written (R3) outside sw/sqlite, and on a marker no longer needed', () => {
+  it('fails on an implementation chosen below the app (R1), the kernel held (R2) and SQL written (R3) outside sw/sqlite, and on a leftover marker', () => {
     const r = check({
       'sw/store/database.ts': 'export class Database {}\n',
       'sw/store/row-reader.ts': 'export class RowReader {}\n',
@@ -109,14 +108,14 @@ describe('scripts/check-imports.mjs', () => {
     const rule = (s: string) => expect(r.out).toContain(s)
     rule('sw/resource/routes.ts → sw/sqlite/port.ts: only the app (sw/services.ts) and the hosts choose an implementation of the data port (R1)')
     rule('sw/classes/raster_layer/files.ts → sw/sqlite/port.ts: only the app (sw/services.ts) and the hosts choose an implementation of the data port (R1)')
-    rule("sw/upload/rows.ts → sw/store/database.ts: the SQLite kernel belongs to sw/sqlite and sw/store (R2); until it moves, its first line is '// port: legacy-sql (issue 22)'")
+    rule('sw/upload/rows.ts → sw/store/database.ts: the SQLite kernel belongs to sw/sqlite and sw/store (R2)')
     rule('sw/mvt/scan.ts → sw/store/row-reader.ts: the SQLite kernel belongs to sw/sqlite and sw/store (R2)')
     rule('sw/diagnostics/service.ts → @sqlite.org/sqlite-wasm: the SQLite kernel belongs to sw/sqlite and sw/store (R2)')
     rule("sw/auth/principals.ts: SQL ('SELECT') belongs to sw/sqlite, behind the data port (R3)")
     rule("sw/upload/service.ts: SQL ('INSERT OR REPLACE INTO') belongs to sw/sqlite, behind the data port (R3)")
     rule("sw/feature/tiles.ts: SQL ('CREATE TEMP TRIGGER') belongs to sw/sqlite, behind the data port (R3)")
     rule("sw/export/source.ts: SQL ('.sqlite()') belongs to sw/sqlite, behind the data port (R3)")
-    rule("sw/files/service.ts: needs no '// port: legacy-sql (issue 22)' any more: remove the marker")
+    rule("sw/files/service.ts: '// port: legacy-sql (issue 22)' exempts nothing any more (the port is complete): remove it and move the SQL behind the port")
   })
 
   it('refuses a re-export shim that points into sw/sqlite (R1): the moves are done, no old path stays', () => {
@@ -128,17 +127,17 @@ describe('scripts/check-imports.mjs', () => {
     expect(r.out).toContain('sw/classes/vector_layer/reader.ts → sw/sqlite/features/reader.ts: only the app (sw/services.ts) and the hosts choose an implementation of the data port (R1)')
   })
 
-  it('the marker exempts from R2 and R3 only, and only on the first line', () => {
+  it('the old marker exempts nothing, wherever it stands: the file is reported for its SQL and for the marker', () => {
     const r = check({
-      'sw/sqlite/port.ts': 'export const openSqlitePort = 1\n',
-      'sw/auth/principals.ts': `${MARKER}import { openSqlitePort } from '../sqlite/port.ts'\nexport const q = 'SELECT 1'\n`,
+      'sw/store/database.ts': 'export class Database {}\n',
+      'sw/auth/principals.ts': `${MARKER}import type { Database } from '../store/database.ts'\nexport const q = 'SELECT 1'\n`,
       'sw/upload/rows.ts': `\n${MARKER}export const q = 'DELETE FROM upload WHERE id = ?'\n`,
-      'sw/render/parent.ts': `${MARKER}export const p = 1\n`,
     })
     expect(r.status).toBe(1)
-    expect(r.out).toContain('sw/auth/principals.ts → sw/sqlite/port.ts: only the app (sw/services.ts) and the hosts choose an implementation of the data port (R1)')
-    expect(r.out).not.toContain('sw/auth/principals.ts: SQL')
+    expect(r.out).toContain('sw/auth/principals.ts → sw/store/database.ts: the SQLite kernel belongs to sw/sqlite and sw/store (R2)')
+    expect(r.out).toContain("sw/auth/principals.ts: SQL ('SELECT') belongs to sw/sqlite, behind the data port (R3)")
     expect(r.out).toContain("sw/upload/rows.ts: SQL ('DELETE FROM') belongs to sw/sqlite, behind the data port (R3)")
-    expect(r.out).toContain("sw/render/parent.ts: needs no '// port: legacy-sql (issue 22)' any more: remove the marker")
+    expect(r.out).toContain("sw/upload/rows.ts: '// port: legacy-sql (issue 22)' exempts nothing any more")
+    expect(r.out).toContain("sw/auth/principals.ts: '// port: legacy-sql (issue 22)' exempts nothing any more")
   })
 })

@@ -3,6 +3,7 @@ import { createApp, nodePlatform } from '../../sw/host/node.ts'
 import { loadStyles, versionOf } from '../../sw/render/service.ts'
 import { featureSource } from '../../sw/render/features.ts'
 import { requireFeatureLayer } from '../../sw/feature/capability.ts'
+import { sqliteMain } from '../port/sqlite-main.ts'
 
 // The class registry is the one place that reads what a resource is (its ref); components and
 // class capabilities get refs from it. These tests count the reads of the main database that a
@@ -30,8 +31,8 @@ async function setup() {
   const style = await created({ resource: { cls: 'engine_style', parent: { id: layer }, display_name: 'S' }, engine_style: {} })
   const services = await app.services()
   // Every read of the main database, the legacy path's and the data port's.
-  const legacyReads = vi.spyOn(services.main, 'read')
-  const portReads = vi.spyOn(services.main, 'readAsync')
+  const legacyReads = vi.spyOn(sqliteMain(services), 'read')
+  const portReads = vi.spyOn(sqliteMain(services), 'readAsync')
   const reads = {
     mockClear() { legacyReads.mockClear(); portReads.mockClear() },
     get count() { return legacyReads.mock.calls.length + portReads.mock.calls.length },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import sqlite3InitModule from '@sqlite.org/sqlite-wasm'
-import { rtreeBulkInsert, valueDown, valueUp } from '../../sw/geo/rtree.ts'
+import { rtreeBulkInsert, valueDown, valueUp } from '../../sw/sqlite/rtree.ts'
 import { insertMany } from '../../sw/store/bulk.ts'
 
 const sqlite = await sqlite3InitModule()

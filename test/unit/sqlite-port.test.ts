@@ -7,6 +7,7 @@ import { Database } from '../../sw/store/database.ts'
 import { MemoryStore } from '../../sw/store/memory.ts'
 import { openSqlitePort } from '../../sw/sqlite/port.ts'
 import { createSqliteLoader } from '../../wasm/sqlite.ts'
+import { sqliteMain } from '../port/sqlite-main.ts'
 
 const AUTH = { authorization: 'Basic ' + btoa('administrator:pw'), 'content-type': 'application/json' }
 const platform = () => nodePlatform({ admin: { password: 'pw', mustChange: false }, log: () => {}, guardUnitsOfWork: true })
@@ -99,7 +100,7 @@ describe("the app's data port tracks the catalogue", () => {
 
 describe('the tree writes through the data port', () => {
   const journal = (services: Awaited<ReturnType<typeof openServices>>) =>
-    services.main.read((db) => db.selectObjects('SELECT user_id, resource_id, action, payload FROM journal ORDER BY rowid'))
+    sqliteMain(services).read((db) => db.selectObjects('SELECT user_id, resource_id, action, payload FROM journal ORDER BY rowid'))
 
   it('a create, a change, a move and a delete each journal one entry with their change; a refused create journals nothing', async () => {
     const app = createApp(platform())

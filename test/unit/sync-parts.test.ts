@@ -10,6 +10,7 @@ import { sameState, stateHash, withChanges } from '../../sw/sync/state.ts'
 import { parseRemoteJson } from '../../sw/sync/remote-json.ts'
 import { createApp, nodePlatform } from '../../sw/host/node.ts'
 import type { Field } from '../../sw/feature/types.ts'
+import { sqliteMain } from '../port/sqlite-main.ts'
 
 describe('CORS origins', () => {
   it.each([
@@ -56,7 +57,7 @@ describe('secrets at rest', () => {
         resource: { cls: 'remote_connection', parent: { id: 0 }, display_name: 'T' },
         remote_connection: { url: 'https://t.example.org', username: 'u', password: 'plain-password-here' } }) }))
     expect(res.status).toBe(201)
-    const data = await (await app.services()).main.read((db) => String(db.selectValue(`SELECT data FROM resource WHERE cls = 'remote_connection'`)))
+    const data = await sqliteMain(await app.services()).read((db) => String(db.selectValue(`SELECT data FROM resource WHERE cls = 'remote_connection'`)))
     expect(data).not.toContain('plain-password-here')
     const stored = JSON.parse(data).password as string
     expect(await decryptSecret(await platform.secretKey(), stored)).toBe('plain-password-here')

@@ -9,6 +9,7 @@ import { findUpload, getUpload, readUpload, resolveUploadRef, storeUploads, tusA
 import { sniffMime } from '../../sw/upload/sniff.ts'
 import { parseUploadMetadata } from '../../sw/upload/tus.ts'
 import { newUploadId, normalizeUploadId } from '../../sw/upload/upload-id.ts'
+import { sqliteMain } from '../port/sqlite-main.ts'
 
 const enc = (s: string) => new TextEncoder().encode(s)
 const dec = (b: Uint8Array) => new TextDecoder().decode(b)
@@ -105,7 +106,7 @@ describe('upload/service', () => {
     const s1 = await first.app.services()
     const id = await tusCreate(s1, 11, 'greeting.txt')
     await tusAppend(s1, (await findUpload(s1, id))!, 0, enc('hello '))
-    await s1.main.close()
+    await sqliteMain(s1).close()
 
     // Another process over the same folder: the acknowledged chunk is there.
     const second = app({ dataDir: dir })
@@ -160,7 +161,7 @@ describe('upload/service', () => {
     expect(await platform.store.getBlob(`upload-${old!.id}`)).toBeDefined()
     await storeUploads(s, [{ bytes: enc('new') }])
     expect(await platform.store.getBlob(`upload-${old!.id}`)).toBeUndefined()
-    const rows = await s.main.read((db) => db.selectValue('SELECT count(*) FROM upload'))
+    const rows = await sqliteMain(s).read((db) => db.selectValue('SELECT count(*) FROM upload'))
     expect(rows).toBe(1)
   })
 })

@@ -9,7 +9,7 @@ import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
 import type { SqlDb } from '../../store/database.ts'
 import type { Bbox, Geometry } from '../../geo/geometry.ts'
 import { encodeGpkg, gpkgBbox, gpkgSize, writeGpkg } from '../../geo/gpkg.ts'
-import { rtreeBulkInsert, rtreeSize } from '../../geo/rtree.ts'
+import { rtreeBulkInsert, rtreeSize } from '../rtree.ts'
 import { bindValues, insertMany, type BlobSource, type BulkValue } from '../../store/bulk.ts'
 import type {
   AttachmentFields, AttachmentFile, AttachmentRow, FeatureHistoryWriteSync as FeatureHistoryWrite, FeatureInput,

@@ -1,24 +1,23 @@
-// port: legacy-sql (issue 22)
 /**
- * @module export/gpkg-file
- * The GeoPackage file an export writes: a shared in-memory database (`memdb` VFS) that a
- * layer's storage attaches to copy its selection in by SQL (`GpkgTables.exportTo`), or that
- * is filled here row by row from the generic reads. This module lays out its tables, builds
- * its spatial index (a copy of the layer's R*Tree pages when the storage can, else bulk-loaded)
- * and metadata rows, and streams it out page by page (`sqlite_dbpage`), so the file exists
- * once in memory, never as a second copy. It is SQLite's writer of the file format: it moves
- * to sw/sqlite/gpkg-file/writer.ts once the components reach it through the port (issue 22).
+ * @module sqlite/gpkg-file/writer
+ * The GeoPackage file an export writes (`GpkgFiles`): a shared in-memory database (`memdb`
+ * VFS) that a layer's storage attaches to copy its selection in by SQL (`GpkgTables.exportTo`),
+ * or that is filled here row by row from the generic reads. This module lays out its tables,
+ * builds its spatial index (a copy of the layer's R*Tree pages when the storage can, else
+ * bulk-loaded) and metadata rows, and streams it out page by page (`sqlite_dbpage`), so the
+ * file exists once in memory, never as a second copy. A GeoPackage is an SQLite file: every
+ * host writes it with SQLite, whichever implementation of the data port holds its layers.
  */
 import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm'
-import type { SqlDb } from '../store/database.ts'
-import { RowReader } from '../store/row-reader.ts'
-import { insertMany, type BulkValue } from '../store/bulk.ts'
-import { encodeGpkg, gpkgBbox } from '../geo/gpkg.ts'
-import { rtreeBulkInsert } from '../geo/rtree.ts'
-import type { FieldType, GpkgCopyOptions, GpkgOutput } from '../feature/types.ts'
-import type { RowValue } from '../feature/row-values.ts'
-import type { Geometry } from '../geo/geometry.ts'
-import { srsDefinition } from './srs-wkt.ts'
+import type { SqlDb } from '../../store/database.ts'
+import { RowReader } from '../../store/row-reader.ts'
+import { insertMany, type BulkValue } from '../../store/bulk.ts'
+import { encodeGpkg, gpkgBbox } from '../../geo/gpkg.ts'
+import { rtreeBulkInsert } from '../rtree.ts'
+import type { FieldType, GpkgCopyOptions, GpkgFile, GpkgFiles, GpkgSpec, GpkgWriter } from '../../feature/types.ts'
+import type { RowValue } from '../../feature/row-values.ts'
+import type { Geometry } from '../../geo/geometry.ts'
+import { srsDefinition } from '../../export/srs-wkt.ts'
 /** Pages per streamed chunk (4 MB at 4 KiB pages, 8 MB at 8 KiB). */
 const PAGES_PER_CHUNK = 1024
 
@@ -30,14 +29,14 @@ const GPKG_TYPES: Record<FieldType, string> = {
 export const quoteId = (s: string) => `"${s.replace(/"/g, '""')}"`
 
 /** A name not among `taken` (case-insensitive): `base`, else `base_1`, `base_2`… */
-export function uniqueName(base: string, taken: string[]): string {
+function uniqueName(base: string, taken: string[]): string {
   const lower = new Set(taken.map((t) => t.toLowerCase()))
   if (!lower.has(base.toLowerCase())) return base
   for (let i = 1; ; i++) if (!lower.has(`${base}_${i}`.toLowerCase())) return `${base}_${i}`
 }
 
 /** A finished GeoPackage held in memory until it is streamed or closed. */
-export class GpkgFile {
+class MemoryGpkgFile implements GpkgFile {
   #holder: InstanceType<Sqlite3Static['oo1']['DB']> | undefined
   readonly size: number
 
@@ -78,14 +77,11 @@ export class GpkgFile {
 
 let serial = 0
 
-/** What the file's tables hold: the copy's options and the layer's geometry type. */
-export interface GpkgSpec extends GpkgCopyOptions { geometryType: string }
-
 /** The output table's columns in schema `schema`: the id, the geometry, the fields, the optional id field. */
 export interface GpkgLayout { schema: string; table: string; fidCol: string; geomCol: string; rtree: string }
 
 /** An empty output file named for table `table`; `close` it unless it is handed on as a `GpkgFile`. */
-export class GpkgWriter implements GpkgOutput {
+class MemoryGpkgWriter implements GpkgWriter {
   readonly uri = `file:/outpost-export-${++serial}-${Date.now().toString(36)}?vfs=memdb`
   /** Keeps the shared in-memory database alive once a layer's connection detaches it. */
   readonly holder: InstanceType<Sqlite3Static['oo1']['DB']>
@@ -96,7 +92,7 @@ export class GpkgWriter implements GpkgOutput {
 
   /** The file, finished. */
   file(): GpkgFile {
-    return new GpkgFile(this.sqlite, this.holder)
+    return new MemoryGpkgFile(this.sqlite, this.holder)
   }
 
   /** Writes `rows` (pages in fid order) in the output SRS, then the index and metadata: the generic path. */
@@ -125,9 +121,9 @@ export class GpkgWriter implements GpkgOutput {
   }
 }
 
-/** A new output file, the SQLite module loaded through `loader` (the platform's). */
-export async function gpkgWriter(loader: () => Promise<Sqlite3Static>, table: string): Promise<GpkgWriter> {
-  return new GpkgWriter(await loader(), table)
+/** GeoPackage files written with the SQLite module that `load` brings (the platform's loader). */
+export function sqliteGpkgFiles(load: () => Promise<Sqlite3Static>): GpkgFiles {
+  return { create: async (table) => new MemoryGpkgWriter(await load(), table) }
 }
 
 export function gpkgLayout(spec: GpkgCopyOptions, schema: string, table: string): GpkgLayout {

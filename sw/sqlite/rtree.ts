@@ -1,6 +1,5 @@
-// port: legacy-sql (issue 22)
 /**
- * @module geo/rtree
+ * @module sqlite/rtree
  * Bulk loading of a 2D SQLite R*Tree (the GeoPackage spatial index). SQLite inserts one
  * entry at a time, with splits and forced reinserts: for a large batch that is most of the
  * time spent in SQL. When a batch is at least as large as the tree, the whole tree is
