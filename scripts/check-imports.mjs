@@ -2,11 +2,14 @@
 // sw/ and wasm/ must go to the same or a lower layer, no module may take part in an import
 // circle, and src/ (the UI, an HTTP client) must not import sw/ or wasm/ at all. And the data
 // port's rules (docs/architecture.md, "Data port"; issue 22):
-//   R1. sw/sqlite/ (an implementation) is imported only by sw/services.ts and sw/host/.
+//   R1. sw/sqlite/ and sw/postgres/ (the implementations) are imported only by sw/services.ts,
+//       sw/host/ and themselves (each its own; neither the other).
 //   R2. The SQLite kernel (sw/store/{database,bulk,row-reader,vfs,paged-file,residency}.ts and
 //       the package @sqlite.org/sqlite-wasm) is imported only by sw/sqlite/, sw/store/,
 //       sw/host/, wasm/sqlite.ts and (the package, for the loader's type) sw/platform/platform.ts.
-//   R3. No SQL, and no `.sqlite()` call, outside sw/sqlite/ and sw/store/.
+//   R3. No SQL, and no `.sqlite()` call, outside sw/sqlite/, sw/postgres/ and sw/store/.
+//   R4. The PostgreSQL driver (the package `pg`) only in sw/postgres/ (Node only: the service
+//       worker's bundle never reaches it).
 // No exemptions: the moves of issue 22 are done, so the marker that once exempted a file from
 // R2 and R3 while it waited for its move is itself an error wherever it is left.
 // Prints every problem and exits 1 when there is one. Run by `npm test`.
@@ -28,7 +31,7 @@ const LAYERS = [
   // sw/port is the engine-neutral glue of the data port: one more unit of this layer.
   { name: 'components', match: (p) => /^sw\/(auth|resource|feature|upload|catalogue|pyramid|diagnostics|export|render|mvt|basemap|sync|ingest|files|port)\//.test(p) },
   // Implementations of the data port (sw/sqlite; a future sw/postgres): they use the components' types and pure helpers, never a class.
-  { name: 'implementations', match: (p) => p.startsWith('sw/sqlite/') },
+  { name: 'implementations', match: (p) => p.startsWith('sw/sqlite/') || p.startsWith('sw/postgres/') },
   { name: 'classes', match: (p) => p.startsWith('sw/classes/') && p !== 'sw/classes/registry.ts' },
   { name: 'class registry', match: (p) => p === 'sw/classes/registry.ts' },
   { name: 'app', match: (p) => /^sw\/[^/]+\.ts$/.test(p) },
@@ -65,9 +68,12 @@ const KERNEL = new Set(['database', 'bulk', 'row-reader', 'vfs', 'paged-file', '
 const SQLITE_PACKAGE = '@sqlite.org/sqlite-wasm'
 /** SQL as code writes it (case-sensitive, so English prose in messages passes), and the connection's loader. */
 const SQL = /\b(SELECT\s|INSERT\s+(OR\s+\w+\s+)?INTO\s|UPDATE\s+\S+\s+SET\s|DELETE\s+FROM\s|CREATE\s+(TEMP\s+)?(TABLE|INDEX|TRIGGER|VIRTUAL)\s|ALTER\s+TABLE|DROP\s+TABLE|PRAGMA\s|ATTACH\s|DETACH\s|WITH\s+RECURSIVE|BEGIN\s+IMMEDIATE)|\.sqlite\(\)/
-const inSqlHome = (p) => p.startsWith('sw/sqlite/') || p.startsWith('sw/store/')
-/** Who may choose an implementation (R1). */
-const choosesImplementation = (p) => p === 'sw/services.ts' || p.startsWith('sw/host/') || p.startsWith('sw/sqlite/')
+const inSqlHome = (p) => p.startsWith('sw/sqlite/') || p.startsWith('sw/postgres/') || p.startsWith('sw/store/')
+const IMPLEMENTATIONS = ['sw/sqlite/', 'sw/postgres/']
+/** Who may import implementation `dep` (R1): the app, the hosts, and the implementation itself. */
+const choosesImplementation = (p, dep) => p === 'sw/services.ts' || p.startsWith('sw/host/') ||
+  IMPLEMENTATIONS.some((i) => dep.startsWith(i) && p.startsWith(i))
+const PG_PACKAGE = 'pg'
 /** Who may hold the SQLite kernel (R2); the package's type also reaches the platform (its loader). */
 const holdsKernel = (p, dep) => inSqlHome(p) || p.startsWith('sw/host/') || p === 'wasm/sqlite.ts' ||
   (dep === SQLITE_PACKAGE && p === 'sw/platform/platform.ts')
@@ -92,13 +98,16 @@ function importsOf(path, bare = []) {
 function portProblems(path, deps, bare) {
   const out = []
   for (const dep of deps) {
-    if (dep.startsWith('sw/sqlite/') && !choosesImplementation(path)) {
+    if (IMPLEMENTATIONS.some((i) => dep.startsWith(i)) && !choosesImplementation(path, dep)) {
       out.push(`${path} → ${dep}: only the app (sw/services.ts) and the hosts choose an implementation of the data port (R1)`)
     }
     if (KERNEL.has(dep) && !holdsKernel(path, dep)) out.push(`${path} → ${dep}: the SQLite kernel belongs to sw/sqlite and sw/store (R2)`)
   }
   if (bare.includes(SQLITE_PACKAGE) && !holdsKernel(path, SQLITE_PACKAGE)) {
     out.push(`${path} → ${SQLITE_PACKAGE}: the SQLite kernel belongs to sw/sqlite and sw/store (R2)`)
+  }
+  if (bare.includes(PG_PACKAGE) && !path.startsWith('sw/postgres/')) {
+    out.push(`${path} → ${PG_PACKAGE}: the PostgreSQL driver belongs to sw/postgres (R4)`)
   }
   if (!inSqlHome(path)) {
     const sql = SQL.exec(codeOf(path))

@@ -17,7 +17,7 @@ import { journalSchema } from './schema/journal.ts'
 import { uploadsSchema } from './schema/uploads.ts'
 import { filesSchema } from './schema/files.ts'
 import { aclSchema } from './schema/acl.ts'
-import type { ComponentSchema } from './schema/types.ts'
+import type { ComponentSchema } from '../port/schema.ts'
 
 export type { ComponentSchema }
 

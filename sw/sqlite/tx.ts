@@ -5,6 +5,7 @@
  */
 import type { SqlDb } from '../store/database.ts'
 import type { MainRead, MainWrite } from '../port/port.ts'
+import { assembleTx } from '../port/assemble.ts'
 import { journalWrite } from './main/journal.ts'
 import { requestsRead, requestsWrite } from './main/requests.ts'
 import { principalsRead, principalsWrite } from './main/principals.ts'
@@ -16,26 +17,8 @@ import { resourcesRead, resourcesWrite } from './main/resources.ts'
 import { aclRead } from './main/acl.ts'
 import { fieldsRead, fieldsWrite } from './main/fields.ts'
 
-/** `repo` with every method refusing calls once its unit of work has ended. */
-function guarded<R extends object>(repo: R, live: () => void): R {
-  const out = {} as Record<string, unknown>
-  for (const [k, v] of Object.entries(repo)) {
-    out[k] = typeof v === 'function' ? (...args: unknown[]) => { live(); return (v as (...a: unknown[]) => unknown)(...args) } : v
-  }
-  return out as R
-}
-
-function assemble<Tx extends object>(db: SqlDb, live: () => void, made: Record<string, (db: SqlDb) => object>, extra: object): Tx {
-  const tx = { ...extra } as Record<string, unknown>
-  for (const [key, make] of Object.entries(made)) {
-    let repo: object | undefined
-    Object.defineProperty(tx, key, { enumerable: true, get() { live(); return repo ??= guarded(make(db), live) } })
-  }
-  return tx as Tx
-}
-
 export function mainWrite(db: SqlDb, live: () => void): MainWrite {
-  return assemble<MainWrite>(db, live, {
+  return assembleTx<MainWrite, SqlDb>(db, live, {
     requests: requestsWrite, journal: journalWrite, principals: principalsWrite, sessions: sessionsWrite, loginLimits: loginLimitsWrite,
     uploads: uploadsWrite, files: filesWrite, resources: resourcesWrite, acl: aclRead, fields: fieldsWrite,
   }, {
@@ -46,7 +29,7 @@ export function mainWrite(db: SqlDb, live: () => void): MainWrite {
 
 /** Read members only: a write outside a transaction would be neither atomic nor saved. */
 export function mainRead(db: SqlDb, live: () => void): MainRead {
-  return assemble<MainRead>(db, live, {
+  return assembleTx<MainRead, SqlDb>(db, live, {
     requests: requestsRead, principals: principalsRead, sessions: sessionsRead, loginLimits: loginLimitsRead, uploads: uploadsRead, files: filesRead,
     resources: resourcesRead, acl: aclRead, fields: fieldsRead,
   }, {})

@@ -248,7 +248,7 @@ async function postgisSide(cluster: Postgis): Promise<PostgisResult> {
     for (let k = 0; k < EXPORTS; k++) {
       const file = join(dir, `p100k-${k}.gpkg`)
       const t0 = performance.now()
-      execFileSync('ogr2ogr', ['-f', 'GPKG', file, `PG:host=${cluster.host} port=${cluster.port} user=postgres dbname=postgres`, 'p100k'])
+      execFileSync('ogr2ogr', ['-f', 'GPKG', file, `PG:host=${cluster.host} port=${cluster.port} user=postgres dbname=${cluster.database}`, 'p100k'])
       out.export.push(performance.now() - t0)
       out.exportBytes = statSync(file).size
     }

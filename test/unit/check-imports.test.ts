@@ -118,6 +118,23 @@ describe('scripts/check-imports.mjs', () => {
     rule("sw/files/service.ts: '// port: legacy-sql (issue 22)' exempts nothing any more (the port is complete): remove it and move the SQL behind the port")
   })
 
+  it('keeps the two implementations apart (R1) and the PostgreSQL driver in sw/postgres (R4); SQL is at home in sw/postgres', () => {
+    const r = check({
+      'sw/sqlite/port.ts': 'export const openSqlitePort = 1\n',
+      'sw/postgres/conn.ts': "import pg from 'pg'\nexport const q = 'SELECT 1'\n",
+      'sw/postgres/port.ts': "import { q } from './conn.ts'\nimport { openSqlitePort } from '../sqlite/port.ts'\n",
+      'sw/host/node.ts': "import { q } from '../postgres/conn.ts'\n",
+      'sw/feature/pg-reader.ts': "import pg from 'pg'\n",
+      'sw/resource/service.ts': "import { q } from '../postgres/conn.ts'\n",
+    })
+    expect(r.status).toBe(1)
+    expect(r.out).toContain('sw/postgres/port.ts → sw/sqlite/port.ts: only the app (sw/services.ts) and the hosts choose an implementation of the data port (R1)')
+    expect(r.out).toContain('sw/resource/service.ts → sw/postgres/conn.ts: only the app (sw/services.ts) and the hosts choose an implementation of the data port (R1)')
+    expect(r.out).toContain('sw/feature/pg-reader.ts → pg: the PostgreSQL driver belongs to sw/postgres (R4)')
+    expect(r.out).not.toMatch(/^  sw\/postgres\/conn\.ts/m)
+    expect(r.out).not.toContain('sw/host/node.ts')
+  })
+
   it('refuses a re-export shim that points into sw/sqlite (R1): the moves are done, no old path stays', () => {
     const r = check({
       'sw/sqlite/features/reader.ts': 'export const LayerReader = 1\n',

@@ -3,7 +3,7 @@
  * The main database's ACL change token and change list (auth/acl.ts), moved by triggers on the tree and principals.
  * Each step runs once, in order (`sqlite/migrate.ts`); a released step is never edited, only followed by another.
  */
-import type { ComponentSchema } from './types.ts'
+import type { ComponentSchema } from '../../port/schema.ts'
 
 export const aclSchema: ComponentSchema = { component: 'acl', steps: [
   // 1 (was main step 8): the permission evaluator's change token (auth/acl.ts): bumped by what can change who may

@@ -3,7 +3,7 @@
  * The main database's tables of the auth component: principals, sessions, login limits, memberships.
  * Each step runs once, in order (`sqlite/migrate.ts`); a released step is never edited, only followed by another.
  */
-import type { ComponentSchema } from './types.ts'
+import type { ComponentSchema } from '../../port/schema.ts'
 
 export const authSchema: ComponentSchema = { component: 'auth', steps: [
   // 1: principals and sessions (half of main step 1 before the schema was split per component).

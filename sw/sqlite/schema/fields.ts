@@ -3,7 +3,7 @@
  * The main database's table of feature-layer fields (`layer_field`).
  * Each step runs once, in order (`sqlite/migrate.ts`); a released step is never edited, only followed by another.
  */
-import type { ComponentSchema } from './types.ts'
+import type { ComponentSchema } from '../../port/schema.ts'
 
 export const fieldsSchema: ComponentSchema = { component: 'fields', steps: [
   // 1: the fields of feature layers (part of main step 1 before the schema was split per component).

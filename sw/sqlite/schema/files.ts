@@ -3,7 +3,7 @@
  * The main database's table of stored files on their way in or out (sw/files/).
  * Each step runs once, in order (`sqlite/migrate.ts`); a released step is never edited, only followed by another.
  */
-import type { ComponentSchema } from './types.ts'
+import type { ComponentSchema } from '../../port/schema.ts'
 
 export const filesSchema: ComponentSchema = { component: 'files', steps: [
   // 1 (was main step 3): stored files (sw/files/) on their way into or out of a resource: `staged` until a

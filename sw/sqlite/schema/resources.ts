@@ -3,7 +3,7 @@
  * The main database's tables of the resource tree: resources, their metadata, the tree's invariants.
  * Each step runs once, in order (`sqlite/migrate.ts`); a released step is never edited, only followed by another.
  */
-import type { ComponentSchema } from './types.ts'
+import type { ComponentSchema } from '../../port/schema.ts'
 
 export const resourcesSchema: ComponentSchema = { component: 'resources', steps: [
   // 1: the resource tree and its metadata (part of main step 1 before the schema was split per component).

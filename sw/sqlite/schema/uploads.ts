@@ -3,7 +3,7 @@
  * The main database's table of file uploads (sw/upload/).
  * Each step runs once, in order (`sqlite/migrate.ts`); a released step is never edited, only followed by another.
  */
-import type { ComponentSchema } from './types.ts'
+import type { ComponentSchema } from '../../port/schema.ts'
 
 export const uploadsSchema: ComponentSchema = { component: 'uploads', steps: [
   // 1 (was main step 2): file uploads (sw/upload/). `received` < `size` while a TUS upload is incomplete; `parts`

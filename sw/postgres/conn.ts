@@ -1,0 +1,42 @@
+/**
+ * @module postgres/conn
+ * What a repository of the PostgreSQL implementation gets: one connection inside its unit of
+ * work's transaction, with the few ways it asks things. Counts and ids (`int8`) come back as
+ * numbers (they stay far below 2^53), `numeric` too; nothing else is converted.
+ */
+import pg from 'pg'
+
+export interface PgConn {
+  /** The rows of one statement (`$1`… bound to `params`). */
+  rows<T = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<T[]>
+  /** Its first row, if any. */
+  row<T = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<T | undefined>
+  /** The first column of its first row, if any. */
+  value<T = unknown>(text: string, params?: readonly unknown[]): Promise<T | undefined>
+  /** Runs it; returns how many rows it touched. */
+  exec(text: string, params?: readonly unknown[]): Promise<number>
+}
+
+const INT8 = 20
+const NUMERIC = 1700
+
+/** The type parsers of every connection of ours: int8 and numeric as numbers. */
+export const pgTypes: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: string) => {
+    if (oid === INT8 || oid === NUMERIC) return (v: string) => Number(v)
+    return pg.types.getTypeParser(oid, format as 'text')
+  }) as pg.CustomTypesConfig['getTypeParser'],
+}
+
+export function connOf(client: pg.ClientBase): PgConn {
+  const q = (text: string, params?: readonly unknown[]) => client.query(text, params as unknown[] | undefined)
+  return {
+    rows: async <T>(text: string, params?: readonly unknown[]) => (await q(text, params)).rows as T[],
+    row: async <T>(text: string, params?: readonly unknown[]) => (await q(text, params)).rows[0] as T | undefined,
+    value: async <T>(text: string, params?: readonly unknown[]) => {
+      const r = await client.query({ text, values: params as unknown[] | undefined, rowMode: 'array' })
+      return (r.rows[0] as unknown[] | undefined)?.[0] as T | undefined
+    },
+    exec: async (text, params) => (await q(text, params)).rowCount ?? 0,
+  }
+}

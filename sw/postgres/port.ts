@@ -1,0 +1,73 @@
+/**
+ * @module postgres/port
+ * The PostgreSQL implementation of the data port (issue 23; docs/team-server.md): several Node
+ * processes on one database. Every process keeps only caches, told of the others' commits by
+ * the change counters (tokens.ts, read once per request); units of work run one at a time
+ * across processes under the main advisory lock (uow.ts); blobs live in the database (blobs.ts).
+ * The schema is created and migrated at start (migrate.ts).
+ */
+import pg from 'pg'
+import type { AsyncContext } from '../platform/platform.ts'
+import type { DataPort } from '../port/port.ts'
+import type { Frames } from '../port/frames.ts'
+import { connOf, pgTypes } from './conn.ts'
+import { PgUnits } from './uow.ts'
+import { PgTokens } from './tokens.ts'
+import { pgBlobs } from './blobs.ts'
+import { migratePg } from './migrate.ts'
+import { pgMainRead, pgMainWrite } from './tx.ts'
+
+export interface PostgresPortOptions {
+  /** Connections this process keeps at most (default 10). */
+  maxConnections?: number
+  /** The platform's async-local storage, for the nested-unit-of-work guard. */
+  asyncContext?: <T>() => AsyncContext<T>
+}
+
+export interface PostgresPort extends DataPort {
+  readonly tokens: PgTokens
+  /** The connection pool: for tests that look at rows directly. */
+  readonly pool: pg.Pool
+}
+
+/** The port over the database at `url` (`postgres://user:pass@host:port/db`), its schema migrated. */
+export async function openPostgresData(url: string, opts: PostgresPortOptions = {}): Promise<PostgresPort> {
+  const pool = new pg.Pool({ connectionString: url, max: opts.maxConnections ?? 10, types: pgTypes })
+  // An idle connection that breaks (a restarted server) is dropped by the pool; without this
+  // handler its error would end the process.
+  pool.on('error', () => undefined)
+  try {
+    const client = await pool.connect()
+    try {
+      await client.query('BEGIN')
+      await migratePg(connOf(client))
+      await client.query('COMMIT')
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined)
+      throw err
+    } finally {
+      client.release()
+    }
+  } catch (err) {
+    await pool.end().catch(() => undefined)
+    throw err
+  }
+  const units = new PgUnits(pool, 'main', opts.asyncContext?.() as Frames | undefined)
+  const tokens = new PgTokens(async () => (await pool.query<{ scope: string; n: number }>('SELECT scope, n FROM outpost_change')).rows)
+  await tokens.refresh()
+  const notYet = (what: string) => () => { throw new Error(`${what} on PostgreSQL is not built yet (issue 23).`) }
+  return {
+    pool,
+    tokens,
+    unitOfWork: (fn) => units.write(pgMainWrite, fn, (conn) => tokens.move(conn, ['main'])),
+    read: (fn) => units.read(pgMainRead, fn),
+    blobs: pgBlobs(pool),
+    features: {
+      open: notYet('Vector layers'), replica: notYet('Vector layers'), openSource: notYet('Vector layers'),
+      load: notYet('Vector layers'), drop: notYet('Vector layers'), stored: async () => [], latest: () => 0,
+    },
+    catalogue: notYet('The catalogue') as never,
+    ping: async () => { await pool.query('SELECT 1') },
+    close: () => pool.end(),
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * A throwaway PostgreSQL + PostGIS cluster for the tests and benchmarks: Debian's server
+ * (scripts/ensure-postgres.mjs installs it), `initdb` in a temporary folder, reached over a
+ * Unix socket only. Run as the `postgres` user when we are root (initdb refuses root). Each
+ * test file asks for its own databases (`database()`), made from a template that has PostGIS.
+ */
+import { execSync, spawnSync } from 'node:child_process'
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
+
+/** The newest installed server with PostGIS: its bin folder. */
+export function postgresBin(): string {
+  let versions: string[] = []
+  try { versions = readdirSync('/usr/lib/postgresql').filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a)) } catch { /* none */ }
+  const v = versions.find((v) => existsSync(`/usr/share/postgresql/${v}/extension/postgis.control`))
+  if (!v) throw new Error('No PostgreSQL with PostGIS here: run `node scripts/ensure-postgres.mjs` (npm test does).')
+  return `/usr/lib/postgresql/${v}/bin`
+}
+
+export interface Cluster {
+  /** Socket folder and port (for `PG:` strings and psql). */
+  host: string
+  port: number
+  /** "PostgreSQL 15.x, PostGIS 3.x" */
+  version: string
+  /** The URL of database `name` (`postgres://…?host=<socket folder>`). */
+  url(name: string): string
+  /** A new empty database with PostGIS; returns its URL. */
+  database(prefix?: string): Promise<string>
+  /** A client on the `postgres` database (close it yourself). */
+  client(name?: string): Promise<pg.Client>
+  stop(): Promise<void>
+}
+
+let serial = 0
+
+/** Starts a cluster on a port derived from `seed` (pass something unique per process, e.g. `process.pid`). */
+export async function startCluster(seed = process.pid): Promise<Cluster> {
+  const bin = postgresBin()
+  const dir = mkdtempSync(join(tmpdir(), 'outpost-pg-'))
+  const root = process.getuid?.() === 0
+  if (root) chownSync(dir, Number(execSync('id -u postgres')), Number(execSync('id -g postgres')))
+  const port = 40000 + (seed % 20000)
+  const as = (cmd: string) => {
+    const r = root ? spawnSync('runuser', ['-u', 'postgres', '--', 'sh', '-c', cmd], { encoding: 'utf8' })
+      : spawnSync('sh', ['-c', cmd], { encoding: 'utf8' })
+    if (r.status !== 0) throw new Error(`${cmd}: ${r.stderr}`)
+  }
+  as(`${bin}/initdb -D ${dir}/data -A trust -U postgres -E UTF8 --locale=C.UTF-8 >/dev/null`)
+  // Small shared buffers and few connections: several test files run clusters side by side.
+  as(`${bin}/pg_ctl -D ${dir}/data -o "-k ${dir} -p ${port} -c listen_addresses='' -c shared_buffers=32MB -c max_connections=60 -c fsync=on" -l ${dir}/log -w start >/dev/null`)
+  const url = (name: string) => `postgres://postgres@localhost:${port}/${name}?host=${encodeURIComponent(dir)}`
+  const client = async (name = 'postgres') => {
+    const c = new pg.Client({ host: dir, port, user: 'postgres', database: name })
+    await c.connect()
+    return c
+  }
+  const stop = async () => {
+    const r = root ? spawnSync('runuser', ['-u', 'postgres', '--', `${bin}/pg_ctl`, '-D', `${dir}/data`, '-m', 'fast', 'stop'], { stdio: 'ignore' })
+      : spawnSync(`${bin}/pg_ctl`, ['-D', `${dir}/data`, '-m', 'fast', 'stop'], { stdio: 'ignore' })
+    void r
+    rmSync(dir, { recursive: true, force: true })
+  }
+  try {
+    const c = await client()
+    try {
+      await c.query('CREATE DATABASE outpost_template')
+      const t = await client('outpost_template')
+      await t.query('CREATE EXTENSION postgis')
+      const v = (await t.query('SELECT postgis_lib_version() AS v, version() AS pg')).rows[0] as { v: string; pg: string }
+      await t.end()
+      const version = `PostgreSQL ${v.pg.split(' ')[1]}, PostGIS ${v.v}`
+      const database = async (prefix = 'db') => {
+        const name = `${prefix}_${++serial}`
+        const admin = await client()
+        try { await admin.query(`CREATE DATABASE ${name} TEMPLATE outpost_template`) } finally { await admin.end() }
+        return url(name)
+      }
+      return { host: dir, port, version, url, database, client, stop }
+    } finally {
+      await c.end()
+    }
+  } catch (err) {
+    await stop()
+    throw err
+  }
+}
