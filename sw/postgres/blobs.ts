@@ -9,6 +9,7 @@
  */
 import type pg from 'pg'
 import type { BlobStore } from '../port/port.ts'
+import { inTransaction } from './conn.ts'
 
 const PART = 2 ** 20
 
@@ -49,20 +50,12 @@ export function pgBlobs(pool: pg.Pool): BlobStore {
         await flush(false)
       }
       await flush(true)
-      const client = await pool.connect()
-      try {
-        await client.query('BEGIN')
+      await inTransaction(pool, async (client) => {
         await client.query(`DELETE FROM outpost_blob WHERE id = $1 AND pending = ''`, [id])
         const moved = await client.query(`UPDATE outpost_blob SET pending = '' WHERE id = $1 AND pending = $2`, [id, mark])
         // A deleteBlob of this id while it streamed took some parts: the blob is gone, as asked.
         if (moved.rowCount !== part) throw new Error(`Blob '${id}' was deleted while it was being written.`)
-        await client.query('COMMIT')
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined)
-        throw err
-      } finally {
-        client.release()
-      }
+      })
       return size
     } catch (err) {
       await pool.query('DELETE FROM outpost_blob WHERE id = $1 AND pending = $2', [id, mark]).catch(() => undefined)

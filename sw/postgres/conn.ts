@@ -40,3 +40,19 @@ export function connOf(client: pg.ClientBase): PgConn {
     exec: async (text, params) => (await q(text, params)).rowCount ?? 0,
   }
 }
+
+/** `fn` in one transaction on a connection of `pool`: committed when it resolves, rolled back when it throws. */
+export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect()
+  try {
+    await client.query('BEGIN')
+    const out = await fn(client)
+    await client.query('COMMIT')
+    return out
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined)
+    throw err
+  } finally {
+    client.release()
+  }
+}

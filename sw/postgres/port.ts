@@ -10,7 +10,7 @@ import pg from 'pg'
 import type { AsyncContext } from '../platform/platform.ts'
 import type { DataPort } from '../port/port.ts'
 import type { Frames } from '../port/frames.ts'
-import { connOf, pgTypes } from './conn.ts'
+import { connOf, inTransaction, pgTypes } from './conn.ts'
 import { PgUnits } from './uow.ts'
 import { PgTokens } from './tokens.ts'
 import { pgBlobs } from './blobs.ts'
@@ -37,17 +37,7 @@ export async function openPostgresData(url: string, opts: PostgresPortOptions = 
   // handler its error would end the process.
   pool.on('error', () => undefined)
   try {
-    const client = await pool.connect()
-    try {
-      await client.query('BEGIN')
-      await migratePg(connOf(client))
-      await client.query('COMMIT')
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined)
-      throw err
-    } finally {
-      client.release()
-    }
+    await inTransaction(pool, (client) => migratePg(connOf(client)))
   } catch (err) {
     await pool.end().catch(() => undefined)
     throw err
