@@ -9,8 +9,10 @@ import type { AclRead } from '../../auth/repository.ts'
 import type { AclRow, AclRule } from '../../auth/acl.ts'
 import type { PgConn } from '../conn.ts'
 
-const CHAIN = `WITH RECURSIVE up(id) AS (SELECT $1::integer UNION ALL SELECT r.parent_id FROM resource r JOIN up ON r.id = up.id
-  WHERE r.parent_id IS NOT NULL) SELECT r.id, r.parent_id, r.cls, r.permissions FROM up JOIN resource r ON r.id = up.id`
+/** The node first, then its ancestors upwards (SQLite's order: a join keeps no order here without `depth`). */
+const CHAIN = `WITH RECURSIVE up(id, depth) AS (SELECT $1::integer, 0 UNION ALL SELECT r.parent_id, up.depth + 1 FROM resource r
+  JOIN up ON r.id = up.id WHERE r.parent_id IS NOT NULL)
+  SELECT r.id, r.parent_id, r.cls, r.permissions FROM up JOIN resource r ON r.id = up.id ORDER BY up.depth`
 
 export const aclRead = (db: PgConn): AclRead => ({
   token: async () => Number(await db.value('SELECT version FROM acl_state')),
