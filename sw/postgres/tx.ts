@@ -10,16 +10,25 @@ import { assembleTx } from '../port/assemble.ts'
 import type { PgConn } from './conn.ts'
 import { journalWrite } from './main/journal.ts'
 import { requestsRead, requestsWrite } from './main/requests.ts'
+import { resourcesRead, resourcesWrite } from './main/resources.ts'
+import { aclRead } from './main/acl.ts'
+import { fieldsRead, fieldsWrite } from './main/fields.ts'
 
 /** The advisory lock key of layer `id`'s feature writes: 'L' in the high bits, the id below. */
 export const layerLock = (id: number) => String(0x4c000000_00000 + id)
 
 const READ: Record<string, (db: PgConn) => object> = {
   requests: requestsRead,
+  resources: resourcesRead,
+  acl: aclRead,
+  fields: fieldsRead,
 }
 
 const WRITE: Record<string, (db: PgConn) => object> = {
   requests: requestsWrite, journal: journalWrite,
+  resources: resourcesWrite,
+  acl: aclRead,
+  fields: fieldsWrite,
 }
 
 export function pgMainWrite(db: PgConn, live: () => void): MainWrite {

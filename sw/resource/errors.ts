@@ -28,6 +28,25 @@ export const rootDeleteError = () =>
   new ApiError(422, 'Hierarchy error', { message: 'Root resource could not be deleted.',
     exception: `${RES}.ResourceRootDeleteError` })
 
+/** The tree guard's messages (the storage's refusals, tagged `outpost:tree:<kind>`), as the original words them. */
+const TREE_MESSAGES: Record<string, string> = {
+  root_move: 'The root resource cannot be moved.',
+  parent_required: 'Every resource other than the root needs a parent.',
+  cycle: 'A resource cannot be moved into itself or into one of its descendants.',
+}
+
+/**
+ * The 422 of a storage refusal that carries a tree tag (both implementations' schemas raise
+ * `outpost:tree:<kind>` on a root moved or deleted, a missing parent, a cycle); undefined for
+ * any other error, which the caller rethrows.
+ */
+export function treeRefusal(err: unknown): ApiError | undefined {
+  const kind = /outpost:tree:(\w+)/.exec(String((err as Error)?.message))?.[1]
+  if (kind === 'root_delete') return rootDeleteError()
+  if (kind && TREE_MESSAGES[kind]) return hierarchyError(TREE_MESSAGES[kind]!)
+  return undefined
+}
+
 export const unknownClass = (cls: string) =>
   validationError(`Resource class '${cls}' is not supported by this server - at \`$.resource.cls\``, { cls })
 

@@ -5,6 +5,9 @@
  */
 import type { ComponentSchema } from '../../port/schema.ts'
 import { portSchema } from './port.ts'
+import { resourcesSchema } from './resources.ts'
+import { fieldsSchema } from './fields.ts'
 import { journalSchema } from './journal.ts'
+import { aclSchema } from './acl.ts'
 
-export const PG_SCHEMA: readonly ComponentSchema[] = [portSchema, journalSchema]
+export const PG_SCHEMA: readonly ComponentSchema[] = [portSchema, resourcesSchema, fieldsSchema, journalSchema, aclSchema]

@@ -12,7 +12,7 @@ import { SQLITE_BLOB } from '../../store/row-reader.ts'
 import type { PageQuery, ResourceRead, ResourceSearch, ResourceWrite, SearchColumn } from '../../resource/repository.ts'
 import type { ResourceRow } from '../../resource/types.ts'
 import type { ResmetaValue } from '../../resource/resmeta.ts'
-import { hierarchyError, rootDeleteError } from '../../resource/errors.ts'
+import { treeRefusal } from '../../resource/errors.ts'
 import { reserveIds } from './sequence.ts'
 import { likeToGlob } from '../like.ts'
 
@@ -21,21 +21,12 @@ type Bind = string | number | null
 const ROW_COLUMNS = 'id, cls, parent_id, keyname, display_name, description, owner_user_id, creation_date, permissions, data'
 const REF_COLUMNS = 'id, cls, parent_id, display_name, data'
 
-const TREE_MESSAGES: Record<string, string> = {
-  root_move: 'The root resource cannot be moved.',
-  parent_required: 'Every resource other than the root needs a parent.',
-  cycle: 'A resource cannot be moved into itself or into one of its descendants.',
-}
-
 /** Runs `fn` (statements on `resource`); a tree trigger's refusal becomes its 422. */
 export function guardTree<T>(fn: () => T): T {
   try {
     return fn()
   } catch (err) {
-    const kind = /outpost:tree:(\w+)/.exec(String((err as Error)?.message))?.[1]
-    if (kind === 'root_delete') throw rootDeleteError()
-    if (kind && TREE_MESSAGES[kind]) throw hierarchyError(TREE_MESSAGES[kind]!)
-    throw err
+    throw treeRefusal(err) ?? err
   }
 }
 
