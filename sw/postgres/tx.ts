@@ -10,16 +10,31 @@ import { assembleTx } from '../port/assemble.ts'
 import type { PgConn } from './conn.ts'
 import { journalWrite } from './main/journal.ts'
 import { requestsRead, requestsWrite } from './main/requests.ts'
+import { principalsRead, principalsWrite } from './main/principals.ts'
+import { sessionsRead, sessionsWrite } from './main/sessions.ts'
+import { loginLimitsRead, loginLimitsWrite } from './main/login-limits.ts'
+import { uploadsRead, uploadsWrite } from './main/uploads.ts'
+import { filesRead, filesWrite } from './main/files.ts'
 
 /** The advisory lock key of layer `id`'s feature writes: 'L' in the high bits, the id below. */
 export const layerLock = (id: number) => String(0x4c000000_00000 + id)
 
 const READ: Record<string, (db: PgConn) => object> = {
   requests: requestsRead,
+  principals: principalsRead,
+  sessions: sessionsRead,
+  loginLimits: loginLimitsRead,
+  uploads: uploadsRead,
+  files: filesRead,
 }
 
 const WRITE: Record<string, (db: PgConn) => object> = {
   requests: requestsWrite, journal: journalWrite,
+  principals: principalsWrite,
+  sessions: sessionsWrite,
+  loginLimits: loginLimitsWrite,
+  uploads: uploadsWrite,
+  files: filesWrite,
 }
 
 export function pgMainWrite(db: PgConn, live: () => void): MainWrite {

@@ -6,5 +6,14 @@
 import type { ComponentSchema } from '../../port/schema.ts'
 import { portSchema } from './port.ts'
 import { journalSchema } from './journal.ts'
+import { authSchema } from './auth.ts'
+import { uploadsSchema } from './uploads.ts'
+import { filesSchema } from './files.ts'
 
-export const PG_SCHEMA: readonly ComponentSchema[] = [portSchema, journalSchema]
+export const PG_SCHEMA: readonly ComponentSchema[] = [
+  portSchema,
+  authSchema,
+  journalSchema,
+  uploadsSchema,
+  filesSchema,
+]
