@@ -8,6 +8,7 @@
 import type { NewPrincipal, PrincipalRead, PrincipalRow, PrincipalWrite } from '../../auth/repository.ts'
 import { patchColumns, toPrincipal, type UserRow } from '../../auth/rows.ts'
 import type { PgConn } from '../conn.ts'
+import { bindableId, bindableText } from '../params.ts'
 
 /** `expr` folded as the unique index folds keynames. */
 export const folded = (expr: string) => `lower(${expr} COLLATE "C")`
@@ -21,15 +22,18 @@ const ROW_COLUMNS = 'id, cls, keyname, display_name, system, disabled, password_
 
 export const principalsRead = (db: PgConn): PrincipalRead => ({
   user: async (id) => {
+    if (!bindableId(id)) return undefined
     const row = await db.row<UserRow>(`SELECT ${USER_COLUMNS} FROM principal p WHERE p.id = $1 AND p.cls = 'U'`, [id])
     return row && toPrincipal(row)
   },
   byLogin: async (login) => {
+    if (!bindableText(login)) return undefined
     const row = await db.row<UserRow>(`SELECT ${USER_COLUMNS} FROM principal p
       WHERE ${folded('p.keyname')} = ${folded('$1::text')} AND p.cls = 'U' AND p.system = 0`, [login])
     return row && { principal: toPrincipal(row), passwordHash: row.password_hash }
   },
   row: async (id, cls) => {
+    if (!bindableId(id)) return undefined
     const row = await db.row<PrincipalRow>(`SELECT ${ROW_COLUMNS} FROM principal WHERE id = $1`, [id])
     return row && (!cls || row.cls === cls) ? row : undefined
   },
@@ -39,12 +43,13 @@ export const principalsRead = (db: PgConn): PrincipalRead => ({
     (await db.rows<{ id: number }>('SELECT group_id AS id FROM principal_member WHERE user_id = $1 ORDER BY group_id', [userId])).map((r) => r.id),
   membersOf: async (groupId) =>
     (await db.rows<{ id: number }>('SELECT user_id AS id FROM principal_member WHERE group_id = $1 ORDER BY user_id', [groupId])).map((r) => r.id),
-  idOf: async (keyname) => db.value<number>(`SELECT id FROM principal WHERE ${folded('keyname')} = ${folded('$1::text')}`, [keyname]),
+  idOf: async (keyname) => bindableText(keyname)
+    ? db.value<number>(`SELECT id FROM principal WHERE ${folded('keyname')} = ${folded('$1::text')}`, [keyname]) : undefined,
   taken: async ({ keyname, cls, displayName, exceptId }) => {
     if (keyname !== undefined && await db.value(`SELECT 1 FROM principal
-      WHERE ${folded('keyname')} = ${folded('$1::text')} AND id IS DISTINCT FROM $2::integer`, [keyname, exceptId ?? null])) return true
+      WHERE ${folded('keyname')} = ${folded('$1::text')} AND id IS DISTINCT FROM $2::bigint`, [keyname, exceptId ?? null])) return true
     return displayName !== undefined && !!await db.value(`SELECT 1 FROM principal WHERE ($1::text IS NULL OR cls = $1::text)
-      AND ${folded('display_name')} = ${folded('$2::text')} AND id IS DISTINCT FROM $3::integer`, [cls ?? null, displayName, exceptId ?? null])
+      AND ${folded('display_name')} = ${folded('$2::text')} AND id IS DISTINCT FROM $3::bigint`, [cls ?? null, displayName, exceptId ?? null])
   },
   enabledAdministrators: async () => Number(await db.value(`SELECT count(*) FROM principal_member m JOIN principal u ON u.id = m.user_id
     JOIN principal g ON g.id = m.group_id WHERE ${folded('g.keyname')} = 'administrators' AND g.cls = 'G' AND u.disabled = 0`)),
@@ -79,7 +84,7 @@ export const principalsWrite = (db: PgConn): PrincipalWrite => ({
   setLinks: async (cls, id, links) => {
     const [mine, theirs] = cls === 'U' ? ['user_id', 'group_id'] : ['group_id', 'user_id']
     await db.exec(`DELETE FROM principal_member WHERE ${mine} = $1`, [id])
-    await db.exec(`INSERT INTO principal_member (${mine}, ${theirs}) SELECT DISTINCT $1::integer, l FROM unnest($2::integer[]) AS l`,
+    await db.exec(`INSERT INTO principal_member (${mine}, ${theirs}) SELECT DISTINCT $1::bigint, l FROM unnest($2::bigint[]) AS l`,
       [id, [...links]])
   },
 })
