@@ -128,6 +128,17 @@ export function authCases(mode: string, fresh: () => Promise<{ port: DataPort }>
       expect(await port.unitOfWork((tx) => tx.principals.insert(U('bob')))).toBeGreaterThan(ann)
     })
 
+    it('case folds ASCII letters only, as SQLite: Ä and ä are different letters to a display name', async () => {
+      const { port } = await fresh()
+      await port.unitOfWork(async (tx) => { await seed(tx); await tx.principals.insert(U('eve', { displayName: 'Ärger' })) })
+      await port.read(async ({ principals }) => {
+        expect(await principals.taken({ cls: 'U', displayName: 'äRGER' })).toBe(false)
+        expect(await principals.taken({ cls: 'U', displayName: 'Ärger' })).toBe(true)
+        expect(await principals.taken({ cls: 'U', displayName: 'ÄRGER' })).toBe(true)
+        expect((await principals.byLogin('EVE'))?.principal.keyname).toBe('eve')
+      })
+    })
+
     it('an id or a login no principal can have is just not found: a 20-digit id, a NUL in a login', async () => {
       const { port } = await fresh()
       const { ann } = await port.unitOfWork(seed)
