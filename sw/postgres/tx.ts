@@ -10,6 +10,11 @@ import { assembleTx } from '../port/assemble.ts'
 import type { PgConn } from './conn.ts'
 import { journalWrite } from './main/journal.ts'
 import { requestsRead, requestsWrite } from './main/requests.ts'
+import { principalsRead, principalsWrite } from './main/principals.ts'
+import { sessionsRead, sessionsWrite } from './main/sessions.ts'
+import { loginLimitsRead, loginLimitsWrite } from './main/login-limits.ts'
+import { uploadsRead, uploadsWrite } from './main/uploads.ts'
+import { filesRead, filesWrite } from './main/files.ts'
 import { resourcesRead, resourcesWrite } from './main/resources.ts'
 import { aclRead } from './main/acl.ts'
 import { fieldsRead, fieldsWrite } from './main/fields.ts'
@@ -19,6 +24,11 @@ export const layerLock = (id: number) => String(0x4c000000_00000 + id)
 
 const READ: Record<string, (db: PgConn) => object> = {
   requests: requestsRead,
+  principals: principalsRead,
+  sessions: sessionsRead,
+  loginLimits: loginLimitsRead,
+  uploads: uploadsRead,
+  files: filesRead,
   resources: resourcesRead,
   acl: aclRead,
   fields: fieldsRead,
@@ -26,6 +36,11 @@ const READ: Record<string, (db: PgConn) => object> = {
 
 const WRITE: Record<string, (db: PgConn) => object> = {
   requests: requestsWrite, journal: journalWrite,
+  principals: principalsWrite,
+  sessions: sessionsWrite,
+  loginLimits: loginLimitsWrite,
+  uploads: uploadsWrite,
+  files: filesWrite,
   resources: resourcesWrite,
   acl: aclRead,
   fields: fieldsWrite,

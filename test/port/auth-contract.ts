@@ -109,6 +109,49 @@ export function authCases(mode: string, fresh: () => Promise<{ port: DataPort }>
         expect(await principals.taken({ cls: 'U', displayName: 'Administrators' })).toBe(false)
       })
     })
+    it('keeps keynames unique case-insensitively itself; ids go on after fixed ones and a deleted one is not handed out again', async () => {
+      const { port } = await fresh()
+      await port.unitOfWork(async (tx) => {
+        for (const [id, keyname] of ['guest', 'everyone', 'authenticated', 'administrator'].entries()) {
+          await tx.principals.insert(U(keyname, { id: id + 1, system: keyname !== 'administrator' }))
+        }
+        await tx.principals.insert(G('administrators', { id: 5, system: true }))
+        await tx.principals.insert(U('owner', { id: 6, system: true }))
+      })
+      // Past the components' own check (`taken`), the storage still refuses a second 'ann' of any case or class.
+      const ann = await port.unitOfWork((tx) => tx.principals.insert(U('ann')))
+      const clash = await port.unitOfWork((tx) => tx.principals.insert(G('ANN'))).then(() => undefined, (e: unknown) => e)
+      expect(clash).toBeInstanceOf(Error)
+      expect(await port.read((tx) => tx.principals.count())).toBe(7)
+      expect(ann).toBeGreaterThan(6)
+      await port.unitOfWork((tx) => tx.principals.delete(ann))
+      expect(await port.unitOfWork((tx) => tx.principals.insert(U('bob')))).toBeGreaterThan(ann)
+    })
+
+    it('case folds ASCII letters only, as SQLite: Ä and ä are different letters to a display name', async () => {
+      const { port } = await fresh()
+      await port.unitOfWork(async (tx) => { await seed(tx); await tx.principals.insert(U('eve', { displayName: 'Ärger' })) })
+      await port.read(async ({ principals }) => {
+        expect(await principals.taken({ cls: 'U', displayName: 'äRGER' })).toBe(false)
+        expect(await principals.taken({ cls: 'U', displayName: 'Ärger' })).toBe(true)
+        expect(await principals.taken({ cls: 'U', displayName: 'ÄRGER' })).toBe(true)
+        expect((await principals.byLogin('EVE'))?.principal.keyname).toBe('eve')
+      })
+    })
+
+    it('an id or a login no principal can have is just not found: a 20-digit id, a NUL in a login', async () => {
+      const { port } = await fresh()
+      const { ann } = await port.unitOfWork(seed)
+      await port.read(async ({ principals }) => {
+        for (const id of [5_000_000_000, 1e20]) {
+          expect(await principals.row(id)).toBeUndefined()
+          expect(await principals.user(id)).toBeUndefined()
+        }
+        expect(await principals.byLogin('ann\u0000')).toBeUndefined()
+        expect(await principals.idOf('ann\u0000')).toBeUndefined()
+        expect((await principals.byLogin('ann'))?.principal.id).toBe(ann)
+      })
+    })
   })
 
   describe(`sessions (${mode})`, () => {
@@ -163,6 +206,18 @@ export function authCases(mode: string, fresh: () => Promise<{ port: DataPort }>
       await port.unitOfWork((tx) => tx.loginLimits.save([['login:a', { failures: 4, lockedUntil: 0, last: now }], ['login:d', undefined]], now))
       // login:c was pruned by that save: asked at an earlier time it is not there either.
       expect((await load(now - 2 * FORGET_MS)).map(([k, e]) => [k, e.failures])).toEqual([['login:a', 4], ['login:b', 6]])
+    })
+
+    it('a key named twice in one save keeps what was said last', async () => {
+      const { port } = await fresh()
+      const now = 10 * FORGET_MS
+      await port.unitOfWork((tx) => tx.loginLimits.save([
+        ['login:a', { failures: 1, lockedUntil: 0, last: now }], ['login:a', { failures: 2, lockedUntil: 0, last: now }],
+        ['login:b', { failures: 1, lockedUntil: 0, last: now }], ['login:b', undefined],
+        ['login:c', undefined], ['login:c', { failures: 5, lockedUntil: now + 1, last: now }],
+      ], now))
+      expect((await port.read((tx) => tx.loginLimits.load(now))).sort(([a], [b]) => a.localeCompare(b)))
+        .toEqual([['login:a', { failures: 2, lockedUntil: 0, last: now }], ['login:c', { failures: 5, lockedUntil: now + 1, last: now }]])
     })
   })
 }

@@ -29,6 +29,17 @@ export function filesContract(fresh: () => Promise<{ port: DataPort }>, mode: st
       expect(await port.read((tx) => tx.files.all())).toEqual([])
     })
 
+    it('a key released twice in one call is recorded once, as said last; sizes pass 4 GiB', async () => {
+      const { port } = await fresh()
+      const big = 5 * 2 ** 30
+      await port.unitOfWork(async (tx) => {
+        await tx.files.stage({ key: 'big', size: big }, NOW)
+        await tx.files.release([{ key: 'x', size: 1 }, { key: 'x', size: 2 }])
+      })
+      expect(byKey(await port.read((tx) => tx.files.all()))).toEqual([{ key: 'big', size: big }, { key: 'x', size: 2 }])
+      expect(await port.read((tx) => tx.files.released(['x', 'big']))).toEqual([{ key: 'x', size: 2 }])
+    })
+
     it('a release in a rolled-back unit of work leaves no record', async () => {
       const { port } = await fresh()
       await port.unitOfWork(async (tx) => { await tx.files.release([{ key: 'x', size: 1 }]); throw new Error('no') }).catch(() => undefined)

@@ -40,6 +40,17 @@ export function uploadsContract(fresh: () => Promise<{ port: DataPort }>, mode: 
         parts: '["upload-t.0-aa","upload-t.4-bb"]' })
     })
 
+    it('holds sizes and offsets beyond 4 GiB', async () => {
+      const { port } = await fresh()
+      const big = 5 * 2 ** 30
+      await port.unitOfWork(async (tx) => {
+        await tx.uploads.insert(info('big', big, { received: 0, incomplete: true }), at(0))
+        await tx.uploads.progress('big', big - 1, ['upload-big.0-aa'])
+      })
+      expect(await port.read((tx) => tx.uploads.get('big', at(0).toISOString()))).toMatchObject({ size: big, received: big - 1 })
+      expect(await port.read((tx) => tx.uploads.pendingBytes(at(0).toISOString()))).toBe(big)
+    })
+
     it('delete and a rolled-back insert leave no record', async () => {
       const { port } = await fresh()
       const since = at(0).toISOString()

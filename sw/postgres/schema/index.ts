@@ -9,5 +9,17 @@ import { resourcesSchema } from './resources.ts'
 import { fieldsSchema } from './fields.ts'
 import { journalSchema } from './journal.ts'
 import { aclSchema } from './acl.ts'
+import { authSchema } from './auth.ts'
+import { uploadsSchema } from './uploads.ts'
+import { filesSchema } from './files.ts'
 
-export const PG_SCHEMA: readonly ComponentSchema[] = [portSchema, resourcesSchema, fieldsSchema, journalSchema, aclSchema]
+export const PG_SCHEMA: readonly ComponentSchema[] = [
+  portSchema,
+  authSchema,
+  resourcesSchema,
+  fieldsSchema,
+  journalSchema,
+  uploadsSchema,
+  filesSchema,
+  aclSchema,
+]

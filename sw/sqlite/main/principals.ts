@@ -5,38 +5,15 @@
  * who may be a member) stay in auth/principals.ts; this file only stores.
  */
 import type { SqlDb } from '../../store/database.ts'
-import type { NewPrincipal, PrincipalPatch, PrincipalRead, PrincipalRow, PrincipalWrite } from '../../auth/repository.ts'
-import { GUEST_ID, type Principal } from '../../auth/types.ts'
-
-/** A user's row with its membership of `administrators` (reference §5.1) as `is_admin`. */
-interface UserRow {
-  id: number; keyname: string; display_name: string; is_admin: number; disabled: number
-  password_hash: string | null; must_change_password: number; language: string | null
-}
+import type { NewPrincipal, PrincipalRead, PrincipalRow, PrincipalWrite } from '../../auth/repository.ts'
+import { patchColumns, toPrincipal, type UserRow } from '../../auth/rows.ts'
 
 const IS_ADMIN = `EXISTS (SELECT 1 FROM principal_member m JOIN principal g ON g.id = m.group_id
   WHERE m.user_id = p.id AND g.keyname = 'administrators') AS is_admin`
 /** The columns of `p` (a principal) that make a `Principal`; sessions.ts joins them too. */
 export const USER_COLUMNS = `p.id, p.keyname, p.display_name, ${IS_ADMIN}, p.disabled, p.password_hash, p.must_change_password, p.language`
 
-export function toPrincipal(r: UserRow): Principal {
-  return { id: r.id, keyname: r.keyname, displayName: r.display_name, isAdmin: !!r.is_admin,
-    isGuest: r.id === GUEST_ID, disabled: !!r.disabled, mustChangePassword: !!r.must_change_password, language: r.language }
-}
-export type { UserRow }
-
 const ROW_COLUMNS = 'id, cls, keyname, display_name, system, disabled, password_hash, language, description'
-
-/** The column each field of a patch sets, and how its value is stored. */
-const PATCH_COLUMNS: { [K in keyof Required<PrincipalPatch>]: [string, (v: NonNullable<PrincipalPatch[K]> | null) => unknown] } = {
-  keyname: ['keyname', (v) => v],
-  displayName: ['display_name', (v) => v],
-  description: ['description', (v) => v],
-  disabled: ['disabled', (v) => v ? 1 : 0],
-  passwordHash: ['password_hash', (v) => v],
-  language: ['language', (v) => v],
-  mustChangePassword: ['must_change_password', (v) => v ? 1 : 0],
-}
 
 export const principalsRead = (db: SqlDb): PrincipalRead => {
   const idOf = (keyname: string) => db.selectValue(`SELECT id FROM principal WHERE keyname = ?`, [keyname]) as number | undefined
@@ -82,14 +59,11 @@ export const principalsWrite = (db: SqlDb): PrincipalWrite => ({
     return Number(db.selectValue('SELECT last_insert_rowid()'))
   },
   update: async (id, patch) => {
-    const sets: string[] = []
-    const bind: unknown[] = []
-    for (const [field, [column, store]] of Object.entries(PATCH_COLUMNS) as Array<[keyof PrincipalPatch, [string, (v: unknown) => unknown]]>) {
-      if (patch[field] === undefined) continue
-      sets.push(`${column} = ?`)
-      bind.push(store(patch[field]))
+    const sets = patchColumns(patch)
+    if (sets.length) {
+      db.exec({ sql: `UPDATE principal SET ${sets.map(([column]) => `${column} = ?`).join(', ')} WHERE id = ?`,
+        bind: [...sets.map(([, v]) => v), id] as never })
     }
-    if (sets.length) db.exec({ sql: `UPDATE principal SET ${sets.join(', ')} WHERE id = ?`, bind: [...bind, id] as never })
   },
   delete: async (id) => { db.exec({ sql: `DELETE FROM principal WHERE id = ?`, bind: [id] }) },
   setLinks: async (cls, id, links) => {

@@ -5,7 +5,8 @@
  */
 import type { SqlDb } from '../../store/database.ts'
 import type { SessionRead, SessionWrite } from '../../auth/repository.ts'
-import { toPrincipal, USER_COLUMNS, type UserRow } from './principals.ts'
+import { toPrincipal, type UserRow } from '../../auth/rows.ts'
+import { USER_COLUMNS } from './principals.ts'
 
 export const sessionsRead = (db: SqlDb): SessionRead => ({
   user: async (key, now) => {
