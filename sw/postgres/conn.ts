@@ -5,6 +5,7 @@
  * numbers (they stay far below 2^53), `numeric` too; nothing else is converted.
  */
 import pg from 'pg'
+import { validationError } from '../core/error.ts'
 
 export interface PgConn {
   /** The rows of one statement (`$1`… bound to `params`). */
@@ -28,13 +29,23 @@ export const pgTypes: pg.CustomTypesConfig = {
   }) as pg.CustomTypesConfig['getTypeParser'],
 }
 
+/**
+ * PostgreSQL refuses text with a NUL character (U+0000), which SQLite stores: a client's value,
+ * so a 422, never a 500 (the statement, and with it the unit of work, is rolled back).
+ */
+function refusedText(err: unknown): never {
+  const code = (err as { code?: string }).code
+  if (code === '22021' || code === '22P05') throw validationError('Text must not contain the NUL character (U+0000).')
+  throw err
+}
+
 export function connOf(client: pg.ClientBase): PgConn {
-  const q = (text: string, params?: readonly unknown[]) => client.query(text, params as unknown[] | undefined)
+  const q = (text: string, params?: readonly unknown[]) => client.query(text, params as unknown[] | undefined).catch(refusedText)
   return {
     rows: async <T>(text: string, params?: readonly unknown[]) => (await q(text, params)).rows as T[],
     row: async <T>(text: string, params?: readonly unknown[]) => (await q(text, params)).rows[0] as T | undefined,
     value: async <T>(text: string, params?: readonly unknown[]) => {
-      const r = await client.query({ text, values: params as unknown[] | undefined, rowMode: 'array' })
+      const r = await client.query({ text, values: params as unknown[] | undefined, rowMode: 'array' }).catch(refusedText)
       return (r.rows[0] as unknown[] | undefined)?.[0] as T | undefined
     },
     exec: async (text, params) => (await q(text, params)).rowCount ?? 0,

@@ -60,16 +60,11 @@ export const principalsRead = (db: PgConn): PrincipalRead => ({
 export const principalsWrite = (db: PgConn): PrincipalWrite => ({
   ...principalsRead(db),
   insert: async (p: NewPrincipal) => {
+    // Without a fixed id, the next after the largest ever used (schema/port.ts `outpost_reserve`, as AUTOINCREMENT).
     const id = Number(await db.value(`INSERT INTO principal (id, cls, keyname, display_name, description, system, disabled, password_hash,
-      language, must_change_password) VALUES (coalesce($1, nextval('principal_id_seq')), $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
+      language, must_change_password) VALUES (coalesce($1, outpost_reserve('principal', 1)), $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
     [p.id ?? null, p.cls, p.keyname, p.displayName, p.description, p.system ? 1 : 0, p.disabled ? 1 : 0, p.passwordHash ?? null,
       p.language ?? null, p.mustChangePassword ? 1 : 0]))
-    // A fixed id (the system principals of a fresh database) moves the sequence past it, as
-    // AUTOINCREMENT would, so the next insert without one does not collide.
-    if (p.id !== undefined) {
-      await db.exec(`SELECT setval('principal_id_seq', $1) FROM principal_id_seq
-        WHERE $1 >= last_value + CASE WHEN is_called THEN 1 ELSE 0 END`, [p.id])
-    }
     return id
   },
   update: async (id, patch) => {

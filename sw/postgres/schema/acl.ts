@@ -12,10 +12,7 @@ export const aclSchema: ComponentSchema = { component: 'acl', steps: [
   // classes; principals; memberships), logged with the resource it names (NULL: principals or
   // memberships, the evaluator starts over). The last 1,000 are kept. An update writing back
   // the same rules, parent and class is no change.
-  //
-  // The triggers on auth's tables need its schema, which runs first (schema/index.ts order);
-  // `to_regclass` only lets this step run in a database without it (the branch that built the
-  // tree before auth's schema landed), where there is nothing of auth to watch.
+  // The triggers on auth's tables need its schema, which runs first (schema/index.ts order).
   `CREATE TABLE acl_state (id INTEGER PRIMARY KEY CHECK (id = 0), version INTEGER NOT NULL);
    INSERT INTO acl_state VALUES (0, 0);
    CREATE TABLE acl_change (version INTEGER PRIMARY KEY, resource_id INTEGER);
@@ -37,10 +34,6 @@ export const aclSchema: ComponentSchema = { component: 'acl', steps: [
      WHEN (OLD.parent_id IS DISTINCT FROM NEW.parent_id OR OLD.permissions IS DISTINCT FROM NEW.permissions OR OLD.cls IS DISTINCT FROM NEW.cls)
      EXECUTE FUNCTION acl_changed();
    CREATE TRIGGER acl_resource_delete AFTER DELETE ON resource FOR EACH ROW EXECUTE FUNCTION acl_changed();
-   DO $$ BEGIN
-     IF to_regclass('principal') IS NOT NULL THEN
-       CREATE TRIGGER acl_principal AFTER INSERT OR DELETE ON principal FOR EACH ROW EXECUTE FUNCTION acl_changed();
-       CREATE TRIGGER acl_member AFTER INSERT OR DELETE ON principal_member FOR EACH ROW EXECUTE FUNCTION acl_changed();
-     END IF;
-   END $$;`,
+   CREATE TRIGGER acl_principal AFTER INSERT OR DELETE ON principal FOR EACH ROW EXECUTE FUNCTION acl_changed();
+   CREATE TRIGGER acl_member AFTER INSERT OR DELETE ON principal_member FOR EACH ROW EXECUTE FUNCTION acl_changed();`,
 ] }

@@ -10,30 +10,12 @@
 import type { ComponentSchema } from '../../port/schema.ts'
 
 export const resourcesSchema: ComponentSchema = { component: 'resources', steps: [
-  // Ids as SQLite's AUTOINCREMENT hands them out: after the largest ever used or reserved
-  // (`outpost_sequence`, as `sqlite_sequence`). A counter row, not a SEQUENCE: nextval/setval
-  // are not transactional, and a rolled-back (or replayed) unit of work must leave no
-  // reservation (test/port/fields.contract.ts); units of work run one at a time under the main
-  // lock, and the row lock orders anything else. `outpost_reserve(t, n)` takes `n` ids of table
-  // `t` (an identifier from our own schema) and returns the first; it is the id columns' default.
-  //
+  // Ids from `outpost_reserve` (schema/port.ts), as SQLite's AUTOINCREMENT hands them out.
   // The tree's invariants, held by the database itself: the root (id 0) never moves, changes its
   // id or goes; every other resource has a parent; no move makes a cycle (walking up from the new
   // parent must not meet the moved resource; UNION, so the walk ends even on a broken tree).
   // The messages are the tags resource/errors.ts `treeRefusal` turns into the original's 422s.
-  `CREATE TABLE outpost_sequence (name TEXT PRIMARY KEY, seq BIGINT NOT NULL);
-   CREATE FUNCTION outpost_reserve(tbl TEXT, n INTEGER) RETURNS BIGINT LANGUAGE plpgsql AS $$
-   DECLARE
-     hi BIGINT;
-     last BIGINT;
-   BEGIN
-     EXECUTE format('SELECT coalesce(max(id), 0) FROM %I', tbl) INTO hi;
-     INSERT INTO outpost_sequence AS s (name, seq) VALUES (tbl, hi + n)
-       ON CONFLICT (name) DO UPDATE SET seq = greatest(s.seq, hi) + n
-       RETURNING seq INTO last;
-     RETURN last - n + 1;
-   END $$;
-   CREATE TABLE resource (
+  `CREATE TABLE resource (
      id INTEGER PRIMARY KEY DEFAULT outpost_reserve('resource', 1),
      cls TEXT NOT NULL,
      parent_id INTEGER REFERENCES resource(id),
