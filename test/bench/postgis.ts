@@ -22,7 +22,7 @@ export interface Postgis {
 export async function startPostgis(port: number): Promise<Postgis> {
   if (spawnSync('node', ['scripts/ensure-postgres.mjs'], { stdio: 'inherit' }).status !== 0) throw new Error('No PostgreSQL with PostGIS')
   const cluster = await startCluster(port)
-  const url = new URL(await cluster.database('bench'))
+  const url = new URL(await cluster.separateDatabase('bench'))
   const database = url.pathname.slice(1)
   const client = await cluster.client(database)
   return {

@@ -2,7 +2,9 @@
  * A throwaway PostgreSQL + PostGIS cluster for the tests and benchmarks: Debian's server
  * (scripts/ensure-postgres.mjs installs it), `initdb` in a temporary folder, reached over a
  * Unix socket only. Run as the `postgres` user when we are root (initdb refuses root). Each
- * test file asks for its own databases (`database()`), made from a template that has PostGIS.
+ * test asks for its own empty place (`database()`): a schema of its own in a shared database
+ * that has PostGIS, reached by `search_path` in the URL (6 ms, where a database made from a
+ * template takes 300 ms); `separateDatabase()` when a test needs a whole database.
  */
 import { execSync, spawnSync } from 'node:child_process'
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
@@ -27,8 +29,10 @@ export interface Cluster {
   version: string
   /** The URL of database `name` (`postgres://…?host=<socket folder>`). */
   url(name: string): string
-  /** A new empty database with PostGIS; returns its URL. */
+  /** A new empty schema (first on the URL's `search_path`, PostGIS after it); returns the URL. */
   database(prefix?: string): Promise<string>
+  /** A new empty database with PostGIS; returns its URL. */
+  separateDatabase(prefix?: string): Promise<string>
   /** A client on the `postgres` database (close it yourself). */
   client(name?: string): Promise<pg.Client>
   stop(): Promise<void>
@@ -72,13 +76,20 @@ export async function startCluster(seed = process.pid): Promise<Cluster> {
       const v = (await t.query('SELECT postgis_lib_version() AS v, version() AS pg')).rows[0] as { v: string; pg: string }
       await t.end()
       const version = `PostgreSQL ${v.pg.split(' ')[1]}, PostGIS ${v.v}`
-      const database = async (prefix = 'db') => {
+      const separateDatabase = async (prefix = 'db') => {
         const name = `${prefix}_${++serial}`
         const admin = await client()
         try { await admin.query(`CREATE DATABASE ${name} TEMPLATE outpost_template`) } finally { await admin.end() }
         return url(name)
       }
-      return { host: dir, port, version, url, database, client, stop }
+      const shared = await client('outpost_template')
+      const database = async (prefix = 'db') => {
+        const name = `${prefix}_${++serial}`
+        await shared.query(`CREATE SCHEMA ${name}`)
+        return `${url('outpost_template')}&options=${encodeURIComponent(`-c search_path=${name},public`)}`
+      }
+      const stopAll = async () => { await shared.end().catch(() => undefined); await stop() }
+      return { host: dir, port, version, url, database, separateDatabase, client, stop: stopAll }
     } finally {
       await c.end()
     }
