@@ -25,6 +25,8 @@ export function canonical(col: string, type: FieldType): string {
 export function asText(col: string, type: FieldType | 'FID'): string {
   if (type === 'STRING') return col
   if (type === 'FID') return `${col}::text`
+  // SQLite writes a whole mantissa with '.0' ('2.0', '1.0e+20'); PostgreSQL's shortest form leaves it out.
+  if (type === 'REAL') return `regexp_replace(${col}::text, '^(-?[0-9]+)(e|$)', '\\1.0\\2')`
   return `(${canonical(col, type)})::text`
 }
 
