@@ -158,12 +158,12 @@ describe('vector layers on PostGIS: one database, several ports', () => {
     const url = await (await cluster()).database('shared')
     const [p1, p2] = [await pgPort(url), await pgPort(url)]
     const [l1, l2] = [await p1.features.open(meta(21), () => new Date()), await p2.features.open(meta(21), () => new Date())]
-    const before = l2.token()
+    const before = l2.token!()
     await l1.write((tx) => tx.createMany(inputs()))
     expect(await l2.read((tx) => tx.count())).toBe(DATA.length)
-    expect(l2.token()).toBe(before)
+    expect(l2.token!()).toBe(before)
     await p2.tokens.refresh()
-    expect(l2.token()).not.toBe(before)
+    expect(l2.token!()).not.toBe(before)
   })
 
   it('brings the table up to the fields on the next open: a new field is a column, a deleted one goes', async () => {
