@@ -80,6 +80,27 @@ export function featuresContract(name: string, make: () => Promise<FeatureLayer>
       expect(await layer.read(async (tx) => [await tx.count(), await tx.extent()])).toEqual([0, null])
     })
 
+    it('creates features setting different fields in one call (the rest null), keeps descriptions, updates only what is given', async () => {
+      const layer = await make()
+      const { name, n } = fieldsOf(layer)
+      const fids = await layer.write((tx) => tx.createMany([
+        { geom: null, fields: [name], values: ['only name'], description: 'about it' },
+        { geom: point(1, 1), bbox: [1, 1, 1, 1], fields: [n], values: [5] },
+        { geom: null, fields: [], values: [] }]))
+      expect(fids).toEqual([...fids].sort((a, b) => a - b))
+      const full = { geom: true, fields: [name, n], label: false, description: true }
+      const read = () => layer.read(async (tx) => (await tx.list({}, full))
+        .map((r) => [r.geom, r.values.map((v) => (v === null ? v : String(v))), r.description]))
+      expect(await read()).toEqual([[null, ['only name', null], 'about it'], [point(1, 1), [null, '5'], null], [null, [null, null], null]])
+      await layer.write(async (tx) => {
+        await tx.update(fids[0]!, { fields: [], values: [], description: null })
+        await tx.update(fids[1]!, { geom: null, bbox: null, fields: [], values: [] })
+        await tx.update(fids[2]!, { fields: [n], values: [7], description: 'new' })
+      })
+      expect(await read()).toEqual([[null, ['only name', null], null], [null, [null, '5'], null], [null, [null, '7'], 'new']])
+      expect(await layer.read((tx) => tx.extent())).toBeNull()
+    })
+
     it('a write that throws keeps nothing of it', async () => {
       const { layer, fids } = await seeded()
       await expect(layer.write(async (tx) => {
