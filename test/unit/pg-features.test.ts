@@ -13,7 +13,7 @@ import { migrateMain } from '../../sw/sqlite/migrate.ts'
 import { openSqlitePort } from '../../sw/sqlite/port.ts'
 import { openPostgresData, type PostgresPort } from '../../sw/postgres/port.ts'
 import type {
-  Condition, FeatureFilter, FeatureInput, FeatureLayer, FeatureQuery, Field, FieldType, FieldValue, LayerMeta, RowShape,
+  Condition, FeatureFilter, FeatureInput, FeatureLayer, FeatureRead, FeatureQuery, Field, FieldType, FieldValue, LayerMeta, RowShape,
 } from '../../sw/feature/types.ts'
 import { bboxOf, type Geometry } from '../../sw/geo/geometry.ts'
 import { cluster } from '../pg/shared.ts'
@@ -166,6 +166,21 @@ describe('vector layers on PostGIS: one database, several ports', () => {
     expect(l2.token!()).not.toBe(before)
   })
 
+  it("writes of two ports on one layer run one at a time: each sees the other's commits (check-then-write holds)", async () => {
+    const url = await (await cluster()).database('lock')
+    const [p1, p2] = [await pgPort(url), await pgPort(url)]
+    const [l1, l2] = [await p1.features.open(meta(24), () => new Date()), await p2.features.open(meta(24), () => new Date())]
+    const i = FIELDS[0]!
+    // Each write counts the features, then adds one carrying that count: without the layer's
+    // lock two writes would count alike.
+    const seen = await Promise.all(Array.from({ length: 16 }, (_, k) => (k % 2 ? l1 : l2).write(async (tx) => {
+      const n = await tx.count()
+      await tx.create({ geom: null, fields: [i], values: [n] })
+      return n
+    })))
+    expect([...seen].sort((a, b) => a - b)).toEqual(Array.from({ length: 16 }, (_, k) => k))
+  })
+
   it('brings the table up to the fields on the next open: a new field is a column, a deleted one goes', async () => {
     const url = await (await cluster()).database('fields')
     const [p1, p2] = [await pgPort(url), await pgPort(url)]
@@ -239,5 +254,39 @@ describe('vector layers on PostGIS: one database, several ports', () => {
     await expect(data.features.load({} as never, {} as never, {} as never)).rejects.toThrow('not built yet on PostgreSQL')
     expect(() => data.features.openSource({} as never)).toThrow('not built yet on PostgreSQL')
     expect(data.features.latest(51)).toBe(0)
+  })
+})
+
+describe('vector layers on PostGIS: a database whose collation is not by code point', () => {
+  it('orders and compares strings by code point (as SQLite), whatever the database collation', async () => {
+    const c = await cluster()
+    const admin = await c.client()
+    try {
+      await admin.query(`CREATE DATABASE feat_icu TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'`)
+    } finally {
+      await admin.end()
+    }
+    const db = await c.client('feat_icu')
+    try {
+      await db.query('CREATE EXTENSION postgis')
+      // The database itself orders 'apple' before 'Zebra': what a client of SQLite never sees.
+      expect((await db.query(`SELECT x FROM unnest(ARRAY['Zebra', 'apple']) x ORDER BY x`)).rows.map((r) => r.x)).toEqual(['apple', 'Zebra'])
+    } finally {
+      await db.end()
+    }
+    const data = await pgPort(c.url('feat_icu'))
+    const pg = await data.features.open(meta(61), () => new Date())
+    const sqlite = await sqliteLayer(meta(61))
+    const s = FIELDS[3]!
+    const answers = async (l: FeatureLayer) => {
+      await l.write((tx) => tx.createMany(inputs()))
+      return l.read(async (tx) => answersIn(tx))
+    }
+    const answersIn = async (tx: FeatureRead) => {
+      const none: RowShape = { geom: false, fields: [], label: false, description: false }
+      return [(await tx.list({ order: [{ field: s, desc: false }] }, none)).map((r) => r.fid),
+        (await tx.list({ filter: { conditions: [{ field: s, op: 'gt', value: 'Zebra' }], filtered: true } }, none)).map((r) => r.fid)]
+    }
+    expect(await answers(pg)).toEqual(await answers(sqlite))
   })
 })
