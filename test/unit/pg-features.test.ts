@@ -158,6 +158,7 @@ describe('vector layers on PostGIS: one database, several ports', () => {
     const url = await (await cluster()).database('shared')
     const [p1, p2] = [await pgPort(url), await pgPort(url)]
     const [l1, l2] = [await p1.features.open(meta(21), () => new Date()), await p2.features.open(meta(21), () => new Date())]
+    await p2.tokens.refresh()
     const before = l2.token!()
     await l1.write((tx) => tx.createMany(inputs()))
     expect(await l2.read((tx) => tx.count())).toBe(DATA.length)
