@@ -249,6 +249,21 @@ describe('vector layers on PostGIS: one database, several ports', () => {
       .toEqual([{ fingerprint: 'fp', body: '{"id":1}' }, undefined, 1])
   })
 
+  it('refuses text with U+0000 (which PostgreSQL cannot hold) with a 422, writing nothing', async () => {
+    const data = await pgPort()
+    const layer = await data.features.open(meta(42), () => new Date())
+    const s = FIELDS[3]!
+    const refused = { status: 422, title: 'Validation error' }
+    await expect(layer.write((tx) => tx.createMany([{ geom: null, fields: [s], values: ['fine'] }, { geom: null, fields: [s], values: ['a\u0000b'] }])))
+      .rejects.toMatchObject(refused)
+    await expect(layer.write((tx) => tx.create({ geom: null, fields: [], values: [], description: 'x\u0000' }))).rejects.toMatchObject(refused)
+    await expect(layer.read((tx) => tx.count({ conditions: [{ field: s, op: 'eq', value: '\u0000' }], filtered: true })))
+      .rejects.toMatchObject(refused)
+    await expect(layer.read((tx) => tx.count({ conditions: [], search: { pattern: '\u0000', caseSensitive: false }, filtered: true })))
+      .rejects.toMatchObject(refused)
+    expect(await layer.read((tx) => tx.count())).toBe(0)
+  })
+
   it('says what is not built yet on PostgreSQL: sync replicas and ingest', async () => {
     const data = await pgPort()
     await expect(data.features.replica(meta(51), {} as never, () => new Date())).rejects.toThrow('not built yet on PostgreSQL')

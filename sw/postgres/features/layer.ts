@@ -11,10 +11,12 @@
  */
 import type { FeatureLayer, FeatureRead, FeatureWrite, LayerMeta } from '../../feature/types.ts'
 import type { ChangeScope } from '../../port/port.ts'
+import type { PgConn } from '../conn.ts'
 import type { PgUnits } from '../uow.ts'
 import type { PgTokens } from '../tokens.ts'
 import { PgLayerReader } from './reader.ts'
 import { PgLayerWriter } from './writer.ts'
+import { refusingNul } from './values.ts'
 
 export class PgFeatureLayer implements FeatureLayer {
   readonly #scope: ChangeScope
@@ -28,12 +30,14 @@ export class PgFeatureLayer implements FeatureLayer {
   }
 
   read<T>(fn: (tx: FeatureRead) => Promise<T>): Promise<T> {
-    return this.units.read((conn, live) => new PgLayerReader(conn, this.meta, live), fn)
+    return this.units.read((conn, live) => new PgLayerReader(refusingNul(conn), this.meta, live), fn)
   }
 
   write<T>(fn: (tx: FeatureWrite) => Promise<T>): Promise<T> {
     let w: PgLayerWriter | undefined
-    return this.units.write((conn, live) => (w = new PgLayerWriter(conn, this.meta, live, this.now().toISOString().slice(0, 19))), fn,
+    const make = (conn: PgConn, live: () => void) =>
+      (w = new PgLayerWriter(refusingNul(conn), this.meta, live, this.now().toISOString().slice(0, 19)))
+    return this.units.write(make, fn,
       async (conn) => {
         await w!.finish()
         return this.tokens.move(conn, [this.#scope])
