@@ -8,7 +8,7 @@
  * `attachment_file`) and the answers of keyed writes. Names are built only from validated
  * integer ids; values always travel as parameters.
  */
-import type { Field, FieldType, LayerMeta } from '../../feature/types.ts'
+import type { FieldType, LayerMeta } from '../../feature/types.ts'
 import type { PgConn } from '../conn.ts'
 
 /** PostgreSQL column types of the field types, as NextGIS Web on PostGIS makes them. */
@@ -31,9 +31,6 @@ export function tablesOf(id: number) {
 export type LayerTables = ReturnType<typeof tablesOf>
 
 export const columnOf = (fieldId: number) => `fld_${checkedId(fieldId, 'field')}`
-
-/** A fingerprint of the field list as the layer's columns depend on it. */
-export const fieldsSignature = (fields: readonly Field[]) => fields.map((f) => `${f.id}:${f.datatype}`).join(',')
 
 const GEOMETRY_TYPE = /^(MULTI)?(POINT|LINESTRING|POLYGON)Z?$/
 

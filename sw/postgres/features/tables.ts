@@ -9,14 +9,14 @@
  */
 import type pg from 'pg'
 import type { LayerMeta } from '../../feature/types.ts'
-import type { FeatureTables } from '../../port/features.ts'
+import { fieldsSignature, type FeatureTables } from '../../port/features.ts'
 import type { BlobStore } from '../../port/port.ts'
 import type { Frames } from '../../port/frames.ts'
 import type { PgConn } from '../conn.ts'
 import { PgUnits } from '../uow.ts'
 import type { PgTokens } from '../tokens.ts'
 import { layerLock } from '../tx.ts'
-import { dropTables, ensureTables, fieldsSignature, listedBlobs, storedLayers } from './schema.ts'
+import { dropTables, ensureTables, listedBlobs, storedLayers } from './schema.ts'
 import { PgFeatureLayer } from './layer.ts'
 
 const conn = (db: PgConn) => db
