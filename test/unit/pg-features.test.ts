@@ -137,6 +137,23 @@ describe('vector layers on PostGIS answer as SQLite', () => {
     expect(await answers(pg)).toEqual(await answers(sqlite))
   })
 
+  it('keeps Z and multi-part geometries as they were sent, in a column of the layer\'s type', async () => {
+    const data = await pgPort()
+    const cases: [string, Geometry][] = [
+      ['POINTZ', { type: 'Point', coordinates: [1, 2, 3] }],
+      ['LINESTRING', { type: 'LineString', coordinates: [[0, 0], [1.5, -2.25]] }],
+      ['MULTIPOLYGONZ', { type: 'MultiPolygon', coordinates: [[[[0, 0, 1], [4, 0, 1], [4, 4, 2], [0, 0, 1]]],
+        [[[10, 10, 0], [11, 10, 0], [11, 11, 0], [10, 10, 0]], [[10.2, 10.1, 0], [10.8, 10.1, 0], [10.8, 10.7, 0], [10.2, 10.1, 0]]]] }],
+    ]
+    for (const [k, [type, geom]] of cases.entries()) {
+      const layer = await data.features.open({ ...meta(70 + k, []), geometryType: type }, () => new Date())
+      const fid = await layer.write((tx) => tx.create({ geom, bbox: bboxOf(geom), fields: [], values: [] }))
+      expect(await layer.read(async (tx) => [await tx.geometry(fid), await tx.extent()])).toEqual([geom, bboxOf(geom)])
+      expect((await data.pool.query(`SELECT type FROM geometry_columns WHERE f_table_name = $1`, [`layer_${70 + k}`])).rows[0].type)
+        .toBe(type.replace(/Z$/, ''))
+    }
+  })
+
   it('creates features setting different fields in one call: fids in input order, the fields left out NULL', async () => {
     const data = await pgPort()
     const layer = await data.features.open(meta(12), () => new Date())
