@@ -50,6 +50,12 @@ export interface FieldWrite extends FieldRead {
   reserveIds(count: number): Promise<number>
 }
 
+/**
+ * A fingerprint of a field list as a layer's columns depend on it (ids and types): an
+ * implementation brings the columns up to the fields again only when it changes.
+ */
+export const fieldsSignature = (fields: readonly Field[]) => fields.map((f) => `${f.id}:${f.datatype}`).join(',')
+
 /** How an ingest fills a new layer's tables (classes/vector_layer/ingest.ts decides it). */
 export interface LoadPlan {
   /** The uploaded file's name, for the messages. */

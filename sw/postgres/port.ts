@@ -16,6 +16,7 @@ import { PgTokens } from './tokens.ts'
 import { pgBlobs } from './blobs.ts'
 import { migratePg } from './migrate.ts'
 import { pgMainRead, pgMainWrite } from './tx.ts'
+import { PgFeatureTables } from './features/tables.ts'
 
 export interface PostgresPortOptions {
   /** Connections this process keeps at most (default 10). */
@@ -42,20 +43,19 @@ export async function openPostgresData(url: string, opts: PostgresPortOptions = 
     await pool.end().catch(() => undefined)
     throw err
   }
-  const units = new PgUnits(pool, 'main', opts.asyncContext?.() as Frames | undefined)
+  const frames = opts.asyncContext?.() as Frames | undefined
+  const units = new PgUnits(pool, 'main', frames)
   const tokens = new PgTokens(async () => (await pool.query<{ scope: string; n: number }>('SELECT scope, n FROM outpost_change')).rows)
   await tokens.refresh()
+  const blobs = pgBlobs(pool)
   const notYet = (what: string) => () => { throw new Error(`${what} on PostgreSQL is not built yet (issue 23).`) }
   return {
     pool,
     tokens,
     unitOfWork: (fn) => units.write(pgMainWrite, fn, (conn) => tokens.move(conn, ['main'])),
     read: (fn) => units.read(pgMainRead, fn),
-    blobs: pgBlobs(pool),
-    features: {
-      open: notYet('Vector layers'), replica: notYet('Vector layers'), openSource: notYet('Vector layers'),
-      load: notYet('Vector layers'), drop: notYet('Vector layers'), stored: async () => [], latest: () => 0,
-    },
+    blobs,
+    features: new PgFeatureTables(pool, tokens, blobs, frames),
     catalogue: notYet('The catalogue') as never,
     ping: async () => { await pool.query('SELECT 1') },
     close: () => pool.end(),

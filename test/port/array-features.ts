@@ -10,6 +10,17 @@ import type {
 import { bboxOf, type Bbox, type Geometry } from '../../sw/geo/geometry.ts'
 import { bboxesIntersect } from '../../sw/geo/tile.ts'
 
+/** SQL's order of two values: numbers by value, strings by code point (SQLite's BINARY), NULL after all. */
+function compare(a: FieldValue, b: FieldValue): number {
+  if (a === null || b === null) return a === b ? 0 : a === null ? 1 : -1
+  if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0
+  return Number(a) - Number(b)
+}
+
+/** A LIKE pattern (`%`, `_`, no escape character) as a whole-string regular expression. */
+const likeRegExp = (pattern: string, flags: string) =>
+  new RegExp(`^${[...pattern].map((ch) => (ch === '%' ? '.*' : ch === '_' ? '.' : ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('')}$`, `s${flags}`)
+
 interface Stored { fid: number; geom: Geometry | null; values: FieldValue[]; description: string | null }
 
 /** What one layer holds: its rows and attachments, copied whole for a write's rollback. */
@@ -22,9 +33,14 @@ export function arrayFeatureLayer(meta: LayerMeta): FeatureLayer {
   const col = (f: FeatureFilter['conditions'][number]['field']) => meta.fields.indexOf(f!)
   const matches = (r: Stored, f?: FeatureFilter) => (f?.conditions ?? []).every((c) => {
     const v = c.field ? r.values[col(c.field)] : r.fid
+    if (c.op === 'isnull') return (v === null || v === undefined) === c.value
+    // As SQL: a comparison with NULL is never true.
+    if (v === null || v === undefined) return false
     if (c.op === 'eq') return v === c.value
-    if (c.op === 'gt') return typeof v === 'number' && v > Number(c.value)
-    if (c.op === 'in') return (c.value as FieldValue[]).includes(v ?? null)
+    if (c.op === 'ne') return v !== c.value
+    if (c.op === 'gt') return compare(v, c.value as FieldValue) > 0
+    if (c.op === 'in') return (c.value as FieldValue[]).includes(v)
+    if (c.op === 'ilike') return likeRegExp(String(c.value), 'iu').test(String(v))
     throw new Error(`op ${c.op} is not kept by this test class`)
   }) && (!f?.intersects || (!!r.geom && bboxesIntersect(bboxOf(r.geom), bboxOf(f.intersects))))
 
@@ -50,7 +66,8 @@ export function arrayFeatureLayer(meta: LayerMeta): FeatureLayer {
         out.sort((a, b) => a.fid - b.fid)
         for (const o of [...(q.order ?? [])].reverse()) {
           const i = meta.fields.indexOf(o.field)
-          out = [...out].sort((a, b) => String(a.values[i]).localeCompare(String(b.values[i])) * (o.desc ? -1 : 1))
+          // NULLs last ascending and first descending (they are the largest), as the port says.
+          out = [...out].sort((a, b) => compare(a.values[i] ?? null, b.values[i] ?? null) * (o.desc ? -1 : 1))
         }
         const from = q.offset ?? 0
         if (q.limit !== undefined && q.limit >= 0) out = out.slice(from, from + q.limit)

@@ -5,7 +5,7 @@
  * `make` gives a fresh, empty layer with two fields: `name` (STRING) and `n` (INTEGER).
  */
 import { describe, expect, it } from 'vitest'
-import type { FeatureInput, FeatureLayer, FieldValue, RowShape } from '../../sw/feature/types.ts'
+import type { Condition, FeatureFilter, FeatureInput, FeatureLayer, FieldValue, RowShape } from '../../sw/feature/types.ts'
 import { bboxOf, type Geometry } from '../../sw/geo/geometry.ts'
 
 const point = (x: number, y: number): Geometry => ({ type: 'Point', coordinates: [x, y] })
@@ -78,6 +78,48 @@ export function featuresContract(name: string, make: () => Promise<FeatureLayer>
         .toEqual([[fids[0], point(9, 9), 'z'], [fids[2], null, 'c']])
       await layer.write((tx) => tx.deleteAll())
       expect(await layer.read(async (tx) => [await tx.count(), await tx.extent()])).toEqual([0, null])
+    })
+
+    it('creates features setting different fields in one call (the rest null), keeps descriptions, updates only what is given', async () => {
+      const layer = await make()
+      const { name, n } = fieldsOf(layer)
+      const fids = await layer.write((tx) => tx.createMany([
+        { geom: null, fields: [name], values: ['only name'], description: 'about it' },
+        { geom: point(1, 1), bbox: [1, 1, 1, 1], fields: [n], values: [5] },
+        { geom: null, fields: [], values: [] }]))
+      expect(fids).toEqual([...fids].sort((a, b) => a - b))
+      const full = { geom: true, fields: [name, n], label: false, description: true }
+      const read = () => layer.read(async (tx) => (await tx.list({}, full))
+        .map((r) => [r.geom, r.values.map((v) => (v === null ? v : String(v))), r.description]))
+      expect(await read()).toEqual([[null, ['only name', null], 'about it'], [point(1, 1), [null, '5'], null], [null, [null, null], null]])
+      await layer.write(async (tx) => {
+        await tx.update(fids[0]!, { fields: [], values: [], description: null })
+        await tx.update(fids[1]!, { geom: null, bbox: null, fields: [], values: [] })
+        await tx.update(fids[2]!, { fields: [n], values: [7], description: 'new' })
+      })
+      expect(await read()).toEqual([[null, ['only name', null], null], [null, [null, '5'], null], [null, [null, '7'], 'new']])
+      expect(await layer.read((tx) => tx.extent())).toBeNull()
+    })
+
+    it('compares and orders as SQL: NULLs last ascending and first descending, strings by code point, ilike folding Unicode', async () => {
+      const layer = await make()
+      const { name, n } = fieldsOf(layer)
+      const fids = await layer.write((tx) => tx.createMany([
+        input(layer, null, 'Ärger', 10), input(layer, null, 'apple', 9), input(layer, null, null, null), input(layer, null, 'Zebra', -1)]))
+      const [arger, apple, none, zebra] = fids as [number, number, number, number]
+      const where = (field: typeof name | null, op: Condition['op'], value: Condition['value']): FeatureFilter =>
+        ({ conditions: [{ field, op, value }], filtered: true })
+      const no = shape(layer, false)
+      expect(await layer.read(async (tx) => [
+        (await tx.list({ order: [{ field: name, desc: false }] }, no)).map((r) => r.fid),
+        (await tx.list({ order: [{ field: name, desc: true }] }, no)).map((r) => r.fid),
+        (await tx.list({ order: [{ field: n, desc: false }] }, no)).map((r) => r.fid),
+        (await tx.list({ filter: where(name, 'ilike', 'ä%') }, no)).map((r) => r.fid),
+        (await tx.list({ filter: where(name, 'ne', 'apple') }, no)).map((r) => r.fid),
+        (await tx.list({ filter: where(n, 'isnull', true) }, no)).map((r) => r.fid),
+        await tx.count(where(n, 'gt', 5)), await tx.count(where(name, 'isnull', false)),
+      ])).toEqual([[zebra, apple, arger, none], [none, arger, apple, zebra], [zebra, apple, arger, none], [arger], [arger, zebra],
+        [none], 2, 3])
     })
 
     it('a write that throws keeps nothing of it', async () => {

@@ -1,8 +1,10 @@
 /**
  * The feature ports' contract (test/port/features.contract.ts) against the SQLite port's
- * feature tables (`data.features.open`, sw/sqlite/features) and against the array layer (no SQL). An implementation of the feature
+ * feature tables (`data.features.open`, sw/sqlite/features) and against the array layer (no SQL), and against the PostgreSQL port's
+ * PostGIS tables (a throwaway cluster: test/pg/shared.ts; each case a new database). An implementation of the feature
  * ports joins by adding its own `featuresContract` line here.
  */
+import { afterAll } from 'vitest'
 import { nodePlatform } from '../../sw/host/node.ts'
 import { Database } from '../../sw/store/database.ts'
 import { migrateMain } from '../../sw/sqlite/migrate.ts'
@@ -10,9 +12,15 @@ import { openSqlitePort } from '../../sw/sqlite/port.ts'
 import type { Field, LayerMeta } from '../../sw/feature/types.ts'
 import { arrayFeatureLayer } from '../port/array-features.ts'
 import { featuresContract } from '../port/features.contract.ts'
+import { openPostgresData } from '../../sw/postgres/port.ts'
+import { cluster } from '../pg/shared.ts'
 
 const field = (id: number, keyname: string, datatype: Field['datatype']): Field => ({ id, keyname, display_name: keyname, datatype,
   typemod: null, label_field: false, grid_visibility: true, text_search: true, required: false, lookup_table: null })
+
+/** The PostgreSQL ports the cases opened, closed after the file. */
+const opened: { close(): Promise<void> }[] = []
+afterAll(async () => { for (const d of opened) await d.close() })
 
 const meta = (): LayerMeta =>
   ({ resourceId: 7, srs: 3857, geometryType: 'POINT', fields: [field(1, 'name', 'STRING'), field(2, 'n', 'INTEGER')] })
@@ -22,6 +30,12 @@ featuresContract('SQLite (feature tables over MemoryStore)', async () => {
   const main = await Database.open(await platform.sqlite(), platform.store, 'main', migrateMain)
   const data = openSqlitePort({ main, store: platform.store })
   return data.features.open(meta(), () => platform.now())
+})
+
+featuresContract('PostgreSQL (PostGIS tables)', async () => {
+  const data = await openPostgresData(await (await cluster()).database('features'), { maxConnections: 4 })
+  opened.push(data)
+  return data.features.open(meta(), () => new Date())
 })
 
 featuresContract('the array layer (no SQL)', async () => arrayFeatureLayer(meta()))

@@ -25,9 +25,6 @@ export const COLUMN_TYPES: Record<FieldType, string> = {
 
 export const columnOf = (fieldId: number) => `fld_${fieldId}`
 
-/** A fingerprint of the field list as the layer's columns depend on it. */
-export const fieldsSignature = (fields: Field[]) => fields.map((f) => `${f.id}:${f.datatype}`).join(',')
-
 /** Creates the schema on a fresh image (runs inside the opening transaction). */
 export function migrateLayer(db: SqlDb, meta: LayerMeta): void {
   const version = db.selectValue(`SELECT 1 FROM sqlite_master WHERE name = 'layer_meta'`)

@@ -1,0 +1,46 @@
+/**
+ * @module postgres/features/layer
+ * A vector layer's feature port on PostGIS (`FeatureLayer`). A read is one REPEATABLE READ READ
+ * ONLY transaction; a write is one transaction under the layer's advisory lock (tx.ts
+ * `layerLock`: the writes of every process on one layer run one at a time, those of different
+ * layers side by side, none under the main lock), which moves the `layer:<id>` change counter
+ * last, so another process sees the write on its next request (`tokens.refresh`). Both run on
+ * the layer's own `PgUnits` (FIFO in this process, retried on a serialization failure or
+ * deadlock: `fn` may run twice). No history yet (versioning comes next), and no `gpkg`: that is
+ * SQLite's fast path; the data-out paths fall back to these reads.
+ */
+import type { FeatureLayer, FeatureRead, FeatureWrite, LayerMeta } from '../../feature/types.ts'
+import type { ChangeScope } from '../../port/port.ts'
+import type { PgConn } from '../conn.ts'
+import type { PgUnits } from '../uow.ts'
+import type { PgTokens } from '../tokens.ts'
+import { PgLayerReader } from './reader.ts'
+import { PgLayerWriter } from './writer.ts'
+import { refusingNul } from './values.ts'
+
+export class PgFeatureLayer implements FeatureLayer {
+  readonly #scope: ChangeScope
+
+  constructor(readonly meta: LayerMeta, readonly units: PgUnits, readonly tokens: PgTokens, readonly now: () => Date) {
+    this.#scope = `layer:${meta.resourceId}`
+  }
+
+  token(): string {
+    return this.tokens.current(this.#scope)
+  }
+
+  read<T>(fn: (tx: FeatureRead) => Promise<T>): Promise<T> {
+    return this.units.read((conn, live) => new PgLayerReader(refusingNul(conn), this.meta, live), fn)
+  }
+
+  write<T>(fn: (tx: FeatureWrite) => Promise<T>): Promise<T> {
+    let w: PgLayerWriter | undefined
+    const make = (conn: PgConn, live: () => void) =>
+      (w = new PgLayerWriter(refusingNul(conn), this.meta, live, this.now().toISOString().slice(0, 19)))
+    return this.units.write(make, fn,
+      async (conn) => {
+        await w!.finish()
+        return this.tokens.move(conn, [this.#scope])
+      })
+  }
+}

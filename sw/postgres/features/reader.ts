@@ -1,0 +1,109 @@
+/**
+ * @module postgres/features/reader
+ * The read side of a layer's feature port on PostGIS (`FeatureRead`): the component's queries as
+ * one statement each over the layer's tables, rows back in the canonical form, geometries as WKB
+ * (`ST_AsBinary`, read by geo/wkb.ts). Answers as SQLite's reader (sqlite/features/reader.ts):
+ * orders with NULLs last ascending and first descending and the fid breaking ties, attachments
+ * in id order.
+ */
+import type { PastRequest } from '../../core/idempotency.ts'
+import type { Bbox, Geometry } from '../../geo/geometry.ts'
+import { readWkb } from '../../geo/wkb.ts'
+import type { AttachmentRow, FeatureFilter, FeatureQuery, FeatureRead, FeatureRow, LayerMeta, RowShape } from '../../feature/types.ts'
+import type { PgConn } from '../conn.ts'
+import { columnOf, tablesOf, type LayerTables } from './schema.ts'
+import { canonical, fromCanonical, sortable } from './values.ts'
+import { Params, whereSql } from './filter.ts'
+
+/** The columns of an attachment row, in `AttachmentRow`'s order (as SQLite's `SELECT *`). */
+export const ATTACHMENT_COLUMNS = 'id, fid, keyname, name, size, mime_type, description, file_meta, blob_id, fileobj'
+
+const geometryOf = (wkb: Uint8Array | null): Geometry | null => (wkb ? readWkb(wkb) : null)
+
+export class PgLayerReader implements FeatureRead {
+  readonly t: LayerTables
+
+  /** `live` throws once the read or write this belongs to has ended. */
+  constructor(readonly db: PgConn, readonly meta: LayerMeta, readonly live: () => void) {
+    this.t = tablesOf(meta.resourceId)
+  }
+
+  async pastRequest(key: string): Promise<PastRequest | undefined> {
+    this.live()
+    return this.db.row<PastRequest>(`SELECT fingerprint, body FROM ${this.t.request} WHERE key = $1`, [key])
+  }
+
+  async list(q: FeatureQuery, shape: RowShape): Promise<FeatureRow[]> {
+    this.live()
+    const labelField = shape.label ? this.meta.fields.find((f) => f.label_field) : undefined
+    const p = new Params()
+    const cols = ['f.fid AS fid', `${shape.geom ? 'ST_AsBinary(f.geom)' : 'NULL::bytea'} AS geom`,
+      ...shape.fields.map((f, i) => `${canonical(`f.${columnOf(f.id)}`, f.datatype)} AS v${i}`)]
+    if (labelField) cols.push(`${canonical(`f.${columnOf(labelField.id)}`, labelField.datatype)} AS label`)
+    if (shape.description) cols.push(`(SELECT value FROM ${this.t.description} d WHERE d.fid = f.fid) AS description`)
+    const filter: FeatureFilter | undefined = q.fid === undefined ? q.filter
+      : { conditions: [...(q.filter?.conditions ?? []), { field: null, op: 'eq', value: q.fid }], filtered: true,
+        search: q.filter?.search, intersects: q.filter?.intersects }
+    const order = [...(q.order ?? []).map((o) => `${sortable('f', o.field)} ${o.desc ? 'DESC NULLS FIRST' : 'ASC NULLS LAST'}`), 'f.fid']
+    let sql = `SELECT ${cols.join(', ')} FROM ${this.t.features} f ${whereSql(filter, this.meta.fields, this.meta.srs, p)}
+      ORDER BY ${order.join(', ')}`
+    // As SQLite's reader: an offset counts only with a limit.
+    if (q.limit !== undefined && q.limit >= 0) sql += ` LIMIT ${p.add(q.limit)} OFFSET ${p.add(q.offset ?? 0)}`
+    const rows = await this.db.rows<Record<string, unknown>>(sql, p.values)
+    return rows.map((r) => {
+      const row: FeatureRow = { fid: r.fid as number, geom: geometryOf(r.geom as Uint8Array | null),
+        values: shape.fields.map((f, i) => fromCanonical(f.datatype, r[`v${i}`])) }
+      if (shape.label) row.label = labelField ? fromCanonical(labelField.datatype, r.label) : null
+      if (shape.description) row.description = (r.description ?? null) as string | null
+      return row
+    })
+  }
+
+  async count(filter?: FeatureFilter): Promise<number> {
+    this.live()
+    const p = new Params()
+    return (await this.db.value<number>(`SELECT count(*) FROM ${this.t.features} f ${whereSql(filter, this.meta.fields, this.meta.srs, p)}`,
+      p.values))!
+  }
+
+  async extent(filter?: FeatureFilter): Promise<Bbox | null> {
+    this.live()
+    const p = new Params()
+    // Per geometry's own box (box3d: doubles), as SQLite's reader takes the GeoPackage envelopes.
+    const r = await this.db.row<{ x0: number | null; y0: number; x1: number; y1: number }>(
+      `SELECT min(ST_XMin(f.geom)) AS x0, min(ST_YMin(f.geom)) AS y0, max(ST_XMax(f.geom)) AS x1, max(ST_YMax(f.geom)) AS y1
+       FROM ${this.t.features} f ${whereSql(filter, this.meta.fields, this.meta.srs, p)}`, p.values)
+    if (!r || r.x0 === null) return null
+    return [r.x0, r.y0, r.x1, r.y1]
+  }
+
+  async exists(fid: number): Promise<boolean> {
+    this.live()
+    return (await this.db.value(`SELECT 1 FROM ${this.t.features} WHERE fid = $1`, [fid])) !== undefined
+  }
+
+  async geometry(fid: number): Promise<Geometry | null | undefined> {
+    this.live()
+    const row = await this.db.row<{ g: Uint8Array | null }>(`SELECT ST_AsBinary(geom) AS g FROM ${this.t.features} WHERE fid = $1`, [fid])
+    return row && geometryOf(row.g)
+  }
+
+  async attachments(fids?: number[]): Promise<Map<number, AttachmentRow[]>> {
+    this.live()
+    const out = new Map<number, AttachmentRow[]>()
+    if (fids && !fids.length) return out
+    const rows = await this.db.rows<AttachmentRow>(`SELECT ${ATTACHMENT_COLUMNS} FROM ${this.t.attachment}
+      ${fids ? 'WHERE fid = ANY($1::bigint[])' : ''} ORDER BY id`, fids ? [fids] : [])
+    for (const a of rows) {
+      const list = out.get(a.fid)
+      if (list) list.push(a)
+      else out.set(a.fid, [a])
+    }
+    return out
+  }
+
+  async attachment(fid: number, aid: number): Promise<AttachmentRow | undefined> {
+    this.live()
+    return this.db.row<AttachmentRow>(`SELECT ${ATTACHMENT_COLUMNS} FROM ${this.t.attachment} WHERE id = $1 AND fid = $2`, [aid, fid])
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * @module postgres/features/writer
+ * The write side of a layer's feature port on PostGIS (`FeatureWrite`), inside one transaction
+ * of the layer (layer.ts). Set-based: a batch of new features is one INSERT of arrays
+ * (`unnest`) returning the fids in input order, a delete takes its attachments' rows and files in
+ * one statement. Same answers as SQLite's writer (sqlite/features/writer.ts): fids past every
+ * fid the table ever had, an attachment's replaced or removed files orphans once this commits,
+ * a keyed write's answer recorded in the same transaction.
+ */
+import { toWkb } from '../../geo/wkb.ts'
+import type { AttachmentFields, AttachmentFile, AttachmentRow, FeatureInput, FeatureWrite, Field, LayerMeta } from '../../feature/types.ts'
+import type { PgConn } from '../conn.ts'
+import { PgLayerReader } from './reader.ts'
+import { Params } from './filter.ts'
+import { COLUMN_TYPES, columnOf } from './schema.ts'
+
+/** How long a keyed write's answer is kept, in seconds (clients retry within minutes, not days). */
+const KEEP = 24 * 3600
+
+export class PgLayerWriter extends PgLayerReader implements FeatureWrite {
+  readonly orphanBlobs: string[] = []
+  #request: { key: string; fingerprint: string; body: () => string } | undefined
+
+  /** `time`: the write's time, ISO to the second (the request log's clock, as SQLite's writer). */
+  constructor(db: PgConn, meta: LayerMeta, live: () => void, readonly time: string) {
+    super(db, meta, live)
+  }
+
+  async create(input: FeatureInput): Promise<number> {
+    return (await this.createMany([input]))[0]!
+  }
+
+  /**
+   * One INSERT for the whole batch: a column array per field any input sets (a field an input
+   * leaves out is NULL, as its own insert would leave it), the identity giving fids in order.
+   */
+  async createMany(inputs: readonly FeatureInput[]): Promise<number[]> {
+    this.live()
+    if (!inputs.length) return []
+    const fields: Field[] = []
+    const at = new Map<number, number>()
+    let last: readonly Field[] | undefined
+    for (const i of inputs) {
+      // Inputs that set every field share one array: look at each distinct list once.
+      if (i.fields === last) continue
+      last = i.fields
+      for (const f of i.fields) if (!at.has(f.id)) { at.set(f.id, fields.length); fields.push(f) }
+    }
+    const columns = fields.map(() => new Array<unknown>(inputs.length).fill(null))
+    const geoms = inputs.map((input, row) => {
+      input.fields.forEach((f, k) => { columns[at.get(f.id)!]![row] = input.values[k] ?? null })
+      return input.geom ? toWkb(input.geom) : null
+    })
+    const p = new Params()
+    const arrays = [`${p.add(geoms)}::bytea[]`, ...fields.map((f, k) => `${p.add(columns[k])}::${COLUMN_TYPES[f.datatype]}[]`)]
+    const names = fields.map((_, k) => `c${k}`)
+    const fids = (await this.db.rows<{ fid: number }>(`INSERT INTO ${this.t.features} (geom${fields.map((f) => `, ${columnOf(f.id)}`).join('')})
+      SELECT ST_GeomFromWKB(u.g, ${p.add(this.meta.srs)})${names.map((n) => `, u.${n}`).join('')}
+      FROM unnest(${arrays.join(', ')}) AS u(g${names.map((n) => `, ${n}`).join('')}) RETURNING fid`, p.values)).map((r) => r.fid)
+    const described = inputs.map((input, k) => [fids[k]!, input.description] as const).filter(([, d]) => !!d)
+    if (described.length) {
+      await this.db.exec(`INSERT INTO ${this.t.description} (fid, value) SELECT * FROM unnest($1::bigint[], $2::text[])`,
+        [described.map(([fid]) => fid), described.map(([, d]) => d)])
+    }
+    return fids
+  }
+
+  async update(fid: number, input: FeatureInput): Promise<boolean> {
+    this.live()
+    const p = new Params()
+    const sets = input.fields.map((f, k) => `${columnOf(f.id)} = ${p.add(input.values[k] ?? null)}`)
+    if (input.geom !== undefined) sets.unshift(`geom = ST_GeomFromWKB(${p.add(input.geom && toWkb(input.geom))}, ${p.add(this.meta.srs)})`)
+    const found = sets.length
+      ? await this.db.exec(`UPDATE ${this.t.features} SET ${sets.join(', ')} WHERE fid = ${p.add(fid)}`, p.values) > 0
+      : await this.exists(fid)
+    if (!found) return false
+    await this.#description(fid, input)
+    return true
+  }
+
+  async #description(fid: number, input: FeatureInput): Promise<void> {
+    if (input.description === undefined) return
+    if (!input.description) await this.db.exec(`DELETE FROM ${this.t.description} WHERE fid = $1`, [fid])
+    else {
+      await this.db.exec(`INSERT INTO ${this.t.description} (fid, value) VALUES ($1, $2)
+        ON CONFLICT (fid) DO UPDATE SET value = excluded.value`, [fid, input.description])
+    }
+  }
+
+  async delete(fid: number): Promise<boolean> {
+    this.live()
+    await this.#dropAttachments('WHERE fid = $1', [fid])
+    return await this.db.exec(`DELETE FROM ${this.t.features} WHERE fid = $1`, [fid]) > 0
+  }
+
+  async deleteAll(): Promise<void> {
+    this.live()
+    await this.#dropAttachments('', [])
+    await this.db.exec(`DELETE FROM ${this.t.description}`)
+    await this.db.exec(`DELETE FROM ${this.t.features}`)
+  }
+
+  /** Deletes the attachments `where` selects with their files; their blobs become orphans. */
+  async #dropAttachments(where: string, params: unknown[]): Promise<void> {
+    const rows = await this.db.rows<{ blob_id: string }>(`WITH a AS (DELETE FROM ${this.t.attachment} ${where} RETURNING id, blob_id),
+      f AS (DELETE FROM ${this.t.attachmentFile} WHERE aid IN (SELECT id FROM a))
+      SELECT blob_id FROM a ORDER BY id`, params)
+    for (const r of rows) this.orphanBlobs.push(r.blob_id)
+  }
+
+  async addAttachment(fid: number, f: AttachmentFields, file: AttachmentFile): Promise<number> {
+    this.live()
+    // The file's id (`fileobj`) is taken first, so the attachment and its file row go in one statement.
+    return (await this.db.value<number>(`WITH o AS (SELECT nextval(pg_get_serial_sequence($9, 'id')) AS fileobj),
+        a AS (INSERT INTO ${this.t.attachment} (fid, keyname, name, size, mime_type, description, file_meta, blob_id, fileobj)
+          SELECT $1::bigint, $2::text, $3::text, $4::bigint, $5::text, $6::text, $7::text, $8::text, fileobj FROM o RETURNING id, fileobj, blob_id)
+      INSERT INTO ${this.t.attachmentFile} (id, aid, blob_id) SELECT fileobj, id, blob_id FROM a RETURNING aid`,
+    [fid, f.keyname ?? null, f.name ?? null, file.size, f.mime_type!, f.description ?? null, JSON.stringify(file.fileMeta),
+      file.blobId, this.t.attachmentFile]))!
+  }
+
+  async changeAttachment(row: AttachmentRow, f: AttachmentFields, file?: AttachmentFile): Promise<void> {
+    this.live()
+    const p = new Params()
+    const sets: string[] = []
+    for (const key of ['name', 'keyname', 'mime_type', 'description'] as const) {
+      if (f[key] !== undefined) sets.push(`${key} = ${p.add(f[key])}`)
+    }
+    if (file) {
+      await this.#orphanFiles(row.id)
+      const fileobj = await this.db.value<number>(`INSERT INTO ${this.t.attachmentFile} (aid, blob_id) VALUES ($1, $2) RETURNING id`,
+        [row.id, file.blobId])
+      sets.push(`size = ${p.add(file.size)}`, `file_meta = ${p.add(JSON.stringify(file.fileMeta))}`, `blob_id = ${p.add(file.blobId)}`,
+        `fileobj = ${p.add(fileobj)}`)
+    }
+    if (sets.length) await this.db.exec(`UPDATE ${this.t.attachment} SET ${sets.join(', ')} WHERE id = ${p.add(row.id)}`, p.values)
+  }
+
+  async removeAttachment(row: AttachmentRow): Promise<void> {
+    this.live()
+    await this.#orphanFiles(row.id)
+    await this.db.exec(`DELETE FROM ${this.t.attachment} WHERE id = $1`, [row.id])
+  }
+
+  /** Without history, an attachment's files go once this commits. */
+  async #orphanFiles(aid: number): Promise<void> {
+    const rows = await this.db.rows<{ blob_id: string }>(`DELETE FROM ${this.t.attachmentFile} WHERE aid = $1 RETURNING blob_id`, [aid])
+    for (const r of rows) this.orphanBlobs.push(r.blob_id)
+  }
+
+  recordRequest(key: string, fingerprint: string, body: () => string): void {
+    this.live()
+    this.#request = { key, fingerprint, body }
+  }
+
+  /** Last statements before COMMIT: the keyed write's answer, now that the write has finished. */
+  async finish(): Promise<void> {
+    const req = this.#request
+    if (!req) return
+    const now = Math.floor(Date.parse(`${this.time}Z`) / 1000)
+    await this.db.exec(`DELETE FROM ${this.t.request} WHERE tstamp < $1`, [now - KEEP])
+    await this.db.exec(`INSERT INTO ${this.t.request} (key, fingerprint, tstamp, body) VALUES ($1, $2, $3, $4)`,
+      [req.key, req.fingerprint, now, req.body()])
+  }
+}
