@@ -30,8 +30,9 @@ export const pgTypes: pg.CustomTypesConfig = {
 }
 
 /**
- * PostgreSQL refuses text with a NUL character (U+0000), which SQLite stores: a client's value,
- * so a 422, never a 500 (the statement, and with it the unit of work, is rolled back).
+ * PostgreSQL refuses text with a NUL character (U+0000), which SQLite stores: a client's value
+ * (a field, a name, a description, a filter or search pattern), so a 422, never a 500 (the
+ * statement, and with it the unit of work, is rolled back).
  */
 function refusedText(err: unknown): never {
   const code = (err as { code?: string }).code

@@ -16,7 +16,6 @@ import type { PgUnits } from '../uow.ts'
 import type { PgTokens } from '../tokens.ts'
 import { PgLayerReader } from './reader.ts'
 import { PgLayerWriter } from './writer.ts'
-import { refusingNul } from './values.ts'
 
 export class PgFeatureLayer implements FeatureLayer {
   readonly #scope: ChangeScope
@@ -30,13 +29,13 @@ export class PgFeatureLayer implements FeatureLayer {
   }
 
   read<T>(fn: (tx: FeatureRead) => Promise<T>): Promise<T> {
-    return this.units.read((conn, live) => new PgLayerReader(refusingNul(conn), this.meta, live), fn)
+    return this.units.read((conn, live) => new PgLayerReader(conn, this.meta, live), fn)
   }
 
   write<T>(fn: (tx: FeatureWrite) => Promise<T>): Promise<T> {
     let w: PgLayerWriter | undefined
     const make = (conn: PgConn, live: () => void) =>
-      (w = new PgLayerWriter(refusingNul(conn), this.meta, live, this.now().toISOString().slice(0, 19)))
+      (w = new PgLayerWriter(conn, this.meta, live, this.now().toISOString().slice(0, 19)))
     return this.units.write(make, fn,
       async (conn) => {
         await w!.finish()

@@ -7,7 +7,6 @@
  * '12:00:00', '2024-05-01T12:00:00', 0/1 for booleans), so they are bound as they are.
  */
 import type { Field, FieldType, FieldValue } from '../../feature/types.ts'
-import { validationError } from '../../core/error.ts'
 import type { PgConn } from '../conn.ts'
 import { columnOf } from './schema.ts'
 
@@ -46,26 +45,4 @@ export function fromCanonical(type: FieldType, v: unknown): FieldValue {
     return Number.isSafeInteger(n) ? n : BigInt(v as string)
   }
   return v as FieldValue
-}
-
-/** PostgreSQL's `character_not_in_repertoire`: what a NUL (U+0000) in a text value raises. */
-const NUL_IN_TEXT = '22021'
-
-/**
- * `db` with the one refusal of user text that SQLite does not make turned into a 422: PostgreSQL
- * cannot hold U+0000 in a text value (a field, a description, a filter or search pattern), and
- * its error would otherwise answer 500. The statement failed, so the transaction rolls back.
- */
-export function refusingNul(db: PgConn): PgConn {
-  const guard = <A extends unknown[], T>(fn: (...a: A) => Promise<T>) => async (...a: A): Promise<T> => {
-    try {
-      return await fn(...a)
-    } catch (err) {
-      if ((err as { code?: string }).code === NUL_IN_TEXT) {
-        throw validationError('A text value contains the character U+0000, which PostgreSQL cannot store or compare.')
-      }
-      throw err
-    }
-  }
-  return { rows: guard(db.rows), row: guard(db.row), value: guard(db.value), exec: guard(db.exec) } as PgConn
 }
