@@ -32,6 +32,8 @@ if (!run('types', 'npm', ['run', '-s', 'typecheck'])) { failed++; finish(false) 
 if (!run('system tools', 'node', ['scripts/ensure-chromium.mjs'])) { failed++; finish(false) }
 
 if (!run('gdal-bin', 'node', ['scripts/ensure-gdal.mjs'])) { failed++; finish(false) }
+// PostgreSQL + PostGIS: the data port and the Node host are also tested on a real server (test/pg/cluster.ts).
+if (!run('postgresql', 'node', ['scripts/ensure-postgres.mjs'])) { failed++; finish(false) }
 
 const unitOk = run('node tests', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${results}/vitest.json`])
 const unit = readJson(`${results}/vitest.json`)
