@@ -16,6 +16,7 @@ import { PgTokens } from './tokens.ts'
 import { pgBlobs } from './blobs.ts'
 import { migratePg } from './migrate.ts'
 import { pgMainRead, pgMainWrite } from './tx.ts'
+import { pgCatalogue } from './catalogue.ts'
 
 export interface PostgresPortOptions {
   /** Connections this process keeps at most (default 10). */
@@ -52,9 +53,12 @@ export async function openPostgresData(url: string, opts: PostgresPortOptions = 
     await pool.end().catch(() => undefined)
     throw err
   }
-  const units = new PgUnits(pool, 'main', opts.asyncContext?.() as Frames | undefined)
+  const frames = opts.asyncContext?.() as Frames | undefined
+  const units = new PgUnits(pool, 'main', frames)
   const tokens = new PgTokens(async () => (await pool.query<{ scope: string; n: number }>('SELECT scope, n FROM outpost_change')).rows)
   await tokens.refresh()
+  // Its tables are made with the rest (schema/catalogue.ts): nothing to open on first use.
+  const catalogue = pgCatalogue(pool, tokens, frames)
   const notYet = (what: string) => () => { throw new Error(`${what} on PostgreSQL is not built yet (issue 23).`) }
   return {
     pool,
@@ -66,7 +70,7 @@ export async function openPostgresData(url: string, opts: PostgresPortOptions = 
       open: notYet('Vector layers'), replica: notYet('Vector layers'), openSource: notYet('Vector layers'),
       load: notYet('Vector layers'), drop: notYet('Vector layers'), stored: async () => [], latest: () => 0,
     },
-    catalogue: notYet('The catalogue') as never,
+    catalogue: async () => catalogue,
     ping: async () => { await pool.query('SELECT 1') },
     close: () => pool.end(),
   }

@@ -35,12 +35,15 @@ export class PgUnits {
   readonly #pool: pg.Pool
   readonly #frames: Frames | undefined
   readonly #name: string
+  /** The advisory lock every unit of work takes first (the main data's, or a store's own). */
+  readonly #lock: string
   /** Settles when the last unit of work asked for in this process has ended. */
   #tail: Promise<void> = Promise.resolve()
 
-  constructor(pool: pg.Pool, name: string, frames?: Frames) {
+  constructor(pool: pg.Pool, name: string, frames?: Frames, lock = MAIN_LOCK) {
     this.#pool = pool
     this.#name = name
+    this.#lock = lock
     this.#frames = frames
   }
 
@@ -69,7 +72,7 @@ export class PgUnits {
       let broken: Error | undefined
       try {
         await client.query('BEGIN')
-        await client.query('SELECT pg_advisory_xact_lock($1)', [MAIN_LOCK])
+        await client.query('SELECT pg_advisory_xact_lock($1)', [this.#lock])
         const conn = connOf(client)
         const out = await this.#run(make, conn, fn)
         const after = await beforeCommit?.(conn)

@@ -6,5 +6,6 @@
 import type { ComponentSchema } from '../../port/schema.ts'
 import { portSchema } from './port.ts'
 import { journalSchema } from './journal.ts'
+import { catalogueSchema } from './catalogue.ts'
 
-export const PG_SCHEMA: readonly ComponentSchema[] = [portSchema, journalSchema]
+export const PG_SCHEMA: readonly ComponentSchema[] = [portSchema, journalSchema, catalogueSchema]
