@@ -35,12 +35,12 @@ export class PgUnits {
   readonly #pool: pg.Pool
   readonly #frames: Frames | undefined
   readonly #name: string
-  /** The advisory lock every unit of work takes first (the main data's, or a store's own). */
+  /** The advisory lock every unit of work takes first: the main data's, or a layer's (tx.ts `layerLock`). */
   readonly #lock: string
   /** Settles when the last unit of work asked for in this process has ended. */
   #tail: Promise<void> = Promise.resolve()
 
-  constructor(pool: pg.Pool, name: string, frames?: Frames, lock = MAIN_LOCK) {
+  constructor(pool: pg.Pool, name: string, frames?: Frames, lock: string = MAIN_LOCK) {
     this.#pool = pool
     this.#name = name
     this.#lock = lock
