@@ -17,6 +17,7 @@ import { CASE_GROUPS } from './cases/index.ts'
 import { ensureQms, qmsData } from './cases/catalogue-data.ts'
 import { postgresData } from '../../sw/host/node.ts'
 import type { OutpostApp } from '../../sw/app.ts'
+import { openSqliteData } from '../../sw/sqlite/port.ts'
 import { cluster } from '../pg/shared.ts'
 
 /**
@@ -46,6 +47,29 @@ for (const group of PG_GROUPS) {
     for (const c of cases) it(c.name, () => c.run(api, expect))
   })
 }
+
+describe("the host's choice of data port (AppOptions.data)", () => {
+  it('is the port the app uses, and its change tokens are refreshed once per request, before the request is answered', async () => {
+    let opened = 0
+    let refreshed = 0
+    const { api, server } = await startNodeApi({ app: { data: async (platform) => {
+      opened++
+      const port = await openSqliteData(platform.sqlite, { store: platform.store })
+      // SQLite has no refresh (one process); this one counts, as PostgreSQL's would query.
+      return { ...port, tokens: { current: (scope) => port.tokens.current(scope), refresh: async () => { refreshed++ } } }
+    } } })
+    try {
+      for (let i = 1; i <= 3; i++) {
+        const res = await api.request('GET', '/api/component/auth/current_user', { auth: 'guest' })
+        expect([res.status, refreshed]).toEqual([200, i])
+      }
+      const bad = await api.request('GET', '/api/resource/999999', { auth: 'guest' })
+      expect([bad.status, refreshed, opened]).toEqual([404, 4, 1])
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  })
+})
 
 /** Starting the app needs principals and the tree (provisioning): the same repositories as 'auth'. */
 const STARTS = PG_GROUPS.includes('auth')
