@@ -11,7 +11,6 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { extname, join, normalize } from 'node:path'
 import { getRequestListener, RequestError, type Http2Bindings, type HttpBindings } from '@hono/node-server'
 import { createApp, type AppOptions, type OutpostApp } from '../app.ts'
-import { openPostgresData, reasonOf } from '../postgres/port.ts'
 import type { AdminProvision, Platform } from '../platform/platform.ts'
 import { MemoryStore } from '../store/memory.ts'
 import type { Store } from '../store/store.ts'
@@ -107,9 +106,11 @@ export function redactUrl(url: string): string {
 /**
  * The data port of `--database <url>`: PostgreSQL (sw/postgres), opened and migrated when the
  * app opens its services. A database that cannot be reached or refuses us fails with one line.
+ * Imported only then: a host on SQLite never loads the driver.
  */
 export function postgresData(url: string, opts: { maxConnections?: number } = {}): NonNullable<AppOptions['data']> {
   return async (platform) => {
+    const { openPostgresData, reasonOf } = await import('../postgres/port.ts')
     try {
       return await openPostgresData(url, { asyncContext: platform.asyncContext, maxConnections: opts.maxConnections })
     } catch (err) {
