@@ -4,7 +4,7 @@
  * postgresData), one fresh database per group as node-host.test.ts gives each group a fresh
  * server; and the command line's `--database` refusing a bad URL or an unreachable server.
  */
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer, type Server } from 'node:http'
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -114,7 +114,11 @@ describe.runIf(STARTS)('two Node hosts on one PostgreSQL database', () => {
   })
 })
 
-/** Runs the host's command line to its end: exit code and what it printed. */
+/** Hosts started by runHost and not yet ended: a test that times out must not leave one running. */
+const running = new Set<ChildProcess>()
+afterAll(() => { for (const p of running) p.kill('SIGKILL') })
+
+/** Runs the host's command line to its end (killed after 20 s): exit code and what it printed. */
 function runHost(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string; err: string }> {
   const proc = spawn(process.execPath, [...SOURCE_ENTRY, '--port', '0', ...args],
     { env: { ...process.env, OUTPOST_DATABASE_URL: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -122,8 +126,9 @@ function runHost(args: string[], env: Record<string, string> = {}): Promise<{ co
   let err = ''
   proc.stdout.on('data', (b: Buffer) => { out += b.toString() })
   proc.stderr.on('data', (b: Buffer) => { err += b.toString() })
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000)
-  return new Promise((resolve) => proc.once('exit', (code) => { clearTimeout(timer); resolve({ code, out, err }) }))
+  running.add(proc)
+  const timer = setTimeout(() => proc.kill('SIGKILL'), 20_000)
+  return new Promise((resolve) => proc.once('exit', (code) => { clearTimeout(timer); running.delete(proc); resolve({ code, out, err }) }))
 }
 
 describe('the Node host with --database', () => {
@@ -153,7 +158,7 @@ describe('the Node host with --database', () => {
       expect(r.out + r.err).not.toContain('s3cret')
       expect(r.out).not.toContain('listening on')
     }
-  })
+  }, 60_000)
 
   it('--database and --memory exclude each other', async () => {
     const r = await runHost(['--memory', '--database', 'postgres://me@127.0.0.1/db'])
