@@ -131,6 +131,28 @@ function runHost(args: string[], env: Record<string, string> = {}): Promise<{ co
   return new Promise((resolve) => proc.once('exit', (code) => { clearTimeout(timer); running.delete(proc); resolve({ code, out, err }) }))
 }
 
+describe('the PostgreSQL port in a process of its own', () => {
+  it('keeps no process alive with its idle connections (a host that closed its server ends, even without closing the port)', async () => {
+    const url = await (await cluster()).database('idle')
+    const script = `const { openPostgresData } = await import('./sw/postgres/port.ts')
+      const p = await openPostgresData(process.env.URL)
+      await p.ping(); await (await p.catalogue()).load()
+      console.log('idle at', Date.now())`
+    const proc = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script],
+      { env: { ...process.env, URL: url }, stdio: ['ignore', 'pipe', 'pipe'] })
+    running.add(proc)
+    let out = ''
+    proc.stdout.on('data', (b: Buffer) => { out += b.toString() })
+    proc.stderr.on('data', (b: Buffer) => { out += b.toString() })
+    const code = await new Promise((resolve) => proc.once('exit', resolve))
+    running.delete(proc)
+    const idleAt = Number(/idle at (\d+)/.exec(out)?.[1])
+    expect([code, out.replace(/idle at \d+\n/, '')]).toEqual([0, ''])
+    // pg's pool would otherwise hold them for its idle timeout (10 s).
+    expect(Date.now() - idleAt).toBeLessThan(5000)
+  }, 60_000)
+})
+
 describe('the Node host with --database', () => {
   let dir: string
   beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'outpost-pghost-')) })
