@@ -98,9 +98,10 @@ export function checkDatabaseUrl(url: string): void {
   }
 }
 
-/** `url` with its password replaced by `***`, for messages. */
+/** `url` with its password (in the authority or as `?password=`) replaced by `***`, for messages. */
 export function redactUrl(url: string): string {
-  return url.replace(/^([a-z]+:\/\/[^:/@]*:)[^@]*@/i, '$1***@')
+  // Up to the authority's last '@': a password may hold one unencoded (pg's parser allows it).
+  return url.replace(/^([a-z]+:\/\/[^:/@]*:)[^/?#]*@/i, '$1***@').replace(/([?&]password=)[^&#]*/i, '$1***')
 }
 
 /**
