@@ -11,7 +11,7 @@ import { RouteTable } from './core/routes.ts'
 import { sharedStart } from './core/once.ts'
 import { corsHeaders, preflight } from './core/cors.ts'
 import type { Platform } from './platform/platform.ts'
-import { openServices, type Services } from './services.ts'
+import { openServices, type DataOpener, type Services } from './services.ts'
 import { authenticate } from './auth/middleware.ts'
 import { checkpoint } from './auth/checkpoint.ts'
 import type { AuthVariables } from './auth/env.ts'
@@ -46,6 +46,8 @@ interface AppEnv {
 export interface AppOptions {
   /** Runs once the services are open, before the first request is answered (a host seeds demo data). */
   setup?: (services: Services) => Promise<void>
+  /** The data port, when the host chooses it (the Node host's `--database`); SQLite in the platform's store otherwise. */
+  data?: DataOpener
 }
 
 /** What a host knows of a request beyond the Request itself. */
@@ -66,7 +68,7 @@ export function createApp(platform: Platform, opts: AppOptions = {}): OutpostApp
   // wrong password (reference §1.3).
   const routes = new RouteTable<AppEnv>(app, checkpoint)
   const services = sharedStart(async () => {
-    const s = await openServices(platform)
+    const s = await openServices(platform, opts.data)
     await opts.setup?.(s)
     return s
   })
@@ -74,7 +76,11 @@ export function createApp(platform: Platform, opts: AppOptions = {}): OutpostApp
   app.use('*', async (c, next) => {
     c.set('started', performance.now())
     c.set('peer', c.env?.peer)
-    c.set('services', await services())
+    const s = await services()
+    // Before anything reads a cache: what other processes on the same database committed
+    // moves the change tokens now (PostgreSQL: one query; SQLite owns its folder and has none).
+    await s.data.tokens.refresh?.()
+    c.set('services', s)
     await authenticate(c)
     await next()
   })

@@ -20,7 +20,7 @@ import { sqliteGpkgFiles } from './sqlite/gpkg-file/writer.ts'
 
 export interface Services {
   platform: Platform
-  /** The data port (issue 22): repositories and units of work; today SQLite's (sw/sqlite). */
+  /** The data port (issue 22): repositories and units of work; SQLite's (sw/sqlite) unless the host chose another. */
   data: DataPort
   /** The GeoPackage file writer: SQLite's on every host, a GeoPackage being an SQLite file. */
   gpkgFiles: GpkgFiles
@@ -35,10 +35,23 @@ export interface Services {
   adminCreated: boolean
 }
 
-export async function openServices(platform: Platform): Promise<Services> {
-  const data = await openSqliteData(platform.sqlite, { store: platform.store, asyncContext: platform.asyncContext })
-  const adminCreated = await provisionUsers(data, platform.admin)
-  await provisionRoot(data, platform.now())
+/** Opens the data port the host chose (the Node host's `--database`: PostgreSQL). */
+export type DataOpener = (platform: Platform) => Promise<DataPort>
+
+/** SQLite in the platform's store: every host's default. */
+const sqliteData: DataOpener = (platform) => openSqliteData(platform.sqlite, { store: platform.store, asyncContext: platform.asyncContext })
+
+export async function openServices(platform: Platform, openData: DataOpener = sqliteData): Promise<Services> {
+  const data = await openData(platform)
+  let adminCreated: boolean
+  try {
+    adminCreated = await provisionUsers(data, platform.admin)
+    await provisionRoot(data, platform.now())
+  } catch (err) {
+    // The next request opens the port again: this one's connections (PostgreSQL's pool) go now.
+    await data.close().catch(() => undefined)
+    throw err
+  }
   // Files an interrupted create or delete left behind go now, without delaying the start.
   void sweepFiles({ platform, data }).catch((err) => platform.log('Sweeping stored files failed', err))
   const openCatalogue = sharedStart(() => Catalogue.open(platform, data))

@@ -1,6 +1,6 @@
 /**
  * @module host/node-main
- * `npm run serve -- --port <p> [--data <dir> | --memory]`: the Node host's command line.
+ * `npm run serve -- --port <p> [--data <dir> | --memory | --database <url>]`: the Node host's command line.
  */
 import { parseArgs } from 'node:util'
 import { homedir, networkInterfaces } from 'node:os'
@@ -10,18 +10,20 @@ import { readFile } from 'node:fs/promises'
 import { readCatalogueFolder } from '../catalogue/folder.ts'
 import type { OutpostApp } from '../app.ts'
 import { seedDemo } from '../demo.ts'
-import { createApp, nodePlatform, randomPassword, serve } from './node.ts'
+import { checkDatabaseUrl, createApp, nodePlatform, postgresData, randomPassword, redactUrl, serve } from './node.ts'
 import { listenError } from './node-listen.ts'
 import { guardedFetch, isLoopbackHost, parseCidrs } from './node-outbound.ts'
 import { lockDataFolder } from './node-lock.ts'
 
-const USAGE = `Usage: npm run serve -- [--port 8080] [--host 127.0.0.1] [--data <dir> | --memory] [--static <dir>]
+const USAGE = `Usage: npm run serve -- [--port 8080] [--host 127.0.0.1] [--data <dir> | --memory] [--database <url>] [--static <dir>]
   --port     TCP port (default $PORT or 8080; 0 picks a free one)
   --host     address to listen on (default 127.0.0.1; 0.0.0.0 for every network, e.g. phones on the Wi-Fi)
   --tls-cert, --tls-key  PEM files: serve HTTPS (a phone's browser runs the app's worker only on a secure origin)
   --cors     a browser origin allowed to call the API across origins (repeatable; also $OUTPOST_CORS, comma-separated)
   --data     folder for the server's data (default $OUTPOST_DATA or ~/.local/share/outpost)
   --memory   keep everything in memory; nothing survives a restart
+  --database postgres://user:password@host:port/database: the data in PostgreSQL (also $OUTPOST_DATABASE_URL),
+             shared by every process started on it (docs/team-server.md); --data then keeps only secret.key
   --static   folder of the built app to serve (default ./dist when it exists)
   --demo     create the demo data set when the data folder is new
   --catalogue  folder in the QMS data layout that replaces the geoservice catalogue at start
@@ -40,13 +42,16 @@ async function main(): Promise<void> {
       static: { type: 'string' }, demo: { type: 'boolean', default: false }, help: { type: 'boolean', default: false },
       catalogue: { type: 'string' }, 'upload-quota': { type: 'string' }, host: { type: 'string', default: '127.0.0.1' },
       'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' }, cors: { type: 'string', multiple: true },
-      'allow-remote': { type: 'string', multiple: true },
+      'allow-remote': { type: 'string', multiple: true }, database: { type: 'string' },
     },
   })
   if (values.help) { console.log(USAGE); return }
   const port = Number(values.port)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`Invalid --port '${values.port}'.\n${USAGE}`)
   if (values.memory && values.data) throw new Error(`--memory and --data exclude each other.\n${USAGE}`)
+  const database = values.database ?? (process.env.OUTPOST_DATABASE_URL || undefined)
+  if (database && values.memory) throw new Error(`--memory and --database exclude each other.\n${USAGE}`)
+  if (database) checkDatabaseUrl(database)
   const dataDir = values.memory ? undefined : resolve(values.data ?? DEFAULT_DATA_DIR)
   if (!values['tls-cert'] !== !values['tls-key']) throw new Error(`--tls-cert and --tls-key go together.\n${USAGE}`)
   const tls = values['tls-cert'] ? { cert: await readFile(values['tls-cert']), key: await readFile(values['tls-key']!) } : undefined
@@ -70,10 +75,12 @@ async function main(): Promise<void> {
     .catch((err: unknown) => { throw listenError(err, port, values.host!) })
   // Before anything is read, written, generated or printed: a second process on the folder
   // stops here (exit 1, the holder's pid in the message) and changes nothing. Held until exit.
-  if (dataDir) lockDataFolder(dataDir)
+  // With --database several processes share the data, and the folder keeps only secret.key: no lock.
+  if (dataDir && !database) lockDataFolder(dataDir)
   const envPassword = process.env.OUTPOST_ADMIN_PASSWORD
   const admin = { password: envPassword || randomPassword(), mustChange: false, force: !!envPassword }
-  app = createApp(nodePlatform({ dataDir, admin, corsOrigins, uploadQuota, fetch }), { setup: values.demo ? seedDemo : undefined })
+  app = createApp(nodePlatform({ dataDir, admin, corsOrigins, uploadQuota, fetch, sharedDatabase: !!database }),
+    { setup: values.demo ? seedDemo : undefined, data: database ? postgresData(database) : undefined })
   const services = await app.services()
   if (services.adminCreated && !envPassword) console.log(`administrator password: ${admin.password}`)
   else if (!envPassword) console.log('administrator password: unchanged (set OUTPOST_ADMIN_PASSWORD to reset it)')
@@ -87,13 +94,15 @@ async function main(): Promise<void> {
   open()
   const addr = server.address()
   const actual = typeof addr === 'object' && addr ? addr.port : port
-  console.log(dataDir ? `data in ${dataDir}` : 'data in memory (--memory): nothing is kept after exit')
+  console.log(database ? `data in ${redactUrl(database)} (secret.key in ${dataDir})`
+    : dataDir ? `data in ${dataDir}` : 'data in memory (--memory): nothing is kept after exit')
   const scheme = tls ? 'https' : 'http'
   const local = `${scheme}://${values.host === '0.0.0.0' || values.host === '::' ? '127.0.0.1' : values.host}:${actual}`
   console.log(`listening on ${local}`)
   const urls = [local, ...lanAddresses(values.host!).map((a) => `${scheme}://${a}:${actual}`)]
   if (staticDir) console.log(howTo(urls, services.adminCreated && !envPassword, !!tls, corsOrigins))
-  const stop = () => server.close(() => process.exit(0))
+  // The data port closes last (PostgreSQL's pool: its connections end cleanly on the server's side).
+  const stop = () => server.close(() => void services.data.close().finally(() => process.exit(0)))
   process.on('SIGINT', stop)
   process.on('SIGTERM', stop)
 }

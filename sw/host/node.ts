@@ -10,7 +10,7 @@ import { inflateSync } from 'node:zlib'
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { extname, join, normalize } from 'node:path'
 import { getRequestListener, RequestError, type Http2Bindings, type HttpBindings } from '@hono/node-server'
-import { createApp, type OutpostApp } from '../app.ts'
+import { createApp, type AppOptions, type OutpostApp } from '../app.ts'
 import type { AdminProvision, Platform } from '../platform/platform.ts'
 import { MemoryStore } from '../store/memory.ts'
 import type { Store } from '../store/store.ts'
@@ -38,6 +38,12 @@ export interface NodePlatformOptions {
   guardUnitsOfWork?: boolean
   /** Folder for the data; `undefined` keeps everything in memory. */
   dataDir?: string
+  /**
+   * The data lives in a database shared with other processes (`--database`): `dataDir` then
+   * keeps only `secret.key` (which every process of the team's server must share), so it is
+   * neither a store nor locked, and the platform's store is in memory.
+   */
+  sharedDatabase?: boolean
   admin: AdminProvision
   log?: (message: string, err?: unknown) => void
   /** Largest accepted upload in bytes. @default FILE_UPLOAD.maxSize */
@@ -57,7 +63,7 @@ let asyncLocal: AsyncLocalStorage<unknown> | undefined
 const processContext = <T>() => (asyncLocal ??= new AsyncLocalStorage()) as AsyncLocalStorage<T>
 
 export function nodePlatform(opts: NodePlatformOptions): Platform {
-  const store: Store = opts.dataDir ? new FileStore(opts.dataDir) : new MemoryStore()
+  const store: Store = opts.dataDir && !opts.sharedDatabase ? new FileStore(opts.dataDir) : new MemoryStore()
   return {
     host: 'node',
     store,
@@ -77,6 +83,40 @@ export function nodePlatform(opts: NodePlatformOptions): Platform {
     asyncContext: opts.guardUnitsOfWork ? processContext : undefined,
     now: () => new Date(),
     log: opts.log ?? ((message, err) => console.error(message, err ?? '')),
+  }
+}
+
+/**
+ * Checks a `--database` URL before anything starts: `postgres://user:pass@host:port/db`
+ * (or `postgresql://`); the message never repeats the password.
+ */
+export function checkDatabaseUrl(url: string): void {
+  let parsed: URL | undefined
+  try { parsed = new URL(url) } catch { /* below */ }
+  if (!parsed || !['postgres:', 'postgresql:'].includes(parsed.protocol) || parsed.pathname.length < 2) {
+    throw new Error(`Invalid database URL '${redactUrl(url)}': expected postgres://user:password@host:port/database.`)
+  }
+}
+
+/** `url` with its password (in the authority or as `?password=`) replaced by `***`, for messages. */
+export function redactUrl(url: string): string {
+  // Up to the authority's last '@': a password may hold one unencoded (pg's parser allows it).
+  return url.replace(/^([a-z]+:\/\/[^:/@]*:)[^/?#]*@/i, '$1***@').replace(/([?&]password=)[^&#]*/i, '$1***')
+}
+
+/**
+ * The data port of `--database <url>`: PostgreSQL (sw/postgres), opened and migrated when the
+ * app opens its services. A database that cannot be reached or refuses us fails with one line.
+ * Imported only then: a host on SQLite never loads the driver.
+ */
+export function postgresData(url: string, opts: { maxConnections?: number } = {}): NonNullable<AppOptions['data']> {
+  return async (platform) => {
+    const { openPostgresData, reasonOf } = await import('../postgres/port.ts')
+    try {
+      return await openPostgresData(url, { asyncContext: platform.asyncContext, maxConnections: opts.maxConnections })
+    } catch (err) {
+      throw new Error(`Cannot open the database ${redactUrl(url)}: ${reasonOf(err)}`, { cause: err })
+    }
   }
 }
 

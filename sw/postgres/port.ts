@@ -17,6 +17,8 @@ import { pgBlobs } from './blobs.ts'
 import { migratePg } from './migrate.ts'
 import { pgMainRead, pgMainWrite } from './tx.ts'
 import { PgFeatureTables } from './features/tables.ts'
+import { pgCatalogue } from './catalogue.ts'
+import { operationalError } from '../core/error.ts'
 
 export interface PostgresPortOptions {
   /** Connections this process keeps at most (default 10). */
@@ -33,7 +35,8 @@ export interface PostgresPort extends DataPort {
 
 /** The port over the database at `url` (`postgres://user:pass@host:port/db`), its schema migrated. */
 export async function openPostgresData(url: string, opts: PostgresPortOptions = {}): Promise<PostgresPort> {
-  const pool = new pg.Pool({ connectionString: url, max: opts.maxConnections ?? 10, types: pgTypes })
+  // allowExitOnIdle: idle connections do not keep the process alive once the server has closed.
+  const pool = new pg.Pool({ connectionString: url, max: opts.maxConnections ?? 10, types: pgTypes, allowExitOnIdle: true })
   // An idle connection that breaks (a restarted server) is dropped by the pool; without this
   // handler its error would end the process.
   pool.on('error', () => undefined)
@@ -45,10 +48,11 @@ export async function openPostgresData(url: string, opts: PostgresPortOptions = 
   }
   const frames = opts.asyncContext?.() as Frames | undefined
   const units = new PgUnits(pool, 'main', frames)
-  const tokens = new PgTokens(async () => (await pool.query<{ scope: string; n: number }>('SELECT scope, n FROM outpost_change')).rows)
+  const tokens = new PgTokens(async () => (await unavailable(pool.query<{ scope: string; n: number }>('SELECT scope, n FROM outpost_change'))).rows)
   await tokens.refresh()
   const blobs = pgBlobs(pool)
-  const notYet = (what: string) => () => { throw new Error(`${what} on PostgreSQL is not built yet (issue 23).`) }
+  // Its tables are made with the rest (schema/catalogue.ts): nothing to open on first use.
+  const catalogue = pgCatalogue(pool, tokens, frames)
   return {
     pool,
     tokens,
@@ -56,8 +60,27 @@ export async function openPostgresData(url: string, opts: PostgresPortOptions = 
     read: (fn) => units.read(pgMainRead, fn),
     blobs,
     features: new PgFeatureTables(pool, tokens, blobs, frames),
-    catalogue: notYet('The catalogue') as never,
-    ping: async () => { await pool.query('SELECT 1') },
+    catalogue: async () => catalogue,
+    ping: async () => { await unavailable(pool.query('SELECT 1')) },
     close: () => pool.end(),
   }
+}
+
+/**
+ * A database that cannot answer (down, restarting, unreachable) is a 503 with the JSON error
+ * body, not a 500: the request changed nothing and may be tried again (the health check, the
+ * change counters read before every request).
+ */
+function unavailable<T>(q: Promise<T>): Promise<T> {
+  return q.catch((err: unknown) => {
+    throw operationalError(`The database does not answer: ${reasonOf(err)}`, err)
+  })
+}
+
+/** One line saying why a connection or statement failed (a refused connection to every address of a name is an AggregateError without a message). */
+export function reasonOf(err: unknown): string {
+  const e = err as { message?: string; code?: string; errors?: unknown[] }
+  if (e?.message) return e.message.split('\n')[0]!
+  if (e?.errors?.length) return reasonOf(e.errors[0])
+  return e?.code ?? String(err)
 }

@@ -4,6 +4,7 @@
  */
 import type { Server } from 'node:http'
 import { createApp, nodePlatform, serve, type NodePlatformOptions, type ServeOptions } from '../../sw/host/node.ts'
+import type { AppOptions, OutpostApp } from '../../sw/app.ts'
 import { fromWire, toWire, type Api, type WireRequest } from './harness.ts'
 
 /** The body as Node's fetch takes it: text, bytes or a FormData with Blob parts. */
@@ -28,14 +29,14 @@ export const basicAuth = (login: string, password: string) => 'Basic ' + Buffer.
 /** The administrator's `Authorization` value on a host started with `NODE_ADMIN_PASSWORD`. */
 export const NODE_ADMIN_AUTH = basicAuth('administrator', NODE_ADMIN_PASSWORD)
 
-export async function startNodeApi(opts: { dataDir?: string; platform?: Partial<NodePlatformOptions>; serve?: Partial<ServeOptions> } = {}): Promise<{ api: Api; server: Server; base: string }> {
+export async function startNodeApi(opts: { dataDir?: string; platform?: Partial<NodePlatformOptions>; serve?: Partial<ServeOptions>; app?: AppOptions } = {}): Promise<{ api: Api; server: Server; base: string; app: OutpostApp }> {
   // The API suites run with the nested-unit-of-work guard, so a nesting fails there instead of hanging.
   const app = createApp(nodePlatform({ dataDir: opts.dataDir, admin: { password: NODE_ADMIN_PASSWORD, mustChange: false },
-    log: () => {}, guardUnitsOfWork: true, ...opts.platform }))
+    log: () => {}, guardUnitsOfWork: true, ...opts.platform }), opts.app)
   const server = await serve(app, { port: 0, ...opts.serve })
   const addr = server.address()
   const base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`
-  return { api: httpApi(base), server, base }
+  return { api: httpApi(base), server, base, app }
 }
 
 /** An `Api` sending real HTTP requests to the Outpost host at `base`. */
