@@ -109,7 +109,7 @@ export async function writeFeatures<T>(services: WriteServices, layer: FeatureLa
     }, { userId: opts.userId })
     if ('past' in out) return { ...replayed(out.past, keyed!) as Written<T>, replayed: true as const }
     // Blobs go only after the commit: a rolled-back delete must still find its files.
-    for (const id of orphans) await services.platform.store.deleteBlob(id).catch(() => undefined)
+    for (const id of orphans) await services.data.blobs.deleteBlob(id).catch(() => undefined)
     // Read after the commit: creates are queued until the layer finishes the write.
     return { result: out.result, version: written?.historyWrite?.version }
   }

@@ -22,7 +22,7 @@ import { installTileCache } from './tile-cache.ts'
 import { offscreenCanvas } from './offscreen-canvas.ts'
 import { EPSG_INDEX_PATH, swEpsg } from './sw-epsg.ts'
 import { swSecretKey } from './sw-secret.ts'
-import { syncAll } from '../sync/round.ts'
+import { syncAll, syncHost } from '../sync/round.ts'
 import { backendPath, fromBackend, inScope, scopePath, toBackend } from './sw-scope.ts'
 
 declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: Array<{ url: string; revision: string | null }> }
@@ -96,7 +96,7 @@ self.addEventListener('sync', (event) => {
   const e = event as ExtendableEvent & { tag?: string }
   if (e.tag !== 'outpost-sync') return
   // A round that failed makes the event fail: the browser tries again later.
-  e.waitUntil(app.services().then((s) => syncAll(s.classes, s.platform)).then((reports) => {
+  e.waitUntil(app.services().then((s) => syncAll(s.classes, syncHost(s.platform, s.data))).then((reports) => {
     if (reports.some((r) => r.status === 'error')) throw new Error('A sync round failed; the browser retries.')
   }))
 })

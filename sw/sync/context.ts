@@ -10,7 +10,8 @@ import type { Counts, LinkState, Replica } from './types.ts'
 import { byRemoteId } from './state.ts'
 
 export interface SyncPlatform {
-  store: { putBlob(id: string, data: Uint8Array): Promise<void>; deleteBlob(id: string): Promise<void>
+  /** Where attachment bytes live: the data port's blobs, which every process of a host sees. */
+  blobs: { putBlob(id: string, data: Uint8Array): Promise<void>; deleteBlob(id: string): Promise<void>
     getBlob(id: string): Promise<Uint8Array | undefined> }
   now(): Date
   log(message: string, err?: unknown): void

@@ -50,7 +50,7 @@ async function download(ctx: SyncContext, rfid: number, raid: number, fileobj: n
   const bytes = await ctx.client.bytes(ctx.path(`/feature/${rfid}/attachment/${raid}/download${q}`))
   const r = crypto.getRandomValues(new Uint8Array(8))
   const blobId = `attachment-${ctx.replica.meta.resourceId}-${Array.from(r, (b) => b.toString(16).padStart(2, '0')).join('')}`
-  await ctx.platform.store.putBlob(blobId, bytes)
+  await ctx.platform.blobs.putBlob(blobId, bytes)
   staged.push(blobId)
   return { blobId, size: bytes.length, fileMeta: {} }
 }
@@ -80,7 +80,7 @@ async function applyBatch(ctx: SyncContext, features: RemoteFeatureChange[], att
     ok = true
   } finally {
     // Files an attachment now has stay; the rest go (a failed write keeps none).
-    for (const b of staged) if (!ok || !used.has(b)) await ctx.platform.store.deleteBlob(b).catch(() => undefined)
+    for (const b of staged) if (!ok || !used.has(b)) await ctx.platform.blobs.deleteBlob(b).catch(() => undefined)
   }
 }
 

@@ -228,7 +228,7 @@ export async function push(ctx: SyncContext): Promise<PushResult> {
   if (!ops.length) return 'none'
   if (uploads.length) await requireWrite(ctx)
   for (const u of uploads) {
-    const bytes = await ctx.platform.store.getBlob(u.blobId) ?? new Uint8Array(0)
+    const bytes = await ctx.platform.blobs.getBlob(u.blobId) ?? new Uint8Array(0)
     u.body.source = { type: 'file_upload', id: await ctx.client.upload(bytes, u.name, u.mime) }
     u.op.payload = JSON.stringify(u.body)
   }

@@ -7,6 +7,7 @@
  */
 import { ApiError, internalServerError } from '../core/error.ts'
 import type { Platform } from '../platform/platform.ts'
+import type { BlobStore } from '../port/port.ts'
 import type { LayerMeta } from '../feature/types.ts'
 import { remoteClient } from './client.ts'
 import { SyncContext, zeroCounts, type Progress } from './context.ts'
@@ -17,7 +18,13 @@ import { push, resumePush, type PushResult } from './push.ts'
 import { problemJson, waitingCounts } from './state.ts'
 import type { Credentials, LinkState, Replica, SyncLookup, SyncReport } from './types.ts'
 
-export type SyncHost = Pick<Platform, 'fetch' | 'store' | 'now' | 'log' | 'uploadMaxSize' | 'outboundLimits'>
+export type SyncHost = Pick<Platform, 'fetch' | 'now' | 'log' | 'uploadMaxSize' | 'outboundLimits'> & { blobs: BlobStore }
+
+/** What a sync round uses of the host: the platform's network and clock, the data port's blobs. */
+export const syncHost = (platform: Platform, data: { blobs: BlobStore }): SyncHost => ({
+  fetch: (input, init) => platform.fetch(input, init), now: () => platform.now(), log: (m, e) => platform.log(m, e),
+  uploadMaxSize: platform.uploadMaxSize, outboundLimits: platform.outboundLimits, blobs: data.blobs,
+})
 
 /** Layers being synced in one app, and how far they are. */
 const RUNNING = new WeakMap<SyncLookup, Map<number, Progress | null>>()

@@ -16,7 +16,7 @@ import { queryInt } from '../core/validate.ts'
 import type { Principal } from '../auth/types.ts'
 import { conflictNotFound, notLinked } from './errors.ts'
 import { conflictJson, parseChoice, resolveConflict } from './resolve.ts'
-import { syncAll, syncRound } from './round.ts'
+import { syncAll, syncHost, syncRound } from './round.ts'
 import { linkedLayers, remoteChildren, syncState, teamServer, type SyncServices } from './service.ts'
 
 export interface SyncVariables {
@@ -36,9 +36,9 @@ async function replicaOf(c: Ctx) {
 
 export function mountSync(routes: Routes<SyncVariables>): void {
   routes.add('outpost.sync.item', '/api/resource/{id}/sync', ['GET', 'POST'], { GET: onPath('data', 'read'), POST: onPath('data', 'write') }, async (c) => {
-    const { classes, platform } = c.get('services')
+    const { classes, platform, data } = c.get('services')
     if (c.req.method === 'GET') return json(await syncState(c.get('services'), idOf(c)))
-    return json(await syncRound(classes, platform, idOf(c)))
+    return json(await syncRound(classes, syncHost(platform, data), idOf(c)))
   })
 
   routes.add('outpost.sync.conflict.collection', '/api/resource/{id}/sync/conflict/', 'GET', onPath('data', 'read'), async (c) => {
@@ -64,7 +64,7 @@ export function mountSync(routes: Routes<SyncVariables>): void {
     // Only the layers whose sync state the person may read (`data.read`, as GET …/sync asks).
     const may = async (id: number) => !!(await services.data.read((tx) => services.acl.check(tx.acl, c.get('user'), id, 'data', 'read')))
     if (c.req.method === 'GET') return json(await linkedLayers(services, may))
-    return json(await syncAll(services.classes, services.platform))
+    return json(await syncAll(services.classes, syncHost(services.platform, services.data)))
   })
 
   routes.add('outpost.sync.team', '/api/component/outpost/sync/team', 'GET', PUBLIC('where the team server is, for the sign-in form'), async (c) =>

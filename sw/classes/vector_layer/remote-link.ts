@@ -13,7 +13,7 @@ import { FIELD_TYPES } from '../../feature/types.ts'
 import { remoteClient } from '../../sync/client.ts'
 import { readRemoteLayer } from '../../sync/remote-shape.ts'
 import { asReadRefusal, connectionNotFound } from '../../sync/errors.ts'
-import { syncRound } from '../../sync/round.ts'
+import { syncHost, syncRound } from '../../sync/round.ts'
 import type { Link } from '../../sync/types.ts'
 import type { ClassEnv, Prepared, PrepareEnv } from '../types.ts'
 
@@ -60,7 +60,7 @@ export async function prepareLink(env: ClassEnv, member: unknown, geometryTypes:
     // The first download, its progress reported as `pulling` (ingest/progress); its failure undoes the create.
     afterCommit: async (id) => {
       penv.progress.stage('pulling')
-      await syncRound(env.classes, env.platform, id, { rethrow: true, onProgress: (p) => penv.progress.done(p.done) })
+      await syncRound(env.classes, syncHost(env.platform, env.data), id, { rethrow: true, onProgress: (p) => penv.progress.done(p.done) })
     },
   }
 }

@@ -44,7 +44,7 @@ async function rowOf(tx: FeatureRead, layer: FeatureLayer, fid: number, aid: num
 
 /** The attachment's bytes; a row without its blob is a broken store, not a user error. */
 async function bytesOf(c: Ctx, row: AttachmentRow): Promise<Uint8Array> {
-  const bytes = await c.get('services').platform.store.getBlob(row.blob_id)
+  const bytes = await c.get('services').data.blobs.getBlob(row.blob_id)
   if (bytes) return bytes
   if (row.size === 0) return new Uint8Array(0)
   throw internalServerError(new Error(`The bytes of attachment ${row.id} are missing from the store.`))

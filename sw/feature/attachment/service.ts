@@ -61,7 +61,7 @@ async function stageFile(services: UploadServices, resourceId: number, ref: unkn
     const { timestamp } = readExif(bytes)
     if (timestamp) staged.fileMeta.timestamp = timestamp
   }
-  await services.platform.store.putBlob(staged.blobId, bytes)
+  await services.data.blobs.putBlob(staged.blobId, bytes)
   return staged
 }
 
@@ -86,9 +86,9 @@ export class Staging {
   }
 
   async discard(): Promise<void> {
-    const { platform } = this.services
+    const { platform, data } = this.services
     for (const b of this.#blobs.splice(0)) {
-      await platform.store.deleteBlob(b).catch((err) => platform.log(`Deleting blob ${b} failed`, err))
+      await data.blobs.deleteBlob(b).catch((err) => platform.log(`Deleting blob ${b} failed`, err))
     }
   }
 

@@ -165,7 +165,7 @@ export async function commitTransaction(services: WriteServices, layer: FeatureL
       return { status: 'committed', committed: now }
     }, { userId })
     if (!applied) await staging.discard()
-    for (const id of orphans) await services.platform.store.deleteBlob(id).catch(() => undefined)
+    for (const id of orphans) await services.data.blobs.deleteBlob(id).catch(() => undefined)
     return result
   })
 }
