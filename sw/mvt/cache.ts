@@ -36,6 +36,9 @@ const INDEX_IDLE_MS = 10 * 60_000
 
 interface Entry { layer: number; box: Bbox; bytes: Uint8Array }
 
+/** The `connection` of a layer kept by its token alone (`syncToken`). */
+const GENERIC = {}
+
 interface LayerState {
   /** The connection whose change notes feed this state; a reopened database starts over. */
   connection: object
@@ -98,6 +101,17 @@ export class TileCache {
       s.nodes = new RtreeNodes()
     }
     return s.nodes
+  }
+
+  /**
+   * For a layer without GeoPackage storage (its features read through the feature port): its
+   * entries stay while `token` (the layer's `FeatureLayer.token()`) and its fields do; any change
+   * drops them all (no change notes to drop fewer by).
+   */
+  syncToken(layer: number, token: string, signature: string): void {
+    if (this.isCurrent(layer, token, signature)) return
+    this.dropLayer(layer)
+    this.#layers.set(layer, { connection: GENERIC, token, signature, nodes: new RtreeNodes() })
   }
 
   /**

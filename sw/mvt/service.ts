@@ -61,16 +61,17 @@ export type TileSource = 'cache' | 'index' | 'rtree' | 'indexing' | 'generic'
  * The encoded MVT layer of one feature layer for tile `t` (empty when no feature is in it).
  * Layers with GeoPackage storage are cut from their tile index (mvt/tile-index.ts) or, until
  * it is built and for thinned tiles, from their R*Tree, and cached; others are read through
- * the generic feature reads, uncached.
+ * the generic feature reads (a PostGIS layer: its GiST index), cached while the layer's change
+ * token stays (no token: uncached).
  */
 export async function layerTile(services: DataOutServices, layer: FeatureLayer, t: TileAddress, opts: TileOptions): Promise<LayerTile> {
   const { meta, gpkg } = layer
-  if (!gpkg) return { bytes: await genericTile(layer, t, opts), cached: false, source: 'generic' }
   const id = meta.resourceId
   const cache = tileCacheOf(services)
   const key = `${id}/${t.z}/${t.x}/${t.y}/${opts.extent}/${opts.padding}/${opts.simplification}`
   const box = padBbox(tileBbox(t.z, t.x, t.y), opts.padding)
   const signature = signatureOf(meta)
+  if (!gpkg) return genericLayerTile(cache, layer, t, opts, key, box, signature)
   const fromIndex = () => cache.index(id)?.cut(`${LAYER_PREFIX}${id}`, opts.extent, indexFrame(t, opts), THIN_ABOVE)
   if (cache.isCurrent(id, gpkg.token(), signature)) {
     const hit = cache.get(key)
@@ -103,6 +104,20 @@ export async function layerTile(services: DataOutServices, layer: FeatureLayer, 
  * cut from the R*Tree until it is ready. A failed build is logged and leaves the layer on
  * the R*Tree (until its database is reopened).
  */
+/** A tile of a layer without GeoPackage storage, cached on its change token when it has one. */
+async function genericLayerTile(cache: TileCache, layer: FeatureLayer, t: TileAddress, opts: TileOptions, key: string, box: Bbox,
+  signature: string): Promise<LayerTile> {
+  const token = layer.token?.()
+  if (token === undefined) return { bytes: await genericTile(layer, t, opts), cached: false, source: 'generic' }
+  cache.syncToken(layer.meta.resourceId, token, signature)
+  const hit = cache.get(key)
+  if (hit) return { bytes: hit, cached: true, source: 'cache' }
+  const bytes = await genericTile(layer, t, opts)
+  // A write of this process during the read moved the token: what was read may predate it, so it is not kept.
+  if (layer.token!() === token) cache.set(key, layer.meta.resourceId, box, bytes)
+  return { bytes, cached: false, source: 'generic' }
+}
+
 async function buildIndex(cache: TileCache, layer: FeatureLayer, log: (message: string, err?: unknown) => void): Promise<void> {
   const id = layer.meta.resourceId
   const builder = new IndexBuilder(layer.meta, cache.indexBudget)

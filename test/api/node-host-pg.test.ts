@@ -21,16 +21,15 @@ import { openSqliteData } from '../../sw/sqlite/port.ts'
 import { cluster } from '../pg/shared.ts'
 
 /**
- * The groups that pass on PostgreSQL so far. Each needs the repositories its routes use:
- * every group needs principals and sessions (auth: starting the app provisions the
- * administrator) and the tree (resources: the root); the vector-layer groups wait for the
- * features on PostGIS. On this branch alone none starts (no principals or resources yet). In
- * scratch merges (2026-11-27): with pgauth and pgtree, 'catalogue' and 'auth' pass whole,
- * 'permissions' (4 cases) and 'resource' (5) fail where they make vector layers; with pgfeat too,
- * 'catalogue', 'auth', 'permissions', 'resource', 'pyramid', 'upload' and 'blueprint' pass whole,
- * 'idempotency' fails 2 (a versioned layer's POST answers no version; a layer made from an upload, 500).
+ * The API case groups run on PostgreSQL (each on a fresh schema). Not yet: 'versioning', 'compat'
+ * and 'idempotency' (versioned layers on PostGIS), 'ingest' (layers from files), 'storage' (the
+ * SQLite heap diagnostics), the sync cases (replicas on PostGIS).
  */
-const PG_GROUPS: string[] = ['auth', 'catalogue', 'permissions', 'resource', 'pyramid', 'upload', 'blueprint', 'feature', 'feature-bulk', 'attachment', 'mvt', 'identify', 'export', 'render', 'hardening', 'hardening-auth', 'compat', 'hardening-values', 'idempotency', 'versioning', 'ingest', 'storage']
+const PG_GROUPS: string[] = ['auth', 'catalogue', 'permissions', 'resource', 'pyramid', 'upload', 'blueprint', 'feature',
+  'feature-bulk', 'attachment', 'identify', 'export', 'render', 'hardening', 'hardening-auth', 'hardening-values', 'mvt']
+
+/** Cases that assert what only SQLite's storage does (its R*Tree and the tile index cut from it). */
+const SQLITE_ONLY = new Set(['tiles come from the layer\'s tile index once it is built, and show every edit at once'])
 
 for (const group of PG_GROUPS) {
   const cases = CASE_GROUPS[group]!
@@ -46,7 +45,7 @@ for (const group of PG_GROUPS) {
       await new Promise<void>((resolve) => server.close(() => resolve()))
       await (await app.services()).data.close()
     })
-    for (const c of cases) it(c.name, () => c.run(api, expect))
+    for (const c of cases) if (!SQLITE_ONLY.has(c.name)) it(c.name, () => c.run(api, expect))
   })
 }
 
@@ -80,7 +79,7 @@ describe.runIf(STARTS)('two Node hosts on one PostgreSQL database', () => {
   const hosts: { api: Api; server: Server; app: OutpostApp }[] = []
   let url: string
   beforeAll(async () => {
-    url = await (await cluster()).database('two')
+    url = await (await cluster()).separateDatabase('two')
     for (let i = 0; i < 2; i++) hosts.push(await startNodeApi({ app: { data: postgresData(url, { maxConnections: 4 }) } }))
   })
   afterAll(async () => {

@@ -82,11 +82,13 @@ export async function startCluster(seed = process.pid): Promise<Cluster> {
         try { await admin.query(`CREATE DATABASE ${name} TEMPLATE outpost_template`) } finally { await admin.end() }
         return url(name)
       }
-      const shared = await client('outpost_template')
+      // The schemas' database: a copy of the template, so the template stays free to copy (no one connected).
+      await c.query('CREATE DATABASE outpost_shared TEMPLATE outpost_template')
+      const shared = await client('outpost_shared')
       const database = async (prefix = 'db') => {
         const name = `${prefix}_${++serial}`
         await shared.query(`CREATE SCHEMA ${name}`)
-        return `${url('outpost_template')}&options=${encodeURIComponent(`-c search_path=${name},public`)}`
+        return `${url('outpost_shared')}&options=${encodeURIComponent(`-c search_path=${name},public`)}`
       }
       const stopAll = async () => { await shared.end().catch(() => undefined); await stop() }
       return { host: dir, port, version, url, database, separateDatabase, client, stop: stopAll }
