@@ -214,4 +214,25 @@ describe('versioned layers on PostGIS answer as SQLite', () => {
     expect(await l3.read(async (tx) => (await tx.list({}, { geom: false, fields: [], label: false, description: false })).map((r) => r.vid)))
       .toEqual([1, 1, 1])
   })
+
+  it('a layer whose tables predate versioning gets its history tables on the next open; field changes reach the history', async () => {
+    const url = await (await cluster()).database('ver3')
+    const data = await pgPort(url)
+    const plain = await data.features.open(meta(), () => new Date())
+    const [fid] = await plain.write((tx) => tx.createMany([feature(point(1, 1), [1, 1, 1, 'old', null, null, null, 0])]))
+    // As a layer made before this change: no history tables at all.
+    const names = ['version', 'vstate', 'history', 'ext_vstate', 'ext_history', 'tx', 'tx_op', 'tx_result', 'meta'].map((n) => `layer_${ID}_${n}`)
+    await data.pool.query(`DROP TABLE ${names.join(', ')}`)
+    const later = await pgPort(url)
+    const fields = [...FIELDS.slice(1), field(9, 'extra', 'STRING')]
+    const layer = await later.features.open({ ...meta({ epoch: 1, userId: 2 }), fields }, () => new Date())
+    await layer.write((tx) => tx.update(fid!, { fields: [fields[7]!], values: ['new'] }))
+    const cols = async (table: string) => (await data.pool.query(`SELECT attname FROM pg_attribute WHERE attrelid = to_regclass($1)
+      AND attnum > 0 AND NOT attisdropped AND attname LIKE 'fld_%' ORDER BY attname`, [table])).rows.map((r) => r.attname)
+    expect(await cols(`layer_${ID}_history`)).toEqual(await cols(`layer_${ID}`))
+    expect(await cols(`layer_${ID}_history`)).toEqual(['fld_2', 'fld_3', 'fld_4', 'fld_5', 'fld_6', 'fld_7', 'fld_8', 'fld_9'])
+    expect(await layer.read(async (tx) => [await tx.history!.versioning(), await tx.history!.changes({ initial: 1, target: 2,
+      fidMin: fid!, fidMax: fid!, extensions: [] })])).toEqual([{ epoch: 1, latest: 2 },
+      [{ action: 'feature.update', fid, vid: 2, fields: [[9, 'new']] }]])
+  })
 })
