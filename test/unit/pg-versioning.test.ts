@@ -235,4 +235,21 @@ describe('versioned layers on PostGIS answer as SQLite', () => {
       fidMin: fid!, fidMax: fid!, extensions: [] })])).toEqual([{ epoch: 1, latest: 2 },
       [{ action: 'feature.update', fid, vid: 2, fields: [[9, 'new']] }]])
   })
+
+  it('keeps an attachment\'s replaced file while the history refers to it; an epoch restart deletes it', async () => {
+    const data = await pgPort()
+    const bytes = new Uint8Array([1, 2, 3])
+    for (const id of ['b-old', 'b-new']) await data.blobs.putBlob(id, bytes)
+    const layer = await data.features.open(meta({ epoch: 1, userId: 1 }), () => new Date())
+    const orphans = await layer.write(async (tx) => {
+      const [fid] = await tx.createMany([feature(null, [1, 1, 1, 'a', null, null, null, 0])])
+      const aid = await tx.addAttachment(fid!, { name: 'f', mime_type: 'text/plain' }, file('b-old'))
+      await tx.changeAttachment((await tx.attachment(fid!, aid))!, {}, file('b-new'))
+      return [...tx.orphanBlobs]
+    })
+    expect(orphans).toEqual([])
+    expect(await data.blobs.getBlob('b-old')).toBeDefined()
+    await data.features.open(meta({ epoch: 2, userId: 1 }), () => new Date())
+    expect([await data.blobs.getBlob('b-old'), (await data.blobs.getBlob('b-new')) !== undefined]).toEqual([undefined, true])
+  })
 })

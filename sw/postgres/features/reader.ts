@@ -180,7 +180,7 @@ export class PgLayerReader implements FeatureRead, FeatureHistory {
 
   async versions(q: VersionListQuery): Promise<VersionRecord[]> {
     this.live()
-    return listVersions(this.db, this.t, q, new Params())
+    return listVersions(this.db, this.t, q)
   }
 
   async attachmentBlob(aid: number, fileobj: number): Promise<string | undefined> {

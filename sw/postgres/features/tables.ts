@@ -76,9 +76,19 @@ export class PgFeatureTables implements FeatureTables {
   /**
    * Versioning was turned on or off (or on again) since the history in the tables was written:
    * it starts anew for the epoch of `meta` (reference §12), and files only the old history kept
-   * go. Under the layer's lock, so processes opening it together reset it once.
+   * go. Asked once per process and epoch.
    */
   async #startEpoch(meta: LayerMeta, units: PgUnits, now: () => Date): Promise<void> {
+    const id = meta.resourceId
+    const epoch = meta.versioning?.epoch ?? 0
+    // Mostly the tables hold this epoch already (another process, or an earlier run, made it): a read says so.
+    if (await units.read(conn, (db) => historyEpoch(db, tablesOf(id))) !== epoch) await this.#resetHistory(meta, units, now)
+    this.#epochs.set(id, epoch)
+    this.#latest.delete(id)
+  }
+
+  /** Resets the history under the layer's lock, unless another process did meanwhile: processes opening it together reset it once. */
+  async #resetHistory(meta: LayerMeta, units: PgUnits, now: () => Date): Promise<void> {
     const id = meta.resourceId
     const epoch = meta.versioning?.epoch ?? 0
     let orphans: string[] | undefined
@@ -87,8 +97,6 @@ export class PgFeatureTables implements FeatureTables {
       orphans = await historyEpoch(db, t) === epoch ? undefined
         : await resetHistory(db, t, epoch, now().toISOString().slice(0, 19), meta.versioning?.userId ?? null)
     }, async (db) => (orphans ? this.tokens.move(db, [`layer:${id}`]) : () => {}))
-    this.#epochs.set(id, epoch)
-    this.#latest.delete(id)
     for (const b of orphans ?? []) await this.blobs.deleteBlob(b).catch(() => undefined)
   }
 

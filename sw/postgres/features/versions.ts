@@ -8,7 +8,7 @@
 import type { ItemVersion, VersionListQuery, VersionRecord } from '../../feature/history-types.ts'
 import type { AttachmentRow, Field } from '../../feature/types.ts'
 import type { PgConn } from '../conn.ts'
-import type { Params } from './filter.ts'
+import { Params } from './filter.ts'
 import { columnOf, type LayerTables } from './schema.ts'
 
 type VersionRow = { id: number; tstamp: string; user_id: number | null }
@@ -23,7 +23,8 @@ export async function versionOf(db: PgConn, t: LayerTables, vid: number): Promis
   return r && asVersion(r)
 }
 
-export async function listVersions(db: PgConn, t: LayerTables, q: VersionListQuery, p: Params): Promise<VersionRecord[]> {
+export async function listVersions(db: PgConn, t: LayerTables, q: VersionListQuery): Promise<VersionRecord[]> {
+  const p = new Params()
   const where: string[] = []
   if (q.cursor !== undefined) where.push(`id ${q.order === 'asc' ? '>' : '<'} ${p.add(q.cursor)}`)
   // Naive ISO text, compared as SQLite does (by code point).

@@ -98,7 +98,8 @@ export class PgLayerWriter extends PgLayerReader implements FeatureWrite, Featur
     if (input.geom !== undefined) sets.unshift(`geom = ST_GeomFromWKB(${p.add(input.geom && toWkb(input.geom))}, ${p.add(this.meta.srs)})`)
     const found = sets.length
       ? await this.db.exec(`UPDATE ${this.t.features} SET ${sets.join(', ')} WHERE fid = ${p.add(fid)}`, p.values) > 0
-      : await this.exists(fid)
+      // With history, `exists` was asked above.
+      : !!this.#tracker || await this.exists(fid)
     if (!found) return false
     await this.#description(fid, input)
     return true
