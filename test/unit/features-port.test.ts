@@ -2,7 +2,8 @@
  * The feature ports' contract (test/port/features.contract.ts) against the SQLite port's
  * feature tables (`data.features.open`, sw/sqlite/features) and against the array layer (no SQL), and against the PostgreSQL port's
  * PostGIS tables (a throwaway cluster: test/pg/shared.ts; each case a new database). An implementation of the feature
- * ports joins by adding its own `featuresContract` line here.
+ * ports joins by adding its own `featuresContract` line here; the versioning cases run where it keeps history (SQLite,
+ * PostgreSQL; the array layer keeps none).
  */
 import { afterAll } from 'vitest'
 import { nodePlatform } from '../../sw/host/node.ts'
@@ -11,7 +12,8 @@ import { migrateMain } from '../../sw/sqlite/migrate.ts'
 import { openSqlitePort } from '../../sw/sqlite/port.ts'
 import type { Field, LayerMeta } from '../../sw/feature/types.ts'
 import { arrayFeatureLayer } from '../port/array-features.ts'
-import { featuresContract } from '../port/features.contract.ts'
+import { featuresContract, type VersionedOpener } from '../port/features.contract.ts'
+import type { FeatureTables } from '../../sw/port/features.ts'
 import { openPostgresData } from '../../sw/postgres/port.ts'
 import { cluster } from '../pg/shared.ts'
 
@@ -25,17 +27,27 @@ afterAll(async () => { for (const d of opened) await d.close() })
 const meta = (): LayerMeta =>
   ({ resourceId: 7, srs: 3857, geometryType: 'POINT', fields: [field(1, 'name', 'STRING'), field(2, 'n', 'INTEGER')] })
 
-featuresContract('SQLite (feature tables over MemoryStore)', async () => {
+async function sqliteTables() {
   const platform = nodePlatform({ admin: { password: 'x', mustChange: false }, log: () => {} })
   const main = await Database.open(await platform.sqlite(), platform.store, 'main', migrateMain)
-  const data = openSqlitePort({ main, store: platform.store })
-  return data.features.open(meta(), () => platform.now())
-})
+  return openSqlitePort({ main, store: platform.store }).features
+}
 
-featuresContract('PostgreSQL (PostGIS tables)', async () => {
+async function pgTables() {
   const data = await openPostgresData(await (await cluster()).database('features'), { maxConnections: 4 })
   opened.push(data)
-  return data.features.open(meta(), () => new Date())
-})
+  return data.features
+}
+
+/** The versioned cases' opener over fresh tables: the same layer, its meta with `versioning` (absent: off). */
+const versionedOver = (tables: () => Promise<FeatureTables>) => async (): Promise<VersionedOpener> => {
+  const t = await tables()
+  return (versioning) => t.open({ ...meta(), ...(versioning ? { versioning } : {}) }, () => new Date())
+}
+
+featuresContract('SQLite (feature tables over MemoryStore)', async () => (await sqliteTables()).open(meta(), () => new Date()),
+  versionedOver(sqliteTables))
+
+featuresContract('PostgreSQL (PostGIS tables)', async () => (await pgTables()).open(meta(), () => new Date()), versionedOver(pgTables))
 
 featuresContract('the array layer (no SQL)', async () => arrayFeatureLayer(meta()))

@@ -6,10 +6,11 @@
  * layers side by side, none under the main lock), which moves the `layer:<id>` change counter
  * last, so another process sees the write on its next request (`tokens.refresh`). Both run on
  * the layer's own `PgUnits` (FIFO in this process, retried on a serialization failure or
- * deadlock: `fn` may run twice). No history yet (versioning comes next), and no `gpkg`: that is
- * SQLite's fast path; the data-out paths fall back to these reads.
+ * deadlock: `fn` may run twice). A versioned layer's write is one version (writer.ts) whose
+ * number `onVersion` hears after the commit. No `gpkg`: that is SQLite's fast path; the data-out
+ * paths fall back to these reads.
  */
-import type { FeatureLayer, FeatureRead, FeatureWrite, LayerMeta } from '../../feature/types.ts'
+import type { FeatureLayer, FeatureRead, FeatureWrite, LayerMeta, WriteActor } from '../../feature/types.ts'
 import type { ChangeScope } from '../../port/port.ts'
 import type { PgConn } from '../conn.ts'
 import type { PgUnits } from '../uow.ts'
@@ -20,7 +21,9 @@ import { PgLayerWriter } from './writer.ts'
 export class PgFeatureLayer implements FeatureLayer {
   readonly #scope: ChangeScope
 
-  constructor(readonly meta: LayerMeta, readonly units: PgUnits, readonly tokens: PgTokens, readonly now: () => Date) {
+  /** `onVersion`: after a committed write, the version it made (`undefined`: none). */
+  constructor(readonly meta: LayerMeta, readonly units: PgUnits, readonly tokens: PgTokens, readonly now: () => Date,
+    readonly onVersion: (version: number | undefined) => void = () => {}) {
     this.#scope = `layer:${meta.resourceId}`
   }
 
@@ -32,14 +35,16 @@ export class PgFeatureLayer implements FeatureLayer {
     return this.units.read((conn, live) => new PgLayerReader(conn, this.meta, live), fn)
   }
 
-  write<T>(fn: (tx: FeatureWrite) => Promise<T>): Promise<T> {
+  async write<T>(fn: (tx: FeatureWrite) => Promise<T>, actor: WriteActor = {}): Promise<T> {
     let w: PgLayerWriter | undefined
     const make = (conn: PgConn, live: () => void) =>
-      (w = new PgLayerWriter(conn, this.meta, live, this.now().toISOString().slice(0, 19)))
-    return this.units.write(make, fn,
+      (w = new PgLayerWriter(conn, this.meta, live, this.now().toISOString().slice(0, 19), actor.userId ?? null))
+    const out = await this.units.write(make, fn,
       async (conn) => {
         await w!.finish()
         return this.tokens.move(conn, [this.#scope])
       })
+    this.onVersion(w!.version)
+    return out
   }
 }

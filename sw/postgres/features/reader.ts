@@ -9,23 +9,37 @@
 import type { PastRequest } from '../../core/idempotency.ts'
 import type { Bbox, Geometry } from '../../geo/geometry.ts'
 import { readWkb } from '../../geo/wkb.ts'
-import type { AttachmentRow, FeatureFilter, FeatureQuery, FeatureRead, FeatureRow, LayerMeta, RowShape } from '../../feature/types.ts'
+import type {
+  AttachmentRow, FeatureFilter, FeatureHistory, FeatureQuery, FeatureRead, FeatureRow, LayerMeta, RowShape,
+} from '../../feature/types.ts'
+import type {
+  ChangeOp, ChangesQuery, ItemVersion, TransactionOp, TransactionRecord, VersionListQuery, VersionRecord, VersioningState,
+  VersionSummary,
+} from '../../feature/history-types.ts'
 import type { PgConn } from '../conn.ts'
 import { columnOf, tablesOf, type LayerTables } from './schema.ts'
 import { canonical, fromCanonical, sortable } from './values.ts'
 import { Params, whereSql } from './filter.ts'
+import { attachmentsAt, descriptionAt, featuresAt, itemVersion, latestVersion, listVersions, versionOf } from './versions.ts'
+import { changedFids, changes, summary } from './changes.ts'
+import { getTransaction, transactionOps, transactionResults } from './transactions.ts'
 
 /** The columns of an attachment row, in `AttachmentRow`'s order (as SQLite's `SELECT *`). */
 export const ATTACHMENT_COLUMNS = 'id, fid, keyname, name, size, mime_type, description, file_meta, blob_id, fileobj'
 
 const geometryOf = (wkb: Uint8Array | null): Geometry | null => (wkb ? readWkb(wkb) : null)
 
-export class PgLayerReader implements FeatureRead {
+/** Reads of one layer inside one of its transactions, its history (reference §12) included, as SQLite's `LayerReader`. */
+export class PgLayerReader implements FeatureRead, FeatureHistory {
   readonly t: LayerTables
 
   /** `live` throws once the read or write this belongs to has ended. */
   constructor(readonly db: PgConn, readonly meta: LayerMeta, readonly live: () => void) {
     this.t = tablesOf(meta.resourceId)
+  }
+
+  get history(): FeatureHistory {
+    return this
   }
 
   async pastRequest(key: string): Promise<PastRequest | undefined> {
@@ -36,16 +50,23 @@ export class PgLayerReader implements FeatureRead {
   async list(q: FeatureQuery, shape: RowShape): Promise<FeatureRow[]> {
     this.live()
     const labelField = shape.label ? this.meta.fields.find((f) => f.label_field) : undefined
+    const versioned = !!this.meta.versioning
     const p = new Params()
+    // A past version (`?version=`): the features as they were, from the history (its placeholder first).
+    const v = q.version !== undefined ? p.add(q.version) : undefined
     const cols = ['f.fid AS fid', `${shape.geom ? 'ST_AsBinary(f.geom)' : 'NULL::bytea'} AS geom`,
       ...shape.fields.map((f, i) => `${canonical(`f.${columnOf(f.id)}`, f.datatype)} AS v${i}`)]
     if (labelField) cols.push(`${canonical(`f.${columnOf(labelField.id)}`, labelField.datatype)} AS label`)
-    if (shape.description) cols.push(`(SELECT value FROM ${this.t.description} d WHERE d.fid = f.fid) AS description`)
+    if (shape.description) {
+      cols.push(`${v ? descriptionAt(this.t, v) : `(SELECT value FROM ${this.t.description} d WHERE d.fid = f.fid)`} AS description`)
+    }
+    if (versioned) cols.push(`${v ? 'f.vid' : `(SELECT vid FROM ${this.t.vstate} s WHERE s.fid = f.fid)`} AS vid`)
     const filter: FeatureFilter | undefined = q.fid === undefined ? q.filter
       : { conditions: [...(q.filter?.conditions ?? []), { field: null, op: 'eq', value: q.fid }], filtered: true,
         search: q.filter?.search, intersects: q.filter?.intersects }
     const order = [...(q.order ?? []).map((o) => `${sortable('f', o.field)} ${o.desc ? 'DESC NULLS FIRST' : 'ASC NULLS LAST'}`), 'f.fid']
-    let sql = `SELECT ${cols.join(', ')} FROM ${this.t.features} f ${whereSql(filter, this.meta.fields, this.meta.srs, p)}
+    const source = v ? featuresAt(this.t, this.meta.fields, v) : this.t.features
+    let sql = `SELECT ${cols.join(', ')} FROM ${source} f ${whereSql(filter, this.meta.fields, this.meta.srs, p)}
       ORDER BY ${order.join(', ')}`
     // As SQLite's reader: an offset counts only with a limit.
     if (q.limit !== undefined && q.limit >= 0) sql += ` LIMIT ${p.add(q.limit)} OFFSET ${p.add(q.offset ?? 0)}`
@@ -55,6 +76,7 @@ export class PgLayerReader implements FeatureRead {
         values: shape.fields.map((f, i) => fromCanonical(f.datatype, r[`v${i}`])) }
       if (shape.label) row.label = labelField ? fromCanonical(labelField.datatype, r.label) : null
       if (shape.description) row.description = (r.description ?? null) as string | null
+      if (versioned) row.vid = r.vid as number
       return row
     })
   }
@@ -105,5 +127,79 @@ export class PgLayerReader implements FeatureRead {
   async attachment(fid: number, aid: number): Promise<AttachmentRow | undefined> {
     this.live()
     return this.db.row<AttachmentRow>(`SELECT ${ATTACHMENT_COLUMNS} FROM ${this.t.attachment} WHERE id = $1 AND fid = $2`, [aid, fid])
+  }
+
+  async attachmentsAt(fids: number[], version: number): Promise<Map<number, AttachmentRow[]>> {
+    this.live()
+    return this.meta.versioning ? attachmentsAt(this.db, this.t, fids, version) : this.attachments(fids)
+  }
+
+  // Versioning (reference §12): the layer's history tables (history-schema.ts).
+
+  async versioning(): Promise<VersioningState | undefined> {
+    this.live()
+    const v = this.meta.versioning
+    if (!v) return undefined
+    return { epoch: v.epoch, latest: await latestVersion(this.db, this.t) }
+  }
+
+  async featureVersion(fid: number): Promise<ItemVersion | undefined> {
+    this.live()
+    return itemVersion(this.db, this.t, fid)
+  }
+
+  async attachmentVersion(fid: number, aid: number): Promise<ItemVersion | undefined> {
+    this.live()
+    return itemVersion(this.db, this.t, fid, { ext: 'attachment', eid: aid })
+  }
+
+  async descriptionVersion(fid: number): Promise<ItemVersion | undefined> {
+    this.live()
+    return itemVersion(this.db, this.t, fid, { ext: 'description', eid: fid })
+  }
+
+  async changedFids(initial: number, target: number, after: number | null, limit: number): Promise<number[]> {
+    this.live()
+    return changedFids(this.db, this.t, initial, target, after, limit)
+  }
+
+  async changes(q: ChangesQuery): Promise<ChangeOp[]> {
+    this.live()
+    return changes(this.db, this.t, this.meta.fields, q)
+  }
+
+  async summary(initial: number, target: number): Promise<VersionSummary> {
+    this.live()
+    return summary(this.db, this.t, this.meta.fields, initial, target)
+  }
+
+  async versionRecord(vid: number): Promise<VersionRecord | undefined> {
+    this.live()
+    return versionOf(this.db, this.t, vid)
+  }
+
+  async versions(q: VersionListQuery): Promise<VersionRecord[]> {
+    this.live()
+    return listVersions(this.db, this.t, q)
+  }
+
+  async attachmentBlob(aid: number, fileobj: number): Promise<string | undefined> {
+    this.live()
+    return this.db.value<string>(`SELECT blob_id FROM ${this.t.attachmentFile} WHERE id = $1 AND aid = $2`, [fileobj, aid])
+  }
+
+  async transaction(tid: number): Promise<TransactionRecord | undefined> {
+    this.live()
+    return getTransaction(this.db, this.t, tid)
+  }
+
+  async transactionOps(tid: number): Promise<TransactionOp[]> {
+    this.live()
+    return transactionOps(this.db, this.t, tid)
+  }
+
+  async transactionResults(tid: number): Promise<[number, string][]> {
+    this.live()
+    return transactionResults(this.db, this.t, tid)
   }
 }

@@ -10,6 +10,7 @@
  */
 import type { FieldType, LayerMeta } from '../../feature/types.ts'
 import type { PgConn } from '../conn.ts'
+import { createHistoryTables, historyTableList, historyTablesOf } from './history-schema.ts'
 
 /** PostgreSQL column types of the field types, as NextGIS Web on PostGIS makes them. */
 export const COLUMN_TYPES: Record<FieldType, string> = {
@@ -26,7 +27,7 @@ function checkedId(id: number, what: string): number {
 export function tablesOf(id: number) {
   const t = `layer_${checkedId(id, 'layer')}`
   return { features: t, description: `${t}_description`, attachment: `${t}_attachment`, attachmentFile: `${t}_attachment_file`,
-    request: `${t}_request` }
+    request: `${t}_request`, ...historyTablesOf(t) }
 }
 export type LayerTables = ReturnType<typeof tablesOf>
 
@@ -54,6 +55,7 @@ async function createTables(db: PgConn, t: LayerTables, meta: LayerMeta): Promis
     CREATE INDEX ${t.attachmentFile}_aid ON ${t.attachmentFile} (aid);
     CREATE TABLE ${t.request} (key text PRIMARY KEY, fingerprint text NOT NULL, tstamp bigint NOT NULL, body text NOT NULL);
     CREATE INDEX ${t.request}_tstamp ON ${t.request} (tstamp);`)
+  await createHistoryTables(db, t, meta.geometryType, srs, cols)
 }
 
 /**
@@ -67,6 +69,10 @@ export async function ensureTables(db: PgConn, meta: LayerMeta): Promise<boolean
     await createTables(db, t, meta)
     return true
   }
+  // Tables made before versioning came to PostgreSQL get their history tables (columns as the feature table's).
+  if (await db.value(`SELECT to_regclass($1)`, [t.history]) === null) {
+    await createHistoryTables(db, t, meta.geometryType, checkedId(meta.srs, 'SRS'), await featureColumns(db, t))
+  }
   const have = new Set((await db.rows<{ name: string }>(`SELECT attname AS name FROM pg_attribute
     WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped`, [t.features]))
     .map((r) => r.name).filter((n) => /^fld_\d+$/.test(n)))
@@ -76,8 +82,16 @@ export async function ensureTables(db: PgConn, meta: LayerMeta): Promise<boolean
     ...[...want].filter(([c]) => !have.has(c)).map(([c, type]) => `ADD COLUMN ${c} ${COLUMN_TYPES[type]}`),
   ]
   if (!actions.length) return false
-  await db.exec(`ALTER TABLE ${t.features} ${actions.join(', ')}`)
+  // The history keeps the same columns as the feature table.
+  for (const table of [t.features, t.history]) await db.exec(`ALTER TABLE ${table} ${actions.join(', ')}`)
   return true
+}
+
+/** The `fld_*` column definitions of the feature table as it is (`, fld_1 integer`…). */
+async function featureColumns(db: PgConn, t: LayerTables): Promise<string> {
+  return (await db.rows<{ d: string }>(`SELECT format(', %I %s', attname, format_type(atttypid, atttypmod)) AS d FROM pg_attribute
+    WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped AND attname ~ '^fld_[0-9]+$' ORDER BY attnum`, [t.features]))
+    .map((r) => r.d).join('')
 }
 
 /** The blobs layer `id`'s tables list (current and former files of its attachments); none when it has no tables. */
@@ -91,7 +105,8 @@ export async function listedBlobs(db: PgConn, id: number): Promise<string[]> {
 /** Drops layer `id`'s tables (those that exist). */
 export async function dropTables(db: PgConn, id: number): Promise<void> {
   const t = tablesOf(id)
-  await db.exec(`DROP TABLE IF EXISTS ${t.request}, ${t.attachmentFile}, ${t.attachment}, ${t.description}, ${t.features}`)
+  await db.exec(`DROP TABLE IF EXISTS ${historyTableList(t)}, ${t.request}, ${t.attachmentFile}, ${t.attachment}, ${t.description},
+    ${t.features}`)
 }
 
 /** The layers whose feature tables exist, by resource id. */

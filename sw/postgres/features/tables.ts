@@ -5,7 +5,9 @@
  * once the layer's resource is gone. A layer's table changes and writes run under its advisory
  * lock, so processes opening one layer together make its tables once. Each process remembers
  * which field list it last brought a layer to, so an open costs no statement until the fields
- * change. Ingest (`openSource`, `load`) and sync (`replica`) come next.
+ * change. A layer's history starts anew when its versioning epoch differs from the one its tables
+ * hold (as SQLite's `open` does), checked once per process and epoch. Ingest (`openSource`,
+ * `load`) and sync (`replica`) come next.
  */
 import type pg from 'pg'
 import type { LayerMeta } from '../../feature/types.ts'
@@ -16,7 +18,9 @@ import type { PgConn } from '../conn.ts'
 import { PgUnits } from '../uow.ts'
 import type { PgTokens } from '../tokens.ts'
 import { layerLock } from '../tx.ts'
-import { dropTables, ensureTables, listedBlobs, storedLayers } from './schema.ts'
+import { dropTables, ensureTables, listedBlobs, storedLayers, tablesOf } from './schema.ts'
+import { historyEpoch, resetHistory } from './history-schema.ts'
+import { latestVersion } from './versions.ts'
 import { PgFeatureLayer } from './layer.ts'
 
 const conn = (db: PgConn) => db
@@ -32,6 +36,14 @@ export class PgFeatureTables implements FeatureTables {
   readonly #signatures = new Map<number, string>()
   /** Reads across layers (the list of tables). */
   readonly #catalog: PgUnits
+  /** The versioning epoch each layer's history was last found in (or brought to) by this process. */
+  readonly #epochs = new Map<number, number>()
+  /**
+   * Each versioned layer's newest version (`latest`), with the layer's change token it is
+   * valid for: another process's write moves the token (`tokens.refresh`, once per request), so
+   * the next `open` reads the number again; this process's writes set it themselves.
+   */
+  readonly #latest = new Map<number, { token: string; latest: number }>()
 
   constructor(readonly pool: pg.Pool, readonly tokens: PgTokens, readonly blobs: BlobStore, readonly frames?: Frames) {
     this.#catalog = new PgUnits(pool, 'layers', frames)
@@ -53,7 +65,47 @@ export class PgFeatureTables implements FeatureTables {
         async (db) => (changed ? this.tokens.move(db, [`layer:${id}`]) : () => {}))
       this.#signatures.set(id, sig)
     }
-    return new PgFeatureLayer(meta, units, this.tokens, now)
+    const epoch = meta.versioning?.epoch ?? 0
+    if (this.#epochs.get(id) !== epoch) await this.#startEpoch(meta, units, now)
+    if (epoch) await this.#readLatest(id, units)
+    return new PgFeatureLayer(meta, units, this.tokens, now, (v) => {
+      if (v !== undefined) this.#latest.set(id, { token: this.tokens.current(`layer:${id}`), latest: v })
+    })
+  }
+
+  /**
+   * Versioning was turned on or off (or on again) since the history in the tables was written:
+   * it starts anew for the epoch of `meta` (reference §12), and files only the old history kept
+   * go. Asked once per process and epoch.
+   */
+  async #startEpoch(meta: LayerMeta, units: PgUnits, now: () => Date): Promise<void> {
+    const id = meta.resourceId
+    const epoch = meta.versioning?.epoch ?? 0
+    // Mostly the tables hold this epoch already (another process, or an earlier run, made it): a read says so.
+    if (await units.read(conn, (db) => historyEpoch(db, tablesOf(id))) !== epoch) await this.#resetHistory(meta, units, now)
+    this.#epochs.set(id, epoch)
+    this.#latest.delete(id)
+  }
+
+  /** Resets the history under the layer's lock, unless another process did meanwhile: processes opening it together reset it once. */
+  async #resetHistory(meta: LayerMeta, units: PgUnits, now: () => Date): Promise<void> {
+    const id = meta.resourceId
+    const epoch = meta.versioning?.epoch ?? 0
+    let orphans: string[] | undefined
+    await units.write(conn, async (db) => {
+      const t = tablesOf(id)
+      orphans = await historyEpoch(db, t) === epoch ? undefined
+        : await resetHistory(db, t, epoch, now().toISOString().slice(0, 19), meta.versioning?.userId ?? null)
+    }, async (db) => (orphans ? this.tokens.move(db, [`layer:${id}`]) : () => {}))
+    for (const b of orphans ?? []) await this.blobs.deleteBlob(b).catch(() => undefined)
+  }
+
+  /** Reads layer `id`'s newest version unless the one known is still valid (its token has not moved). */
+  async #readLatest(id: number, units: PgUnits): Promise<void> {
+    // The token before the read: a write committed meanwhile moves it, so the next open reads again.
+    const token = this.tokens.current(`layer:${id}`)
+    if (this.#latest.get(id)?.token === token) return
+    this.#latest.set(id, { token, latest: await units.read(conn, (db) => latestVersion(db, tablesOf(id))) })
   }
 
   async replica(): Promise<never> {
@@ -72,6 +124,8 @@ export class PgFeatureTables implements FeatureTables {
   async drop(id: number): Promise<void> {
     const units = this.#unitsOf(id)
     this.#signatures.delete(id)
+    this.#epochs.delete(id)
+    this.#latest.delete(id)
     for (const b of await units.read(conn, (db) => listedBlobs(db, id))) await this.blobs.deleteBlob(b)
     await units.write(conn, (db) => dropTables(db, id), (db) => this.tokens.move(db, [`layer:${id}`]))
   }
@@ -80,8 +134,8 @@ export class PgFeatureTables implements FeatureTables {
     return this.#catalog.read(conn, storedLayers)
   }
 
-  /** No history yet on PostgreSQL: no versions. */
-  latest(): number {
-    return 0
+  /** The newest version of versioned layer `id` as its last open or write here saw it; 0 when not known. */
+  latest(id: number): number {
+    return this.#latest.get(id)?.latest ?? 0
   }
 }

@@ -4,26 +4,46 @@
  * of the layer (layer.ts). Set-based: a batch of new features is one INSERT of arrays
  * (`unnest`) returning the fids in input order, a delete takes its attachments' rows and files in
  * one statement. Same answers as SQLite's writer (sqlite/features/writer.ts): fids past every
- * fid the table ever had, an attachment's replaced or removed files orphans once this commits,
- * a keyed write's answer recorded in the same transaction.
+ * fid the table ever had, an attachment's replaced or removed files orphans once this commits
+ * (kept instead on a versioned layer, whose history refers to them), a keyed write's answer
+ * recorded in the same transaction. On a versioned layer the write is one version
+ * (tracker.ts) and the stored transactions live beside it (transactions.ts).
  */
 import { toWkb } from '../../geo/wkb.ts'
-import type { AttachmentFields, AttachmentFile, AttachmentRow, FeatureInput, FeatureWrite, Field, LayerMeta } from '../../feature/types.ts'
+import type {
+  AttachmentFields, AttachmentFile, AttachmentRow, FeatureHistoryWrite, FeatureInput, FeatureWrite, Field, LayerMeta,
+} from '../../feature/types.ts'
+import type { TransactionRecord } from '../../feature/history-types.ts'
 import type { PgConn } from '../conn.ts'
 import { PgLayerReader } from './reader.ts'
 import { Params } from './filter.ts'
 import { COLUMN_TYPES, columnOf } from './schema.ts'
+import { PgVersionTracker } from './tracker.ts'
+import * as txn from './transactions.ts'
 
 /** How long a keyed write's answer is kept, in seconds (clients retry within minutes, not days). */
 const KEEP = 24 * 3600
 
-export class PgLayerWriter extends PgLayerReader implements FeatureWrite {
+export class PgLayerWriter extends PgLayerReader implements FeatureWrite, FeatureHistoryWrite {
   readonly orphanBlobs: string[] = []
   #request: { key: string; fingerprint: string; body: () => string } | undefined
+  /** Records the write's version; absent when the layer keeps no versions. */
+  readonly #tracker: PgVersionTracker | undefined
 
-  /** `time`: the write's time, ISO to the second (the request log's clock, as SQLite's writer). */
-  constructor(db: PgConn, meta: LayerMeta, live: () => void, readonly time: string) {
+  /** `time`: the write's time, ISO to the second (the request log's and the version's clock, as SQLite's writer). */
+  constructor(db: PgConn, meta: LayerMeta, live: () => void, readonly time: string, userId: number | null = null) {
     super(db, meta, live)
+    this.#tracker = meta.versioning
+      ? new PgVersionTracker(db, this.t, meta.fields.map((f) => `, ${columnOf(f.id)}`).join(''), userId, time) : undefined
+  }
+
+  get historyWrite(): FeatureHistoryWrite {
+    return this
+  }
+
+  /** The version this write records (allocated at its first change); `undefined` before that or without versioning. */
+  get version(): number | undefined {
+    return this.#tracker?.version
   }
 
   async create(input: FeatureInput): Promise<number> {
@@ -62,17 +82,24 @@ export class PgLayerWriter extends PgLayerReader implements FeatureWrite {
       await this.db.exec(`INSERT INTO ${this.t.description} (fid, value) SELECT * FROM unnest($1::bigint[], $2::text[])`,
         [described.map(([fid]) => fid), described.map(([, d]) => d)])
     }
+    await this.#tracker?.created(fids, described.map(([fid]) => fid))
     return fids
   }
 
   async update(fid: number, input: FeatureInput): Promise<boolean> {
     this.live()
+    if (this.#tracker) {
+      // A feature that is not there makes no version; one whose extensions alone change keeps its own.
+      if (!(await this.exists(fid))) return false
+      if (input.geom !== undefined || input.fields.length) await this.#tracker.beforeUpdate(fid)
+    }
     const p = new Params()
     const sets = input.fields.map((f, k) => `${columnOf(f.id)} = ${p.add(input.values[k] ?? null)}`)
     if (input.geom !== undefined) sets.unshift(`geom = ST_GeomFromWKB(${p.add(input.geom && toWkb(input.geom))}, ${p.add(this.meta.srs)})`)
     const found = sets.length
       ? await this.db.exec(`UPDATE ${this.t.features} SET ${sets.join(', ')} WHERE fid = ${p.add(fid)}`, p.values) > 0
-      : await this.exists(fid)
+      // With history, `exists` was asked above.
+      : !!this.#tracker || await this.exists(fid)
     if (!found) return false
     await this.#description(fid, input)
     return true
@@ -80,6 +107,12 @@ export class PgLayerWriter extends PgLayerReader implements FeatureWrite {
 
   async #description(fid: number, input: FeatureInput): Promise<void> {
     if (input.description === undefined) return
+    if (this.#tracker) {
+      // The same value again changes nothing, and makes no version of the description.
+      const now = await this.db.value(`SELECT value FROM ${this.t.description} WHERE fid = $1`, [fid]) ?? null
+      if (now === (input.description || null)) return
+      await this.#tracker.beforeDescription(fid)
+    }
     if (!input.description) await this.db.exec(`DELETE FROM ${this.t.description} WHERE fid = $1`, [fid])
     else {
       await this.db.exec(`INSERT INTO ${this.t.description} (fid, value) VALUES ($1, $2)
@@ -89,15 +122,34 @@ export class PgLayerWriter extends PgLayerReader implements FeatureWrite {
 
   async delete(fid: number): Promise<boolean> {
     this.live()
-    await this.#dropAttachments('WHERE fid = $1', [fid])
+    if (this.#tracker) {
+      if (!(await this.exists(fid))) return false
+      // With history, the attachments keep their files (the history refers to them): their rows
+      // go with the feature (ON DELETE CASCADE), nothing becomes an orphan.
+      await this.#tracker.beforeDelete((p) => `f.fid = ${p.add(fid)}`)
+    } else {
+      await this.#dropAttachments('WHERE fid = $1', [fid])
+    }
     return await this.db.exec(`DELETE FROM ${this.t.features} WHERE fid = $1`, [fid]) > 0
   }
 
   async deleteAll(): Promise<void> {
     this.live()
-    await this.#dropAttachments('', [])
+    if (this.#tracker) await this.#tracker.beforeDelete(() => 'true')
+    else await this.#dropAttachments('', [])
     await this.db.exec(`DELETE FROM ${this.t.description}`)
     await this.db.exec(`DELETE FROM ${this.t.features}`)
+  }
+
+  async beforeUpdates(fids: number[]): Promise<void> {
+    this.live()
+    await this.#tracker?.beforeUpdates(fids)
+  }
+
+  async restore(fid: number, input: FeatureInput): Promise<boolean> {
+    this.live()
+    if (!(await this.#tracker?.restore(fid))) return false
+    return this.update(fid, input)
   }
 
   /** Deletes the attachments `where` selects with their files; their blobs become orphans. */
@@ -111,23 +163,26 @@ export class PgLayerWriter extends PgLayerReader implements FeatureWrite {
   async addAttachment(fid: number, f: AttachmentFields, file: AttachmentFile): Promise<number> {
     this.live()
     // The file's id (`fileobj`) is taken first, so the attachment and its file row go in one statement.
-    return (await this.db.value<number>(`WITH o AS (SELECT nextval(pg_get_serial_sequence($9, 'id')) AS fileobj),
+    const aid = (await this.db.value<number>(`WITH o AS (SELECT nextval(pg_get_serial_sequence($9, 'id')) AS fileobj),
         a AS (INSERT INTO ${this.t.attachment} (fid, keyname, name, size, mime_type, description, file_meta, blob_id, fileobj)
           SELECT $1::bigint, $2::text, $3::text, $4::bigint, $5::text, $6::text, $7::text, $8::text, fileobj FROM o RETURNING id, fileobj, blob_id)
       INSERT INTO ${this.t.attachmentFile} (id, aid, blob_id) SELECT fileobj, id, blob_id FROM a RETURNING aid`,
     [fid, f.keyname ?? null, f.name ?? null, file.size, f.mime_type!, f.description ?? null, JSON.stringify(file.fileMeta),
       file.blobId, this.t.attachmentFile]))!
+    await this.#tracker?.attachmentAdded(aid, fid)
+    return aid
   }
 
   async changeAttachment(row: AttachmentRow, f: AttachmentFields, file?: AttachmentFile): Promise<void> {
     this.live()
+    await this.#tracker?.attachmentChanged(row.id)
     const p = new Params()
     const sets: string[] = []
     for (const key of ['name', 'keyname', 'mime_type', 'description'] as const) {
       if (f[key] !== undefined) sets.push(`${key} = ${p.add(f[key])}`)
     }
     if (file) {
-      await this.#orphanFiles(row.id)
+      if (!this.#tracker) await this.#orphanFiles(row.id)
       const fileobj = await this.db.value<number>(`INSERT INTO ${this.t.attachmentFile} (aid, blob_id) VALUES ($1, $2) RETURNING id`,
         [row.id, file.blobId])
       sets.push(`size = ${p.add(file.size)}`, `file_meta = ${p.add(JSON.stringify(file.fileMeta))}`, `blob_id = ${p.add(file.blobId)}`,
@@ -138,7 +193,8 @@ export class PgLayerWriter extends PgLayerReader implements FeatureWrite {
 
   async removeAttachment(row: AttachmentRow): Promise<void> {
     this.live()
-    await this.#orphanFiles(row.id)
+    if (this.#tracker) await this.#tracker.extBefore('attachment', (p) => `r.eid = ${p.add(row.id)}`, 'D')
+    else await this.#orphanFiles(row.id)
     await this.db.exec(`DELETE FROM ${this.t.attachment} WHERE id = $1`, [row.id])
   }
 
@@ -146,6 +202,33 @@ export class PgLayerWriter extends PgLayerReader implements FeatureWrite {
   async #orphanFiles(aid: number): Promise<void> {
     const rows = await this.db.rows<{ blob_id: string }>(`DELETE FROM ${this.t.attachmentFile} WHERE aid = $1 RETURNING blob_id`, [aid])
     for (const r of rows) this.orphanBlobs.push(r.blob_id)
+  }
+
+  // Stored transactions (reference §12): `transactions.ts`.
+
+  async startTransaction(userId: number, epoch: number | null, started: string): Promise<TransactionRecord> {
+    this.live()
+    return txn.startTransaction(this.db, this.t, userId, epoch, started)
+  }
+
+  async putTransactionOps(tid: number, items: { seqnum: number; payload: string | null }[]): Promise<number | undefined> {
+    this.live()
+    return txn.putTransactionOps(this.db, this.t, tid, items)
+  }
+
+  async setTransactionErrors(tid: number, errors: [number, string][]): Promise<void> {
+    this.live()
+    await txn.setTransactionErrors(this.db, this.t, tid, errors)
+  }
+
+  async commitTransaction(tid: number, committed: string, results: [number, string][]): Promise<void> {
+    this.live()
+    await txn.commitTransaction(this.db, this.t, tid, committed, results)
+  }
+
+  async disposeTransaction(tid: number): Promise<void> {
+    this.live()
+    await txn.disposeTransaction(this.db, this.t, tid)
   }
 
   recordRequest(key: string, fingerprint: string, body: () => string): void {
