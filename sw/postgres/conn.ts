@@ -37,16 +37,27 @@ export const pgTypes: pg.CustomTypesConfig = {
 function refusedText(err: unknown): never {
   const code = (err as { code?: string }).code
   if (code === '22021' || code === '22P05') throw validationError('Text must not contain the NUL character (U+0000).')
+  // A number beyond BIGINT (ids are BIGINT, as SQLite's 64-bit integers): SQLite compares it as a
+  // REAL and finds nothing (a 404); PostgreSQL refuses it, so here it is the client's number, a 422.
+  if (code === '22003') throw validationError('A number is out of range (beyond ±2^63).')
   throw err
 }
 
+/**
+ * An integer beyond ±2^53 written out in digits: pg would send `1e+29`, which no integer column
+ * parses (a 500), where digits give the range error above (a 422) and a float column its value.
+ */
+const digits = (v: unknown): unknown => (typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v) ? BigInt(v).toString()
+  : Array.isArray(v) ? v.map(digits) : v)
+const exact = (params?: readonly unknown[]) => params?.map(digits)
+
 export function connOf(client: pg.ClientBase): PgConn {
-  const q = (text: string, params?: readonly unknown[]) => client.query(text, params as unknown[] | undefined).catch(refusedText)
+  const q = (text: string, params?: readonly unknown[]) => client.query(text, exact(params)).catch(refusedText)
   return {
     rows: async <T>(text: string, params?: readonly unknown[]) => (await q(text, params)).rows as T[],
     row: async <T>(text: string, params?: readonly unknown[]) => (await q(text, params)).rows[0] as T | undefined,
     value: async <T>(text: string, params?: readonly unknown[]) => {
-      const r = await client.query({ text, values: params as unknown[] | undefined, rowMode: 'array' }).catch(refusedText)
+      const r = await client.query({ text, values: exact(params), rowMode: 'array' }).catch(refusedText)
       return (r.rows[0] as unknown[] | undefined)?.[0] as T | undefined
     },
     exec: async (text, params) => (await q(text, params)).rowCount ?? 0,

@@ -1,5 +1,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { createApp, nodePlatform } from '../../sw/host/node.ts'
+import { createApp, nodePlatform, postgresData } from '../../sw/host/node.ts'
+import type { AppOptions } from '../../sw/app.ts'
+import { cluster } from '../pg/shared.ts'
 import { fromWire, toWire, type Api } from './harness.ts'
 import { Generator } from '../fuzz/generator.ts'
 import { createKnown, createReader, createRemotes, createSecret, keepKnown, sendJudged, treeProblems } from '../fuzz/setup.ts'
@@ -22,9 +24,15 @@ const SEED = Number(process.env.FUZZ_SEED ?? 20261123)
 const CASES = Number(process.env.FUZZ_CASES ?? 3000)
 const PASSWORD = 'fuzz-admin-password'
 
-describe('fuzz', () => {
+/** The engines the app runs on: SQLite (the default) and PostgreSQL (a fresh schema of the test cluster). */
+const ENGINES: [string, () => Promise<AppOptions>][] = [
+  ['SQLite', async () => ({})],
+  ['PostgreSQL', async () => ({ data: postgresData(await (await cluster()).database('fuzz'), { maxConnections: 4 }) })],
+]
+
+describe.each(ENGINES)('fuzz on %s', (engine, appOptions) => {
   it(`answers ${CASES} generated requests (seed ${SEED}) without a 5xx, a throw or a broken tree`, async () => {
-    console.log(`fuzz: seed ${SEED}, ${CASES} cases`)
+    console.log(`fuzz (${engine}): seed ${SEED}, ${CASES} cases`)
     const logged: string[] = []
     const hostile = await new HostileRemote().start()
     onTestFinished(() => hostile.close())
@@ -34,7 +42,8 @@ describe('fuzz', () => {
         // A hostile remote's failure is logged as a 502 of the other server, not an error of this one.
         if (err instanceof ApiError && err.status === 502 && err.exception === EXTERNAL_SERVICE_ERROR) return
         logged.push(`${message}: ${(err as Error)?.stack ?? err}`)
-      } }))
+      } }), await appOptions())
+    onTestFinished(async () => { await (await app.services()).data.close() })
     // In process: the same app the Node host serves, without a socket per request.
     const api: Api = {
       host: 'node',
@@ -73,7 +82,7 @@ describe('fuzz', () => {
       }
       statuses.set(status, (statuses.get(status) ?? 0) + 1)
     }
-    console.log(`fuzz: ${CASES} cases in ${((performance.now() - t0) / 1000).toFixed(1)} s; statuses`,
+    console.log(`fuzz (${engine}): ${CASES} cases in ${((performance.now() - t0) / 1000).toFixed(1)} s; statuses`,
       Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])), 'by', asked)
     expect(failures, `seed ${SEED}`).toEqual([])
     expect(logged, `seed ${SEED}: unexpected errors were logged`).toEqual([])

@@ -41,7 +41,7 @@ export class PgVersionTracker {
   /** The version of this write, created at its first change. */
   vid(): Promise<number> {
     this.#vid ??= this.db.value<number>(`INSERT INTO ${this.t.version} (id, tstamp, user_id)
-      SELECT coalesce(max(id), 0) + 1, $1::text, $2::integer FROM ${this.t.version} RETURNING id`, [this.tstamp, this.userId])
+      SELECT coalesce(max(id), 0) + 1, $1::text, $2::bigint FROM ${this.t.version} RETURNING id`, [this.tstamp, this.userId])
       .then((v) => (this.#version = v!))
     return this.#vid
   }

@@ -10,7 +10,7 @@ import type { AclRow, AclRule } from '../../auth/acl.ts'
 import type { PgConn } from '../conn.ts'
 
 /** The node first, then its ancestors upwards (SQLite's order: a join keeps no order here without `depth`). */
-const CHAIN = `WITH RECURSIVE up(id, depth) AS (SELECT $1::integer, 0 UNION ALL SELECT r.parent_id, up.depth + 1 FROM resource r
+const CHAIN = `WITH RECURSIVE up(id, depth) AS (SELECT $1::bigint, 0 UNION ALL SELECT r.parent_id, up.depth + 1 FROM resource r
   JOIN up ON r.id = up.id WHERE r.parent_id IS NOT NULL)
   SELECT r.id, r.parent_id, r.cls, r.permissions FROM up JOIN resource r ON r.id = up.id ORDER BY up.depth`
 
@@ -22,7 +22,7 @@ export const aclRead = (db: PgConn): AclRead => ({
     .map(({ resource_id, id, parent_id, cls, permissions }) =>
       ({ resourceId: resource_id, row: id === null ? null : { id, parent_id, cls: cls!, permissions: permissions! } })),
   chain: async (id) => db.rows<AclRow>(CHAIN, [id]),
-  rows: async (ids) => db.rows<AclRow>(`SELECT id, parent_id, cls, permissions FROM resource WHERE id = ANY($1::integer[])`, [ids]),
+  rows: async (ids) => db.rows<AclRow>(`SELECT id, parent_id, cls, permissions FROM resource WHERE id = ANY($1::bigint[])`, [ids]),
   subjects: async () => {
     // `system::integer`: a flag whichever way auth's schema stores it (0/1 as SQLite, or boolean).
     const ids = Object.fromEntries((await db.rows<{ keyname: string; id: number }>(`SELECT keyname, id FROM principal

@@ -27,7 +27,7 @@ export const fieldsRead = (db: PgConn): FieldRead => ({
   list: async (ids) => {
     const out = new Map<number, Field[]>()
     for (const r of await db.rows<FieldRow>(`SELECT resource_id, id, keyname, display_name, datatype, label_field, grid_visibility,
-        text_search, lookup_table_id FROM layer_field WHERE resource_id = ANY($1::integer[]) ORDER BY resource_id, idx, id`, [ids])) {
+        text_search, lookup_table_id FROM layer_field WHERE resource_id = ANY($1::bigint[]) ORDER BY resource_id, idx, id`, [ids])) {
       let fields = out.get(r.resource_id)
       if (!fields) out.set(r.resource_id, fields = [])
       fields.push({ id: r.id, keyname: r.keyname, display_name: r.display_name, datatype: r.datatype,

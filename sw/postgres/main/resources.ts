@@ -26,7 +26,7 @@ async function guardTree<T>(run: () => Promise<T>): Promise<T> {
 }
 
 const subtreeOf = (param: string) =>
-  `WITH RECURSIVE t(id) AS (SELECT ${param}::integer UNION ALL SELECT r.id FROM resource r JOIN t ON r.parent_id = t.id) SELECT id FROM t`
+  `WITH RECURSIVE t(id) AS (SELECT ${param}::bigint UNION ALL SELECT r.id FROM resource r JOIN t ON r.parent_id = t.id) SELECT id FROM t`
 
 const ORDER_COLUMNS: Record<ResourceSearch['order'][number]['key'], string> = {
   name: 'display_name COLLATE "C"', type: 'cls COLLATE "C"', owner: 'owner_user_id', created: 'creation_date COLLATE "C"',
@@ -95,7 +95,7 @@ function pageQuery(q: PageQuery): [string, unknown[]] {
         FROM resmeta m WHERE m.resource_id = r.id),
       '}},"social":{"image_exists":false,"description":null}', ',' || j.member, '}')`
   return [`SELECT '[' || coalesce(string_agg(${item}, ',' ORDER BY j.n), '') || ']'
-      FROM unnest($1::integer[], $2::text[]) WITH ORDINALITY AS j(id, member, n)
+      FROM unnest($1::bigint[], $2::text[]) WITH ORDINALITY AS j(id, member, n)
       JOIN resource r ON r.id = j.id
       LEFT JOIN unnest($3::text[], $4::text[], $5::text[]) AS c(name, identity, tail) ON c.name = r.cls`, bind]
 }
@@ -104,12 +104,12 @@ export const resourcesRead = (db: PgConn): ResourceRead => ({
   get: async (id) => db.row<ResourceRow>(`SELECT ${ROW_COLUMNS} FROM resource WHERE id = $1`, [id]),
   refs: async (ids) => {
     if (!ids.length) return []
-    return (await db.rows<RefColumns>(`SELECT ${REF_COLUMNS} FROM resource WHERE id = ANY($1::integer[]) ORDER BY id`, [ids])).map(refOf)
+    return (await db.rows<RefColumns>(`SELECT ${REF_COLUMNS} FROM resource WHERE id = ANY($1::bigint[]) ORDER BY id`, [ids])).map(refOf)
   },
   ofClass: async (cls) => (await db.rows<RefColumns>(`SELECT ${REF_COLUMNS} FROM resource WHERE cls = $1 ORDER BY id`, [cls])).map(refOf),
   children: async (parentId) => db.rows<{ id: number; cls: string }>(`SELECT id, cls FROM resource WHERE parent_id = $1 ORDER BY id`, [parentId]),
   names: async (ids) => new Map((await db.rows<{ id: number; display_name: string }>(
-    `SELECT id, display_name FROM resource WHERE id = ANY($1::integer[])`, [ids])).map((r) => [r.id, r.display_name])),
+    `SELECT id, display_name FROM resource WHERE id = ANY($1::bigint[])`, [ids])).map((r) => [r.id, r.display_name])),
   hasChildren: async (id) => (await db.value(`SELECT 1 FROM resource WHERE parent_id = $1 LIMIT 1`, [id])) !== undefined,
   parentOf: async (id) => (await db.row<{ parent_id: number | null }>(`SELECT parent_id FROM resource WHERE id = $1`, [id]))?.parent_id,
   subtree: async (id) => (await db.rows<{ id: number }>(subtreeOf('$1'), [id])).map((r) => r.id),
@@ -181,7 +181,7 @@ export const resourcesWrite = (db: PgConn): ResourceWrite => ({
   setData: async (id, data) => { await db.exec(`UPDATE resource SET data = $1 WHERE id = $2`, [JSON.stringify(data), id]) },
   delete: async (ids) => {
     if (!ids.length) return
-    await guardTree(() => db.exec(`DELETE FROM resource WHERE id = ANY($1::integer[])`, [ids]))
+    await guardTree(() => db.exec(`DELETE FROM resource WHERE id = ANY($1::bigint[])`, [ids]))
   },
   setResmeta: async (id, items) => {
     await db.exec(`DELETE FROM resmeta WHERE resource_id = $1`, [id])

@@ -15,10 +15,10 @@ export const aclSchema: ComponentSchema = { component: 'acl', steps: [
   // The triggers on auth's tables need its schema, which runs first (schema/index.ts order).
   `CREATE TABLE acl_state (id INTEGER PRIMARY KEY CHECK (id = 0), version INTEGER NOT NULL);
    INSERT INTO acl_state VALUES (0, 0);
-   CREATE TABLE acl_change (version INTEGER PRIMARY KEY, resource_id INTEGER);
+   CREATE TABLE acl_change (version INTEGER PRIMARY KEY, resource_id BIGINT);
    CREATE FUNCTION acl_changed() RETURNS trigger LANGUAGE plpgsql AS $$
    DECLARE
-     rid INTEGER;
+     rid BIGINT;
      v INTEGER;
    BEGIN
      IF TG_TABLE_NAME = 'resource' THEN

@@ -8,8 +8,8 @@ import type { ComponentSchema } from '../../port/schema.ts'
 
 export const fieldsSchema: ComponentSchema = { component: 'fields', steps: [
   `CREATE TABLE layer_field (
-     id INTEGER PRIMARY KEY DEFAULT outpost_reserve('layer_field', 1),
-     resource_id INTEGER NOT NULL REFERENCES resource(id) ON DELETE CASCADE,
+     id BIGINT PRIMARY KEY DEFAULT outpost_reserve('layer_field', 1),
+     resource_id BIGINT NOT NULL REFERENCES resource(id) ON DELETE CASCADE,
      idx INTEGER NOT NULL,
      keyname TEXT NOT NULL,
      display_name TEXT NOT NULL,
@@ -17,6 +17,6 @@ export const fieldsSchema: ComponentSchema = { component: 'fields', steps: [
      label_field BOOLEAN NOT NULL DEFAULT false,
      grid_visibility BOOLEAN NOT NULL DEFAULT true,
      text_search BOOLEAN NOT NULL DEFAULT true,
-     lookup_table_id INTEGER);
+     lookup_table_id BIGINT);
    CREATE INDEX layer_field_resource ON layer_field(resource_id);`,
 ] }

@@ -10,8 +10,8 @@ export const journalSchema: ComponentSchema = { component: 'journal', steps: [
   `CREATE TABLE journal (
      id BIGSERIAL PRIMARY KEY,
      tstamp TEXT NOT NULL,
-     user_id INTEGER,
-     resource_id INTEGER,
+     user_id BIGINT,
+     resource_id BIGINT,
      action TEXT NOT NULL,
      payload TEXT);
    CREATE TABLE outpost_request_log (

@@ -16,19 +16,19 @@ export const resourcesSchema: ComponentSchema = { component: 'resources', steps:
   // parent must not meet the moved resource; UNION, so the walk ends even on a broken tree).
   // The messages are the tags resource/errors.ts `treeRefusal` turns into the original's 422s.
   `CREATE TABLE resource (
-     id INTEGER PRIMARY KEY DEFAULT outpost_reserve('resource', 1),
+     id BIGINT PRIMARY KEY DEFAULT outpost_reserve('resource', 1),
      cls TEXT NOT NULL,
-     parent_id INTEGER REFERENCES resource(id),
+     parent_id BIGINT REFERENCES resource(id),
      keyname TEXT UNIQUE,
      display_name TEXT NOT NULL,
      description TEXT,
-     owner_user_id INTEGER NOT NULL,
+     owner_user_id BIGINT NOT NULL,
      creation_date TEXT NOT NULL,
      permissions TEXT NOT NULL DEFAULT '[]',
      data TEXT NOT NULL DEFAULT '{}');
    CREATE INDEX resource_parent ON resource(parent_id);
    CREATE TABLE resmeta (
-     resource_id INTEGER NOT NULL REFERENCES resource(id) ON DELETE CASCADE,
+     resource_id BIGINT NOT NULL REFERENCES resource(id) ON DELETE CASCADE,
      key TEXT NOT NULL,
      value TEXT NOT NULL,
      PRIMARY KEY (resource_id, key));
