@@ -5,11 +5,14 @@
  * once the layer's resource is gone. A layer's table changes and writes run under its advisory
  * lock, so processes opening one layer together make its tables once. Each process remembers
  * which field list it last brought a layer to, so an open costs no statement until the fields
- * change. Ingest (`openSource`, `load`) and sync (`replica`) come next.
+ * change. Ingest (`load`: ingest-load.ts) fills a new layer's tables; sync (`replica`) comes next.
  */
 import type pg from 'pg'
 import type { LayerMeta } from '../../feature/types.ts'
-import { fieldsSignature, type FeatureTables } from '../../port/features.ts'
+import { fieldsSignature, type FeatureTables, type LoadPlan } from '../../port/features.ts'
+import type { GpkgSource } from '../../ingest/vector-convert.ts'
+import type { Progress } from '../../ingest/progress.ts'
+import { holdPending, isPending } from '../../ingest/pending.ts'
 import type { BlobStore } from '../../port/port.ts'
 import type { Frames } from '../../port/frames.ts'
 import type { PgConn } from '../conn.ts'
@@ -18,8 +21,11 @@ import type { PgTokens } from '../tokens.ts'
 import { layerLock } from '../tx.ts'
 import { dropTables, ensureTables, listedBlobs, storedLayers } from './schema.ts'
 import { PgFeatureLayer } from './layer.ts'
+import { loadFeatures } from './ingest-load.ts'
 
 const conn = (db: PgConn) => db
+/** An ingest's hold on layer `id`'s tables (`ingest/pending`, a namespace of its own beside SQLite's `layer-<id>`). */
+const pendingName = (id: number) => `pg:layer_${id}`
 
 function notYet(what: string): never {
   throw new Error(`${what} is not built yet on PostgreSQL (issue 23).`)
@@ -60,12 +66,24 @@ export class PgFeatureTables implements FeatureTables {
     return notYet('Sync of a vector layer (replica)')
   }
 
-  openSource(): never {
-    return notYet('Ingest of a vector layer (openSource)')
-  }
-
-  async load(): Promise<never> {
-    return notYet('Ingest of a vector layer (load)')
+  /**
+   * Makes and fills the tables of a new layer in one unit of work of the layer (its lock held):
+   * a refused file, a cancel or a failure rolls it back, leaving no table. Until `settle`,
+   * `stored()` of this process leaves the layer out (`ingest/pending`), so its sweep does not
+   * take it for an orphan before its resource is written.
+   */
+  async load(src: GpkgSource, plan: LoadPlan, progress: Progress, signal?: AbortSignal): Promise<{ count: number; settle(): void }> {
+    const id = plan.meta.resourceId
+    const settle = holdPending(pendingName(id))
+    try {
+      const count = await this.#unitsOf(id).write(conn, (db) => loadFeatures(db, src, plan, progress, signal),
+        (db) => this.tokens.move(db, [`layer:${id}`]))
+      this.#signatures.set(id, fieldsSignature(plan.meta.fields))
+      return { count, settle }
+    } catch (err) {
+      settle()
+      throw err
+    }
   }
 
   /** The attachments' blobs go before the tables that list them, so an interrupted drop is finished by the next sweep. */
@@ -76,8 +94,8 @@ export class PgFeatureTables implements FeatureTables {
     await units.write(conn, (db) => dropTables(db, id), (db) => this.tokens.move(db, [`layer:${id}`]))
   }
 
-  stored(): Promise<number[]> {
-    return this.#catalog.read(conn, storedLayers)
+  async stored(): Promise<number[]> {
+    return (await this.#catalog.read(conn, storedLayers)).filter((id) => !isPending(pendingName(id)))
   }
 
   /** No history yet on PostgreSQL: no versions. */
