@@ -59,8 +59,16 @@ export class FeatureCheck {
   /** The geometries rebuilt to fit the layer's type: feature, new GeoPackage blob (in the layer's SRS). */
   readonly fixes: Array<[number, Uint8Array]> = []
   readonly #scan = new Scan()
+  // The plan's facts the per-feature path reads, as fields (it runs once per feature: no lookups there).
+  readonly #foreign: string | undefined
+  readonly #kind: number
+  readonly #z: boolean
 
-  constructor(readonly plan: CheckPlan) {}
+  constructor(readonly plan: CheckPlan) {
+    this.#foreign = plan.foreignEncoding
+    this.#kind = plan.target.family + (plan.target.multi ? 3 : 0)
+    this.#z = plan.target.z
+  }
 
   #refuse(p: Problem & { feature: number }, typeError: boolean): void {
     if (this.plan.opts.skipErrors || (typeError && this.plan.opts.skipOtherGeometryTypes)) this.skipped.add(p.feature)
@@ -72,7 +80,7 @@ export class FeatureCheck {
    * for it. A foreign encoding with text outside ASCII throws at once.
    */
   text(feature: number, field: string, bytes: Uint8Array, at: number, n: number): boolean {
-    if (this.plan.foreignEncoding && !ascii(bytes, at, n)) throw foreignEncoding({ file: this.plan.file, feature, field }, this.plan.foreignEncoding)
+    if (this.#foreign && !ascii(bytes, at, n)) throw foreignEncoding({ file: this.plan.file, feature, field }, this.#foreign)
     const bad = textBytesProblem(bytes, at, n)
     if (!bad) return true
     this.#refuse({ file: this.plan.file, feature, field, message: `the value ${bad}` }, false)
@@ -84,15 +92,14 @@ export class FeatureCheck {
    * feature is kept (a rebuilt one is added to `fixes`), undefined when it is refused.
    */
   geometry(feature: number, blob: Uint8Array | null): ArrayLike<number> | undefined {
-    const { file, target, opts, srs } = this.plan
     const s = scanGpkg(blob, this.#scan)
+    if (s.kind === this.#kind && s.z === this.#z && !s.m && s.flaw === Flaw.None && !s.empty) return s.bbox
+    const { file, target, opts, srs } = this.plan
     if (s.empty && s.flaw === Flaw.None) { this.#refuse({ file, feature, message: 'has no geometry' }, false); return undefined }
     if (s.flaw === Flaw.Malformed || s.flaw === Flaw.Unsupported) {
       this.#refuse({ file, feature, message: FLAW_TEXT[s.flaw]! }, s.flaw === Flaw.Unsupported)
       return undefined
     }
-    const fits = s.kind === target.family + (target.multi ? 3 : 0) && s.z === target.z && !s.m && s.flaw === Flaw.None
-    if (fits) return s.bbox
     try {
       const g = fixGeometry(blob!.slice(), target, opts.fixErrors)
       this.fixes.push([feature, encodeGpkg(g, srs)])
