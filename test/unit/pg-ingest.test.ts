@@ -50,13 +50,22 @@ const layerTables = async () => (await pgData.pool.query(`SELECT relname FROM pg
   WHERE relnamespace = to_regnamespace(current_schema()) AND relname ~ '^layer_[0-9]+$'`)).rows.map((r) => Number(r.relname.slice(6))).sort((a, b) => a - b)
 const tableOf = async (id: number) => (await pgData.pool.query('SELECT to_regclass($1) AS t', [`layer_${id}`])).rows[0].t
 
-/** The same file on both engines: the same answers. */
+/** What a client polling the progress sees: the stages with their totals, and each count done. */
+function recorder() {
+  const events: string[] = []
+  const progress: Progress = { stage: (s, total) => { events.push(`${s}/${total ?? ''}`) }, done: (n) => { events.push(String(n)) } }
+  return { events, progress }
+}
+
+/** The same file on both engines: the same answers, and the same progress reported. */
 async function same(f: Ingest) {
-  const a = await prepare(sqlite, f)
-  const b = await prepare(pg, f)
+  const [ra, rb] = [recorder(), recorder()]
+  const a = await prepare(sqlite, f, ra.progress)
+  const b = await prepare(pg, f, rb.progress)
   a.settle(); b.settle()
   const [x, y] = [await listed(sqlite.data, a), await listed(pgData, b)]
   expect(y).toEqual(x)
+  expect(rb.events).toEqual(ra.events)
   return y
 }
 
@@ -98,6 +107,9 @@ describe('ingest on PostgreSQL: the same layer as on SQLite', () => {
     const out = await same({ bytes: utf8(pointsGeojson(12_000)), name: 'many.geojson' })
     expect(out.rows).toHaveLength(12_000)
     expect(out.rows[11_999].fid).toBe(12_000)
+    const r = recorder()
+    ;(await prepare(pg, { bytes: utf8(pointsGeojson(12_000)), name: 'many.geojson' }, r.progress)).settle()
+    expect(r.events.slice(-5)).toEqual(['checking/12000', '5000', '10000', '12000', 'writing/12000'])
   })
 
   it('fids from a field, skipped features renumbered, geometries fixed (SAFE) and multi cast', async () => {
