@@ -19,10 +19,12 @@ import { featureCollection, zippedShapefile, pointsGeojson, polygonsGpkg, utf8 }
 let sqlite: Services
 let pg: Services
 let pgData: PostgresPort
+let pgUrl: string
 
 beforeAll(async () => {
   sqlite = await openServices(nodePlatform({ admin: { password: 'pw', mustChange: false }, log: () => {} }))
-  pgData = await openPostgresData(await (await cluster()).database('ingest'))
+  pgUrl = await (await cluster()).database('ingest')
+  pgData = await openPostgresData(pgUrl)
   // The app over PostgreSQL: the same platform (GDAL) and GeoPackage sources, PostgreSQL's port.
   pg = { ...sqlite, data: pgData }
 }, 120_000)
@@ -182,11 +184,27 @@ describe('ingest on PostgreSQL: nothing is left of a refused or cancelled one', 
     expect(await layerTables()).toEqual(before)
   })
 
-  it('until settle(), stored() leaves the new layer out (no sweep takes it); then it is listed', async () => {
-    const p = await prepare(pg, { bytes: utf8(pointsGeojson(3)), name: 'held.geojson' })
-    expect(await tableOf(p.resourceId)).not.toBeNull()
-    expect(await pgData.features.stored()).not.toContain(p.resourceId)
-    p.settle()
+  it('until settle(), no process lists the new layer as stored (no sweep takes it); then it is listed', async () => {
+    const other = await openPostgresData(pgUrl)
+    try {
+      const p = await prepare(pg, { bytes: utf8(pointsGeojson(3)), name: 'held.geojson' })
+      expect(await tableOf(p.resourceId)).not.toBeNull()
+      expect(await pgData.features.stored()).not.toContain(p.resourceId)
+      expect(await other.features.stored()).not.toContain(p.resourceId)
+      p.settle()
+      await expect.poll(() => other.features.stored()).toContain(p.resourceId)
+      expect(await pgData.features.stored()).toContain(p.resourceId)
+    } finally {
+      await other.close()
+    }
+  })
+
+  it('a hold whose process died lapses after an hour: the sweep may then take the table', async () => {
+    const p = await prepare(pg, { bytes: utf8(pointsGeojson(2)), name: 'died.geojson' })
+    await pgData.pool.query(`UPDATE outpost_layer_pending SET since = now() - interval '61 minutes' WHERE id = $1`, [p.resourceId])
     expect(await pgData.features.stored()).toContain(p.resourceId)
+    await pgData.features.drop(p.resourceId)
+    expect(await tableOf(p.resourceId)).toBeNull()
+    expect((await pgData.pool.query('SELECT count(*)::int AS n FROM outpost_layer_pending WHERE id = $1', [p.resourceId])).rows[0].n).toBe(0)
   })
 })

@@ -15,7 +15,7 @@ import { targetOf } from '../../ingest/vector-plan.ts'
 import { gpkgWkb } from '../../geo/gpkg.ts'
 import type { PgConn } from '../conn.ts'
 import { Params } from './filter.ts'
-import { COLUMN_TYPES, columnOf, ensureTables, tablesOf } from './schema.ts'
+import { COLUMN_TYPES, columnOf, ensureTables, holdLayer, tablesOf } from './schema.ts'
 
 /** Features per read of the source and per INSERT (as SQLite's load pages its checks). */
 const BATCH = 5000
@@ -40,6 +40,7 @@ export async function loadFeatures(db: PgConn, src: GpkgSource, plan: LoadPlan, 
   const { meta } = plan
   const t = tablesOf(meta.resourceId)
   await ensureTables(db, meta)
+  await holdLayer(db, meta.resourceId)
   // The planned fields and the layer's fields are in the same order (classes/vector_layer/ingest.ts).
   const types = plan.fields.map((f) => f.datatype)
   const insert = (p: Params, fids: number[], geoms: Uint8Array[], columns: unknown[][]) => {

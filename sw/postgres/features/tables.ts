@@ -12,20 +12,17 @@ import type { LayerMeta } from '../../feature/types.ts'
 import { fieldsSignature, type FeatureTables, type LoadPlan } from '../../port/features.ts'
 import type { GpkgSource } from '../../ingest/vector-convert.ts'
 import type { Progress } from '../../ingest/progress.ts'
-import { holdPending, isPending } from '../../ingest/pending.ts'
 import type { BlobStore } from '../../port/port.ts'
 import type { Frames } from '../../port/frames.ts'
 import type { PgConn } from '../conn.ts'
 import { PgUnits } from '../uow.ts'
 import type { PgTokens } from '../tokens.ts'
 import { layerLock } from '../tx.ts'
-import { dropTables, ensureTables, listedBlobs, storedLayers } from './schema.ts'
+import { dropTables, ensureTables, listedBlobs, releaseLayer, storedLayers } from './schema.ts'
 import { PgFeatureLayer } from './layer.ts'
 import { loadFeatures } from './ingest-load.ts'
 
 const conn = (db: PgConn) => db
-/** An ingest's hold on layer `id`'s tables (`ingest/pending`, a namespace of its own beside SQLite's `layer-<id>`). */
-const pendingName = (id: number) => `pg:layer_${id}`
 
 function notYet(what: string): never {
   throw new Error(`${what} is not built yet on PostgreSQL (issue 23).`)
@@ -68,22 +65,24 @@ export class PgFeatureTables implements FeatureTables {
 
   /**
    * Makes and fills the tables of a new layer in one unit of work of the layer (its lock held):
-   * a refused file, a cancel or a failure rolls it back, leaving no table. Until `settle`,
-   * `stored()` of this process leaves the layer out (`ingest/pending`), so its sweep does not
-   * take it for an orphan before its resource is written.
+   * a refused file, a cancel or a failure rolls it back, leaving no table. The same transaction
+   * records the ingest's hold on it (`outpost_layer_pending`): until `settle`, no process's
+   * `stored()` lists it, so no sweep takes it for an orphan before its resource is written.
    */
   async load(src: GpkgSource, plan: LoadPlan, progress: Progress, signal?: AbortSignal): Promise<{ count: number; settle(): void }> {
     const id = plan.meta.resourceId
-    const settle = holdPending(pendingName(id))
-    try {
-      const count = await this.#unitsOf(id).write(conn, (db) => loadFeatures(db, src, plan, progress, signal),
-        (db) => this.tokens.move(db, [`layer:${id}`]))
-      this.#signatures.set(id, fieldsSignature(plan.meta.fields))
-      return { count, settle }
-    } catch (err) {
-      settle()
-      throw err
+    const units = this.#unitsOf(id)
+    const count = await units.write(conn, (db) => loadFeatures(db, src, plan, progress, signal),
+      (db) => this.tokens.move(db, [`layer:${id}`]))
+    this.#signatures.set(id, fieldsSignature(plan.meta.fields))
+    let held = true
+    // Synchronous for the caller; the release is one statement after it, and a lost one only
+    // delays the sweep of an orphan (the hold lapses).
+    const settle = () => {
+      if (held) void units.write(conn, (db) => releaseLayer(db, id)).catch(() => undefined)
+      held = false
     }
+    return { count, settle }
   }
 
   /** The attachments' blobs go before the tables that list them, so an interrupted drop is finished by the next sweep. */
@@ -94,8 +93,8 @@ export class PgFeatureTables implements FeatureTables {
     await units.write(conn, (db) => dropTables(db, id), (db) => this.tokens.move(db, [`layer:${id}`]))
   }
 
-  async stored(): Promise<number[]> {
-    return (await this.#catalog.read(conn, storedLayers)).filter((id) => !isPending(pendingName(id)))
+  stored(): Promise<number[]> {
+    return this.#catalog.read(conn, storedLayers)
   }
 
   /** No history yet on PostgreSQL: no versions. */

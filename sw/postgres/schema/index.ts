@@ -12,6 +12,7 @@ import { aclSchema } from './acl.ts'
 import { authSchema } from './auth.ts'
 import { uploadsSchema } from './uploads.ts'
 import { filesSchema } from './files.ts'
+import { ingestSchema } from './ingest.ts'
 
 export const PG_SCHEMA: readonly ComponentSchema[] = [
   portSchema,
@@ -22,4 +23,5 @@ export const PG_SCHEMA: readonly ComponentSchema[] = [
   uploadsSchema,
   filesSchema,
   aclSchema,
+  ingestSchema,
 ]
