@@ -100,6 +100,19 @@ describe('ingest on PostgreSQL: the same layer as on SQLite', () => {
     expect(out.rows).toHaveLength(2)
   })
 
+  it('3D lines (LINESTRINGZ) and 3D multipolygons', async () => {
+    const lines = await same({ bytes: utf8(featureCollection([
+      { geometry: { type: 'LineString', coordinates: [[30, 60, 1], [30.1, 60.1, 2.5]] }, properties: { k: 'a' } },
+      { geometry: { type: 'LineString', coordinates: [[31, 61, -3], [31.1, 61.2, 0], [31.3, 61.2, 7]] }, properties: { k: 'b' } },
+    ])), name: 'lines.geojson' })
+    expect(lines.geometryType).toBe('LINESTRINGZ')
+    expect(lines.rows[1].geom.coordinates).toHaveLength(3)
+    const polys = await same({ bytes: utf8(featureCollection([
+      { geometry: { type: 'MultiPolygon', coordinates: [[[[30, 60, 5], [31, 60, 5], [31, 61, 5], [30, 60, 5]]], [[[32, 60, 1], [33, 60, 1], [33, 61, 1], [32, 60, 1]]]] }, properties: {} },
+    ])), name: 'polys.geojson' })
+    expect(polys.geometryType).toBe('MULTIPOLYGONZ')
+  })
+
   it('a CP1251 shapefile in a ZIP', async () => {
     const out = await same({ bytes: await zippedShapefile(), name: 'wells.zip' })
     expect(out.rows[0].values[0]).toBe('Скважина №1')
