@@ -17,6 +17,8 @@ import type { DataPort } from './port/port.ts'
 import type { GpkgFiles } from './feature/types.ts'
 import { openSqliteData } from './sqlite/port.ts'
 import { sqliteGpkgFiles } from './sqlite/gpkg-file/writer.ts'
+import { sqliteGpkgSources } from './sqlite/gpkg-file/source.ts'
+import type { GpkgSources } from './ingest/vector-convert.ts'
 
 export interface Services {
   platform: Platform
@@ -24,6 +26,8 @@ export interface Services {
   data: DataPort
   /** The GeoPackage file writer: SQLite's on every host, a GeoPackage being an SQLite file. */
   gpkgFiles: GpkgFiles
+  /** GDAL's GeoPackages of the ingests, opened by SQLite on every host, whichever engine holds the layers. */
+  gpkgSources: GpkgSources
   auth: Authenticator
   /** Who may do what on which resource (auth/acl.ts), cached until the store's ACL change token moves. */
   acl: AclEvaluator
@@ -55,11 +59,12 @@ export async function openServices(platform: Platform, openData: DataOpener = sq
   // Files an interrupted create or delete left behind go now, without delaying the start.
   void sweepFiles({ platform, data }).catch((err) => platform.log('Sweeping stored files failed', err))
   const openCatalogue = sharedStart(() => Catalogue.open(platform, data))
+  const gpkgSources = sqliteGpkgSources(platform.sqlite)
   return {
-    platform, data, adminCreated, gpkgFiles: sqliteGpkgFiles(platform.sqlite),
+    platform, data, adminCreated, gpkgFiles: sqliteGpkgFiles(platform.sqlite), gpkgSources,
     auth: new Authenticator(data, () => platform.now().getTime()),
     acl: new AclEvaluator(),
-    classes: new ClassRegistry({ platform, data }),
+    classes: new ClassRegistry({ platform, data, gpkgSources }),
     // Opened once (a failed open is retried); each use re-reads it if its change token moved.
     catalogue: async () => (await openCatalogue()).current(),
   }

@@ -23,6 +23,7 @@ import type { ResourceRefs } from '../resource/types.ts'
 import type { RenderableStyle } from '../render/types.ts'
 import type { BboxLayerProvider, FeatureLayerProvider } from '../feature/types.ts'
 import type { FileBucketProvider, RasterFileProvider } from '../files/types.ts'
+import type { GpkgSources } from '../ingest/vector-convert.ts'
 
 export type { AfterCommit, ClassContext, ClassData, Prepared, PrepareEnv, WriteContext } from '../resource/class.ts'
 
@@ -31,6 +32,8 @@ export interface ClassEnv {
   platform: Platform
   /** The main data and the layers' tables: every class reads and writes through it. */
   data: DataPort
+  /** GDAL's GeoPackages of the ingests (SQLite's on every host, whatever `data` is). */
+  gpkgSources: GpkgSources
   /** The app's registry, for a class whose rules depend on other classes' capabilities (a style's parent,
    *  a connection's credentials for a linked layer). */
   classes: ClassLookup & SyncLookup & ResourceRefs

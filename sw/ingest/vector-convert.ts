@@ -3,11 +3,12 @@
  * The GDAL half of a vector ingest: open the file, pick its layer, check its reference system
  * and field names, then have GDAL read every feature once and write them, reprojected to the
  * layer's system, into a GeoPackage in its memory file system. Its bytes are read out and
- * GDAL's copy is removed at once; the data port's feature tables open them
- * (`data.features.openSource`; SQLite: sw/sqlite/gpkg-file/source.ts). Everything
- * GDAL-specific ends here.
+ * GDAL's copy is removed at once; the app's `GpkgSources` open them (SQLite's on every host, a
+ * GeoPackage being an SQLite file: sw/sqlite/gpkg-file/source.ts), whichever engine holds the
+ * layers. Everything GDAL-specific ends here.
  */
 import type { GdalEngine } from '../../wasm/gdal.ts'
+import type { FieldType } from '../feature/types.ts'
 import { GdalWorkspace, gdalMessages } from './gdal-workspace.ts'
 import { gdalOpenFailed, sourceError } from './errors.ts'
 import { chooseLayer, noGeometry, openSource, summaryOf, type SourceFile, type SourceLayer, type SourceSummary } from './vector-source.ts'
@@ -32,9 +33,29 @@ export interface ConvertedFile {
   bytes: Uint8Array
 }
 
+/** A planned field as the source read gives it: the source column and the layer's type of it. */
+export interface SourceColumn { keyname: string; datatype: FieldType }
+
+/** Some features of a source in reading order, column by column (`GpkgSource.batches`). */
+export interface SourceBatch {
+  /** Each feature's `outpost_fid`: its 1-based place in the file, as the messages count. */
+  features: number[]
+  /** Its geometry as a GeoPackage blob, null when empty. */
+  geoms: (Uint8Array | null)[]
+  /**
+   * Per asked column, its values in the layer's canonical form (feature/values.ts: dates and
+   * times as ISO text, booleans 0/1); STRING values as their stored bytes (UTF-8), so the load
+   * checks their encoding as the bytes are, before decoding them.
+   */
+  values: (string | number | bigint | Uint8Array | null)[][]
+  /** The values of the id column asked for, if one was. */
+  ids?: number[]
+}
+
 /**
- * GDAL's GeoPackage of an ingest opened by the data port's feature tables (`data.features.openSource`): what
- * planning reads of it, then the features `load` copies.
+ * GDAL's GeoPackage of an ingest opened by the app's `GpkgSources`: what planning reads of it,
+ * then the features a data port's `load` copies, either its own way (SQLite attaches the file)
+ * or through `batches` (any engine: no SQL of its own on the file).
  */
 export interface GpkgSource extends Omit<ConvertedFile, 'bytes'> {
   /** How many features it holds. */
@@ -43,10 +64,20 @@ export interface GpkgSource extends Omit<ConvertedFile, 'bytes'> {
   geometries(): { next(): Uint8Array | null | undefined; close(): void }
   /** How many values of `column` cannot be feature ids: repeated, empty or outside 1…2^31−1. */
   badIds(column: string): number
-  /** Planning is over: its reads end (the load reads the file its own way). */
+  /**
+   * Every feature in reading order, `size` at a time, with the values of `columns` and of
+   * `idColumn` (if given). Each iteration reads anew; leaving it early ends its read.
+   */
+  batches(columns: readonly SourceColumn[], idColumn: string | undefined, size: number): Iterable<SourceBatch>
+  /** Planning is over: its reads end (a load reads the file its own way or through `batches`). */
   planned(): void
   /** Gives its memory back; call once the load is over or given up. */
   free(): void
+}
+
+/** Opens GDAL's GeoPackages (Services.gpkgSources): SQLite's on every host. */
+export interface GpkgSources {
+  open(conv: ConvertedFile): Promise<GpkgSource>
 }
 
 export type Stage = 'reading' | 'converting'

@@ -9,7 +9,7 @@
 import type { FeatureLayer, Field, FieldType, LayerMeta } from '../feature/types.ts'
 import type { Link, Replica } from '../sync/types.ts'
 import type { Progress } from '../ingest/progress.ts'
-import type { ConvertedFile, GpkgSource } from '../ingest/vector-convert.ts'
+import type { GpkgSource } from '../ingest/vector-convert.ts'
 import type { LoaderOptions, PlannedField } from '../ingest/vector-plan.ts'
 
 /** A field as stored (a new one gets its id from the store unless `id` is given). */
@@ -77,10 +77,10 @@ export interface FeatureTables {
   open(meta: LayerMeta, now: () => Date): Promise<FeatureLayer>
   /** As `open`, with the sync bookkeeping of the layer's `link` to a remote layer in the same transactions. */
   replica(meta: LayerMeta, link: Link, now: () => Date): Promise<Replica>
-  /** Opens GDAL's GeoPackage of an ingest for planning and loading. */
-  openSource(conv: ConvertedFile): GpkgSource
   /**
-   * Builds the tables of a new layer (`plan.meta`) from `src` in one write; a refused file
+   * Builds the tables of a new layer (`plan.meta`) from `src` (opened by the app's
+   * `GpkgSources`: an implementation may read it its own way, or through `src.batches`, the
+   * engine-neutral read) in one write, every feature checked (ingest/feature-check); a refused file
    * writes nothing, and a failure leaves nothing. Until `settle()` (its resource's create
    * committed or was given up) `stored()` leaves the new layer out, so no sweep takes it for
    * an orphan; the caller drops it if the create does not happen.

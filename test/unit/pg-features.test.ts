@@ -281,11 +281,9 @@ describe('vector layers on PostGIS: one database, several ports', () => {
     expect(await layer.read((tx) => tx.count())).toBe(0)
   })
 
-  it('says what is not built yet on PostgreSQL: sync replicas and ingest', async () => {
+  it('says what is not built yet on PostgreSQL: sync replicas', async () => {
     const data = await pgPort()
     await expect(data.features.replica(meta(51), {} as never, () => new Date())).rejects.toThrow('not built yet on PostgreSQL')
-    await expect(data.features.load({} as never, {} as never, {} as never)).rejects.toThrow('not built yet on PostgreSQL')
-    expect(() => data.features.openSource({} as never)).toThrow('not built yet on PostgreSQL')
     expect(data.features.latest(51)).toBe(0)
   })
 })

@@ -33,8 +33,8 @@ const newField = (id: number, keyname: string, datatype: FieldType): Field => ({
  * loader options in `member`. Throws a 422 naming the file (and feature and field) for
  * anything the spec refuses; leaves nothing behind when it throws.
  */
-export async function prepareVectorLayer(env: Pick<ClassEnv, 'platform' | 'data'>, member: Record<string, unknown>, { progress, signal }: PrepareEnv): Promise<PreparedLayer> {
-  const { platform, data } = env
+export async function prepareVectorLayer(env: Pick<ClassEnv, 'platform' | 'data' | 'gpkgSources'>, member: Record<string, unknown>, { progress, signal }: PrepareEnv): Promise<PreparedLayer> {
+  const { platform, data, gpkgSources } = env
   const srs = memberSrs(member, '$.vector_layer')
   const opts = loaderOptions(member)
   const source = await memberSource(env, member, '$.vector_layer')
@@ -43,7 +43,7 @@ export async function prepareVectorLayer(env: Pick<ClassEnv, 'platform' | 'data'
   progress.stage('gdal')
   const gdal = await platform.gdal()
   signal?.throwIfAborted()
-  const conv = data.features.openSource(await convertSource(gdal, await source.read(), srs, opts.sourceLayer, (s) => progress.stage(s, null)))
+  const conv = await gpkgSources.open(await convertSource(gdal, await source.read(), srs, opts.sourceLayer, (s) => progress.stage(s, null)))
   try {
     let geometryType: string
     let fid: string | undefined

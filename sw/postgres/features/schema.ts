@@ -107,11 +107,26 @@ export async function dropTables(db: PgConn, id: number): Promise<void> {
   const t = tablesOf(id)
   await db.exec(`DROP TABLE IF EXISTS ${historyTableList(t)}, ${t.request}, ${t.attachmentFile}, ${t.attachment}, ${t.description},
     ${t.features}`)
+  await releaseLayer(db, id)
 }
 
-/** The layers whose feature tables exist, by resource id. */
+/** How long an ingest's hold on a loaded layer lasts at most (its process may have died). */
+const PENDING_FOR = '1 hour'
+
+/** The layers whose feature tables exist, by resource id, those an ingest still holds left out (`holdLayer`). */
 export async function storedLayers(db: PgConn): Promise<number[]> {
   return (await db.rows<{ name: string }>(`SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-    WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname ~ '^layer_[0-9]+$'`))
+    WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname ~ '^layer_[0-9]+$'
+      AND NOT EXISTS (SELECT 1 FROM outpost_layer_pending p
+        WHERE p.id = substr(c.relname, 7)::bigint AND p.since > now() - interval '${PENDING_FOR}')`))
     .map((r) => Number(r.name.slice(6))).sort((a, b) => a - b)
+}
+
+/** Marks layer `id` as an ingest's until `releaseLayer`: no process's sweep takes it for an orphan. */
+export async function holdLayer(db: PgConn, id: number): Promise<void> {
+  await db.exec(`INSERT INTO outpost_layer_pending (id) VALUES ($1) ON CONFLICT (id) DO UPDATE SET since = now()`, [id])
+}
+
+export async function releaseLayer(db: PgConn, id: number): Promise<void> {
+  await db.exec(`DELETE FROM outpost_layer_pending WHERE id = $1`, [id])
 }

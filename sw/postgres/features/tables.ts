@@ -6,22 +6,25 @@
  * lock, so processes opening one layer together make its tables once. Each process remembers
  * which field list it last brought a layer to, so an open costs no statement until the fields
  * change. A layer's history starts anew when its versioning epoch differs from the one its tables
- * hold (as SQLite's `open` does), checked once per process and epoch. Ingest (`openSource`,
- * `load`) and sync (`replica`) come next.
+ * hold (as SQLite's `open` does), checked once per process and epoch. Ingest (`load`: ingest-load.ts)
+ * fills a new layer's tables; sync (`replica`) comes next.
  */
 import type pg from 'pg'
 import type { LayerMeta } from '../../feature/types.ts'
-import { fieldsSignature, type FeatureTables } from '../../port/features.ts'
+import { fieldsSignature, type FeatureTables, type LoadPlan } from '../../port/features.ts'
+import type { GpkgSource } from '../../ingest/vector-convert.ts'
+import type { Progress } from '../../ingest/progress.ts'
 import type { BlobStore } from '../../port/port.ts'
 import type { Frames } from '../../port/frames.ts'
 import type { PgConn } from '../conn.ts'
 import { PgUnits } from '../uow.ts'
 import type { PgTokens } from '../tokens.ts'
 import { layerLock } from '../tx.ts'
-import { dropTables, ensureTables, listedBlobs, storedLayers, tablesOf } from './schema.ts'
+import { dropTables, ensureTables, listedBlobs, releaseLayer, storedLayers, tablesOf } from './schema.ts'
 import { historyEpoch, resetHistory } from './history-schema.ts'
 import { latestVersion } from './versions.ts'
 import { PgFeatureLayer } from './layer.ts'
+import { loadFeatures } from './ingest-load.ts'
 
 const conn = (db: PgConn) => db
 
@@ -112,12 +115,26 @@ export class PgFeatureTables implements FeatureTables {
     return notYet('Sync of a vector layer (replica)')
   }
 
-  openSource(): never {
-    return notYet('Ingest of a vector layer (openSource)')
-  }
-
-  async load(): Promise<never> {
-    return notYet('Ingest of a vector layer (load)')
+  /**
+   * Makes and fills the tables of a new layer in one unit of work of the layer (its lock held):
+   * a refused file, a cancel or a failure rolls it back, leaving no table. The same transaction
+   * records the ingest's hold on it (`outpost_layer_pending`): until `settle`, no process's
+   * `stored()` lists it, so no sweep takes it for an orphan before its resource is written.
+   */
+  async load(src: GpkgSource, plan: LoadPlan, progress: Progress, signal?: AbortSignal): Promise<{ count: number; settle(): void }> {
+    const id = plan.meta.resourceId
+    const units = this.#unitsOf(id)
+    const count = await units.write(conn, (db) => loadFeatures(db, src, plan, progress, signal),
+      (db) => this.tokens.move(db, [`layer:${id}`]))
+    this.#signatures.set(id, fieldsSignature(plan.meta.fields))
+    let held = true
+    // Synchronous for the caller; the release is one statement after it, and a lost one only
+    // delays the sweep of an orphan (the hold lapses).
+    const settle = () => {
+      if (held) void units.write(conn, (db) => releaseLayer(db, id)).catch(() => undefined)
+      held = false
+    }
+    return { count, settle }
   }
 
   /** The attachments' blobs go before the tables that list them, so an interrupted drop is finished by the next sweep. */

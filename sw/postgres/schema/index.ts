@@ -13,6 +13,7 @@ import { authSchema } from './auth.ts'
 import { uploadsSchema } from './uploads.ts'
 import { filesSchema } from './files.ts'
 import { catalogueSchema } from './catalogue.ts'
+import { ingestSchema } from './ingest.ts'
 
 export const PG_SCHEMA: readonly ComponentSchema[] = [
   portSchema,
@@ -24,4 +25,5 @@ export const PG_SCHEMA: readonly ComponentSchema[] = [
   filesSchema,
   aclSchema,
   catalogueSchema,
+  ingestSchema,
 ]

@@ -1,10 +1,9 @@
 /**
  * @module sqlite/features/ingest-load
  * The SQLite half of a vector ingest. The GeoPackage GDAL wrote is attached to the new layer's
- * connection as `src`; every feature is checked as the spec and the original's loader say
- * (geometry present and whole, values printable and in a supported encoding) — geometries by
- * scanning their bytes where SQLite holds them, values by SQL — and the few geometries that do
- * not fit the layer's type are rebuilt. Only when the file passes are the features copied, in
+ * connection as `src`; every feature is checked (ingest/feature-check: geometry present and
+ * whole, values printable and in a supported encoding) on its bytes where SQLite holds them,
+ * and the few geometries that do not fit the layer's type are rebuilt. Only when the file passes are the features copied, in
  * one layer write, by one `INSERT … SELECT` inside SQLite, and the spatial index is packed in
  * one go (`rtreeBulkInsert`).
  */
@@ -13,15 +12,9 @@ import type { Database as SqlDb, Sqlite3Static } from '@sqlite.org/sqlite-wasm'
 import type { Database } from '../../store/database.ts'
 import { bindValues } from '../../store/bulk.ts'
 import { rtreeBulkInsert } from '../rtree.ts'
-import { bboxOf } from '../../geo/geometry.ts'
-import { encodeGpkg } from '../../geo/gpkg.ts'
-import type { FieldType, LayerMeta } from '../../feature/types.ts'
-import { ERROR_LIMIT, featureErrors, foreignEncoding, type Problem } from '../../ingest/errors.ts'
-import { FixError, fixGeometry, type FixErrors, type TargetType } from '../../ingest/geom-fix.ts'
-import { FLAW_TEXT, Flaw, Scan, scanGpkg } from '../../ingest/wkb-scan.ts'
-import { textProblem } from '../../ingest/encoding.ts'
+import { FeatureCheck } from '../../ingest/feature-check.ts'
 import { SRC_TABLE } from '../../ingest/vector-convert.ts'
-import { attachImage, quote, type SqliteSource } from '../gpkg-file/source.ts'
+import { attachImage, columnExpr, quote, type SqliteSource } from '../gpkg-file/source.ts'
 import { targetOf, type LoaderOptions, type PlannedField } from '../../ingest/vector-plan.ts'
 import type { Progress } from '../../ingest/progress.ts'
 import type { LoadPlan } from '../../port/features.ts'
@@ -38,43 +31,6 @@ interface RawExports {
   sqlite3_column_bytes(st: number, i: number): number
 }
 
-/** A source column as the layer's column stores it (see `feature/values.ts`), in SQL. */
-function columnExpr(type: FieldType, col: string): string {
-  switch (type) {
-    case 'DATE': return `substr(${col}, 1, 10)`
-    case 'TIME': return `substr(${col}, 1, 8)`
-    case 'DATETIME': return `substr(replace(${col}, ' ', 'T'), 1, 19)`
-    case 'BOOLEAN': return `CASE WHEN ${col} IS NULL THEN NULL WHEN ${col} THEN 1 ELSE 0 END`
-    default: return col
-  }
-}
-
-const UTF8 = new TextDecoder('utf-8', { fatal: true })
-
-function ascii(heap: Uint8Array, at: number, n: number): boolean {
-  for (let i = at, end = at + n; i < end; i++) if (heap[i]! >= 0x80) return false
-  return true
-}
-
-/**
- * Why the text bytes at `heap[at, at + n)` cannot be a value (see `textProblem`), read in
- * place: printable ASCII, the common case, never leaves the loop.
- */
-function textBytesProblem(heap: Uint8Array, at: number, n: number): string | undefined {
-  for (let i = at, end = at + n; i < end; i++) {
-    const b = heap[i]!
-    if ((b >= 0x20 && b < 0x7f) || b === 0x09 || b === 0x0a || b === 0x0d) continue
-    let text: string
-    try {
-      text = UTF8.decode(heap.subarray(at, end))
-    } catch {
-      return textProblem('\uFFFD', false)
-    }
-    return textProblem(text, false)
-  }
-  return undefined
-}
-
 export type { LoadPlan }
 
 export interface LoadResult { count: number; extent: [number, number, number, number] | null }
@@ -86,21 +42,14 @@ export interface LoadResult { count: number; extent: [number, number, number, nu
  */
 export async function loadFeatures(sqlite: Sqlite3Static, layer: Database, conv: SqliteSource, plan: LoadPlan,
   progress: Progress, signal?: AbortSignal): Promise<LoadResult> {
-  const target: TargetType = targetOf(plan.meta.geometryType)
-  const fix: FixErrors = plan.opts.fixErrors
-  const problems: Problem[] = []
-  const skipped = new Set<number>()
-  const refuse = (p: Problem & { feature: number }, typeError: boolean): void => {
-    if (plan.opts.skipErrors || (typeError && plan.opts.skipOtherGeometryTypes)) skipped.add(p.feature)
-    else problems.push(p)
-  }
-  const fixes: Array<[number, Uint8Array]> = []
+  const check = new FeatureCheck({ file: plan.file, srs: plan.srs, target: targetOf(plan.meta.geometryType), opts: plan.opts,
+    foreignEncoding: conv.foreignEncoding })
+  const { skipped, fixes } = check
   let srcIds = new Float64Array(Math.max(conv.count, 1))
   let boxes = new Float64Array(Math.max(conv.count, 1) * 4)
   let count = 0
   const extent: [number, number, number, number] = [Infinity, Infinity, -Infinity, -Infinity]
   const x = sqlite.wasm.exports as unknown as RawExports
-  const scan = new Scan()
 
   const texts = plan.fields.filter((f) => f.datatype === 'STRING')
   const textCols = texts.map((f) => `, ${quote(f.keyname)}`).join('')
@@ -120,36 +69,11 @@ export async function loadFeatures(sqlite: Sqlite3Static, layer: Database, conv:
         last = feature
         for (let k = 0; k < texts.length; k++) {
           const tp = x.sqlite3_column_blob(p, 2 + k)
-          if (!tp) continue
-          const n = x.sqlite3_column_bytes(p, 2 + k)
-          if (conv.foreignEncoding && !ascii(sqlite.wasm.heap8u(), tp, n)) {
-            throw foreignEncoding({ file: plan.file, feature, field: texts[k]!.keyname }, conv.foreignEncoding)
-          }
-          const bad = textBytesProblem(sqlite.wasm.heap8u(), tp, n)
-          if (bad) { refuse({ file: plan.file, feature, field: texts[k]!.keyname, message: `the value ${bad}` }, false); continue rows }
+          if (tp && !check.text(feature, texts[k]!.keyname, sqlite.wasm.heap8u(), tp, x.sqlite3_column_bytes(p, 2 + k))) continue rows
         }
         const ptr = x.sqlite3_column_blob(p, 1)
-        const blob = ptr ? sqlite.wasm.heap8u().subarray(ptr, ptr + x.sqlite3_column_bytes(p, 1)) : null
-        const s = scanGpkg(blob, scan)
-        if (s.empty && s.flaw === Flaw.None) { refuse({ file: plan.file, feature, message: 'has no geometry' }, false); continue }
-        if (s.flaw === Flaw.Malformed || s.flaw === Flaw.Unsupported) {
-          refuse({ file: plan.file, feature, message: FLAW_TEXT[s.flaw]! }, s.flaw === Flaw.Unsupported)
-          continue
-        }
-        let b: ArrayLike<number> = s.bbox
-        const fits = s.kind === target.family + (target.multi ? 3 : 0) && s.z === target.z && !s.m && s.flaw === Flaw.None
-        if (!fits) {
-          try {
-            const g = fixGeometry(blob!.slice(), target, fix)
-            fixes.push([feature, encodeGpkg(g, plan.srs)])
-            b = bboxOf(g)
-          } catch (err) {
-            if (!(err instanceof FixError) && !(err instanceof RangeError)) throw err
-            const fe = err instanceof FixError ? err : new FixError(FLAW_TEXT[Flaw.Malformed]!)
-            refuse({ file: plan.file, feature, message: fe.message }, fe.typeError)
-            continue
-          }
-        }
+        const b = check.geometry(feature, ptr ? sqlite.wasm.heap8u().subarray(ptr, ptr + x.sqlite3_column_bytes(p, 1)) : null)
+        if (!b) continue
         if (count === srcIds.length) { srcIds = grow(srcIds, count * 2); boxes = grow(boxes, count * 8) }
         srcIds[count] = feature
         boxes[4 * count] = b[0]!; boxes[4 * count + 1] = b[1]!; boxes[4 * count + 2] = b[2]!; boxes[4 * count + 3] = b[3]!
@@ -176,10 +100,10 @@ export async function loadFeatures(sqlite: Sqlite3Static, layer: Database, conv:
       if (last < 0) break
       done = Math.min(conv.count, done + PAGE)
       progress.done(done)
-      if (!plan.opts.skipErrors && problems.length >= ERROR_LIMIT) break
+      if (check.full) break
       after = last
     }
-    if (problems.length) throw featureErrors(problems.sort((a, b) => a.feature! - b.feature!).slice(0, ERROR_LIMIT))
+    check.verdict()
     const keep = skipped.size ? srcIds.subarray(0, count).filter((id) => !skipped.has(id)) : srcIds.subarray(0, count)
     const ids = await finalIds(layer, plan, keep)
     progress.stage('writing', count)

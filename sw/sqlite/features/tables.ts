@@ -13,8 +13,8 @@ import { flatten, intersects } from '../../geo/flat.ts'
 import type { LayerMeta } from '../../feature/types.ts'
 import type { Link } from '../../sync/types.ts'
 import { fieldsSignature, type FeatureTables, type LoadPlan } from '../../port/features.ts'
-import type { ConvertedFile, GpkgSource } from '../../ingest/vector-convert.ts'
-import { openSource, type SqliteSource } from '../gpkg-file/source.ts'
+import type { GpkgSource } from '../../ingest/vector-convert.ts'
+import type { SqliteSource } from '../gpkg-file/source.ts'
 import type { Progress } from '../../ingest/progress.ts'
 import { holdPending, isPending } from '../../ingest/pending.ts'
 import type { SqliteTokens } from '../tokens.ts'
@@ -72,13 +72,9 @@ export class SqliteFeatureTables implements FeatureTables {
   /**
    * Builds the database of a new layer under its final name; the schema is made by the one
    * write that fills it, so a refused file writes nothing, and a failure deletes it. Until
-   * `settle`, the sweep leaves it alone (`ingest/pending`).
+   * `settle`, the sweep leaves it alone (`ingest/pending`). `src` is SQLite's
+   * (sw/sqlite/gpkg-file/source.ts, the app's `GpkgSources` on every host): it is attached.
    */
-  openSource(conv: ConvertedFile): SqliteSource {
-    return openSource(this.sqlite, conv)
-  }
-
-  /** `src` is one of `openSource`'s. */
   async load(src: GpkgSource, plan: LoadPlan, progress: Progress, signal?: AbortSignal): Promise<{ count: number; settle(): void }> {
     const name = imageName(plan.meta.resourceId)
     const settle = holdPending(name)
