@@ -21,13 +21,12 @@ import { openSqliteData } from '../../sw/sqlite/port.ts'
 import { cluster } from '../pg/shared.ts'
 
 /**
- * The API case groups run on PostgreSQL (each on a fresh schema). Not yet: 'ingest' and
- * 'idempotency' (layers from files), 'storage' (the SQLite heap diagnostics), the sync cases
- * (replicas on PostGIS).
+ * The API case groups run on PostgreSQL (each on a fresh schema). Not here: 'storage' (the SQLite
+ * heap diagnostics) and the sync cases (replicas on PostGIS come next).
  */
 const PG_GROUPS: string[] = ['auth', 'catalogue', 'permissions', 'resource', 'pyramid', 'upload', 'blueprint', 'feature',
   'feature-bulk', 'attachment', 'identify', 'export', 'render', 'hardening', 'hardening-auth', 'hardening-values', 'mvt', 'versioning',
-  'compat']
+  'compat', 'ingest', 'idempotency']
 
 /** Cases that assert what only SQLite's storage does (its R*Tree and the tile index cut from it). */
 const SQLITE_ONLY = new Set(['tiles come from the layer\'s tile index once it is built, and show every edit at once'])
