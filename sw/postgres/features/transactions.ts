@@ -9,6 +9,7 @@
 import type { TransactionOp, TransactionRecord } from '../../feature/history-types.ts'
 import type { PgConn } from '../conn.ts'
 import type { HistoryTables } from './history-schema.ts'
+import { planPut } from '../../feature/transaction/put-ops.ts'
 
 type Row = { id: number; user_id: number; epoch: number | null; started: string; committed: string | null }
 const asRecord = (r: Row): TransactionRecord => ({ id: r.id, userId: r.user_id, epoch: r.epoch, started: r.started, committed: r.committed })
@@ -34,10 +35,8 @@ export async function startTransaction(db: PgConn, t: HistoryTables, userId: num
 }
 
 /**
- * Stores operations in order (a `null` payload removes one). Sending the same operation again
- * changes nothing (a retried PUT); a different one where an operation without an error is
- * stored is refused: its seqnum is returned and nothing is stored. One that failed a commit
- * may be replaced or removed.
+ * Stores operations in order (a `null` payload removes one), as feature/transaction/put-ops.ts
+ * plans them: a clash's seqnum is returned and nothing is stored.
  */
 export async function putTransactionOps(db: PgConn, t: HistoryTables, tid: number,
   items: { seqnum: number; payload: string | null }[]): Promise<number | undefined> {
@@ -46,22 +45,10 @@ export async function putTransactionOps(db: PgConn, t: HistoryTables, tid: numbe
     FROM ${t.transactionOp} WHERE tid = $1 AND seqnum = ANY($2::bigint[])`, [tid, items.map((i) => i.seqnum)])) {
     stored.set(r.seqnum, { payload: r.payload, error: r.error })
   }
-  // What each seqnum holds after the items, one after the other (an item may follow another with its seqnum).
-  const next = new Map<number, string | null>()
-  for (const { seqnum, payload } of items) {
-    const have = stored.get(seqnum)
-    if (have && have.error === null) {
-      if (payload === have.payload) continue
-      if (payload !== null) return seqnum
-    }
-    if (payload === null) stored.delete(seqnum)
-    else stored.set(seqnum, { payload, error: null })
-    next.set(seqnum, payload)
-  }
-  const changed = [...next]
-  const removed = changed.filter(([, p]) => p === null).map(([s]) => s)
+  const plan = planPut(stored, items)
+  if ('clash' in plan) return plan.clash
+  const { removed, put } = plan
   if (removed.length) await db.exec(`DELETE FROM ${t.transactionOp} WHERE tid = $1 AND seqnum = ANY($2::bigint[])`, [tid, removed])
-  const put = changed.filter(([, p]) => p !== null)
   if (put.length) {
     await db.exec(`INSERT INTO ${t.transactionOp} (tid, seqnum, payload, error) SELECT $1::bigint, s, p, NULL FROM unnest($2::bigint[], $3::text[]) AS u(s, p)
       ON CONFLICT (tid, seqnum) DO UPDATE SET payload = excluded.payload, error = NULL`, [tid, put.map(([s]) => s), put.map(([, p]) => p)])

@@ -8,6 +8,7 @@
  */
 import type { SqlDb } from '../../store/database.ts'
 import type { TransactionOp, TransactionRecord } from '../../feature/history-types.ts'
+import { planPut } from '../../feature/transaction/put-ops.ts'
 
 const asRecord = (r: unknown[]): TransactionRecord => ({ id: Number(r[0]), userId: Number(r[1]),
   epoch: r[2] === null ? null : Number(r[2]), started: String(r[3]), committed: r[4] === null ? null : String(r[4]) })
@@ -33,10 +34,9 @@ export function startTransaction(db: SqlDb, userId: number, epoch: number | null
 }
 
 /**
- * Stores operations in order (a `null` payload removes one). Sending the same operation again
- * changes nothing (a retried PUT); a different one where an operation without an error is
- * stored is refused: its seqnum is returned and nothing is stored. One that failed a commit
- * may be replaced or removed. Two statements for the whole PUT, whatever its size.
+ * Stores operations in order (a `null` payload removes one), as feature/transaction/put-ops.ts
+ * plans them: a clash's seqnum is returned and nothing is stored. Two statements for the whole
+ * PUT, whatever its size.
  */
 export function putTransactionOps(db: SqlDb, tid: number, items: { seqnum: number; payload: string | null }[]): number | undefined {
   const stored = new Map<number, { payload: string; error: unknown }>()
@@ -44,24 +44,13 @@ export function putTransactionOps(db: SqlDb, tid: number, items: { seqnum: numbe
     WHERE tid = ? AND seqnum IN (SELECT value FROM json_each(?))`, [tid, JSON.stringify(items.map((i) => i.seqnum))])) {
     stored.set(Number(seqnum), { payload: String(payload), error })
   }
-  // What each seqnum holds after the items, one after the other (an item may follow another with its seqnum).
-  const next = new Map<number, string | null>()
-  for (const { seqnum, payload } of items) {
-    const have = stored.get(seqnum)
-    if (have && have.error === null) {
-      if (payload === have.payload) continue
-      if (payload !== null) return seqnum
-    }
-    if (payload === null) stored.delete(seqnum)
-    else stored.set(seqnum, { payload, error: null })
-    next.set(seqnum, payload)
-  }
-  const changed = [...next]
+  const plan = planPut(stored, items)
+  if ('clash' in plan) return plan.clash
   db.exec({ sql: `DELETE FROM feature_transaction_op WHERE tid = ? AND seqnum IN (SELECT value FROM json_each(?))`,
-    bind: [tid, JSON.stringify(changed.filter(([, p]) => p === null).map(([s]) => s))] })
+    bind: [tid, JSON.stringify(plan.removed)] })
   db.exec({ sql: `INSERT OR REPLACE INTO feature_transaction_op (tid, seqnum, payload, error)
     SELECT ?, j.value ->> '$[0]', j.value ->> '$[1]', NULL FROM json_each(?) j`,
-  bind: [tid, JSON.stringify(changed.filter(([, p]) => p !== null))] })
+  bind: [tid, JSON.stringify(plan.put)] })
   return undefined
 }
 
