@@ -4,6 +4,7 @@
  * PostgreSQL answers as the SQLite one did. A failed copy leaves the target as it was and the
  * source folder byte for byte.
  */
+import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -130,5 +131,41 @@ describe('npm run migrate: a SQLite data folder into PostgreSQL', () => {
       (SELECT count(*) FROM pg_tables WHERE schemaname = $1 AND tablename ~ '^layer_[0-9]') AS l`, [schema])
     await c.end()
     expect(left.rows[0]).toEqual({ r: '0', p: '0', l: '0' })
+  }, 120_000)
+
+  it('refuses a folder a running host holds, in one line, having written neither side', async () => {
+    const url = await (await cluster()).database('busy')
+    const host = await startNodeApi({ dataDir: dir })
+    try {
+      await expect(migrateFolder({ from: dir, to: url, log: () => {} })).rejects.toThrow(/is in use by another Outpost process/)
+    } finally { await stop(host) }
+    const c = await (await cluster()).client('outpost_shared')
+    const schema = /search_path%3D([a-z_0-9]+)/.exec(url)![1]
+    const tables = await c.query(`SELECT count(*) AS n FROM pg_tables WHERE schemaname = $1`, [schema])
+    await c.end()
+    expect(tables.rows[0]).toEqual({ n: '0' })
+  }, 60_000)
+
+  it('npm run migrate: progress per table and layer, the checks, exit 0; a bad URL exits 1 in one line without the password', async () => {
+    const url = await (await cluster()).database('cli')
+    const run = (args: string[]) => new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+      const proc = spawn(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+      let out = ''
+      let err = ''
+      proc.stdout.on('data', (b: Buffer) => { out += b.toString() })
+      proc.stderr.on('data', (b: Buffer) => { err += b.toString() })
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 60_000)
+      proc.once('exit', (code) => { clearTimeout(timer); resolve({ code, out, err }) })
+    })
+    const ok = await run(['--from', dir, '--to', url])
+    expect([ok.code, ok.err]).toEqual([0, ''])
+    const lines = ok.out.trim().split('\n')
+    expect(lines).toContain('principal: 8 rows')
+    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^layer ${layer}: feature 2, .*feature_history \\d+`)))
+    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^ok layer ${layer} features: 2 / 2 rows, checksum (\\w+) / \\1$`)))
+    expect(lines).toContainEqual(expect.stringMatching(/^ok blobs: \d+ \/ \d+ rows/))
+    expect(lines.at(-1)).toBe('Copied and verified.')
+    const bad = await run(['--from', dir, '--to', 'mysql://me:s3cret@127.0.0.1/db'])
+    expect([bad.code, bad.err.trim().split('\n').length, bad.out + bad.err]).toEqual([1, 1, expect.not.stringContaining('s3cret')])
   }, 120_000)
 })
