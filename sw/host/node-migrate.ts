@@ -26,7 +26,7 @@ import { layerMetas, mainDump, withCatalogue, withLayer, type DumpSource } from 
 import { openPostgresData, reasonOf, type PostgresPort } from '../postgres/port.ts'
 import { restoreOn, targetTable, type Restore } from '../postgres/restore.ts'
 import { CATALOGUE_TABLES, LAYER_TABLES, MAIN_TABLES, type TableRows } from '../port/transfer.ts'
-import type { BlobStore } from '../port/port.ts'
+import type { BlobStore, DataPort } from '../port/port.ts'
 import type { FeatureLayer, LayerMeta } from '../feature/types.ts'
 import { FileStore } from './node-store.ts'
 import { FolderInUseError, LOCK_FILE } from './node-lock.ts'
@@ -193,6 +193,19 @@ async function verify(source: SqlitePort, store: FileStore, sqlite: Sqlite3Stati
     check(what, t.rows.map(norm), (await restore.rows(table, cols, t.key)).map(norm))
   }
   try {
+    // The main data as the components read it: each port's repositories.
+    const asRead = (port: DataPort) => port.read(async (tx) => {
+      const ids = await tx.resources.subtree(0)
+      return {
+        principals: [...await tx.principals.list('U', false), ...await tx.principals.list('G', false)],
+        resources: await tx.resources.refs(ids),
+        fields: [...await tx.fields.list(layers.map((l) => l.resourceId))],
+        // A set (its one use asks whether any rule allows): the engines list it in different orders.
+        rules: (await tx.acl.allowRules()).map((r) => checksum([r])).sort(),
+      }
+    })
+    const [s, t] = [await asRead(source), await asRead(target)]
+    for (const k of ["principals", "resources", "fields", "rules"] as const) check(`${k} (read through the port)`, s[k], t[k])
     const main = mainDump(source)
     for (const name of MAIN_TABLES) await compare(name, await main.table(name), targetTable(name))
     await withCatalogue(sqlite, store, async (cat) => {

@@ -86,6 +86,7 @@ describe('npm run migrate: a SQLite data folder into PostgreSQL', () => {
     const lines: string[] = []
     const srcHash = hashFolder(dir)
     const { ok, checks } = await migrateFolder({ from: dir, to: url, log: (l) => lines.push(l) })
+    expect(lines.filter((l) => l.startsWith("DIFFERS"))).toEqual([])
     expect(ok).toBe(true)
     expect(checks.map((c) => c.what)).toEqual(expect.arrayContaining(['principal', 'resource', `layer ${layer} features`, 'blobs']))
     expect(lines).toContain(`layer ${layer}: ${lines.find((l) => l.startsWith(`layer ${layer}: feature `))?.slice(`layer ${layer}: `.length)}`)
