@@ -169,4 +169,22 @@ describe('npm run migrate: a SQLite data folder into PostgreSQL', () => {
     const bad = await run(['--from', dir, '--to', 'mysql://me:s3cret@127.0.0.1/db'])
     expect([bad.code, bad.err.trim().split('\n').length, bad.out + bad.err]).toEqual([1, 1, expect.not.stringContaining('s3cret')])
   }, 120_000)
+
+  it('a target that stores something else than it was given is caught by the verification (ok false, the table named)', async () => {
+    const url = await (await cluster()).database('differs')
+    const port = await (await import('../../sw/postgres/port.ts')).openPostgresData(url)
+    await port.close()
+    const c = await (await cluster()).client('outpost_shared')
+    c.on('error', () => undefined)
+    const schema = /search_path%3D([a-z_0-9]+)/.exec(url)![1]
+    // A target that alters a display name as it stores it.
+    await c.query(`CREATE FUNCTION ${schema}.alter() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN NEW.display_name := NEW.display_name || '!'; RETURN NEW; END $$;
+      CREATE TRIGGER alter BEFORE INSERT ON ${schema}.principal FOR EACH ROW WHEN (NEW.keyname = 'crew') EXECUTE FUNCTION ${schema}.alter()`)
+    await c.end()
+    const lines: string[] = []
+    const { ok, checks } = await migrateFolder({ from: dir, to: url, log: (l) => lines.push(l) })
+    expect(ok).toBe(false)
+    expect(checks.filter((x) => !x.ok).map((x) => x.what)).toEqual(['principals (read through the port)', 'principal'])
+    expect(lines).toContainEqual(expect.stringMatching(/^DIFFERS principal: 8 \/ 8 rows, checksum (\w+) \/ (?!\1)\w+$/))
+  }, 60_000)
 })
