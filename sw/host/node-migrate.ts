@@ -190,7 +190,13 @@ async function verify(source: SqlitePort, store: FileStore, sqlite: Sqlite3Stati
     const have = new Set(await restore.columns(table))
     const cols = t.columns.filter((c) => have.has(c) && !skip.includes(c))
     const norm = (r: Record<string, unknown>) => cols.map((c) => plain(r[c], c === 'data' && t.name === 'ext_history'))
-    check(what, t.rows.map(norm), (await restore.rows(table, cols, t.key)).map(norm))
+    // Both sides sorted here by the key: PostgreSQL orders text by its collation, SQLite by bytes.
+    const at = t.key.map((k) => cols.indexOf(k)).filter((i) => i >= 0)
+    const byKey = (a: unknown[], b: unknown[]) => {
+      for (const i of at) if (a[i] !== b[i]) return (a[i] as number | string) < (b[i] as number | string) ? -1 : 1
+      return 0
+    }
+    check(what, t.rows.map(norm).sort(byKey), (await restore.rows(table, cols, t.key)).map(norm).sort(byKey))
   }
   try {
     // The main data as the components read it: each port's repositories.
