@@ -19,6 +19,8 @@ import type { OutpostApp } from '../../sw/app.ts'
 import { migrateFolder } from '../../sw/host/node-migrate.ts'
 import { createLayer } from './cases/feature.ts'
 import { createUser } from './cases/permissions.ts'
+import { newGroup, uploadFile } from './cases/ingest.ts'
+import { ensureQms } from './cases/catalogue-data.ts'
 import { cluster } from '../pg/shared.ts'
 
 /** sha256 of every file under `dir` (path and bytes). */
@@ -33,6 +35,12 @@ function hashFolder(dir: string): string {
   }
   walk(dir)
   return h.digest('hex')
+}
+
+/** Status and body of GET `path`, the host's own address (absolute URLs of the catalogue) left out. */
+async function answer(api: Api, base: string, path: string) {
+  const r = await api.request('GET', path)
+  return [r.status, r.body === undefined ? r.text : JSON.parse(JSON.stringify(r.body).replaceAll(base, 'BASE'))]
 }
 
 const stop = async (h: { server: Server; app: OutpostApp }) => {
@@ -73,10 +81,19 @@ describe('npm run migrate: a SQLite data folder into PostgreSQL', () => {
     const att = await api.request('POST', `/api/resource/${layer}/feature/${fid}/attachment/`, { body: { file_upload: up.body.upload_meta[0] } })
     expect(att.status).toBe(200)
     aid = att.body.id
+    // A file bucket in a group, and the geoservice catalogue.
+    const parent = await newGroup(api, expect)
+    const notes = await uploadFile(api, expect, 'notes.txt', 'field notes\n')
+    const bucket = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'file_bucket', parent: { id: parent },
+      display_name: 'Bucket' }, file_bucket: { files: [notes] } } })
+    expect(bucket.status).toBe(201)
+    await ensureQms(api)
+    PATHS.push(`/api/resource/${bucket.body.id}`, `/api/resource/${bucket.body.id}/file/notes.txt`, `/api/resource/?parent=${parent}`,
+      '/api/v1/geoservices/?limit=3&ordering=-id', '/api/v1/geoservice_status/?limit=3', '/api/v1/icons/?limit=3')
     PATHS.push(`/api/resource/${layer}`, `/api/resource/${layer}/feature/`, `/api/resource/${layer}/feature/?version=2`,
       `/api/resource/${layer}/feature/${fid}/attachment/`, '/api/resource/?parent=0', `/api/component/auth/user/${user.id}`,
       '/api/component/auth/group/?brief=true')
-    for (const p of PATHS) before.set(p, (await api.request('GET', p)).body)
+    for (const p of PATHS) before.set(p, await answer(api, host.base, p))
     await stop(host)
   }, 60_000)
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -93,7 +110,7 @@ describe('npm run migrate: a SQLite data folder into PostgreSQL', () => {
     expect(hashFolder(dir)).toBe(srcHash)
     const host = await startNodeApi({ app: { data: postgresData(url, { maxConnections: 4 }) } })
     try {
-      for (const p of PATHS) expect([p, (await host.api.request('GET', p)).body]).toEqual([p, before.get(p)])
+      for (const p of PATHS) expect([p, await answer(host.api, host.base, p)]).toEqual([p, before.get(p)])
       const bytes = await host.api.request('GET', `/api/resource/${layer}/feature/${fid}/attachment/${aid}/download`)
       expect(bytes.status).toBe(200)
       expect(bytes.bodyBase64).toBe(base64(photo))
