@@ -49,6 +49,8 @@ export interface Restore {
   holds(): Promise<string | undefined>
   /** Empties every table the move writes (a fresh start's provisioning too: the move brings its own). */
   empty(): Promise<void>
+  /** Empties the ACL's counter and change log, which the inserts' triggers filled (before the source's are copied). */
+  clearAcl(): Promise<void>
   /** Inserts `t`'s rows (the columns both sides have) into `table`; returns the count. */
   insert(table: string, t: TableRows): Promise<number>
   /** The id counters left past the largest id ever handed out. */
@@ -89,9 +91,8 @@ export function restoreOn(client: pg.ClientBase): Restore {
       // The ACL triggers count into its one row while the move inserts (the source's counter replaces it at the end).
       await conn.exec(`INSERT INTO acl_state VALUES (0, 0)`)
     },
+    async clearAcl() { await conn.exec(`DELETE FROM acl_state; DELETE FROM acl_change`) },
     async insert(table, t) {
-      // acl_state/acl_change: the triggers counted the inserts; the source's counter is what clients' caches know.
-      if (table === 'acl_state' || table === 'acl_change') await conn.exec(`DELETE FROM ${table}`)
       const have = new Set(await columns(table))
       const cols = t.columns.filter((c) => have.has(c))
       if (!cols.length) return 0

@@ -22,17 +22,30 @@ const ORDER: Record<string, string> = {
 
 const SYNC_TABLES = ['sync_fid', 'sync_aid', 'sync_conflict', 'sync_problem']
 
-/** Table `name`'s rows (undefined when it does not exist); `geom` columns as WKB. */
-function tableRows(db: SqlDb, name: string): TableRows | undefined {
+/** Rows per page: what is held in memory at a time. */
+const PAGE = 5000
+
+interface TableInfo { columns: string[]; key: string[]; geom: boolean }
+
+function infoOf(db: SqlDb, name: string): TableInfo | undefined {
   if (db.selectValue(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`, [name]) === undefined) return undefined
   const info = db.selectObjects(`SELECT name, pk FROM pragma_table_info(?)`, [name]) as { name: string; pk: number }[]
-  const key = info.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name)
-  const rows = db.selectObjects(ORDER[name] ?? `SELECT * FROM "${name}" ORDER BY ${key.map((k) => `"${k}"`).join(', ') || 'rowid'}`) as
-    Record<string, unknown>[]
-  if (info.some((c) => c.name === 'geom')) {
-    for (const r of rows) if (r.geom instanceof Uint8Array) r.geom = gpkgWkb(r.geom)
-  }
-  return { name, columns: info.map((c) => c.name), key, rows }
+  return { columns: info.map((c) => c.name), key: info.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name),
+    geom: info.some((c) => c.name === 'geom') }
+}
+
+/**
+ * One page of table `name`: rows after `after` (the last row's key values) in key order; a
+ * table without a key, or with an order of its own, in one page. `geom` columns as WKB.
+ */
+function pageOf(db: SqlDb, name: string, t: TableInfo, after: unknown[] | undefined): Record<string, unknown>[] {
+  const keys = t.key.map((k) => `"${k}"`)
+  const rows = (ORDER[name] || !keys.length
+    ? db.selectObjects(ORDER[name] ?? `SELECT * FROM "${name}"`)
+    : db.selectObjects(`SELECT * FROM "${name}" ${after ? `WHERE (${keys.join(', ')}) > (${keys.map(() => '?').join(', ')})` : ''}
+        ORDER BY ${keys.join(', ')} LIMIT ${PAGE}`, after as never)) as Record<string, unknown>[]
+  if (t.geom) for (const r of rows) if (r.geom instanceof Uint8Array) r.geom = gpkgWkb(r.geom)
+  return rows
 }
 
 function counters(db: SqlDb): Counters {
@@ -43,14 +56,35 @@ function counters(db: SqlDb): Counters {
 
 /** One database of the folder, read table by table. */
 export interface DumpSource {
+  /** Table `name`'s rows page by page (nothing when it does not exist). */
+  pages(name: string): AsyncGenerator<TableRows>
+  /** All of table `name` at once (undefined when it does not exist). */
   table(name: string): Promise<TableRows | undefined>
   counters(): Promise<Counters>
 }
 
-const sourceOf = (db: Database): DumpSource => ({
-  table: (name) => db.read((d) => tableRows(d, name)),
-  counters: () => db.read(counters),
-})
+function sourceOf(db: Database): DumpSource {
+  async function* pages(name: string): AsyncGenerator<TableRows> {
+    const t = await db.read((d) => infoOf(d, name))
+    if (!t) return
+    let after: unknown[] | undefined
+    for (;;) {
+      const rows = await db.read((d) => pageOf(d, name, t, after))
+      if (rows.length || !after) yield { name, columns: t.columns, key: t.key, rows }
+      if (rows.length < PAGE || ORDER[name] || !t.key.length) return
+      after = t.key.map((k) => rows[rows.length - 1]![k])
+    }
+  }
+  return {
+    pages,
+    async table(name) {
+      let all: TableRows | undefined
+      for await (const p of pages(name)) all = all ? { ...all, rows: all.rows.concat(p.rows) } : p
+      return all
+    },
+    counters: () => db.read(counters),
+  }
+}
 
 /** The main database of `port`. */
 export const mainDump = (port: SqlitePort): DumpSource => sourceOf(port.main)
