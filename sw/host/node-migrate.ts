@@ -14,7 +14,7 @@
  * layers (PostGIS layers have no replica tables yet; the command names each such layer).
  */
 import { cp, mkdtemp, rm } from 'node:fs/promises'
-import { closeSync, constants, existsSync, openSync } from 'node:fs'
+import { closeSync, constants, existsSync, openSync, readFileSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
@@ -29,7 +29,7 @@ import { CATALOGUE_TABLES, LAYER_TABLES, MAIN_TABLES, type TableRows } from '../
 import type { BlobStore, DataPort } from '../port/port.ts'
 import type { FeatureLayer, LayerMeta } from '../feature/types.ts'
 import { FileStore } from './node-store.ts'
-import { FolderInUseError, LOCK_FILE } from './node-lock.ts'
+import { LOCK_FILE } from './node-lock.ts'
 
 const { tryLock } = createRequire(import.meta.url)('fs-native-extensions') as { tryLock(fd: number, o?: { shared?: boolean }): boolean }
 
@@ -54,7 +54,8 @@ function holdSource(dir: string): () => void {
   const fd = openSync(path, constants.O_RDONLY)
   if (!tryLock(fd, { shared: true })) {
     closeSync(fd)
-    throw new FolderInUseError(dir, 'a running host')
+    const holder = readFileSync(path, 'utf8').trim() || 'pid unknown'
+    throw new Error(`The data folder ${dir} is in use by a running Outpost host (${holder}): stop it, then move its data.`)
   }
   let held = true
   return () => { if (held) { held = false; closeSync(fd) } }
@@ -97,6 +98,7 @@ export async function migrateFolder(opts: MigrateOptions): Promise<{ ok: boolean
     const restore = restoreOn(client)
     try {
       await client.query('BEGIN')
+      await restore.lock()
       const holds = await restore.holds()
       if (holds && !opts.replace) throw new Error(`The target database already holds ${holds}: give an empty one, or --replace to overwrite it.`)
       await restore.empty()
@@ -129,6 +131,7 @@ export async function migrateFolder(opts: MigrateOptions): Promise<{ ok: boolean
         await restore.putBlob(id, data)
       }
       log(`blobs: ${blobs.length} (${bytes} bytes)`)
+      await restore.moveTokens(['main', 'catalogue', ...layers.map((l) => `layer:${l.resourceId}`)])
       await client.query('COMMIT')
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined)

@@ -11,6 +11,7 @@ import type pg from 'pg'
 import type { LayerMeta } from '../feature/types.ts'
 import { LAYER_COUNTERS, MAIN_TABLES, type CatalogueMeta, type Counters, type LayerTable, type TableRows } from '../port/transfer.ts'
 import { connOf, type PgConn } from './conn.ts'
+import { MAIN_LOCK } from './uow.ts'
 import { ensureTables, storedLayers, tablesOf, type LayerTables } from './features/schema.ts'
 
 /** Rows per INSERT: one round trip each, bounded statement size. */
@@ -45,6 +46,8 @@ export function targetTable(name: string): string {
 
 export interface Restore {
   conn: PgConn
+  /** Takes the main data's lock (uow.ts): a host on this database writes nothing until the move commits. */
+  lock(): Promise<void>
   /** What the database holds beyond what a fresh start makes (the root, the provisioned principals), if anything. */
   holds(): Promise<string | undefined>
   /** Empties every table the move writes (a fresh start's provisioning too: the move brings its own). */
@@ -60,6 +63,12 @@ export interface Restore {
   createLayer(meta: LayerMeta): Promise<void>
   layerDone(id: number, epoch: number, c: Counters): Promise<void>
   putBlob(id: string, data: Uint8Array): Promise<void>
+  /**
+   * Moves every change counter (tokens.ts), those of `scopes` made when missing: a host already
+   * running on this database drops its caches on its next request (counters only go up, so
+   * they are never emptied).
+   */
+  moveTokens(scopes: string[]): Promise<void>
   /** Rows of `table` (the given columns) in `key` order: for comparing. */
   rows(table: string, columns: string[], key: string[]): Promise<Record<string, unknown>[]>
   /** Columns of `table`. */
@@ -76,9 +85,11 @@ export function restoreOn(client: pg.ClientBase): Restore {
   return {
     conn,
     columns,
+    async lock() { await conn.exec('SELECT pg_advisory_xact_lock($1)', [MAIN_LOCK]) },
     async holds() {
       if (await n(`SELECT count(*) FROM resource WHERE id <> 0`)) return 'resources'
-      if (await n(`SELECT count(*) FROM principal WHERE id > 5`)) return 'users or groups'
+      // The system principals and the administrator: what auth/service.ts provisions on a first start.
+      if (await n(`SELECT count(*) FROM principal WHERE system = 0 AND keyname <> 'administrator'`)) return 'users or groups'
       if ((await storedLayers(conn)).length) return 'layer tables'
       if (await n(`SELECT count(*) FROM outpost_blob`)) return 'files'
       if (await n(`SELECT count(*) FROM catalogue_geoservice`)) return 'a catalogue'
@@ -87,7 +98,7 @@ export function restoreOn(client: pg.ClientBase): Restore {
     async empty() {
       for (const id of await storedLayers(conn)) await conn.exec(`DROP TABLE IF EXISTS ${Object.values(tablesOf(id)).join(', ')}`)
       await conn.exec(`TRUNCATE ${[...MAIN_TABLES, ...Object.values(CATALOGUE)].join(', ')}, catalogue_meta, outpost_blob,
-        outpost_sequence, outpost_change`)
+        outpost_sequence`)
       // The ACL triggers count into its one row while the move inserts (the source's counter replaces it at the end).
       await conn.exec(`INSERT INTO acl_state VALUES (0, 0)`)
     },
@@ -122,6 +133,11 @@ export function restoreOn(client: pg.ClientBase): Restore {
         const last = Math.max(c[from] ?? 0, Number(await conn.value(`SELECT coalesce(max(${col}), 0) FROM ${table}`)))
         if (last > 0) await conn.exec(`SELECT setval(pg_get_serial_sequence($1, $2), $3)`, [table, col, last])
       }
+    },
+    async moveTokens(scopes) {
+      await conn.exec(`UPDATE outpost_change SET n = n + 1 WHERE scope <> ALL($1::text[])`, [scopes])
+      await conn.exec(`INSERT INTO outpost_change (scope, n) SELECT unnest($1::text[]), 1
+        ON CONFLICT (scope) DO UPDATE SET n = outpost_change.n + 1`, [scopes])
     },
     async putBlob(id, data) {
       for (let part = 0, at = 0; part === 0 || at < data.length; part++, at += PART) {

@@ -58,7 +58,7 @@ describe('npm run migrate: a SQLite data folder into PostgreSQL', () => {
   let user: Awaited<ReturnType<typeof createUser>>
   const photo = new Uint8Array(Array.from({ length: 3000 }, (_, i) => (i * 7) % 256))
   /** The answers the SQLite host gave, by path. */
-  const before = new Map<string, unknown>()
+  const before = new Map<string, unknown[]>()
   const PATHS: string[] = []
 
   beforeAll(async () => {
@@ -155,7 +155,7 @@ describe('npm run migrate: a SQLite data folder into PostgreSQL', () => {
     const url = await (await cluster()).database('busy')
     const host = await startNodeApi({ dataDir: dir })
     try {
-      await expect(migrateFolder({ from: dir, to: url, log: () => {} })).rejects.toThrow(/is in use by another Outpost process/)
+      await expect(migrateFolder({ from: dir, to: url, log: () => {} })).rejects.toThrow(/^The data folder .* is in use by a running Outpost host \(pid \d+ on .*\): stop it, then move its data\.$/)
     } finally { await stop(host) }
     const c = await (await cluster()).client('outpost_shared')
     const schema = /search_path%3D([a-z_0-9]+)/.exec(url)![1]
@@ -203,5 +203,19 @@ describe('npm run migrate: a SQLite data folder into PostgreSQL', () => {
     expect(ok).toBe(false)
     expect(checks.filter((x) => !x.ok).map((x) => x.what)).toEqual(['principals (read through the port)', 'principal'])
     expect(lines).toContainEqual(expect.stringMatching(/^DIFFERS principal: 8 \/ 8 rows, checksum (\w+) \/ (?!\1)\w+$/))
+  }, 60_000)
+
+  it('a host already running on the (fresh) target answers with the moved data on its next request', async () => {
+    const url = await (await cluster()).database('running')
+    const host = await startNodeApi({ app: { data: postgresData(url, { maxConnections: 4 }) } })
+    try {
+      const path = `/api/resource/${layer}`
+      expect((await host.api.request('GET', path)).status).toBe(404)
+      expect((await host.api.request('GET', '/api/component/auth/group/?brief=true')).body).not.toEqual(before.get('/api/component/auth/group/?brief=true')?.[1])
+      expect((await migrateFolder({ from: dir, to: url, log: () => {} })).ok).toBe(true)
+      for (const p of [path, '/api/component/auth/group/?brief=true', `/api/resource/${layer}/feature/`]) {
+        expect([p, await answer(host.api, host.base, p)]).toEqual([p, before.get(p)])
+      }
+    } finally { await stop(host) }
   }, 60_000)
 })
