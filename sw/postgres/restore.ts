@@ -92,7 +92,8 @@ export function restoreOn(client: pg.ClientBase): Restore {
       if (await n(`SELECT count(*) FROM principal WHERE system = 0 AND keyname <> 'administrator'`)) return 'users or groups'
       if ((await storedLayers(conn)).length) return 'layer tables'
       if (await n(`SELECT count(*) FROM outpost_blob`)) return 'files'
-      if (await n(`SELECT count(*) FROM catalogue_geoservice`)) return 'a catalogue'
+      // The built-in catalogue (source 'default'), which a host fills on first use, is not data of the team's.
+      if (await n(`SELECT count(*) FROM catalogue_meta WHERE source <> 'default'`)) return 'an imported catalogue'
       return undefined
     },
     async empty() {

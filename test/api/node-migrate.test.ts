@@ -89,7 +89,7 @@ describe('npm run migrate: a SQLite data folder into PostgreSQL', () => {
     expect(bucket.status).toBe(201)
     await ensureQms(api)
     PATHS.push(`/api/resource/${bucket.body.id}`, `/api/resource/${bucket.body.id}/file/notes.txt`, `/api/resource/?parent=${parent}`,
-      '/api/v1/geoservices/?limit=3&ordering=-id', '/api/v1/geoservice_status/?limit=3', '/api/v1/icons/?limit=3')
+      '/api/resource/0', '/api/v1/geoservices/?limit=3&ordering=-id', '/api/v1/geoservice_status/?limit=3', '/api/v1/icons/?limit=3')
     PATHS.push(`/api/resource/${layer}`, `/api/resource/${layer}/feature/`, `/api/resource/${layer}/feature/?version=2`,
       `/api/resource/${layer}/feature/${fid}/attachment/`, '/api/resource/?parent=0', `/api/component/auth/user/${user.id}`,
       '/api/component/auth/group/?brief=true')
@@ -211,9 +211,12 @@ describe('npm run migrate: a SQLite data folder into PostgreSQL', () => {
     try {
       const path = `/api/resource/${layer}`
       expect((await host.api.request('GET', path)).status).toBe(404)
+      // What the host has read (and may keep in its caches) before the move.
+      for (const p of ['/api/resource/0', '/api/resource/?parent=0', '/api/v1/geoservices/?limit=3&ordering=-id']) await host.api.request('GET', p)
       expect((await host.api.request('GET', '/api/component/auth/group/?brief=true')).body).not.toEqual(before.get('/api/component/auth/group/?brief=true')?.[1])
       expect((await migrateFolder({ from: dir, to: url, log: () => {} })).ok).toBe(true)
-      for (const p of [path, '/api/component/auth/group/?brief=true', `/api/resource/${layer}/feature/`]) {
+      for (const p of [path, '/api/component/auth/group/?brief=true', `/api/resource/${layer}/feature/`, '/api/resource/0',
+        '/api/resource/?parent=0', '/api/v1/geoservices/?limit=3&ordering=-id']) {
         expect([p, await answer(host.api, host.base, p)]).toEqual([p, before.get(p)])
       }
     } finally { await stop(host) }
