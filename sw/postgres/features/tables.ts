@@ -6,11 +6,12 @@
  * lock, so processes opening one layer together make its tables once. Each process remembers
  * which field list it last brought a layer to, so an open costs no statement until the fields
  * change. A layer's history starts anew when its versioning epoch differs from the one its tables
- * hold (as SQLite's `open` does), checked once per process and epoch. Ingest (`openSource`,
- * `load`) and sync (`replica`) come next.
+ * hold (as SQLite's `open` does), checked once per process and epoch. A linked layer's replica
+ * is the layer with its sync bookkeeping (replica.ts). Ingest (`openSource`, `load`) comes next.
  */
 import type pg from 'pg'
 import type { LayerMeta } from '../../feature/types.ts'
+import type { Link } from '../../sync/types.ts'
 import { fieldsSignature, type FeatureTables } from '../../port/features.ts'
 import type { BlobStore } from '../../port/port.ts'
 import type { Frames } from '../../port/frames.ts'
@@ -22,6 +23,7 @@ import { dropTables, ensureTables, listedBlobs, storedLayers, tablesOf } from '.
 import { historyEpoch, resetHistory } from './history-schema.ts'
 import { latestVersion } from './versions.ts'
 import { PgFeatureLayer } from './layer.ts'
+import { PgReplica } from './replica.ts'
 
 const conn = (db: PgConn) => db
 
@@ -108,8 +110,9 @@ export class PgFeatureTables implements FeatureTables {
     this.#latest.set(id, { token, latest: await units.read(conn, (db) => latestVersion(db, tablesOf(id))) })
   }
 
-  async replica(): Promise<never> {
-    return notYet('Sync of a vector layer (replica)')
+  /** The layer's features with its sync bookkeeping (replica.ts), in the layer's own transactions. */
+  async replica(meta: LayerMeta, link: Link, now: () => Date): Promise<PgReplica> {
+    return new PgReplica(await this.open(meta, now), link)
   }
 
   openSource(): never {
