@@ -164,6 +164,8 @@ export interface ReplicaRead {
   attachmentMapping(aid: number): Promise<AttachmentMapping | undefined>
   attachmentMappings(): Promise<AttachmentMapping[]>
   localAttachmentOf(raid: number): Promise<AttachmentMapping | undefined>
+  /** The mappings of the local attachments that are `raids`, by raid, in one query. */
+  localAttachmentsOf(raids: number[]): Promise<Map<number, AttachmentMapping>>
   localChanges(): Promise<LocalChange[]>
   localAttachmentChanges(): Promise<LocalAttachmentChange[]>
   conflicts(): Promise<Conflict[]>

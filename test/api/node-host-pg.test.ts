@@ -22,8 +22,8 @@ import { cluster } from '../pg/shared.ts'
 
 /**
  * The API case groups run on PostgreSQL (each on a fresh schema). Not yet: 'ingest' and
- * 'idempotency' (layers from files), 'storage' (the SQLite heap diagnostics), the sync cases
- * (replicas on PostGIS).
+ * 'idempotency' (layers from files), 'storage' (the SQLite heap diagnostics). The sync cases
+ * run with the local host on PostgreSQL in sync-pg.test.ts.
  */
 const PG_GROUPS: string[] = ['auth', 'catalogue', 'permissions', 'resource', 'pyramid', 'upload', 'blueprint', 'feature',
   'feature-bulk', 'attachment', 'identify', 'export', 'render', 'hardening', 'hardening-auth', 'hardening-values', 'mvt', 'versioning',

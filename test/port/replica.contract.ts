@@ -136,6 +136,8 @@ export function replicaContract(name: string, make: () => Promise<Replica>): voi
       const mp = (await r.read((_tx, x) => x.attachmentMapping(p!)))!
       expect(mp).toMatchObject({ aid: p, raid: 501, fid, base: fresh[0]!.vid, rfileobj: 61 })
       expect(await r.read((_tx, x) => x.localAttachmentOf(502))).toMatchObject({ aid: q, rfileobj: 62 })
+      const many = await r.read((_tx, x) => x.localAttachmentsOf([502, 999, 501]))
+      expect([...many].map(([raid, m]) => [raid, m.aid])).toEqual([[502, q], [501, p]])
       await r.write(async (tx) => {
         await tx.changeAttachment((await tx.attachment(fid, p!))!, { description: 'new' }, file('bp2'))
         await tx.changeAttachment((await tx.attachment(fid, q!))!, { description: 'only this' })

@@ -134,6 +134,13 @@ export class PgReplicaTx implements ReplicaWrite {
     return this.#attachment('raid', raid)
   }
 
+  async localAttachmentsOf(raids: number[]): Promise<Map<number, AttachmentMapping>> {
+    this.live()
+    const rows = await this.db.rows<AttachmentMappingRow>(`SELECT m.aid, m.raid, m.fid, m.base, m.lfileobj, m.rfileobj
+      FROM unnest($1::bigint[]) WITH ORDINALITY AS j (raid, n) JOIN ${this.t.syncAid} m ON m.raid = j.raid ORDER BY j.n`, [raids])
+    return new Map(rows.map((r) => [r.raid, asAttachment(r)]))
+  }
+
   async descriptionVid(fid: number): Promise<number> {
     this.live()
     return await this.db.value<number>(`SELECT vid FROM ${this.t.extVstate} WHERE ext = 'description' AND eid = $1`, [fid]) ?? 0

@@ -148,6 +148,11 @@ export class ReplicaTx implements ReplicaWrite {
     return r && asAttachment(r)
   }
 
+  localAttachmentsOf(raids: number[]): Map<number, AttachmentMapping> {
+    return new Map(this.db.selectArrays(`SELECT m.aid, m.raid, m.fid, m.base, m.lfileobj, m.rfileobj
+      FROM json_each(?) j JOIN sync_aid m ON m.raid = j.value ORDER BY j.key`, [JSON.stringify(raids)]).map((r) => [Number(r[1]), asAttachment(r)]))
+  }
+
   descriptionVid(fid: number): number {
     return Number(this.#row(`SELECT vid FROM ext_vstate WHERE ext = 'description' AND eid = ?`, [fid])?.[0] ?? 0)
   }
