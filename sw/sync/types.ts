@@ -183,6 +183,8 @@ export interface ReplicaWrite extends ReplicaRead {
    * at local version `at` (a push: the versions it sent; absent: the current ones).
    */
   map(fid: number, rfid: number, rvid: number | null, at?: { vid: number; dvid?: number }, rhash?: string | null): Promise<void>
+  /** `map` of many features at their current versions (a pulled page's new features), in one statement where the engine can. */
+  mapMany(items: { fid: number; rfid: number; rvid: number | null; rhash: string | null }[]): Promise<void>
   /** Only the remote side moved on (our own change coming back): the new lock, the rest as it was. */
   relock(fid: number, rvid: number | null, rhash?: string | null): Promise<void>
   unmap(fid: number): Promise<void>

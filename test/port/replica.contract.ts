@@ -61,7 +61,7 @@ export function replicaContract(name: string, make: () => Promise<Replica>): voi
       await r.write(async (_tx, x) => {
         await x.map(a, 101, 9, { vid: v1 })
         await x.map(b, 102, 9, undefined, 'hash-b')
-        await x.map(c, 103, null)
+        await x.mapMany([{ fid: c, rfid: 103, rvid: null, rhash: null }])
       })
       expect(await r.read((_tx, x) => x.localChanges())).toEqual([])
       expect(await r.read((_tx, x) => x.mappings())).toEqual([
@@ -89,6 +89,11 @@ export function replicaContract(name: string, make: () => Promise<Replica>): voi
       expect((await r.read((_tx, x) => x.mappings())).map((m) => [m.fid, m.rfid])).toEqual([[a, 102]])
       expect(await r.read((_tx, x) => x.descriptionVid(b))).toBe(changes[1]!.vid)
       expect(await r.read((_tx, x) => x.descriptionVid(a))).toBe(0)
+      // Many at once (a pulled page's new features): at their current versions, taking the remote id from another feature.
+      await r.write((_tx, x) => x.mapMany([{ fid: b, rfid: 102, rvid: 15, rhash: 'h' }, { fid: c, rfid: 104, rvid: 16, rhash: null }]))
+      expect(await r.read((_tx, x) => x.mappings())).toEqual([
+        { fid: b, rfid: 102, rvid: 15, base: v1, dbase: changes[1]!.vid, rhash: 'h' },
+        { fid: c, rfid: 104, rvid: 16, base: changes[2]!.vid, dbase: 0, rhash: null }])
     })
 
     it('conflicts and problems hold their features back from the push, with their times and states as stored', async () => {

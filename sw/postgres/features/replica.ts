@@ -216,6 +216,22 @@ export class PgReplicaTx implements ReplicaWrite {
     [fid, rfid, rvid, rhash, at?.vid ?? null, at?.dvid ?? null])
   }
 
+  /** `map` of many features at their current versions in two statements, whatever their number. */
+  async mapMany(items: { fid: number; rfid: number; rvid: number | null; rhash: string | null }[]): Promise<void> {
+    this.live()
+    if (!items.length) return
+    const { t } = this
+    const arrays = [items.map((i) => i.fid), items.map((i) => i.rfid), items.map((i) => i.rvid), items.map((i) => i.rhash)]
+    await this.db.exec(`DELETE FROM ${t.syncFid} m USING unnest($1::bigint[], $2::bigint[]) AS u (fid, rfid)
+      WHERE m.rfid = u.rfid AND m.fid <> u.fid`, arrays.slice(0, 2))
+    await this.db.exec(`INSERT INTO ${t.syncFid} (fid, rfid, rvid, base, dbase, rhash)
+      SELECT u.fid, u.rfid, u.rvid, coalesce((SELECT vid FROM ${t.vstate} WHERE fid = u.fid), 0),
+        coalesce((SELECT vid FROM ${t.extVstate} WHERE ext = 'description' AND eid = u.fid), 0), u.rhash
+      FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[]) AS u (fid, rfid, rvid, rhash)
+      ON CONFLICT (fid) DO UPDATE SET rfid = excluded.rfid, rvid = excluded.rvid, base = excluded.base,
+        dbase = excluded.dbase, rhash = coalesce(excluded.rhash, ${t.syncFid}.rhash)`, arrays)
+  }
+
   async relock(fid: number, rvid: number | null, rhash: string | null = null): Promise<void> {
     this.live()
     await this.db.exec(`UPDATE ${this.t.syncFid} SET rvid = $1, rhash = coalesce($2, rhash) WHERE fid = $3`, [rvid, rhash, fid])

@@ -219,6 +219,11 @@ export class ReplicaTx implements ReplicaWrite {
     [fid, rfid, rvid, rhash, at?.vid ?? null, at?.dvid ?? null])
   }
 
+  /** One prepared statement per row: in-process SQLite has no round trip to save. */
+  mapMany(items: { fid: number; rfid: number; rvid: number | null; rhash: string | null }[]): void {
+    for (const i of items) this.map(i.fid, i.rfid, i.rvid, undefined, i.rhash)
+  }
+
   relock(fid: number, rvid: number | null, rhash: string | null = null): void {
     this.#exec(`UPDATE sync_fid SET rvid = ?, rhash = coalesce(?, rhash) WHERE fid = ?`, [rvid, rhash, fid])
   }
