@@ -127,7 +127,7 @@ export async function applyFeatures(tx: FeatureWrite, r: ReplicaWrite, ctx: Sync
   }
   // Created in one call, mapped after: they are inserted in bulk when the first mapping needs their versions.
   const fids = await tx.createMany(created.map(([input]) => input))
-  for (const [i, [, ch]] of created.entries()) await r.map(fids[i]!, ch.rfid, ch.rvid, undefined, ch.rhash)
+  await r.mapMany(created.map(([, ch], i) => ({ fid: fids[i]!, rfid: ch.rfid, rvid: ch.rvid, rhash: ch.rhash ?? null })))
   ctx.pulled.created += created.length
 }
 

@@ -97,10 +97,11 @@ async function fromFeed(ctx: SyncContext, ops: Op[], staged: string[]) {
     else e.fop = op
     byFid.set(rfid, e)
   }
+  // One query each for the page's features and attachments (a round trip per row costs on a database server).
   const known = await ctx.replica.read(async (_tx, r) => ({
-    fids: new Map(await Promise.all([...byFid.keys()].map(async (rfid) => [rfid, await r.localOf(rfid)] as const))),
+    fids: new Map([...await r.localsOf([...byFid.keys()])].map(([rfid, l]) => [rfid, l.mapping])),
     problems: new Map((await r.problems()).map((p) => [p.rfid, p.fid])),
-    atts: new Map(await Promise.all(atts.map(async (op) => [Number(op.aid), await r.localAttachmentOf(Number(op.aid))] as const))) }))
+    atts: await r.localAttachmentsOf(atts.map((op) => Number(op.aid))) }))
   const features: RemoteFeatureChange[] = []
   for (const [rfid, { fop, dop }] of byFid) {
     const m = known.fids.get(rfid)
@@ -196,11 +197,9 @@ async function pullScan(ctx: SyncContext, adopt?: { epoch: number; latest: numbe
     const list = new RemoteShape(ctx.client.creds.url, 'a page of its features')
       .objects(await ctx.client.get(ctx.path(`/feature/?dt_format=iso&extensions=attachment,description&limit=${SCAN_PAGE}&offset=${offset}`)))
     const staged: string[] = []
-    const known = await ctx.replica.read(async (_tx, r) =>
-      new Map(await Promise.all(list.map(async (f) => [Number(f.id), await r.localOf(Number(f.id))] as const))))
-    const knownAtts = await ctx.replica.read(async (_tx, r) => new Map(await Promise.all(list
-      .flatMap((f) => (f.extensions?.attachment ?? []) as Op[])
-      .map(async (a) => [Number(a.id), await r.localAttachmentOf(Number(a.id))] as const))))
+    const { known, knownAtts } = await ctx.replica.read(async (_tx, r) => ({
+      known: new Map([...await r.localsOf(list.map((f) => Number(f.id)))].map(([rfid, l]) => [rfid, l.mapping])),
+      knownAtts: await r.localAttachmentsOf(list.flatMap((f) => (f.extensions?.attachment ?? []) as Op[]).map((a) => Number(a.id))) }))
     const features: RemoteFeatureChange[] = []
     const attachments: RemoteAttachmentChange[] = []
     for (const f of list) {

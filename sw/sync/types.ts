@@ -164,6 +164,8 @@ export interface ReplicaRead {
   attachmentMapping(aid: number): Promise<AttachmentMapping | undefined>
   attachmentMappings(): Promise<AttachmentMapping[]>
   localAttachmentOf(raid: number): Promise<AttachmentMapping | undefined>
+  /** The mappings of the local attachments that are `raids`, by raid, in one query. */
+  localAttachmentsOf(raids: number[]): Promise<Map<number, AttachmentMapping>>
   localChanges(): Promise<LocalChange[]>
   localAttachmentChanges(): Promise<LocalAttachmentChange[]>
   conflicts(): Promise<Conflict[]>
@@ -181,6 +183,8 @@ export interface ReplicaWrite extends ReplicaRead {
    * at local version `at` (a push: the versions it sent; absent: the current ones).
    */
   map(fid: number, rfid: number, rvid: number | null, at?: { vid: number; dvid?: number }, rhash?: string | null): Promise<void>
+  /** `map` of many features at their current versions (a pulled page's new features), in one statement where the engine can. */
+  mapMany(items: { fid: number; rfid: number; rvid: number | null; rhash: string | null }[]): Promise<void>
   /** Only the remote side moved on (our own change coming back): the new lock, the rest as it was. */
   relock(fid: number, rvid: number | null, rhash?: string | null): Promise<void>
   unmap(fid: number): Promise<void>

@@ -22,7 +22,7 @@ import { cluster } from '../pg/shared.ts'
 
 /**
  * The API case groups run on PostgreSQL (each on a fresh schema). Not here: 'storage' (the SQLite
- * heap diagnostics) and the sync cases (replicas on PostGIS come next).
+ * heap diagnostics); the sync cases run with the local host on PostgreSQL in sync-pg.test.ts.
  */
 const PG_GROUPS: string[] = ['auth', 'catalogue', 'permissions', 'resource', 'pyramid', 'upload', 'blueprint', 'feature',
   'feature-bulk', 'attachment', 'identify', 'export', 'render', 'hardening', 'hardening-auth', 'hardening-values', 'mvt', 'versioning',

@@ -3,7 +3,8 @@
  * feature tables (`data.features.open`, sw/sqlite/features) and against the array layer (no SQL), and against the PostgreSQL port's
  * PostGIS tables (a throwaway cluster: test/pg/shared.ts; each case a new database). An implementation of the feature
  * ports joins by adding its own `featuresContract` line here; the versioning cases run where it keeps history (SQLite,
- * PostgreSQL; the array layer keeps none).
+ * PostgreSQL; the array layer keeps none). The replica's contract (test/port/replica.contract.ts) runs on the two
+ * engines that keep sync bookkeeping.
  */
 import { afterAll } from 'vitest'
 import { nodePlatform } from '../../sw/host/node.ts'
@@ -13,6 +14,7 @@ import { openSqlitePort } from '../../sw/sqlite/port.ts'
 import type { Field, LayerMeta } from '../../sw/feature/types.ts'
 import { arrayFeatureLayer } from '../port/array-features.ts'
 import { featuresContract, type VersionedOpener } from '../port/features.contract.ts'
+import { NOW, replicaContract } from '../port/replica.contract.ts'
 import type { FeatureTables } from '../../sw/port/features.ts'
 import { openPostgresData } from '../../sw/postgres/port.ts'
 import { cluster } from '../pg/shared.ts'
@@ -51,3 +53,10 @@ featuresContract('SQLite (feature tables over MemoryStore)', async () => (await 
 featuresContract('PostgreSQL (PostGIS tables)', async () => (await pgTables()).open(meta(), () => new Date()), versionedOver(pgTables))
 
 featuresContract('the array layer (no SQL)', async () => arrayFeatureLayer(meta()))
+
+/** A linked layer's replica over fresh tables: versioned, as a linked layer always is. */
+const replicaOver = (tables: () => Promise<FeatureTables>) => async () =>
+  (await tables()).replica({ ...meta(), versioning: { epoch: 1, userId: null } }, { connection: 1, resource: 2 }, () => NOW)
+
+replicaContract('SQLite (feature tables over MemoryStore)', replicaOver(sqliteTables))
+replicaContract('PostgreSQL (PostGIS tables)', replicaOver(pgTables))

@@ -32,14 +32,25 @@ export class PgFeatureLayer implements FeatureLayer {
   }
 
   read<T>(fn: (tx: FeatureRead) => Promise<T>): Promise<T> {
-    return this.units.read((conn, live) => new PgLayerReader(conn, this.meta, live), fn)
+    return this.readWith((tx) => fn(tx))
   }
 
-  async write<T>(fn: (tx: FeatureWrite) => Promise<T>, actor: WriteActor = {}): Promise<T> {
+  /** A read whose `fn` also gets its connection (the replica's bookkeeping reads in the same snapshot). */
+  readWith<T>(fn: (tx: PgLayerReader, conn: PgConn, live: () => void) => Promise<T>): Promise<T> {
+    return this.units.read((conn, live) => ({ tx: new PgLayerReader(conn, this.meta, live), conn, live }),
+      ({ tx, conn, live }) => fn(tx, conn, live))
+  }
+
+  write<T>(fn: (tx: FeatureWrite) => Promise<T>, actor: WriteActor = {}): Promise<T> {
+    return this.writeWith((tx) => fn(tx), actor)
+  }
+
+  /** A write whose `fn` also gets its connection (the replica's bookkeeping is written in the same transaction). */
+  async writeWith<T>(fn: (tx: PgLayerWriter, conn: PgConn, live: () => void) => Promise<T>, actor: WriteActor = {}): Promise<T> {
     let w: PgLayerWriter | undefined
     const make = (conn: PgConn, live: () => void) =>
-      (w = new PgLayerWriter(conn, this.meta, live, this.now().toISOString().slice(0, 19), actor.userId ?? null))
-    const out = await this.units.write(make, fn,
+      ({ tx: (w = new PgLayerWriter(conn, this.meta, live, this.now().toISOString().slice(0, 19), actor.userId ?? null)), conn, live })
+    const out = await this.units.write(make, ({ tx, conn, live }) => fn(tx, conn, live),
       async (conn) => {
         await w!.finish()
         return this.tokens.move(conn, [this.#scope])

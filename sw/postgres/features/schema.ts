@@ -11,6 +11,7 @@
 import type { FieldType, LayerMeta } from '../../feature/types.ts'
 import type { PgConn } from '../conn.ts'
 import { createHistoryTables, historyTableList, historyTablesOf } from './history-schema.ts'
+import { createReplicaTables, replicaTableList, replicaTablesOf } from './replica-schema.ts'
 
 /** PostgreSQL column types of the field types, as NextGIS Web on PostGIS makes them. */
 export const COLUMN_TYPES: Record<FieldType, string> = {
@@ -27,7 +28,7 @@ function checkedId(id: number, what: string): number {
 export function tablesOf(id: number) {
   const t = `layer_${checkedId(id, 'layer')}`
   return { features: t, description: `${t}_description`, attachment: `${t}_attachment`, attachmentFile: `${t}_attachment_file`,
-    request: `${t}_request`, ...historyTablesOf(t) }
+    request: `${t}_request`, ...historyTablesOf(t), ...replicaTablesOf(t) }
 }
 export type LayerTables = ReturnType<typeof tablesOf>
 
@@ -56,6 +57,7 @@ async function createTables(db: PgConn, t: LayerTables, meta: LayerMeta): Promis
     CREATE TABLE ${t.request} (key text PRIMARY KEY, fingerprint text NOT NULL, tstamp bigint NOT NULL, body text NOT NULL);
     CREATE INDEX ${t.request}_tstamp ON ${t.request} (tstamp);`)
   await createHistoryTables(db, t, meta.geometryType, srs, cols)
+  await createReplicaTables(db, t)
 }
 
 /**
@@ -73,6 +75,8 @@ export async function ensureTables(db: PgConn, meta: LayerMeta): Promise<boolean
   if (await db.value(`SELECT to_regclass($1)`, [t.history]) === null) {
     await createHistoryTables(db, t, meta.geometryType, checkedId(meta.srs, 'SRS'), await featureColumns(db, t))
   }
+  // And those made before sync came to PostgreSQL get the sync bookkeeping's.
+  if (await db.value(`SELECT to_regclass($1)`, [t.syncMeta]) === null) await createReplicaTables(db, t)
   const have = new Set((await db.rows<{ name: string }>(`SELECT attname AS name FROM pg_attribute
     WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped`, [t.features]))
     .map((r) => r.name).filter((n) => /^fld_\d+$/.test(n)))
@@ -105,7 +109,7 @@ export async function listedBlobs(db: PgConn, id: number): Promise<string[]> {
 /** Drops layer `id`'s tables (those that exist). */
 export async function dropTables(db: PgConn, id: number): Promise<void> {
   const t = tablesOf(id)
-  await db.exec(`DROP TABLE IF EXISTS ${historyTableList(t)}, ${t.request}, ${t.attachmentFile}, ${t.attachment}, ${t.description},
+  await db.exec(`DROP TABLE IF EXISTS ${replicaTableList(replicaTablesOf(t.features))}, ${historyTableList(t)}, ${t.request}, ${t.attachmentFile}, ${t.attachment}, ${t.description},
     ${t.features}`)
   await releaseLayer(db, id)
 }

@@ -7,10 +7,11 @@
  * which field list it last brought a layer to, so an open costs no statement until the fields
  * change. A layer's history starts anew when its versioning epoch differs from the one its tables
  * hold (as SQLite's `open` does), checked once per process and epoch. Ingest (`load`: ingest-load.ts)
- * fills a new layer's tables; sync (`replica`) comes next.
+ * fills a new layer's tables; a linked layer's replica is the layer with its sync bookkeeping (replica.ts).
  */
 import type pg from 'pg'
 import type { LayerMeta } from '../../feature/types.ts'
+import type { Link } from '../../sync/types.ts'
 import { fieldsSignature, type FeatureTables, type LoadPlan } from '../../port/features.ts'
 import type { GpkgSource } from '../../ingest/vector-convert.ts'
 import type { Progress } from '../../ingest/progress.ts'
@@ -25,6 +26,7 @@ import { historyEpoch, resetHistory } from './history-schema.ts'
 import { latestVersion } from './versions.ts'
 import { PgFeatureLayer } from './layer.ts'
 import { loadFeatures } from './ingest-load.ts'
+import { PgReplica } from './replica.ts'
 
 const conn = (db: PgConn) => db
 
@@ -111,8 +113,9 @@ export class PgFeatureTables implements FeatureTables {
     this.#latest.set(id, { token, latest: await units.read(conn, (db) => latestVersion(db, tablesOf(id))) })
   }
 
-  async replica(): Promise<never> {
-    return notYet('Sync of a vector layer (replica)')
+  /** The layer's features with its sync bookkeeping (replica.ts), in the layer's own transactions. */
+  async replica(meta: LayerMeta, link: Link, now: () => Date): Promise<PgReplica> {
+    return new PgReplica(await this.open(meta, now), link)
   }
 
   /**

@@ -148,6 +148,11 @@ export class ReplicaTx implements ReplicaWrite {
     return r && asAttachment(r)
   }
 
+  localAttachmentsOf(raids: number[]): Map<number, AttachmentMapping> {
+    return new Map(this.db.selectArrays(`SELECT m.aid, m.raid, m.fid, m.base, m.lfileobj, m.rfileobj
+      FROM json_each(?) j JOIN sync_aid m ON m.raid = j.value ORDER BY j.key`, [JSON.stringify(raids)]).map((r) => [Number(r[1]), asAttachment(r)]))
+  }
+
   descriptionVid(fid: number): number {
     return Number(this.#row(`SELECT vid FROM ext_vstate WHERE ext = 'description' AND eid = ?`, [fid])?.[0] ?? 0)
   }
@@ -212,6 +217,11 @@ export class ReplicaTx implements ReplicaWrite {
       ON CONFLICT (fid) DO UPDATE SET rfid = excluded.rfid, rvid = excluded.rvid, base = excluded.base,
         dbase = excluded.dbase, rhash = coalesce(excluded.rhash, rhash)`,
     [fid, rfid, rvid, rhash, at?.vid ?? null, at?.dvid ?? null])
+  }
+
+  /** One prepared statement per row: in-process SQLite has no round trip to save. */
+  mapMany(items: { fid: number; rfid: number; rvid: number | null; rhash: string | null }[]): void {
+    for (const i of items) this.map(i.fid, i.rfid, i.rvid, undefined, i.rhash)
   }
 
   relock(fid: number, rvid: number | null, rhash: string | null = null): void {
