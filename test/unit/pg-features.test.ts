@@ -280,12 +280,6 @@ describe('vector layers on PostGIS: one database, several ports', () => {
       .rejects.toMatchObject(refused)
     expect(await layer.read((tx) => tx.count())).toBe(0)
   })
-
-  it('says what is not built yet on PostgreSQL: sync replicas', async () => {
-    const data = await pgPort()
-    await expect(data.features.replica(meta(51), {} as never, () => new Date())).rejects.toThrow('not built yet on PostgreSQL')
-    expect(data.features.latest(51)).toBe(0)
-  })
 })
 
 describe('vector layers on PostGIS: a database whose collation is not by code point', () => {

@@ -28,11 +28,8 @@ import { PgFeatureLayer } from './layer.ts'
 import { loadFeatures } from './ingest-load.ts'
 import { PgReplica } from './replica.ts'
 
+/** The tx of the layers' own units of work here: the connection itself. */
 const conn = (db: PgConn) => db
-
-function notYet(what: string): never {
-  throw new Error(`${what} is not built yet on PostgreSQL (issue 23).`)
-}
 
 export class PgFeatureTables implements FeatureTables {
   /** Each layer's units of work (its lock, its FIFO queue in this process). */
