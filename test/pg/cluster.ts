@@ -54,7 +54,7 @@ export async function startCluster(seed = process.pid): Promise<Cluster> {
   }
   as(`${bin}/initdb -D ${dir}/data -A trust -U postgres -E UTF8 --locale=C.UTF-8 >/dev/null`)
   // Small shared buffers and few connections: several test files run clusters side by side.
-  as(`${bin}/pg_ctl -D ${dir}/data -o "-k ${dir} -p ${port} -c listen_addresses='' -c shared_buffers=32MB -c max_connections=60 -c fsync=on" -l ${dir}/log -w start >/dev/null`)
+  as(`${bin}/pg_ctl -D ${dir}/data -o "-k ${dir} -p ${port} -c listen_addresses='' -c shared_buffers=32MB -c max_connections=300 -c fsync=on" -l ${dir}/log -w start >/dev/null`)
   const url = (name: string) => `postgres://postgres@localhost:${port}/${name}?host=${encodeURIComponent(dir)}`
   const client = async (name = 'postgres') => {
     const c = new pg.Client({ host: dir, port, user: 'postgres', database: name })

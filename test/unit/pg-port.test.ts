@@ -3,6 +3,7 @@
  * real PostgreSQL + PostGIS (a throwaway cluster: test/pg/cluster.ts). Each case gets a new
  * database; a reopen is a new pool on the same database (another process, or a restart).
  */
+import { afterEach } from 'vitest'
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { openPostgresData, type PostgresPort } from '../../sw/postgres/port.ts'
 import type { JournalEntry } from '../../sw/resource/repository.ts'
@@ -11,10 +12,14 @@ import { cluster } from '../pg/shared.ts'
 
 const asyncLocal = new AsyncLocalStorage<unknown>()
 const urls = new WeakMap<PostgresPort, string>()
+/** Every port a case opened: closed after it, so the cases' pools do not use up the server's connections. */
+const opened: PostgresPort[] = []
+afterEach(async () => { for (const p of opened.splice(0)) await p.close().catch(() => undefined) })
 
 async function open(url: string): Promise<PostgresPort> {
   const port = await openPostgresData(url, { asyncContext: () => asyncLocal as AsyncLocalStorage<never> })
   urls.set(port, url)
+  opened.push(port)
   return port
 }
 
