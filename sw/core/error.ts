@@ -119,3 +119,12 @@ export const internalServerError = (cause?: unknown) =>
   new ApiError(500, 'Internal server error', {
     message: 'The server encountered an internal error or misconfiguration and was unable to complete your request.',
     exception: 'nextgisweb.pyramid.exception.InternalServerError', cause })
+
+/**
+ * 503: a team's own database (a `spatialdb_connection`'s) failed a query or cannot be reached
+ * while serving a request (reference ngw-services.md §4.1: the original's ExternalDatabaseError).
+ * `detail` names the PostgreSQL error code; the message never repeats a password.
+ */
+export const externalDatabaseError = (detail: string, cause?: unknown) =>
+  new ApiError(503, 'External database error', { message: 'External database error', detail,
+    exception: `${CORE}.ExternalDatabaseError`, cause })
