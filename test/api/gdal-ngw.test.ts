@@ -84,8 +84,7 @@ describe.skipIf(!existsSync(GDAL))('GDAL NGW driver and the original\'s class na
       const id = await xmlStyle(original.api)
       const out = join(dir, 'xml.tif')
       await translate(`NGW:${original.base}/resource/${id}`, out)
-      const bytes = readFileSync(out)
-      const image = await (await fromArrayBuffer(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength))).getImage()
+      const image = await (await fromArrayBuffer(new Uint8Array(readFileSync(out)).buffer)).getImage()
       expect([image.getWidth(), image.getHeight(), image.getSamplesPerPixel()]).toEqual([128, 64, 4])
       const px = await image.readRasters({ interleave: true }) as unknown as Uint8Array
       const at = (x: number, y: number) => Array.from(px.subarray((y * 128 + x) * 4, (y * 128 + x + 1) * 4))
