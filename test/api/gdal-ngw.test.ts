@@ -89,7 +89,9 @@ describe.skipIf(!existsSync(GDAL))('GDAL NGW driver and the original\'s class na
       const px = await image.readRasters({ interleave: true }) as unknown as Uint8Array
       const at = (x: number, y: number) => Array.from(px.subarray((y * 128 + x) * 4, (y * 128 + x + 1) * 4))
       // Red and opaque over the polygon, transparent beside it.
-      expect(at(32, 32)).toEqual([230, 20, 20, 255])
+      const inside = at(32, 32)
+      expect(inside[3]).toBe(255)
+      expect(Math.max(...inside.slice(0, 3).map((v, i) => Math.abs(v - [230, 20, 20][i]!)))).toBeLessThanOrEqual(8)
       expect(at(100, 32)[3]).toBe(0)
     } finally {
       await new Promise<void>((resolve) => original.server.close(() => resolve()))
