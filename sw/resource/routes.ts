@@ -28,8 +28,8 @@ import type { ResourceRow } from './types.ts'
 type Ctx = RequestContext<ResourceVariables>
 
 function baseOf(c: Ctx): TreeBase {
-  const { classes, platform, acl } = c.get('services')
-  return { user: c.get('user'), now: platform.now(), classes, acl }
+  const { classes, platform, acl, names } = c.get('services')
+  return { user: c.get('user'), now: platform.now(), classes, acl, names }
 }
 
 /** One read of the data port. */
