@@ -12,6 +12,7 @@ import { sharedStart } from './core/once.ts'
 import { corsHeaders, preflight } from './core/cors.ts'
 import type { Platform } from './platform/platform.ts'
 import { openServices, type DataOpener, type Services } from './services.ts'
+import { Identifiers, type IdentifierStyle } from './core/identifiers.ts'
 import { authenticate } from './auth/middleware.ts'
 import { checkpoint } from './auth/checkpoint.ts'
 import type { AuthVariables } from './auth/env.ts'
@@ -48,6 +49,12 @@ export interface AppOptions {
   setup?: (services: Services) => Promise<void>
   /** The data port, when the host chooses it (the Node host's `--database`); SQLite in the platform's store otherwise. */
   data?: DataOpener
+  /**
+   * Which names answers use where the spec and the original differ (core/identifiers): the
+   * spec's (default) or the original's, for teams whose desktop clients (GDAL, NextGIS Connect,
+   * ngw-kit) talk to this server. Input takes both spellings either way.
+   */
+  identifiers?: IdentifierStyle
 }
 
 /** What a host knows of a request beyond the Request itself. */
@@ -67,8 +74,9 @@ export function createApp(platform: Platform, opts: AppOptions = {}): OutpostApp
   // Credentials are judged only once a route matched: an unknown URL is a 404 even with a
   // wrong password (reference §1.3).
   const routes = new RouteTable<AppEnv>(app, checkpoint)
+  const names = new Identifiers(opts.identifiers)
   const services = sharedStart(async () => {
-    const s = await openServices(platform, opts.data)
+    const s = await openServices(platform, opts.data, names)
     await opts.setup?.(s)
     return s
   })
@@ -105,10 +113,11 @@ export function createApp(platform: Platform, opts: AppOptions = {}): OutpostApp
 
   // The request id of an error body is made when there is an error: most requests need none.
   app.notFound(() => json(pageNotFound().toBody(requestId()), 404))
+  // Error bodies name classes in their messages and data: spelled as every other answer (core/identifiers).
   app.onError((err, c) => {
     const apiErr = err instanceof ApiError ? err : internalServerError(err)
     if (apiErr.status >= 500) platform.log(`${c.req.method} ${c.req.path} failed`, err)
-    return json(apiErr.toBody(requestId()), apiErr.status, apiErr.opts.headers)
+    return json(names.errorBody(apiErr.toBody(requestId())), apiErr.status, apiErr.opts.headers)
   })
 
   return {
@@ -119,7 +128,7 @@ export function createApp(platform: Platform, opts: AppOptions = {}): OutpostApp
         // Errors thrown before routing (opening the database) still get the JSON body.
         const apiErr = err instanceof ApiError ? err : internalServerError(err)
         platform.log(`${request.method} ${new URL(request.url).pathname} failed`, err)
-        return json(apiErr.toBody(requestId()), apiErr.status)
+        return json(names.errorBody(apiErr.toBody(requestId())), apiErr.status)
       }
     }),
     services,

@@ -19,6 +19,7 @@ import { openSqliteData } from './sqlite/port.ts'
 import { sqliteGpkgFiles } from './sqlite/gpkg-file/writer.ts'
 import { sqliteGpkgSources } from './sqlite/gpkg-file/source.ts'
 import type { GpkgSources } from './ingest/vector-convert.ts'
+import { Identifiers } from './core/identifiers.ts'
 
 export interface Services {
   platform: Platform
@@ -37,6 +38,8 @@ export interface Services {
   catalogue: () => Promise<Catalogue>
   /** True when this start created the administrator (a fresh database). */
   adminCreated: boolean
+  /** How answers spell the names that differ between the spec and the original (AppOptions `identifiers`). */
+  names: Identifiers
 }
 
 /** Opens the data port the host chose (the Node host's `--database`: PostgreSQL). */
@@ -45,7 +48,7 @@ export type DataOpener = (platform: Platform) => Promise<DataPort>
 /** SQLite in the platform's store: every host's default. */
 const sqliteData: DataOpener = (platform) => openSqliteData(platform.sqlite, { store: platform.store, asyncContext: platform.asyncContext })
 
-export async function openServices(platform: Platform, openData: DataOpener = sqliteData): Promise<Services> {
+export async function openServices(platform: Platform, openData: DataOpener = sqliteData, names = new Identifiers()): Promise<Services> {
   const data = await openData(platform)
   let adminCreated: boolean
   try {
@@ -61,7 +64,7 @@ export async function openServices(platform: Platform, openData: DataOpener = sq
   const openCatalogue = sharedStart(() => Catalogue.open(platform, data))
   const gpkgSources = sqliteGpkgSources(platform.sqlite)
   return {
-    platform, data, adminCreated, gpkgFiles: sqliteGpkgFiles(platform.sqlite), gpkgSources,
+    platform, data, adminCreated, names, gpkgFiles: sqliteGpkgFiles(platform.sqlite), gpkgSources,
     auth: new Authenticator(data, () => platform.now().getTime()),
     acl: new AclEvaluator(),
     classes: new ClassRegistry({ platform, data, gpkgSources }),

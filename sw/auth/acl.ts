@@ -17,6 +17,7 @@
  */
 import type { Principal } from './types.ts'
 import type { AclRead, AclRow, AclRule, SystemIds } from './repository.ts'
+import { specName } from '../core/identifiers.ts'
 
 /** Scopes and their permissions, in the original's order (reference ngw-api §3.4). */
 export const PERMISSIONS: Record<string, readonly string[]> = {
@@ -73,7 +74,8 @@ function compile(row: AclRow): Node {
   let rules = compiled.get(row.permissions)
   if (!rules) {
     rules = (JSON.parse(row.permissions) as AclRule[]).map((r) => ({ deny: r.action === 'deny',
-      principal: r.principal.id, identity: r.identity, mask: maskOf(r.scope, r.permission), propagate: r.propagate }))
+      // A rule stored with the original's class name before input was made the spec's still matches.
+      principal: r.principal.id, identity: specName(r.identity), mask: maskOf(r.scope, r.permission), propagate: r.propagate }))
     if (compiled.size >= COMPILED_MAX) compiled.clear()
     compiled.set(row.permissions, rules)
   }

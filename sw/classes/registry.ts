@@ -13,6 +13,7 @@ import type { FeatureLayer, FeatureLayerProvider, FeatureLayers } from '../featu
 import type { Credentials, Replica, SyncLookup } from '../sync/types.ts'
 import type { BucketFile, StoredFile, StoredFiles } from '../files/types.ts'
 import type { Capabilities, ClassEnv, ClassFactory, ResourceClass } from './types.ts'
+import { specName } from '../core/identifiers.ts'
 import { resourceGroup } from './resource_group/index.ts'
 import { vectorLayer } from './vector_layer/index.ts'
 import { lookupTable } from './lookup_table/index.ts'
@@ -35,13 +36,6 @@ const CLASSES: ClassFactory[] = [
   remoteConnection,
 ]
 
-/** The spec's names for classes the original calls otherwise (accepted on input). */
-const ALIASES: Record<string, string> = {
-  postgis_connection: 'spatialdb_connection',
-  postgis_layer: 'spatialdb_layer',
-  mapserver_style: 'engine_style',
-}
-
 export class ClassRegistry implements ClassLookup, FeatureLayers, StoredFiles, SyncLookup, ResourceRefs {
   readonly #classes: ResourceClass[]
   readonly #byId: Map<string, ResourceClass>
@@ -57,8 +51,9 @@ export class ClassRegistry implements ClassLookup, FeatureLayers, StoredFiles, S
     this.#byId = new Map(this.#classes.map((c) => [c.identity, c]))
   }
 
+  /** The class named `cls` in the spec's or the original's spelling (core/identifiers). */
   find(cls: string): ResourceClass | undefined {
-    return this.#byId.get(ALIASES[cls] ?? cls)
+    return this.#byId.get(specName(cls))
   }
 
   get(cls: string): ResourceClass {

@@ -12,6 +12,7 @@ import type { ClassLookup } from '../resource/class.ts'
 import type { ResourceRefs } from '../resource/types.ts'
 import { resourceNotFound } from '../resource/errors.ts'
 import { validationError } from '../core/error.ts'
+import type { Identifiers } from '../core/identifiers.ts'
 import type { FeatureLayer, FeatureLayers, GpkgFiles } from './types.ts'
 
 /** What the data-out components use of the app's services. */
@@ -23,6 +24,8 @@ export interface DataOutServices {
   classes: ClassLookup & FeatureLayers & ResourceRefs & { featureLayerOf(cls: string): unknown }
   /** The GeoPackage file writer (exports). */
   gpkgFiles: GpkgFiles
+  /** How answers spell names (MVT layers: `svc:<id>` or the original's `ngw:<id>`). */
+  names: Identifiers
 }
 
 export interface DataOutVariables {

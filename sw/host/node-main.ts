@@ -14,8 +14,11 @@ import { checkDatabaseUrl, createApp, nodePlatform, postgresData, randomPassword
 import { listenError } from './node-listen.ts'
 import { guardedFetch, isLoopbackHost, parseCidrs } from './node-outbound.ts'
 import { lockDataFolder } from './node-lock.ts'
+import { IDENTIFIER_STYLES, type IdentifierStyle } from '../core/identifiers.ts'
 
-const USAGE = `Usage: npm run serve -- [--port 8080] [--host 127.0.0.1] [--data <dir> | --memory] [--database <url>] [--static <dir>]
+const isIdentifierStyle = (s: string): s is IdentifierStyle => (IDENTIFIER_STYLES as readonly string[]).includes(s)
+
+const USAGE = `Usage: npm run serve -- [--port 8080] [--host 127.0.0.1] [--data <dir> | --memory] [--database <url>] [--static <dir>] [--identifiers spec|original]
   --port     TCP port (default $PORT or 8080; 0 picks a free one)
   --host     address to listen on (default 127.0.0.1; 0.0.0.0 for every network, e.g. phones on the Wi-Fi)
   --tls-cert, --tls-key  PEM files: serve HTTPS (a phone's browser runs the app's worker only on a secure origin)
@@ -30,6 +33,10 @@ const USAGE = `Usage: npm run serve -- [--port 8080] [--host 127.0.0.1] [--data 
   --upload-quota  bytes of pending uploads anonymous users may add to (default 1 GiB)
   --allow-remote  an address range (CIDR) remote connections may reach although it is not public,
              when --host is beyond loopback (repeatable; also $OUTPOST_ALLOW_REMOTE, comma-separated)
+  --identifiers  spec (default) or original: answers name classes, class members and vector-tile layers
+             as the original does (mapserver_style, postgis_layer, ngw:<id>) for desktop clients that
+             expect its names (GDAL's NGW driver, NextGIS Connect, ngw-kit); also $OUTPOST_IDENTIFIERS.
+             Requests are accepted in either spelling whatever the setting
 The administrator's password comes from OUTPOST_ADMIN_PASSWORD; without it a random one is
 generated on the first start and printed.`
 
@@ -42,7 +49,7 @@ async function main(): Promise<void> {
       static: { type: 'string' }, demo: { type: 'boolean', default: false }, help: { type: 'boolean', default: false },
       catalogue: { type: 'string' }, 'upload-quota': { type: 'string' }, host: { type: 'string', default: '127.0.0.1' },
       'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' }, cors: { type: 'string', multiple: true },
-      'allow-remote': { type: 'string', multiple: true }, database: { type: 'string' },
+      'allow-remote': { type: 'string', multiple: true }, database: { type: 'string' }, identifiers: { type: 'string' },
     },
   })
   if (values.help) { console.log(USAGE); return }
@@ -52,6 +59,8 @@ async function main(): Promise<void> {
   const database = values.database ?? (process.env.OUTPOST_DATABASE_URL || undefined)
   if (database && values.memory) throw new Error(`--memory and --database exclude each other.\n${USAGE}`)
   if (database) checkDatabaseUrl(database)
+  const identifiers = values.identifiers ?? (process.env.OUTPOST_IDENTIFIERS || 'spec')
+  if (!isIdentifierStyle(identifiers)) throw new Error(`Invalid --identifiers '${identifiers}': spec or original.\n${USAGE}`)
   const dataDir = values.memory ? undefined : resolve(values.data ?? DEFAULT_DATA_DIR)
   if (!values['tls-cert'] !== !values['tls-key']) throw new Error(`--tls-cert and --tls-key go together.\n${USAGE}`)
   const tls = values['tls-cert'] ? { cert: await readFile(values['tls-cert']), key: await readFile(values['tls-key']!) } : undefined
@@ -80,7 +89,7 @@ async function main(): Promise<void> {
   const envPassword = process.env.OUTPOST_ADMIN_PASSWORD
   const admin = { password: envPassword || randomPassword(), mustChange: false, force: !!envPassword }
   app = createApp(nodePlatform({ dataDir, admin, corsOrigins, uploadQuota, fetch, sharedDatabase: !!database }),
-    { setup: values.demo ? seedDemo : undefined, data: database ? postgresData(database) : undefined })
+    { setup: values.demo ? seedDemo : undefined, data: database ? postgresData(database) : undefined, identifiers })
   const services = await app.services()
   if (services.adminCreated && !envPassword) console.log(`administrator password: ${admin.password}`)
   else if (!envPassword) console.log('administrator password: unchanged (set OUTPOST_ADMIN_PASSWORD to reset it)')
@@ -96,6 +105,7 @@ async function main(): Promise<void> {
   const actual = typeof addr === 'object' && addr ? addr.port : port
   console.log(database ? `data in ${redactUrl(database)} (secret.key in ${dataDir})`
     : dataDir ? `data in ${dataDir}` : 'data in memory (--memory): nothing is kept after exit')
+  if (identifiers === 'original') console.log('answers use the original\'s names (--identifiers original): mapserver_style, postgis_layer, ngw:<id>')
   const scheme = tls ? 'https' : 'http'
   const local = `${scheme}://${values.host === '0.0.0.0' || values.host === '::' ? '127.0.0.1' : values.host}:${actual}`
   console.log(`listening on ${local}`)

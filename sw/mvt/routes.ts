@@ -60,7 +60,7 @@ async function answer(c: RequestContext<DataOutVariables>, ids: number[], t: Til
     if (!layer) throw resourceNotFound(id)
     layers.push(layer)
   }
-  const { bytes, cached, sources } = await renderTile(services, layers, t, opts)
+  const { bytes, cached, sources } = await renderTile(services, layers, t, { ...opts, layerPrefix: services.names.mvtPrefix })
   const timing = serverTiming(cached, performance.now() - started, sources)
   if (!bytes) return new Response(null, { status: 204, headers: { 'server-timing': timing } })
   return new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': MVT_TYPE, 'server-timing': timing } })

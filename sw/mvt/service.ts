@@ -1,8 +1,9 @@
 /**
  * @module mvt/service
  * Vector tiles of feature layers (spec §4.9, reference §9), cut per request from each
- * layer's R*Tree and cached per layer and tile. One MVT layer `svc:<resource id>` per
- * resource, feature id = feature id, attributes by keyname.
+ * layer's R*Tree and cached per layer and tile. One MVT layer `svc:<resource id>` (the
+ * original's `ngw:<resource id>` when the app answers with its names) per resource, feature
+ * id = feature id, attributes by keyname.
  */
 import type { Bbox, Geometry } from '../geo/geometry.ts'
 import { reprojectBbox } from '../geo/reproject.ts'
@@ -19,7 +20,7 @@ import { readPoint, readShape, shapeOf, tileProjection, tinyInTile } from './sha
 import { GRID, mayHoldMore, THIN_ABOVE, thinnedIds, type RtreeNodes } from './select.ts'
 import { IndexBuilder, type TileFrame } from './tile-index.ts'
 
-/** MVT layer names: the spec's fixed prefix and the resource id. */
+/** MVT layer names: the spec's fixed prefix and the resource id, unless `TileOptions.layerPrefix` says otherwise. */
 export const LAYER_PREFIX = 'svc:'
 
 export interface TileOptions {
@@ -29,6 +30,11 @@ export interface TileOptions {
   padding: number
   /** Simplification tolerance in tile units (0 = none). @default extent / 512 */
   simplification: number
+  /**
+   * The prefix of each layer's name: the app's (core/identifiers: `svc:`, or the original's
+   * `ngw:`, by which ngw-kit finds its layer). One per app, as the tile cache is. @default LAYER_PREFIX
+   */
+  layerPrefix?: string
 }
 
 export interface TileAddress { z: number; x: number; y: number }
@@ -45,7 +51,9 @@ export function tileCacheOf(services: { platform: { host: 'service-worker' | 'no
 const signatureOf = (meta: LayerMeta) =>
   JSON.stringify([meta.srs, meta.fields.map((f) => [f.id, f.keyname, f.datatype])])
 
-const emptyLayer = (meta: LayerMeta, opts: TileOptions) => new LayerEncoder(`${LAYER_PREFIX}${meta.resourceId}`, opts.extent,
+const layerName = (id: number, opts: TileOptions) => `${opts.layerPrefix ?? LAYER_PREFIX}${id}`
+
+const emptyLayer = (meta: LayerMeta, opts: TileOptions) => new LayerEncoder(layerName(meta.resourceId, opts), opts.extent,
   meta.fields.map((f) => f.keyname), meta.fields.map((f) => VALUE_KIND[f.datatype]))
 
 /** An encoded MVT layer, whether it came from the tile cache, and from where. */
@@ -72,7 +80,7 @@ export async function layerTile(services: DataOutServices, layer: FeatureLayer, 
   const box = padBbox(tileBbox(t.z, t.x, t.y), opts.padding)
   const signature = signatureOf(meta)
   if (!gpkg) return genericLayerTile(cache, layer, t, opts, key, box, signature)
-  const fromIndex = () => cache.index(id)?.cut(`${LAYER_PREFIX}${id}`, opts.extent, indexFrame(t, opts), THIN_ABOVE)
+  const fromIndex = () => cache.index(id)?.cut(layerName(id, opts), opts.extent, indexFrame(t, opts), THIN_ABOVE)
   if (cache.isCurrent(id, gpkg.token(), signature)) {
     const hit = cache.get(key)
     if (hit) return { bytes: hit, cached: true, source: 'cache' }

@@ -7,6 +7,7 @@
  */
 import { invalidParameter, validationError } from '../core/error.ts'
 import { readJsonObject } from '../core/http.ts'
+import { specMembers } from '../core/identifiers.ts'
 import { inHandler, type Routes } from '../core/routes.ts'
 import { requireIds } from '../auth/checkpoint.ts'
 import { expectKind, expectRef } from '../core/validate.ts'
@@ -21,7 +22,8 @@ const MAX_PREVIEW = 2048
 
 export function mountPreview(routes: Routes<RenderVariables>): void {
   routes.add('outpost.render_preview', '/api/component/outpost/render/preview', 'POST', inHandler('data', 'read', 'the posted layer'), async (c) => {
-    const body = await readJsonObject(c.req.raw)
+    // The style member in either spelling (`mapserver_style` is `engine_style`).
+    const body = specMembers(await readJsonObject(c.req.raw))
     const layerId = expectRef(body.layer, '$.layer')
     // The preview draws the layer's features: data.read on it, as a saved style's tile needs;
     // checked before the rest of the body, so a refused user learns nothing from its validation.

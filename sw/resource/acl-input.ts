@@ -30,8 +30,11 @@ export async function permissionsInput(principals: PrincipalRead, classes: Class
     if (!await principals.row(pid)) {
       throw validationError(`Principal with id = ${pid} was not found - at \`${at}.principal.id\``, { principal: { id: pid } })
     }
-    const identity = expectKind<string>('str', r.identity, `${at}.identity`)
-    if (identity !== '' && !classes.find(identity)) throw validationError(`Unknown resource class '${identity}' - at \`${at}.identity\``)
+    const sent = expectKind<string>('str', r.identity, `${at}.identity`)
+    // Stored as the class's own name: the evaluator matches it against stored classes, and the
+    // original's spelling (`mapserver_style`) must rule the same resources as the spec's.
+    const identity = sent === '' ? '' : classes.find(sent)?.identity
+    if (identity === undefined) throw validationError(`Unknown resource class '${sent}' - at \`${at}.identity\``)
     const scope = expectKind<string>('str', r.scope, `${at}.scope`)
     const permission = expectKind<string>('str', r.permission, `${at}.permission`)
     if (!knownPermission(scope, permission)) {

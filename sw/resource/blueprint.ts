@@ -9,18 +9,20 @@
  */
 import type { ClassLookup } from './class.ts'
 import { PERMISSIONS } from '../auth/acl.ts'
+import type { Identifiers } from '../core/identifiers.ts'
 
 const SCOPES = Object.fromEntries(Object.entries(PERMISSIONS).map(([sid, perms]) => [sid, {
   identity: sid, label: sid[0]!.toUpperCase() + sid.slice(1),
   permissions: Object.fromEntries(perms.map((p) => [p, { identity: p, label: p }])) }]))
 import { CATEGORIES } from './category.ts'
 
-export function blueprint(classes: ClassLookup) {
+/** The blueprint, class names spelled as `names` spells them in answers. */
+export function blueprint(classes: ClassLookup, names: Pick<Identifiers, 'name'>) {
   const all = classes.list()
-  const resources = Object.fromEntries(all.map((k) => [k.identity, {
-    identity: k.identity, label: k.label, base_classes: ['resource'], interfaces: k.interfaces, scopes: k.scopes,
+  const resources = Object.fromEntries(all.map((k) => [names.name(k.identity), {
+    identity: names.name(k.identity), label: k.label, base_classes: ['resource'], interfaces: k.interfaces, scopes: k.scopes,
     category: k.category, order: k.order,
-    outpost_parent_classes: all.filter((p) => k.acceptsParent(p.identity)).map((p) => p.identity),
+    outpost_parent_classes: all.filter((p) => k.acceptsParent(p.identity)).map((p) => names.name(p.identity)),
   }]))
   return { resources, scopes: SCOPES, categories: CATEGORIES }
 }

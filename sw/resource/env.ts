@@ -6,6 +6,7 @@ import type { Principal } from '../auth/types.ts'
 import type { ClassLookup } from './class.ts'
 import type { AclEvaluator } from '../auth/acl.ts'
 import type { DataPort } from '../port/port.ts'
+import type { Identifiers } from '../core/identifiers.ts'
 
 export interface ResourceServices {
   /** The data port (issue 22): the tree's writes run as its units of work. */
@@ -13,6 +14,8 @@ export interface ResourceServices {
   classes: ClassLookup
   acl: AclEvaluator
   platform: { now(): Date; log(message: string, err?: unknown): void }
+  /** How answers spell class names (the spec's or the original's). */
+  names: Identifiers
 }
 
 export interface ResourceVariables {

@@ -8,6 +8,7 @@ import { PUBLIC, inHandler, onPath, type RequestContext, type Routes } from '../
 import { queryBool, queryInt, lastValue } from '../core/validate.ts'
 import { ApiError, insufficientPermissions, internalServerError, invalidParameter } from '../core/error.ts'
 import { keyedRequest, keyInUse, replayed, REPLAYED_HEADER } from '../core/idempotency.ts'
+import { specMembers } from '../core/identifiers.ts'
 import { requestCancelled, requestProgress } from '../ingest/progress.ts'
 import type { ResourceVariables } from './env.ts'
 import type { ResourceKind } from './class.ts'
@@ -27,8 +28,8 @@ import type { ResourceRow } from './types.ts'
 type Ctx = RequestContext<ResourceVariables>
 
 function baseOf(c: Ctx): TreeBase {
-  const { classes, platform, acl } = c.get('services')
-  return { user: c.get('user'), now: platform.now(), classes, acl }
+  const { classes, platform, acl, names } = c.get('services')
+  return { user: c.get('user'), now: platform.now(), classes, acl, names }
 }
 
 /** One read of the data port. */
@@ -81,7 +82,7 @@ async function prepareAndWrite<T>(c: Ctx, cls: ResourceKind | undefined, body: R
     progress.finish({ id: idOfResult(out) })
     return out
   } catch (err) {
-    progress.fail((err instanceof ApiError ? err : internalServerError(err)).toBody())
+    progress.fail(c.get('services').names.errorBody((err instanceof ApiError ? err : internalServerError(err)).toBody()))
     throw err
   }
 }
@@ -144,7 +145,8 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
       // is buffered; the original names the class in its refusal, so a small body is read for it.
       if (!await read(c, (ctx) => ctx.acl!.mayCreateSomewhere(ctx.tx.acl, ctx.user))) throw await createRefusal(c)
       const keyed = keyedRequest(c.req.raw)
-      const body = await readJsonObject(c.req.raw)
+      // Class members in either spelling (`mapserver_style` is `engine_style`): the classes see the spec's.
+      const body = specMembers(await readJsonObject(c.req.raw))
       // A replayed create answers before anything is prepared: the first run consumed its upload.
       const past = keyed && await c.get('services').data.read((tx) => tx.requests.past(keyed.key))
       if (past) return json(replayed(past, keyed!), 201, REPLAYED_HEADER)
@@ -166,7 +168,7 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
     const rowsOf = async (ctx: ResourceContext) => parent === undefined ? [await rowOf(ctx, 0)] : children(ctx, parent)
     // Only what the user may read is listed (reference ngw-services §5.5).
     const shown = async (ctx: ResourceContext) => ({ rows: await sortRows(ctx, await ctx.acl!.readable(ctx.tx.acl, ctx.user, await rowsOf(ctx))) })
-    return jsonText(await readLoaded(c, shown, (ctx, { rows }) => serializeRowsBytes(ctx, rows)))
+    return jsonText(c.get('services').names.resourcesBytes(await readLoaded(c, shown, (ctx, { rows }) => serializeRowsBytes(ctx, rows))))
   }
   routes.add('resource.collection', '/api/resource/', ['GET', 'POST'], { GET: inHandler('resource', 'read', 'listing: children the user may not read are left out'), POST: inHandler('resource', 'create', 'the parent and class of the posted body') }, collection)
   routes.add('resource.collection', '/api/resource', 'POST', { GET: inHandler('resource', 'read', 'listing: children the user may not read are left out'), POST: inHandler('resource', 'create', 'the parent and class of the posted body') }, collection)
@@ -174,7 +176,8 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
   routes.add('resource.item', '/api/resource/{id}', ['GET', 'PUT', 'DELETE'], { GET: onPath('resource', 'read'), PUT: onPath('resource', 'update'), DELETE: inHandler('resource', 'delete', 'the resource and every descendant, once the root is refused to anyone') }, async (c) => {
     const id = idOf(c)
     if (c.req.method === 'GET') {
-      return jsonText(await readLoaded(c, async (ctx) => ({ rows: [await rowOf(ctx, id)] }), (ctx, { rows }) => serialize(ctx, rows[0]!)))
+      const text = await readLoaded(c, async (ctx) => ({ rows: [await rowOf(ctx, id)] }), (ctx, { rows }) => serialize(ctx, rows[0]!))
+      return jsonText(c.get('services').names.resourcesText(text))
     }
     const row = await read(c, (ctx) => rowOf(ctx, id))
     // The original refuses to delete the root before it asks who deletes: 422 for anyone.
@@ -185,7 +188,7 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
       if (refused !== undefined) throw insufficientPermissions('delete', 'resource', refused)
     })
     // The body only once the user may change the resource: nobody can make the server buffer a body it refuses.
-    const body = c.req.method === 'PUT' ? await readJsonObject(c.req.raw) : undefined
+    const body = c.req.method === 'PUT' ? specMembers(await readJsonObject(c.req.raw)) : undefined
     if (body) {
       const cls = c.get('services').classes.get(row.cls)
       if (!await prepareAndWrite(c, cls, body, id, (ctx) => updateResource(ctx, id, body), () => id)) throw resourceNotFound(id)
@@ -209,7 +212,7 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
     }
     // Only the full form has class members that may need loading first.
     return jsonText(await readLoaded(c, found, async (ctx, res) => {
-      const items = await serializeRows(ctx, res.rows, ser === 'full')
+      const items = c.get('services').names.resourcesText(await serializeRows(ctx, res.rows, ser === 'full'))
       if (!res.paged) return items
       // The page's facts after its items, as the original orders them; the items' text goes in as it is.
       const out: Record<string, unknown> = { total_count: res.total, limit: res.limit, offset: res.offset, order: res.order }
@@ -235,7 +238,7 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
     }))
   })
 
-  routes.add('resource.blueprint', '/api/component/resource/blueprint', 'GET', PUBLIC('the classes and scopes of this server'), (c) => json(blueprint(c.get('services').classes)))
+  routes.add('resource.blueprint', '/api/component/resource/blueprint', 'GET', PUBLIC('the classes and scopes of this server'), (c) => json(blueprint(c.get('services').classes, c.get('services').names)))
 }
 
 /** For each id, the path from the root to its parent as `{id, display_name}` items. */

@@ -15,6 +15,7 @@ import { permissionsInput } from './acl-input.ts'
 import type { JournalEntry, PageQuery } from './repository.ts'
 import { refOf } from './refs.ts'
 import type { Awaitable, DataPort, MainRead, MainWrite } from '../port/port.ts'
+import type { Identifiers } from '../core/identifiers.ts'
 
 /** What the tree's functions get: the main data inside a read or unit of work, and the classes. */
 export interface ResourceContext extends ClassContext {
@@ -23,6 +24,8 @@ export interface ResourceContext extends ClassContext {
   acl?: AclEvaluator
   /** The journal entries of a write, written by `writeTree` before its commit; absent in a read. */
   journal?: JournalEntry[]
+  /** How answers spell class names and members (core/identifiers); the spec's without it. */
+  names?: Pick<Identifiers, 'name' | 'members'>
 }
 
 /** A tree context inside a unit of work: what a change needs. */
@@ -124,7 +127,7 @@ async function pageOf(ctx: ResourceContext, rows: readonly PageRow[], full: bool
   for (const row of rows) {
     const cls = ctx.classes.get(row.cls)
     if (!classes.has(row.cls)) {
-      classes.set(row.cls, { identity: cls.identity, tail: `,"interfaces":${JSON.stringify(cls.interfaces)},"scopes":${JSON.stringify(cls.scopes)}` })
+      classes.set(row.cls, { identity: ctx.names?.name(cls.identity) ?? cls.identity, tail: `,"interfaces":${JSON.stringify(cls.interfaces)},"scopes":${JSON.stringify(cls.scopes)}` })
     }
     if (!full || cls.members.length === 0) continue
     let at = byCls.get(row.cls)
@@ -137,7 +140,10 @@ async function pageOf(ctx: ResourceContext, rows: readonly PageRow[], full: bool
     const cls = ctx.classes.get(clsName)
     const items = (await ctx.tx.resources.refs(at)).map((r) => ({ id: r.id, data: r.data }))
     const made = cls.serializeMany ? await cls.serializeMany(ctx, items) : await Promise.all(items.map((it) => cls.serialize(ctx, it.id, it.data)))
-    items.forEach((it, k) => { const text = JSON.stringify(made[k]).slice(1, -1); if (text) members.set(it.id, text) })
+    items.forEach((it, k) => {
+      const text = JSON.stringify(ctx.names ? ctx.names.members(made[k]!) : made[k]).slice(1, -1)
+      if (text) members.set(it.id, text)
+    })
   }
   return { ids: rows.map((r) => r.id), classes, full, members }
 }

@@ -13,6 +13,7 @@ import { nodePlatform } from '../../sw/host/node.ts'
 import { decodeTile, tilePosition } from '../api/mvt-decode.ts'
 import { readWithGdal, validateGpkg } from '../api/export-read.ts'
 import { sqliteGpkgFiles } from '../../sw/sqlite/gpkg-file/writer.ts'
+import { Identifiers } from '../../sw/core/identifiers.ts'
 
 // Export, vector tiles and identify serve any class that provides the feature-layer
 // capability. This class keeps its features in an array (no SQL, no GeoPackage storage):
@@ -62,7 +63,7 @@ async function app() {
   hono.use('*', async (c, next) => {
     // Permissions are the checkpoint's tests': every check passes without reading anything.
     c.set('services', { platform, data: { read: async (fn: (tx: unknown) => unknown) => fn({ acl: {} }) } as never, classes: classes as never,
-      acl: { check: async () => true, refused: async () => undefined } as never, gpkgFiles: sqliteGpkgFiles(platform.sqlite) })
+      acl: { check: async () => true, refused: async () => undefined } as never, gpkgFiles: sqliteGpkgFiles(platform.sqlite), names: new Identifiers() })
     c.set('user', { id: 1, keyname: 'guest', displayName: 'Guest', isAdmin: false, isGuest: true, disabled: false,
       mustChangePassword: false, language: null })
     await next()

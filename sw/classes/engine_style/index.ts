@@ -1,8 +1,9 @@
 /**
  * @module classes/engine_style
- * The XML map style (spec §2.2 `engine_style`, the original's `mapserver_style`): its XML
- * with the map/layer/class/style structure, validated on write, drawn by render/. Lives
- * under a feature layer; without `xml` it gets a default style for the layer's geometry.
+ * The XML map style (spec §2.2 `engine_style`, the original's `mapserver_style`, a spelling
+ * core/identifiers translates at the edge): its XML with the map/layer/class/style structure,
+ * validated on write, drawn by render/. Lives under a feature layer; without `xml` it gets a
+ * default style for the layer's geometry.
  */
 import { validationError } from '../../core/error.ts'
 import { expectKind, expectObject } from '../../core/validate.ts'
@@ -12,23 +13,20 @@ import type { ClassContext, ClassData, ClassEnv, ClassFactory } from '../types.t
 import { parseMapserverXml } from './mapserver-xml.ts'
 import { defaultStyleXml } from './default-style.ts'
 
-/** The member as sent: the spec's `engine_style` or the original's `mapserver_style`. */
-function memberOf(members: Record<string, unknown>): { m: Record<string, unknown>; name: string } | undefined {
-  for (const name of ['engine_style', 'mapserver_style']) {
-    if (members[name] !== undefined) return { m: expectObject(members[name], `$.${name}`), name }
-  }
-  return undefined
+/** The member as sent (the original's `mapserver_style` arrives renamed: core/identifiers). */
+function memberOf(members: Record<string, unknown>): Record<string, unknown> | undefined {
+  return members.engine_style === undefined ? undefined : expectObject(members.engine_style, '$.engine_style')
 }
 
-function checkedXml(xml: unknown, geom: GeometryKind, member: string): string {
-  const path = `$.${member}.xml`
+function checkedXml(xml: unknown, geom: GeometryKind): string {
+  const path = '$.engine_style.xml'
   const s = expectKind<string>('str', xml, path)
   try {
     parseMapserverXml(s, geom)
   } catch (err) {
     if (err instanceof StyleError) {
       throw validationError(`Invalid style: ${err.message.replace(/ - at (.*)$/, '')} - at \`${path}\` (${err.where})`,
-        { location: ['body', member, 'xml'], where: err.where })
+        { location: ['body', 'engine_style', 'xml'], where: err.where })
     }
     throw err
   }
@@ -48,20 +46,20 @@ export const engineStyle: ClassFactory = (env) => ({
   category: 'layers_and_styles',
   scopes: ['data', 'resource'],
   interfaces: ['IRenderableStyle', 'ILegendableStyle', 'ILegendSymbols'],
-  members: ['engine_style', 'mapserver_style'],
+  members: ['engine_style'],
   acceptsParent: (p) => isFeatureLayerClass(env.classes, p),
 
   create(ctx, id, members) {
     const geom = geometryOf(env, ctx)
     const sent = memberOf(members)
-    const xml = sent?.m.xml === undefined ? defaultStyleXml(geom, id) : checkedXml(sent.m.xml, geom, sent.name)
+    const xml = sent?.xml === undefined ? defaultStyleXml(geom, id) : checkedXml(sent.xml, geom)
     return { xml }
   },
 
   update(ctx, id, members, data) {
     const sent = memberOf(members)
-    if (!sent || sent.m.xml === undefined) return data
-    return { ...data, xml: checkedXml(sent.m.xml, geometryOf(env, ctx), sent.name) }
+    if (!sent || sent.xml === undefined) return data
+    return { ...data, xml: checkedXml(sent.xml, geometryOf(env, ctx)) }
   },
 
   serialize(_ctx, _id, data) {
@@ -72,7 +70,7 @@ export const engineStyle: ClassFactory = (env) => ({
     renderable: {
       kind: 'vector',
       vectorStyle: (data: ClassData, geom) => parseMapserverXml(String(data.xml), geom),
-      previewData: (member, geom) => ({ xml: checkedXml(expectObject(member, '$.engine_style').xml, geom, 'engine_style') }),
+      previewData: (member, geom) => ({ xml: checkedXml(expectObject(member, '$.engine_style').xml, geom) }),
     },
   },
 })

@@ -321,6 +321,21 @@ export const permissionCases: ApiCase[] = [
     },
   },
   {
+    name: 'a rule for the original\'s class name (mapserver_style) rules the spec\'s engine_style resources and reads back in the spec\'s name',
+    async run(api, expect) {
+      const u = await createUser(api, expect)
+      const top = await readableGroup(api, expect, u.id)
+      const layer = await resource(api, expect, 'vector_layer', top, [rule(u.id, 'resource', 'read'), rule(u.id, 'data', 'read'),
+        rule(u.id, 'data', 'read', true, 'deny', 'mapserver_style')])
+      const style = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'engine_style', parent: { id: layer }, display_name: uniq('Style') } } })
+      expect(style.status).toBe(201)
+      expect((await effective(api, layer, u.id)).data).toMatchObject({ read: true })
+      expect((await effective(api, style.body.id, u.id)).data).toMatchObject({ read: false })
+      const rules = (await api.request('GET', `/api/resource/${layer}`)).body.resource.permissions
+      expect(rules.map((r: Rule) => r.identity)).toEqual(['', '', 'engine_style'])
+    },
+  },
+  {
     name: 'routes that check in their handler: a user who reads a layer but not its data is refused its export, preview and identify; delete needs every descendant',
     async run(api, expect) {
       const u = await createUser(api, expect)

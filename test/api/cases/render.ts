@@ -48,6 +48,37 @@ export const renderCases: ApiCase[] = [
     },
   },
   {
+    name: 'the original\'s spellings on input: mapserver_style on change, in a preview and in search filters; both spellings at once are a 422 that changes nothing',
+    async run(api, expect) {
+      const layer = await seed(api, expect)
+      const style = await makeStyle(api, expect, layer, TWO_CLASSES)
+      const RED_ONLY = '<map><layer><class><style><color red="230" green="20" blue="20"/></style></class></layer></map>'
+      expect((await api.request('PUT', `/api/resource/${style}`, { body: { mapserver_style: { xml: RED_ONLY } } })).status).toBe(200)
+      expect((await api.request('GET', `/api/resource/${style}`)).body.engine_style.xml).toBe(RED_ONLY)
+      // One member in both spellings: which one was meant cannot be told.
+      const both = await api.request('PUT', `/api/resource/${style}`, { body: { engine_style: { xml: TWO_CLASSES }, mapserver_style: { xml: TWO_CLASSES } } })
+      expectError(expect, both, 422, VALIDATION)
+      expect(both.body.message).toContain('`engine_style`')
+      expect(both.body.message).toContain('`mapserver_style`')
+      expect((await api.request('GET', `/api/resource/${style}`)).body.engine_style.xml).toBe(RED_ONLY)
+      const twice = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'mapserver_style', parent: { id: layer }, display_name: 'Twice' },
+        engine_style: { xml: TWO_CLASSES }, mapserver_style: { xml: TWO_CLASSES } } })
+      expectError(expect, twice, 422, VALIDATION)
+      expect((await api.request('GET', `/api/resource/?parent=${layer}`)).body.map((r: { resource: { id: number } }) => r.resource.id)).toEqual([style])
+      // The preview takes the member in the original's spelling too: polygon A is drawn red.
+      const [x0, y1] = at(0, 0), [x1, y0] = at(256, 256)
+      const preview = await api.request('POST', '/api/component/outpost/render/preview', { body: {
+        layer: { id: layer }, extent: [x0, y0, x1, y1], size: [256, 256], mapserver_style: { xml: RED_ONLY } } })
+      expect(preview.status).toBe(200)
+      expect(isColor(pixel(decodePng(preview), 50, 50), RED)).toBe(true)
+      // Filters take either spelling of a class.
+      for (const q of ['cls=mapserver_style', 'cls=engine_style', 'cls__in=mapserver_style,vector_layer']) {
+        const found = await api.request('GET', `/api/resource/search/?parent_id=${layer}&${q}`)
+        expect(found.body.map((r: { resource: { id: number } }) => r.resource.id)).toEqual([style])
+      }
+    },
+  },
+  {
     name: 'rejects a style that cannot be parsed with a 422 that says where',
     async run(api, expect) {
       const layer = await seed(api, expect)
