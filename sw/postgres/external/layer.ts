@@ -262,11 +262,8 @@ class RemoteWriter extends RemoteReader implements FeatureWrite {
     this.live()
     if (!inputs.length) return []
     const columns = fieldsSet(inputs).map((f) => q(columnOf(this.t, f)))
-    const json = inputs.map((input) => {
-      const row: Record<string, unknown> = {}
-      input.fields.forEach((f, k) => { row[columnOf(this.t, f)] = jsonValue(f, input.values[k]) })
-      return JSON.stringify(row)
-    })
+    const json = inputs.map((input) =>
+      `{${input.fields.map((f, k) => `${JSON.stringify(columnOf(this.t, f))}:${jsonValue(f, input.values[k])}`).join(',')}}`)
     const p = new Params()
     const geoms = p.add(inputs.map((input) => (input.geom ? toWkb(input.geom) : null)))
     const sql = `INSERT INTO ${this.table} (${[q(this.t.columnGeom), ...columns].join(', ')})
@@ -317,20 +314,21 @@ class RemoteWriter extends RemoteReader implements FeatureWrite {
 }
 
 /**
- * A canonical value in a JSON row: a bigint as its digits (JSON numbers past 2^53 round), the
- * text of a `json`/`jsonb` column's field as the JSON it holds (a string would be stored as a
- * JSON string).
+ * A canonical value as JSON text in a row: a bigint as its digits in a string (JSON numbers past
+ * 2^53 round), the text of a `json`/`jsonb` column's field as it is (checked: a string would be
+ * stored as a JSON string, and a `json` column keeps the text it was given).
  */
-function jsonValue(f: Field, v: FieldValue | undefined): unknown {
-  if (typeof v === 'bigint') return v.toString()
+function jsonValue(f: Field, v: FieldValue | undefined): string {
+  if (typeof v === 'bigint') return `"${v}"`
   if ((f.datatype as string) === 'JSON' && typeof v === 'string') {
     try {
-      return JSON.parse(v)
+      JSON.parse(v)
     } catch {
       throw validationError(`The value of field '${f.keyname}' is not JSON.`)
     }
+    return v
   }
-  return v ?? null
+  return JSON.stringify(v ?? null)
 }
 
 /**
