@@ -11,7 +11,7 @@ import { RouteTable } from './core/routes.ts'
 import { sharedStart } from './core/once.ts'
 import { corsHeaders, preflight } from './core/cors.ts'
 import type { Platform } from './platform/platform.ts'
-import { openServices, type DataOpener, type Services } from './services.ts'
+import { openServices, type DataOpener, type Services, type SpatialDbOpener } from './services.ts'
 import { authenticate } from './auth/middleware.ts'
 import { checkpoint } from './auth/checkpoint.ts'
 import type { AuthVariables } from './auth/env.ts'
@@ -31,6 +31,7 @@ import { mountBasemap } from './basemap/routes.ts'
 import { mountRender } from './render/routes.ts'
 import { mountIngest } from './ingest/routes.ts'
 import { mountFiles } from './files/routes.ts'
+import { mountSpatialDb } from './spatialdb/routes.ts'
 
 /** Every per-request value: the union of the components' contexts. */
 interface AppEnv {
@@ -48,6 +49,11 @@ export interface AppOptions {
   setup?: (services: Services) => Promise<void>
   /** The data port, when the host chooses it (the Node host's `--database`); SQLite in the platform's store otherwise. */
   data?: DataOpener
+  /**
+   * Access to teams' own PostGIS databases (`spatialdb_*` resources, issue 24): the Node host
+   * always gives it; the service worker cannot (no database connections in a browser).
+   */
+  spatialDb?: SpatialDbOpener
 }
 
 /** What a host knows of a request beyond the Request itself. */
@@ -68,7 +74,7 @@ export function createApp(platform: Platform, opts: AppOptions = {}): OutpostApp
   // wrong password (reference §1.3).
   const routes = new RouteTable<AppEnv>(app, checkpoint)
   const services = sharedStart(async () => {
-    const s = await openServices(platform, opts.data)
+    const s = await openServices(platform, opts.data, opts.spatialDb)
     await opts.setup?.(s)
     return s
   })
@@ -102,6 +108,7 @@ export function createApp(platform: Platform, opts: AppOptions = {}): OutpostApp
   mountRender(routes)
   mountIngest(routes)
   mountFiles(routes)
+  mountSpatialDb(routes)
 
   // The request id of an error body is made when there is an error: most requests need none.
   app.notFound(() => json(pageNotFound().toBody(requestId()), 404))

@@ -22,6 +22,11 @@ import { rasterLayer } from './raster_layer/index.ts'
 import { rasterStyle } from './raster_style/index.ts'
 import { fileBucket } from './file_bucket/index.ts'
 import { remoteConnection } from './remote_connection/index.ts'
+import { spatialDbConnection } from './spatialdb_connection/index.ts'
+import { spatialDbLayer } from './spatialdb_layer/index.ts'
+import type { SpatialDbSource } from '../port/spatialdb.ts'
+import type { SpatialDbCheckLayer, SpatialDbSources } from '../spatialdb/types.ts'
+import type { LinkedNeed, LinkedNeeds } from '../auth/types.ts'
 
 const CLASSES: ClassFactory[] = [
   resourceGroup,
@@ -33,6 +38,8 @@ const CLASSES: ClassFactory[] = [
   rasterStyle,
   fileBucket,
   remoteConnection,
+  spatialDbConnection,
+  spatialDbLayer,
 ]
 
 /** The spec's names for classes the original calls otherwise (accepted on input). */
@@ -42,7 +49,7 @@ const ALIASES: Record<string, string> = {
   mapserver_style: 'engine_style',
 }
 
-export class ClassRegistry implements ClassLookup, FeatureLayers, StoredFiles, SyncLookup, ResourceRefs {
+export class ClassRegistry implements ClassLookup, FeatureLayers, StoredFiles, SyncLookup, ResourceRefs, SpatialDbSources, LinkedNeeds {
   readonly #classes: ResourceClass[]
   readonly #byId: Map<string, ResourceClass>
   /** Resource id → its ref (`null`: no such resource), as read at the main data's change token `#refsToken`. */
@@ -92,6 +99,24 @@ export class ClassRegistry implements ClassLookup, FeatureLayers, StoredFiles, S
     const ids: number[] = []
     for (const c of this.#classes) if (c.capabilities.replica) ids.push(...await c.capabilities.replica.linked())
     return ids
+  }
+
+  spatialDbSource(id: number): Promise<SpatialDbSource | undefined> {
+    return this.#use(id, 'spatialDbConnection', (c, r) => c.source(r))
+  }
+
+  spatialDbTable(id: number): Promise<{ connection: number; table: SpatialDbCheckLayer } | undefined> {
+    return this.#use(id, 'spatialDbLayer', async (c, r) => c.table(r))
+  }
+
+  /** What reading the data of `ids` needs on other resources (auth/checkpoint asks; most classes name none). */
+  async linkedNeeds(ids: readonly number[]): Promise<LinkedNeed[]> {
+    const out: LinkedNeed[] = []
+    for (const r of await this.refs(ids)) {
+      const need = r && this.find(r.cls)?.capabilities.dataNeeds?.(r)
+      if (need) out.push({ id: r.id, ...need })
+    }
+    return out
   }
 
   layerExtent(id: number): Promise<{ bbox: Bbox | null; srs: number } | undefined> {

@@ -49,8 +49,10 @@ async function prepareAndWrite<T>(c: Ctx, cls: ResourceKind | undefined, body: R
   // A client stops the work by cancelling its progress token (or by going away).
   const signal = AbortSignal.any([progress.signal, c.req.raw.signal])
   try {
+    const may = (id: number, scope: string, permission: string) =>
+      read(c, async (ctx) => await ctx.acl!.check(ctx.tx.acl, ctx.user, id, scope, permission) === true)
     const prep = cls?.prepare
-      ? await cls.prepare({ progress, signal, resourceId }, pickMembers(body, cls.members)).catch((err: unknown) => {
+      ? await cls.prepare({ progress, signal, resourceId, may }, pickMembers(body, cls.members)).catch((err: unknown) => {
         throw progress.signal.aborted ? requestCancelled() : err
       })
       : undefined
