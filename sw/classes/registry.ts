@@ -109,11 +109,19 @@ export class ClassRegistry implements ClassLookup, FeatureLayers, StoredFiles, S
     return this.#use(id, 'spatialDbLayer', async (c, r) => c.table(r))
   }
 
-  /** What reading the data of `ids` needs on other resources (auth/checkpoint asks; most classes name none). */
+  /**
+   * What reading the data of `ids` needs on other resources (auth/checkpoint asks; most classes
+   * name none). A style draws its layer's data, so a resource without needs of its own has its
+   * parent's (a style of a PostGIS layer needs `connection.connect` as the layer does).
+   */
   async linkedNeeds(ids: readonly number[]): Promise<LinkedNeed[]> {
+    const refs = (await this.refs(ids)).filter((r): r is ResourceRef => !!r)
+    const needOf = (r: ResourceRef | undefined) => (r ? this.find(r.cls)?.capabilities.dataNeeds?.(r) : undefined)
+    const orphans = refs.filter((r) => !needOf(r) && r.parentId !== null)
+    const parents = new Map((await this.refs(orphans.map((r) => r.parentId!))).filter((r): r is ResourceRef => !!r).map((r) => [r.id, r]))
     const out: LinkedNeed[] = []
-    for (const r of await this.refs(ids)) {
-      const need = r && this.find(r.cls)?.capabilities.dataNeeds?.(r)
+    for (const r of refs) {
+      const need = needOf(r) ?? (r.parentId === null ? undefined : needOf(parents.get(r.parentId)))
       if (need) out.push({ id: r.id, ...need })
     }
     return out

@@ -13,7 +13,8 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Api } from './harness.ts'
 import { expectError, uniq } from './harness.ts'
-import { startNodeApi } from './node-client.ts'
+import { NODE_ADMIN_PASSWORD, startNodeApi } from './node-client.ts'
+import { connect, link, sync, type SyncEnv } from './sync-cases.ts'
 import { createUser, rule, setRules } from './cases/permissions.ts'
 import { createLayer } from './cases/feature.ts'
 import { cluster } from '../pg/shared.ts'
@@ -57,6 +58,7 @@ let database: string
 let api: Api
 let server: Server
 let app: OutpostApp
+let base: string
 
 beforeAll(async () => {
   c = await cluster()
@@ -65,7 +67,7 @@ beforeAll(async () => {
   await db.connect()
   await db.query(SETUP)
   // Short timeouts, so that the timeout case takes a second and a half, not the original's 15 s.
-  ;({ api, server, app } = await startNodeApi({ app: { spatialDb: async () => openSpatialDb({ connectTimeoutMs: 1500, statementTimeoutMs: 2000 }) } }))
+  ;({ api, server, app, base } = await startNodeApi({ app: { spatialDb: async () => openSpatialDb({ connectTimeoutMs: 1500, statementTimeoutMs: 2000 }) } }))
 }, 60_000)
 
 afterAll(async () => {
@@ -367,11 +369,20 @@ describe('PostGIS layers (spatialdb_layer)', () => {
     const identified = await api.request('POST', '/api/feature_layer/identify', { auth: u.auth,
       body: { geom: 'POLYGON((0 0,2 0,2 2,0 2,0 0))', srs: 3857, layers: [layer] } })
     expect(identified.body[layer]).toEqual({ error: 'Forbidden' })
+    // A style draws its layer's data: the same need, although the style's own rules grant data.read.
+    const style = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'qgis_vector_style', parent: { id: layer }, display_name: uniq('Style') } } })
+    expect(style.status).toBe(201)
+    await setRules(api, expect, style.body.id, [rule(u.id, 'resource', 'read'), rule(u.id, 'data', 'read')])
+    const tile = `/api/component/render/tile?resource=${style.body.id}&z=0&x=0&y=0`
+    const drawn = await api.request('GET', tile, { auth: u.auth })
+    expectError(expect, drawn, 403, DENIED)
+    expect(drawn.body.data).toEqual({ resource: { id: style.body.id }, permission: 'read', scope: 'data' })
     // With connect on the connection every one of them passes the check.
     await setRules(api, expect, conn, [rule(u.id, 'resource', 'read'), rule(u.id, 'connection', 'connect')])
     expect((await api.request('GET', `/api/resource/${conn}/inspect/`, { auth: u.auth })).status).toBe(200)
     expect((await api.request('PUT', `/api/resource/${layer}`, { auth: u.auth, body: { spatialdb_layer: { fields: 'update' } } })).status).toBe(200)
     expect((await api.request('GET', `/api/resource/${layer}/feature/`, { auth: u.auth })).status).not.toBe(403)
+    expect((await api.request('GET', tile, { auth: u.auth })).status).not.toBe(403)
   })
 })
 
@@ -409,5 +420,29 @@ describe.runIf(LAYER_BUILT)('the feature API on a PostGIS layer (through sw/post
     const geojson = await api.request('GET', `/api/resource/${layer}/geojson`)
     expect(geojson.status).toBe(200)
     expect(geojson.text).toContain('"name":"a"')
+  })
+})
+
+describe.runIf(LAYER_BUILT)('a PostGIS layer taken offline by sync (a plain remote without versions)', () => {
+  it('is linked from another host, pulled whole, and local edits reach the table', async () => {
+    await db.query(`CREATE TABLE offline_points (id serial PRIMARY KEY, name text, geom geometry(Point, 3857));
+      INSERT INTO offline_points (name, geom) VALUES ('x', 'SRID=3857;POINT(1 1)'), ('y', 'SRID=3857;POINT(2 2)')`)
+    const remote = await createTableLayer(await createConnection(), { table: 'offline_points' })
+    const local = await startNodeApi()
+    try {
+      const env = { local: local.api, remote: api, remoteUrl: base, remotePassword: NODE_ADMIN_PASSWORD } as unknown as SyncEnv
+      const layer = await link(env, expect, await connect(env, expect), remote)
+      const pulled = await local.api.request('GET', `/api/resource/${layer}/feature/?order_by=name`)
+      expect(pulled.body.map((f: { fields: { name: string } }) => f.fields.name)).toEqual(['x', 'y'])
+      const id = pulled.body[0].id
+      expect((await local.api.request('PUT', `/api/resource/${layer}/feature/${id}`, { body: { fields: { name: 'x2' } } })).status).toBe(200)
+      await sync(env, expect, layer)
+      expect((await db.query('SELECT name FROM offline_points ORDER BY name')).rows.map((r) => r.name)).toEqual(['x2', 'y'])
+      await db.query("INSERT INTO offline_points (name, geom) VALUES ('z', 'SRID=3857;POINT(3 3)')")
+      await sync(env, expect, layer)
+      expect((await local.api.request('GET', `/api/resource/${layer}/feature/?fld_name=z`)).body).toHaveLength(1)
+    } finally {
+      await new Promise<void>((resolve) => local.server.close(() => resolve()))
+    }
   })
 })

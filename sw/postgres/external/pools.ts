@@ -92,11 +92,15 @@ const where = (p: SpatialDbParams) => `${p.hostname}:${p.port ?? 5432}`
  * failure to connect (a statement failed). Never repeats the password.
  */
 export function connectReason(err: unknown, params: SpatialDbParams, timeoutMs: number): string | undefined {
+  if (err instanceof ApiError) return undefined
   let e = err as DriverError
   // A name with several addresses, all refused: an AggregateError of each attempt's.
   if (!e?.code && e?.errors?.length) e = e.errors[0] as DriverError
   const code = e?.code
-  if (code && CONNECT_CODES[code]) return CONNECT_CODES[code](params, e)
+  const explain = code === undefined ? undefined : CONNECT_CODES[code]
+  if (explain) return explain(params, e)
+  // Any other answer of the server is a statement's error (its SQLSTATE says which).
+  if (e instanceof pg.DatabaseError) return undefined
   if (code === 'ECONNREFUSED') return `The database server at ${where(params)} refused the connection: is PostgreSQL running and listening there?`
   if (code === 'ENOENT' && params.hostname.startsWith('/')) return `There is no PostgreSQL socket in ${params.hostname} for port ${params.port ?? 5432}.`
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `The host name '${params.hostname}' is not known.`
@@ -104,7 +108,7 @@ export function connectReason(err: unknown, params: SpatialDbParams, timeoutMs: 
   if (code === 'ECONNRESET' || code === 'EPIPE') return `The database server at ${where(params)} closed the connection.`
   const text = e?.message ?? ''
   if (/timeout|timed out/i.test(text) && !code) return `The database server at ${where(params)} did not answer within ${timeoutMs / 1000} s.`
-  if (/does not support SSL|SSL/i.test(text) && !code) return `TLS with the database server at ${where(params)} failed: ${text}`
+  if (/SSL|TLS|certificate/i.test(text) || /CERT|TLS|SSL/.test(code ?? '')) return `TLS with the database server at ${where(params)} failed: ${text}`
   if (/terminated unexpectedly|Connection terminated/i.test(text) && !code) return `The database server at ${where(params)} closed the connection.`
   return undefined
 }
@@ -129,9 +133,13 @@ export function externalError(err: unknown, params: SpatialDbParams, opts: Pick<
 
 /** The answer for a failed connect while a resource is created or changed: 422, as the original's "Cannot connect to the database!". */
 export function connectRefusal(err: unknown, params: SpatialDbParams, opts: Pick<PoolOptions, 'connectTimeoutMs' | 'statementTimeoutMs'>): ApiError {
+  if (err instanceof ApiError) return err
   const reason = connectReason(err, params, opts.connectTimeoutMs)
   return reason ? validationError(`Cannot connect to the database! ${reason}`) : externalError(err, params, opts)
 }
+
+/** Whether `err` is the server's answer to a statement (a SQLSTATE), after which the connection is still good. */
+export const isSqlError = (err: unknown) => err instanceof pg.DatabaseError
 
 /** A connection of `pool` for `fn`, released after; driver errors become `onError`'s answer. */
 export async function withClient<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>, onError: (err: unknown) => ApiError): Promise<T> {
@@ -141,11 +149,14 @@ export async function withClient<T>(pool: pg.Pool, fn: (client: pg.PoolClient) =
   } catch (err) {
     throw onError(err)
   }
+  let broken = false
   try {
     return await fn(client)
   } catch (err) {
+    // A connection that failed other than by a statement's error is not given back to the pool.
+    broken = !(err instanceof ApiError) && !isSqlError(err)
     throw onError(err)
   } finally {
-    client.release()
+    client.release(broken)
   }
 }
