@@ -64,8 +64,8 @@ export async function allowed(services: CheckServices, user: Principal, id: numb
 async function linkedRefusal(services: CheckServices, user: Principal, ids: readonly number[], scope: string): Promise<number | undefined> {
   if (scope !== 'data' || !services.classes) return undefined
   for (const need of await services.classes.linkedNeeds(ids)) {
-    // A connection that is gone grants nothing.
-    if (await services.data.read((tx) => services.acl.check(tx.acl, user, need.on, need.scope, need.permission)) !== true) return need.id
+    // A connection that is gone refuses nothing here: the layer's handler says it is gone (422).
+    if (await services.data.read((tx) => services.acl.check(tx.acl, user, need.on, need.scope, need.permission)) === false) return need.id
   }
   return undefined
 }

@@ -339,6 +339,17 @@ describe('PostGIS layers (spatialdb_layer)', () => {
     expect(features.status).toBeGreaterThanOrEqual(400)
   })
 
+  it('a layer whose connection was deleted says so (422) until it is pointed at another', async () => {
+    const conn = await createConnection()
+    const id = await createTableLayer(conn, { table: 'roads' })
+    expect((await api.request('DELETE', `/api/resource/${conn}`)).status).toBe(200)
+    expect422(await api.request('GET', `/api/resource/${id}/feature/`), `The connection of layer ${id} (resource id = ${conn}) is gone`)
+    const other = await createConnection()
+    expect((await api.request('PUT', `/api/resource/${id}`, { body: { spatialdb_layer: { connection: { id: other } } } })).status).toBe(200)
+    expect((await api.request('GET', `/api/resource/${id}`)).body.spatialdb_layer.connection).toEqual({ id: other })
+    expect((await api.request('GET', `/api/resource/${id}/feature/`)).status).not.toBe(422)
+  })
+
   it('versioning is refused as the original refuses it', async () => {
     const conn = await createConnection()
     expect422(await postLayer(conn, { table: 'roads' }, { feature_layer: { versioning: { enabled: true } } }), 'Versioning not supported')

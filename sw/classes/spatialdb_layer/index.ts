@@ -214,7 +214,7 @@ export const spatialDbLayer: ClassFactory = (env) => {
           if (!env.spatialDb) throw noDatabaseHere()
           const d = ref.data as unknown as LayerData
           const src = await env.classes.spatialDbSource(d.connection)
-          if (!src) throw validationError(`The connection of layer ${ref.id} (resource id = ${d.connection}) is gone.`)
+          if (!src) throw validationError(`The connection of layer ${ref.id} (resource id = ${d.connection}) is gone: point the layer at another one (spatialdb_layer.connection).`)
           const meta = await metaOf(ref)
           return env.spatialDb.layer(src, { schema: d.schema, table: d.table, columnId: d.column_id, columnGeom: d.column_geom,
             geometryType: d.geometry_type, geometrySrid: d.geometry_srid,
