@@ -38,6 +38,18 @@ export function encodeGpkg(g: Geometry, srsId: number): Uint8Array {
   return out
 }
 
+/**
+ * A blob around WKB as it is, without envelope (readers take the bounds from the coordinates,
+ * `gpkgBbox`): for a storage that hands out WKB, with no decoding and re-encoding per feature.
+ */
+export function gpkgOfWkb(wkb: Uint8Array, srsId: number): Uint8Array {
+  const out = new Uint8Array(8 + wkb.length)
+  out.set([0x47, 0x50, 0, 1]) // 'GP', version 0, no envelope, little-endian header
+  new DataView(out.buffer).setInt32(4, srsId, true)
+  out.set(wkb, 8)
+  return out
+}
+
 interface Header { le: boolean; empty: boolean; envelope: number; wkbOffset: number; srsId: number }
 
 function header(blob: Uint8Array): Header {

@@ -124,7 +124,7 @@ export class PgUnits {
 }
 
 /** Rolls back after `err`; returns an error when the connection is unusable (so the pool drops it). */
-async function rollback(client: pg.PoolClient, err: unknown): Promise<Error | undefined> {
+export async function rollback(client: pg.PoolClient, err: unknown): Promise<Error | undefined> {
   try {
     await client.query('ROLLBACK')
     return undefined

@@ -12,41 +12,12 @@ import { Database } from '../../sw/store/database.ts'
 import { migrateMain } from '../../sw/sqlite/migrate.ts'
 import { openSqlitePort } from '../../sw/sqlite/port.ts'
 import { openPostgresData, type PostgresPort } from '../../sw/postgres/port.ts'
-import type {
-  Condition, FeatureFilter, FeatureInput, FeatureLayer, FeatureRead, FeatureQuery, Field, FieldType, FieldValue, LayerMeta, RowShape,
-} from '../../sw/feature/types.ts'
+import type { FeatureLayer, FeatureRead, LayerMeta, RowShape } from '../../sw/feature/types.ts'
 import { bboxOf, type Geometry } from '../../sw/geo/geometry.ts'
 import { cluster } from '../pg/shared.ts'
+import { DATA, differingAnswers, everyFilter, everyOrder, field, FIELDS, filterAnswers, inputs, json, orderAnswers, point } from '../port/feature-queries.ts'
 
-const field = (id: number, keyname: string, datatype: FieldType, more: Partial<Field> = {}): Field => ({ id, keyname,
-  display_name: keyname, datatype, typemod: null, label_field: false, grid_visibility: true, text_search: true, required: false,
-  lookup_table: null, ...more })
-
-const FIELDS: Field[] = [
-  field(1, 'i', 'INTEGER'), field(2, 'b', 'BIGINT'), field(3, 'r', 'REAL'), field(4, 's', 'STRING', { label_field: true }),
-  field(5, 'd', 'DATE'), field(6, 't', 'TIME'), field(7, 'dt', 'DATETIME'), field(8, 'ok', 'BOOLEAN', { text_search: false }),
-]
 const meta = (id: number, fields = FIELDS): LayerMeta => ({ resourceId: id, srs: 3857, geometryType: 'POINT', fields })
-const point = (x: number, y: number): Geometry => ({ type: 'Point', coordinates: [x, y] })
-
-/** Rows of canonical values: one per feature, in field order; the geometry and description beside. */
-const DATA: [Geometry | null, FieldValue[], string | null][] = [
-  [point(1, 2), [1, 2, 1.5, 'Ärger', '2024-02-29', '23:59:58', '2024-02-29T12:34:56', 1], 'first'],
-  [point(5, 6), [-7, 2n ** 60n, -0.25, 'apple', '1999-12-31', '00:00:00', '1999-12-31T23:59:59', 0], null],
-  [null, [null, null, null, null, null, null, null, null], 'no geometry'],
-  [point(-3, 4), [42, -(2 ** 40), 1e20, 'Zebra 100%_x', '2024-03-01', '12:00:00', '2024-03-01T00:00:00', 1], ''],
-  [point(5, 6), [1, 2, 1.5, 'ärger', '2024-02-29', '08:30:00', '2024-02-29T12:34:56', 0], null],
-  [point(7, 8), [0, 0, 0.1 + 0.2, 'x', '2024-01-01', '01:02:03', '2024-01-01T01:02:03', 0], null],
-  [point(7, 8), [0, 0, 1 / 3, 'y', '2024-01-01', '01:02:03', '2024-01-01T01:02:03', 0], null],
-  [point(7, 8), [0, 0, 2, 'z', '2024-01-01', '01:02:03', '2024-01-01T01:02:03', 0], null],
-  [point(7, 8), [0, 0, 1.25e-7, 'w', '2024-01-01', '01:02:03', '2024-01-01T01:02:03', 0], null],
-]
-
-const inputs = (fields = FIELDS): FeatureInput[] => DATA.map(([geom, values, description]) =>
-  ({ geom, bbox: geom && bboxOf(geom), fields, values, description }))
-
-/** Numbers and bigints alike as JSON (bigint tagged, so 2^60 is not taken for a rounded number). */
-const json = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : x))
 
 const opened: PostgresPort[] = []
 afterAll(async () => { for (const d of opened) await d.close() })
@@ -85,55 +56,18 @@ describe('vector layers on PostGIS answer as SQLite', () => {
 
   it('filters with every operator on every field type, and searches, alike', async () => {
     const { sqlite, pg } = await both()
-    const filters: FeatureFilter[] = []
-    for (const [k, f] of FIELDS.entries()) {
-      const v = DATA[0]![1][k]!
-      const c = (op: Condition['op'], value: Condition['value']): FeatureFilter => ({ conditions: [{ field: f, op, value }], filtered: true })
-      for (const op of ['eq', 'ne', 'gt', 'ge', 'lt', 'le'] as const) filters.push(c(op, v))
-      filters.push(c('in', [v, DATA[1]![1][k]!]), c('notin', [v]), c('in', []), c('notin', []), c('isnull', true), c('isnull', false))
-      filters.push(c('like', `${String(v).slice(0, 2)}%`), c('ilike', `%${String(v).slice(1, 3).toUpperCase()}%`),
-        c('startswith', String(v).slice(0, 2)))
-    }
-    const s = FIELDS[3]!
-    for (const pattern of ['ärger', 'ÄRGER', '%', '_', '100%_', 'e', '.0', 'e+', 'e-', '0.3', '333', '2.0', 'T12', 'true', '0004', '3333333333333333', '000000000000']) {
-      filters.push({ conditions: [{ field: s, op: 'like', value: pattern }], filtered: true },
-        { conditions: [{ field: s, op: 'ilike', value: pattern }], filtered: true },
-        { conditions: [], search: { pattern, caseSensitive: true }, filtered: true },
-        { conditions: [], search: { pattern, caseSensitive: false }, filtered: true })
-    }
-    filters.push({ conditions: [{ field: null, op: 'in', value: [1, 3, 99] }], filtered: true },
-      { conditions: [{ field: null, op: 'gt', value: 2 }], filtered: true },
-      { conditions: [{ field: null, op: 'like', value: '1%' }], filtered: true },
-      { conditions: [], intersects: { type: 'Polygon', coordinates: [[[0, 0], [6, 0], [6, 7], [0, 7], [0, 0]]] }, filtered: true },
-      { conditions: [{ field: FIELDS[0]!, op: 'eq', value: 1 }],
-        intersects: { type: 'LineString', coordinates: [[4, 5], [6, 7]] }, filtered: true })
-    const answers = async (l: FeatureLayer) => l.read(async (tx) => {
-      const out: unknown[] = []
-      for (const filter of filters) {
-        out.push((await tx.list({ filter }, { geom: false, fields: [], label: false, description: false })).map((r) => r.fid),
-          await tx.count(filter), await tx.extent(filter))
-      }
-      return out
-    })
+    const filters = everyFilter()
+    const answers = (l: FeatureLayer) => l.read((tx) => filterAnswers(tx, filters))
     const [a, b] = [await answers(sqlite), await answers(pg)]
-    const differ = filters.map((f, i) => ({ f, sqlite: json(a.slice(3 * i, 3 * i + 3)), pg: json(b.slice(3 * i, 3 * i + 3)) }))
-      .filter((d) => d.sqlite !== d.pg)
-      .map(({ f, sqlite, pg }) => `${f.conditions.map((c) => `${c.field?.datatype ?? 'fid'} ${c.op} ${json(c.value)}`).join(', ')}${
-        f.search ? ` search ${f.search.pattern} ${f.search.caseSensitive}` : ''}: sqlite ${sqlite}, pg ${pg}`)
+    const differ = differingAnswers(filters, a, b, ['sqlite', 'pg'])
     expect(differ).toEqual([])
     expect(filters.length).toBeGreaterThan(150)
   })
 
   it('orders by every field type both ways (NULLs last ascending, first descending) and pages, alike', async () => {
     const { sqlite, pg } = await both()
-    const queries: FeatureQuery[] = FIELDS.flatMap((f) => [{ order: [{ field: f, desc: false }] }, { order: [{ field: f, desc: true }] }])
-    queries.push({ order: [{ field: FIELDS[7]!, desc: false }, { field: FIELDS[3]!, desc: true }], limit: 3, offset: 1 },
-      { limit: 2, offset: 3 }, { limit: 0 }, { limit: -1, offset: 2 }, { offset: 2 }, { fid: 4 }, { fid: 99 })
-    const answers = async (l: FeatureLayer) => l.read(async (tx) => {
-      const out: number[][] = []
-      for (const q of queries) out.push((await tx.list(q, { geom: false, fields: [], label: false, description: false })).map((r) => r.fid))
-      return out
-    })
+    const queries = everyOrder()
+    const answers = (l: FeatureLayer) => l.read((tx) => orderAnswers(tx, queries))
     expect(await answers(pg)).toEqual(await answers(sqlite))
   })
 

@@ -1,12 +1,17 @@
 /**
  * @module postgres/features/filter
- * The component's filters (feature/query.ts builds them) as SQL conditions on the feature table
- * `f`, with the same meanings as SQLite's (sqlite/features/reader.ts): `like` and the
+ * The component's filters (feature/query.ts builds them), orders and pages as SQL over a feature
+ * table `f`, with the same meanings as SQLite's (sqlite/features/reader.ts): `like` and the
  * case-sensitive search match case, `ilike` and the other search fold Unicode case, LIKE
  * patterns have no escape character (as SQLite's GLOB and LIKE), strings compare by code point,
  * `intersects` is PostGIS's (the GiST index narrows it). Every value is a parameter.
+ *
+ * One implementation for two kinds of table, told apart by their `TableColumns`: a vector
+ * layer's own (`ownColumns`: `f.fid`, `f.fld_<id>`, `geom` in the layer's SRS) and a table of a
+ * team's database published as it is (external/layer.ts: its id column, its column names quoted,
+ * its geometry in its own SRID).
  */
-import type { Condition, FeatureFilter, Field } from '../../feature/types.ts'
+import type { Condition, FeatureFilter, FeatureQuery, Field } from '../../feature/types.ts'
 import { toWkb } from '../../geo/wkb.ts'
 import { asText, sortable } from './values.ts'
 import { columnOf } from './schema.ts'
@@ -20,31 +25,57 @@ export class Params {
   }
 }
 
+/** How the parts of a feature table `f` are written in SQL. */
+export interface TableColumns {
+  /** The feature id. */
+  readonly id: string
+  /** Field `f`'s value, as an expression of its field type (what filters compare and orders sort). */
+  field(f: Field): string
+  /** The stored geometry, as the spatial index covers it. */
+  readonly geom: string
+  /** The stored geometry in the layer's SRS (what a reader returns). */
+  readonly geomOut: string
+  /**
+   * A constant geometry given in the layer's SRS as the WKB of placeholder `wkb`, in the stored
+   * geometries' SRS: the transform stays on the constant side, so the index on `geom` is used.
+   */
+  geomIn(wkb: string, p: Params): string
+}
+
+/** A vector layer's own table (schema.ts): `fid`, `fld_<field id>`, `geom` in the layer's SRS. */
+export const ownColumns = (srs: number): TableColumns => ({
+  id: 'f.fid',
+  field: (f) => `f.${columnOf(f.id)}`,
+  geom: 'f.geom',
+  geomOut: 'f.geom',
+  geomIn: (wkb, p) => `ST_GeomFromWKB(${wkb}, ${p.add(srs)})`,
+})
+
 const COMPARE: Record<string, string> = { eq: '=', ne: '<>', gt: '>', ge: '>=', lt: '<', le: '<=' }
 
-/** `WHERE …` for `filter` (empty without conditions); `srs` is the layer's, the filter geometry's too. */
-export function whereSql(filter: FeatureFilter | undefined, fields: readonly Field[], srs: number, p: Params): string {
+/** `WHERE …` for `filter` (empty without conditions); `fields` are the layer's (the search reads its `text_search` ones). */
+export function whereSql(filter: FeatureFilter | undefined, fields: readonly Field[], cols: TableColumns, p: Params): string {
   const where: string[] = []
   if (filter) {
-    for (const c of filter.conditions) where.push(condition(c, p))
+    for (const c of filter.conditions) where.push(condition(c, cols, p))
     const { search } = filter
     if (search) {
-      const cols = fields.filter((f) => f.text_search).map((f) => asText(`f.${columnOf(f.id)}`, f.datatype))
-      if (!cols.length) where.push('false')
+      const texts = fields.filter((f) => f.text_search).map((f) => asText(cols.field(f), f.datatype))
+      if (!texts.length) where.push('false')
       else {
         const pattern = p.add(`%${search.pattern}%`)
-        where.push(`(${cols.map((c) => (search.caseSensitive ? `${c} LIKE ${pattern} ESCAPE ''`
+        where.push(`(${texts.map((c) => (search.caseSensitive ? `${c} LIKE ${pattern} ESCAPE ''`
           : `lower(${c}) LIKE lower(${pattern}) ESCAPE ''`)).join(' OR ')})`)
       }
     }
-    if (filter.intersects) where.push(`ST_Intersects(f.geom, ST_GeomFromWKB(${p.add(toWkb(filter.intersects))}, ${p.add(srs)}))`)
+    if (filter.intersects) where.push(`ST_Intersects(${cols.geom}, ${cols.geomIn(p.add(toWkb(filter.intersects)), p)})`)
   }
   return where.length ? `WHERE ${where.join(' AND ')}` : ''
 }
 
-function condition(c: Condition, p: Params): string {
-  const target = c.field ? sortable('f', c.field) : 'f.fid'
-  const text = () => asText(c.field ? `f.${columnOf(c.field.id)}` : 'f.fid', c.field?.datatype ?? 'FID')
+function condition(c: Condition, cols: TableColumns, p: Params): string {
+  const target = c.field ? sortable(cols.field(c.field), c.field.datatype) : cols.id
+  const text = () => asText(c.field ? cols.field(c.field) : cols.id, c.field?.datatype ?? 'FID')
   switch (c.op) {
     case 'like': return `${text()} LIKE ${p.add(String(c.value))} ESCAPE ''`
     case 'ilike': return `lower(${text()}) LIKE lower(${p.add(String(c.value))}) ESCAPE ''`
@@ -59,4 +90,20 @@ function condition(c: Condition, p: Params): string {
     }
     default: return `${target} ${COMPARE[c.op]} ${p.add(c.value)}`
   }
+}
+
+/** The filter of a listing: `q.filter`, narrowed to feature `q.fid` when one is asked for. */
+export function listFilter(q: FeatureQuery): FeatureFilter | undefined {
+  if (q.fid === undefined) return q.filter
+  return { conditions: [...(q.filter?.conditions ?? []), { field: null, op: 'eq', value: q.fid }], filtered: true,
+    search: q.filter?.search, intersects: q.filter?.intersects }
+}
+
+/** `ORDER BY …, LIMIT …` of a listing: NULLs last ascending and first descending, the id breaking ties. */
+export function orderAndPage(q: FeatureQuery, cols: TableColumns, p: Params): string {
+  const order = [...(q.order ?? []).map((o) => `${sortable(cols.field(o.field), o.field.datatype)} ${o.desc ? 'DESC NULLS FIRST' : 'ASC NULLS LAST'}`),
+    cols.id]
+  // As SQLite's reader: an offset counts only with a limit.
+  const page = q.limit !== undefined && q.limit >= 0 ? ` LIMIT ${p.add(q.limit)} OFFSET ${p.add(q.offset ?? 0)}` : ''
+  return `ORDER BY ${order.join(', ')}${page}`
 }

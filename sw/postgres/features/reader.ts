@@ -17,9 +17,9 @@ import type {
   VersionSummary,
 } from '../../feature/history-types.ts'
 import type { PgConn } from '../conn.ts'
-import { columnOf, tablesOf, type LayerTables } from './schema.ts'
-import { canonical, fromCanonical, sortable } from './values.ts'
-import { Params, whereSql } from './filter.ts'
+import { tablesOf, type LayerTables } from './schema.ts'
+import { canonical, fromCanonical } from './values.ts'
+import { listFilter, orderAndPage, ownColumns, Params, whereSql, type TableColumns } from './filter.ts'
 import { attachmentsAt, descriptionAt, featuresAt, itemVersion, latestVersion, listVersions, versionOf } from './versions.ts'
 import { changedFids, changes, summary } from './changes.ts'
 import { getTransaction, transactionOps, transactionResults } from './transactions.ts'
@@ -32,10 +32,12 @@ const geometryOf = (wkb: Uint8Array | null): Geometry | null => (wkb ? readWkb(w
 /** Reads of one layer inside one of its transactions, its history (reference §12) included, as SQLite's `LayerReader`. */
 export class PgLayerReader implements FeatureRead, FeatureHistory {
   readonly t: LayerTables
+  readonly cols: TableColumns
 
   /** `live` throws once the read or write this belongs to has ended. */
   constructor(readonly db: PgConn, readonly meta: LayerMeta, readonly live: () => void) {
     this.t = tablesOf(meta.resourceId)
+    this.cols = ownColumns(meta.srs)
   }
 
   get history(): FeatureHistory {
@@ -55,21 +57,15 @@ export class PgLayerReader implements FeatureRead, FeatureHistory {
     // A past version (`?version=`): the features as they were, from the history (its placeholder first).
     const v = q.version !== undefined ? p.add(q.version) : undefined
     const cols = ['f.fid AS fid', `${shape.geom ? 'ST_AsBinary(f.geom)' : 'NULL::bytea'} AS geom`,
-      ...shape.fields.map((f, i) => `${canonical(`f.${columnOf(f.id)}`, f.datatype)} AS v${i}`)]
-    if (labelField) cols.push(`${canonical(`f.${columnOf(labelField.id)}`, labelField.datatype)} AS label`)
+      ...shape.fields.map((f, i) => `${canonical(this.cols.field(f), f.datatype)} AS v${i}`)]
+    if (labelField) cols.push(`${canonical(this.cols.field(labelField), labelField.datatype)} AS label`)
     if (shape.description) {
       cols.push(`${v ? descriptionAt(this.t, v) : `(SELECT value FROM ${this.t.description} d WHERE d.fid = f.fid)`} AS description`)
     }
     if (versioned) cols.push(`${v ? 'f.vid' : `(SELECT vid FROM ${this.t.vstate} s WHERE s.fid = f.fid)`} AS vid`)
-    const filter: FeatureFilter | undefined = q.fid === undefined ? q.filter
-      : { conditions: [...(q.filter?.conditions ?? []), { field: null, op: 'eq', value: q.fid }], filtered: true,
-        search: q.filter?.search, intersects: q.filter?.intersects }
-    const order = [...(q.order ?? []).map((o) => `${sortable('f', o.field)} ${o.desc ? 'DESC NULLS FIRST' : 'ASC NULLS LAST'}`), 'f.fid']
     const source = v ? featuresAt(this.t, this.meta.fields, v) : this.t.features
-    let sql = `SELECT ${cols.join(', ')} FROM ${source} f ${whereSql(filter, this.meta.fields, this.meta.srs, p)}
-      ORDER BY ${order.join(', ')}`
-    // As SQLite's reader: an offset counts only with a limit.
-    if (q.limit !== undefined && q.limit >= 0) sql += ` LIMIT ${p.add(q.limit)} OFFSET ${p.add(q.offset ?? 0)}`
+    const sql = `SELECT ${cols.join(', ')} FROM ${source} f ${whereSql(listFilter(q), this.meta.fields, this.cols, p)}
+      ${orderAndPage(q, this.cols, p)}`
     const rows = await this.db.rows<Record<string, unknown>>(sql, p.values)
     return rows.map((r) => {
       const row: FeatureRow = { fid: r.fid as number, geom: geometryOf(r.geom as Uint8Array | null),
@@ -84,7 +80,7 @@ export class PgLayerReader implements FeatureRead, FeatureHistory {
   async count(filter?: FeatureFilter): Promise<number> {
     this.live()
     const p = new Params()
-    return (await this.db.value<number>(`SELECT count(*) FROM ${this.t.features} f ${whereSql(filter, this.meta.fields, this.meta.srs, p)}`,
+    return (await this.db.value<number>(`SELECT count(*) FROM ${this.t.features} f ${whereSql(filter, this.meta.fields, this.cols, p)}`,
       p.values))!
   }
 
@@ -94,7 +90,7 @@ export class PgLayerReader implements FeatureRead, FeatureHistory {
     // Per geometry's own box (box3d: doubles), as SQLite's reader takes the GeoPackage envelopes.
     const r = await this.db.row<{ x0: number | null; y0: number; x1: number; y1: number }>(
       `SELECT min(ST_XMin(f.geom)) AS x0, min(ST_YMin(f.geom)) AS y0, max(ST_XMax(f.geom)) AS x1, max(ST_YMax(f.geom)) AS y1
-       FROM ${this.t.features} f ${whereSql(filter, this.meta.fields, this.meta.srs, p)}`, p.values)
+       FROM ${this.t.features} f ${whereSql(filter, this.meta.fields, this.cols, p)}`, p.values)
     if (!r || r.x0 === null) return null
     return [r.x0, r.y0, r.x1, r.y1]
   }

@@ -6,9 +6,7 @@
  * Going in, the canonical values are what PostgreSQL's input functions accept ('2024-05-01',
  * '12:00:00', '2024-05-01T12:00:00', 0/1 for booleans), so they are bound as they are.
  */
-import type { Field, FieldType, FieldValue } from '../../feature/types.ts'
-import type { PgConn } from '../conn.ts'
-import { columnOf } from './schema.ts'
+import type { FieldType, FieldValue } from '../../feature/types.ts'
 
 /** The expression reading `col` (of type `type`) in canonical form. */
 export function canonical(col: string, type: FieldType): string {
@@ -31,10 +29,9 @@ export function asText(col: string, type: FieldType | 'FID'): string {
   return `(${canonical(col, type)})::text`
 }
 
-/** Field `f` of table alias `alias`, for comparing and ordering: strings by code point, as SQLite's BINARY collation. */
-export function sortable(alias: string, f: Field): string {
-  const col = `${alias}.${columnOf(f.id)}`
-  return f.datatype === 'STRING' ? `${col} COLLATE "C"` : col
+/** Field value `col` of type `type`, for comparing and ordering: strings by code point, as SQLite's BINARY collation. */
+export function sortable(col: string, type: FieldType): string {
+  return type === 'STRING' ? `${col} COLLATE "C"` : col
 }
 
 /** A value `canonical` read, in its canonical JavaScript form. */

@@ -21,6 +21,20 @@ import { COLUMN_TYPES, columnOf } from './schema.ts'
 import { PgVersionTracker } from './tracker.ts'
 import * as txn from './transactions.ts'
 
+/** The fields any of `inputs` sets, in the order they first appear: the columns of their one INSERT. */
+export function fieldsSet(inputs: readonly FeatureInput[]): Field[] {
+  const fields: Field[] = []
+  const seen = new Set<number>()
+  let last: readonly Field[] | undefined
+  for (const i of inputs) {
+    // Inputs that set every field share one array: look at each distinct list once.
+    if (i.fields === last) continue
+    last = i.fields
+    for (const f of i.fields) if (!seen.has(f.id)) { seen.add(f.id); fields.push(f) }
+  }
+  return fields
+}
+
 /** How long a keyed write's answer is kept, in seconds (clients retry within minutes, not days). */
 const KEEP = 24 * 3600
 
@@ -57,15 +71,8 @@ export class PgLayerWriter extends PgLayerReader implements FeatureWrite, Featur
   async createMany(inputs: readonly FeatureInput[]): Promise<number[]> {
     this.live()
     if (!inputs.length) return []
-    const fields: Field[] = []
-    const at = new Map<number, number>()
-    let last: readonly Field[] | undefined
-    for (const i of inputs) {
-      // Inputs that set every field share one array: look at each distinct list once.
-      if (i.fields === last) continue
-      last = i.fields
-      for (const f of i.fields) if (!at.has(f.id)) { at.set(f.id, fields.length); fields.push(f) }
-    }
+    const fields = fieldsSet(inputs)
+    const at = new Map(fields.map((f, k) => [f.id, k]))
     const columns = fields.map(() => new Array<unknown>(inputs.length).fill(null))
     const geoms = inputs.map((input, row) => {
       input.fields.forEach((f, k) => { columns[at.get(f.id)!]![row] = input.values[k] ?? null })

@@ -1,0 +1,169 @@
+/**
+ * PostGIS layer benchmark (issue 24): a team's own 1,000,000-point table published as a layer
+ * (sw/postgres/external/layer.ts `remoteLayer`) against the bare SQL a client of that database
+ * would send, in one run on one throwaway cluster (test/bench/postgis.ts):
+ * - a listing with a filter and a page (an attribute filter; a box): `remoteLayer`'s `list`
+ *   (its transaction, the statement of features/filter.ts, rows to canonical values and WKB to
+ *   geometries) against the hand-written query through the same `pg` pool;
+ * - an uncached vector tile cut from `remoteLayer` by our encoder (sw/mvt/service.ts
+ *   `layerTile`, the generic path every layer without GeoPackage storage takes) against
+ *   `ST_AsMVT` on the same table.
+ * Results go to the "PostGIS layers (a team's table)" section of docs/benchmarks.md.
+ */
+import { loadavg } from 'node:os'
+import pg from 'pg'
+import { remoteLayer } from '../../sw/postgres/external/layer.ts'
+import { layerTile } from '../../sw/mvt/service.ts'
+import type { DataOutServices } from '../../sw/feature/capability.ts'
+import type { FeatureFilter, FeatureQuery, Field, LayerMeta } from '../../sw/feature/types.ts'
+import { machine, median, writeSection } from './report.ts'
+import { startPostgis } from './postgis.ts'
+import { position, tileSet } from './tiles-data.ts'
+
+const PORT = Number(process.env.E2E_PORT ?? 4313)
+const COUNT = Number(process.env.BENCH_BIG ?? 1_000_000)
+const RUNS = 21
+const PER_ZOOM = Number(process.env.BENCH_TILES_PER_ZOOM ?? 6)
+const SEED = 3
+
+const field = (id: number, keyname: string, datatype: Field['datatype']): Field => ({ id, keyname, display_name: keyname, datatype,
+  typemod: null, label_field: false, grid_visibility: true, text_search: true, required: false, lookup_table: null })
+const FIELDS = [field(1, 'name', 'STRING'), field(2, 'n', 'INTEGER'), field(3, 'v', 'REAL'), field(4, 'day', 'DATE')]
+const META: LayerMeta = { resourceId: 1, srs: 3857, geometryType: 'POINT', fields: FIELDS }
+
+async function load(client: pg.Client): Promise<void> {
+  await client.query(`CREATE TABLE roads (id serial PRIMARY KEY, geom geometry(Point, 3857), name text, n integer, v double precision, day date)`)
+  for (let i = 0; i < COUNT; i += 50_000) {
+    const xs: number[] = [], ys: number[] = []
+    for (let k = i; k < Math.min(COUNT, i + 50_000); k++) {
+      const [x, y] = position(SEED, k)
+      xs.push(x)
+      ys.push(y)
+    }
+    await client.query(`INSERT INTO roads (geom, name, n, v, day) SELECT ST_SetSRID(ST_MakePoint(x, y), 3857), 'feature ' || (o - 1 + $3),
+      o - 1 + $3, (o - 1 + $3) / 7.0, date '2024-01-01' + ((o - 1 + $3) % 365)::int FROM unnest($1::float8[], $2::float8[]) WITH ORDINALITY AS u(x, y, o)`,
+    [xs, ys, i])
+  }
+  await client.query('CREATE INDEX ON roads USING gist (geom)')
+  await client.query('VACUUM ANALYZE roads')
+}
+
+/** Runs `fn` once to warm, then `RUNS` times; the durations in ms. */
+async function timed(fn: () => Promise<unknown>): Promise<number[]> {
+  await fn()
+  const out: number[] = []
+  for (let i = 0; i < RUNS; i++) {
+    const t0 = performance.now()
+    await fn()
+    out.push(performance.now() - t0)
+  }
+  return out
+}
+
+interface Listing { label: string; query: FeatureQuery; sql: string; params: unknown[] }
+
+const fmt = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2))
+
+async function main(): Promise<void> {
+  const loadBefore = loadavg()[0]!
+  const db = await startPostgis(PORT)
+  try {
+    const t0 = performance.now()
+    await load(db.client)
+    console.log(`loaded ${COUNT} rows in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+    const pool = new pg.Pool({ host: db.host, port: db.port, user: 'postgres', database: db.database, max: 2 })
+    try {
+      const layer = remoteLayer(pool, { schema: 'public', table: 'roads', columnId: 'id', columnGeom: 'geom', geometryType: 'POINT',
+        geometrySrid: 3857, columns: new Map(FIELDS.map((f) => [f.id, f.keyname])) }, META)
+      const shape = { geom: true, fields: FIELDS, label: false, description: false }
+      const [x, y] = position(SEED, 12345)
+      const box: FeatureFilter = { conditions: [], filtered: true, intersects: { type: 'Polygon',
+        coordinates: [[[x - 20_000, y - 20_000], [x + 20_000, y - 20_000], [x + 20_000, y + 20_000], [x - 20_000, y + 20_000], [x - 20_000, y - 20_000]]] } }
+      const COLS = `id, ST_AsBinary(geom) AS geom, name, n, v, to_char(day, 'YYYY-MM-DD') AS day`
+      const listings: Listing[] = [
+        { label: '`n >= 500000 AND name LIKE \'feature 7%\'`, ordered by `n` descending, 100 rows from 1,000',
+          query: { filter: { conditions: [{ field: FIELDS[1]!, op: 'ge', value: 500_000 }, { field: FIELDS[0]!, op: 'like', value: 'feature 7%' }], filtered: true },
+            order: [{ field: FIELDS[1]!, desc: true }], limit: 100, offset: 1000 },
+          sql: `SELECT ${COLS} FROM roads WHERE n >= $1 AND name LIKE $2 ORDER BY n DESC, id LIMIT 100 OFFSET 1000`, params: [500_000, 'feature 7%'] },
+        { label: '`n < 5000`, by id, 100 rows from 1,000 (the primary key\'s order: the bare query is cheapest here)',
+          query: { filter: { conditions: [{ field: FIELDS[1]!, op: 'lt', value: 5000 }], filtered: true }, limit: 100, offset: 1000 },
+          sql: `SELECT ${COLS} FROM roads WHERE n < $1 ORDER BY id LIMIT 100 OFFSET 1000`, params: [5000] },
+        { label: 'features in a 40 km box (`intersects`), 100 rows from 200 by id',
+          query: { filter: box, limit: 100, offset: 200 },
+          sql: `SELECT ${COLS} FROM roads WHERE ST_Intersects(geom, ST_MakeEnvelope($1, $2, $3, $4, 3857)) ORDER BY id LIMIT 100 OFFSET 200`,
+          params: [x - 20_000, y - 20_000, x + 20_000, y + 20_000] },
+      ]
+      const listed: { label: string; ours: number[]; bare: number[]; rows: number }[] = []
+      for (const l of listings) {
+        let rows = 0
+        const bare = await timed(async () => { rows = (await pool.query(l.sql, l.params)).rows.length })
+        const ours = await timed(async () => {
+          const got = await layer.read((tx) => tx.list(l.query, shape))
+          if (got.length !== rows) throw new Error(`${l.label}: ${got.length} rows, the bare query ${rows}`)
+        })
+        listed.push({ label: l.label, ours, bare, rows })
+        console.log(`${l.label}: ours ${fmt(median(ours))} ms, bare ${fmt(median(bare))} ms (${rows} rows)`)
+      }
+      // Tiles: the same tile set as the tiles benchmark (features in each), our generic cut against ST_AsMVT.
+      const services = { platform: { host: 'node', log: () => {} } } as unknown as DataOutServices
+      const opts = { extent: 4096, padding: 0.05, simplification: 4096 / 512 }
+      const mvtSql = `SELECT ST_AsMVT(q, 'svc:1', 4096, 'geom', 'fid') AS tile FROM (
+        SELECT id AS fid, name, n, v, to_char(day, 'YYYY-MM-DD') AS day, ST_AsMVTGeom(geom, ST_TileEnvelope($1, $2, $3), 4096, 205, true) AS geom
+        FROM roads WHERE geom && ST_TileEnvelope($1, $2, $3, margin => 0.05)) q`
+      const tiles: { z: number; ours: number; postgis: number; oursBytes: number; postgisBytes: number }[] = []
+      for (const [z, tx, ty] of tileSet(SEED, COUNT, PER_ZOOM)) {
+        const run = async <T>(fn: () => Promise<T>): Promise<[number, T]> => {
+          await fn() // warms the buffers: neither side is timed cold
+          const s = performance.now()
+          const out = await fn()
+          return [performance.now() - s, out]
+        }
+        const [p, r] = await run(() => pool.query(mvtSql, [z, tx, ty]))
+        const [o, t] = await run(() => layerTile(services, layer, { z, x: tx, y: ty }, opts))
+        if (t.cached) throw new Error('a remote layer\'s tile came from the cache')
+        tiles.push({ z, ours: o, postgis: p, oursBytes: t.bytes.length, postgisBytes: (r.rows[0]?.tile as Buffer | null)?.length ?? 0 })
+      }
+      const groups: [string, number, number][] = [['5–8', 5, 8], ['9–11', 9, 11], ['12–14', 12, 14], ['all', 5, 14]]
+      const tileRows = groups.map(([label, lo, hi]) => {
+        const g = tiles.filter((t) => t.z >= lo && t.z <= hi)
+        const [o, p] = [median(g.map((t) => t.ours)), median(g.map((t) => t.postgis))]
+        return `| ${label} | ${g.length} | ${fmt(p)} ms (${(median(g.map((t) => t.postgisBytes)) / 1024).toFixed(0)} KiB) | ${fmt(o)} ms (${
+          (median(g.map((t) => t.oursBytes)) / 1024).toFixed(0)} KiB) | ${(p / o).toFixed(2)}× |`
+      })
+      for (const r of tileRows) console.log(r)
+      const body = [
+        `Machine: ${machine()}; ${db.version} (throwaway cluster, fsync on), reached by \`pg\` over a Unix socket.`,
+        `Command: \`npm run bench -- postgis-layer\`. The machine is shared: load average ${loadBefore.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end (2 cores).`,
+        '',
+        `A team's table of ${COUNT.toLocaleString('en')} points (\`id serial\`, \`geom geometry(Point, 3857)\` under a GiST index, \`name text\`, \`n integer\`,`,
+        '`v double precision`, `day date`; the tiles benchmark\'s seeded positions), published as a layer by `remoteLayer`',
+        '(sw/postgres/external/layer.ts) and read beside the bare SQL a client of that database sends, through the same `pg` pool.',
+        '',
+        `Listing with a filter and a page (median of ${RUNS}, after one warm-up run): Outpost = \`layer.read((tx) => tx.list(…))\` — its`,
+        'REPEATABLE READ READ ONLY transaction (BEGIN and COMMIT: two more round trips), the statement features/filter.ts builds, every',
+        'row to canonical values and its WKB decoded to a geometry; bare = the hand-written query, rows as `pg` parses them (WKB left as bytes).',
+        '',
+        '| listing | rows | bare SQL | Outpost `remoteLayer` | ratio (Outpost ÷ bare; target ≤ 1.5×) |',
+        '|---|---|---|---|---|',
+        ...listed.map((l) => `| ${l.label} | ${l.rows} | ${fmt(median(l.bare))} ms | ${fmt(median(l.ours))} ms | ${(median(l.ours) / median(l.bare)).toFixed(2)}× |`),
+        '',
+        `Uncached vector tiles (${tiles.length} tiles, ${PER_ZOOM} per zoom 5–14 where the data has them, each run twice and the second`,
+        'run timed): `ST_AsMVT` over the GiST index with the same four attributes, against `layerTile` (sw/mvt/service.ts) on the',
+        'remote layer — no token, so never cached: the generic path reads the features intersecting the padded tile with `list`',
+        '(at most 16,384 of them, the thinning limit of our tiles; PostGIS encodes all of them) and our encoder clips and writes them.',
+        'Ratio = PostGIS ÷ Outpost (above 1: Outpost faster; target ≥ 1).',
+        '',
+        '| zooms | tiles | PostGIS `ST_AsMVT` (median size) | Outpost generic tile (median size) | ratio |',
+        '|---|---|---|---|---|',
+        ...tileRows,
+      ].join('\n')
+      writeSection("PostGIS layers (a team's table)", body)
+    } finally {
+      await pool.end()
+    }
+  } finally {
+    await db.stop()
+  }
+}
+
+main().catch((err) => { console.error(err); process.exit(1) })
