@@ -45,7 +45,10 @@ async function load(client: pg.Client): Promise<void> {
     [xs, ys, i])
   }
   await client.query('CREATE INDEX ON roads USING gist (geom)')
-  await client.query('VACUUM ANALYZE roads')
+  // The same points stored in EPSG:4326, for a layer in 3857 over them (ST_Transform both ways).
+  await client.query(`CREATE TABLE roads_4326 AS SELECT id, ST_Transform(geom, 4326)::geometry(Point, 4326) AS geom, name, n, v, day FROM roads;
+    ALTER TABLE roads_4326 ADD PRIMARY KEY (id); CREATE INDEX ON roads_4326 USING gist (geom)`)
+  for (const t of ['roads', 'roads_4326']) await client.query(`VACUUM ANALYZE ${t}`)
 }
 
 /** Runs `fn` once to warm, then `RUNS` times; the durations in ms. */
@@ -60,7 +63,7 @@ async function timed(fn: () => Promise<unknown>): Promise<number[]> {
   return out
 }
 
-interface Listing { label: string; query: FeatureQuery; sql: string; params: unknown[] }
+interface Listing { label: string; query: FeatureQuery; sql: string; params: unknown[]; layer?: 'roads_4326' }
 
 const fmt = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2))
 
@@ -73,8 +76,10 @@ async function main(): Promise<void> {
     console.log(`loaded ${COUNT} rows in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
     const pool = new pg.Pool({ host: db.host, port: db.port, user: 'postgres', database: db.database, max: 2 })
     try {
-      const layer = remoteLayer(pool, { schema: 'public', table: 'roads', columnId: 'id', columnGeom: 'geom', geometryType: 'POINT',
-        geometrySrid: 3857, columns: new Map(FIELDS.map((f) => [f.id, f.keyname])) }, META)
+      const layerOf = (table: string, geometrySrid: number) => remoteLayer(pool, { schema: 'public', table, columnId: 'id', columnGeom: 'geom',
+        geometryType: 'POINT', geometrySrid, columns: new Map(FIELDS.map((f) => [f.id, f.keyname])) }, META)
+      const layer = layerOf('roads', 3857)
+      const layer4326 = layerOf('roads_4326', 4326)
       const shape = { geom: true, fields: FIELDS, label: false, description: false }
       const [x, y] = position(SEED, 12345)
       const box: FeatureFilter = { conditions: [], filtered: true, intersects: { type: 'Polygon',
@@ -92,13 +97,18 @@ async function main(): Promise<void> {
           query: { filter: box, limit: 100, offset: 200 },
           sql: `SELECT ${COLS} FROM roads WHERE ST_Intersects(geom, ST_MakeEnvelope($1, $2, $3, $4, 3857)) ORDER BY id LIMIT 100 OFFSET 200`,
           params: [x - 20_000, y - 20_000, x + 20_000, y + 20_000] },
+        { label: 'the same box on the table in EPSG:4326 (the layer in 3857: the box and the rows transformed)', layer: 'roads_4326',
+          query: { filter: box, limit: 100, offset: 200 },
+          sql: `SELECT id, ST_AsBinary(ST_Transform(geom, 3857)) AS geom, name, n, v, to_char(day, 'YYYY-MM-DD') AS day FROM roads_4326
+            WHERE ST_Intersects(geom, ST_Transform(ST_MakeEnvelope($1, $2, $3, $4, 3857), 4326)) ORDER BY id LIMIT 100 OFFSET 200`,
+          params: [x - 20_000, y - 20_000, x + 20_000, y + 20_000] },
       ]
       const listed: { label: string; ours: number[]; bare: number[]; rows: number }[] = []
       for (const l of listings) {
         let rows = 0
         const bare = await timed(async () => { rows = (await pool.query(l.sql, l.params)).rows.length })
         const ours = await timed(async () => {
-          const got = await layer.read((tx) => tx.list(l.query, shape))
+          const got = await (l.layer ? layer4326 : layer).read((tx) => tx.list(l.query, shape))
           if (got.length !== rows) throw new Error(`${l.label}: ${got.length} rows, the bare query ${rows}`)
         })
         listed.push({ label: l.label, ours, bare, rows })

@@ -110,14 +110,19 @@ export function remoteError(err: unknown, t: SpatialDbTable, writing: boolean): 
 
 /** `conn` with every failure translated by `remoteError`. */
 function guarded(conn: PgConn, t: SpatialDbTable, writing: boolean): PgConn {
-  const wrap = <A extends unknown[], R>(fn: (...a: A) => Promise<R>) => async (...a: A): Promise<R> => {
+  const guard = async <R>(run: () => Promise<R>): Promise<R> => {
     try {
-      return await fn(...a)
+      return await run()
     } catch (err) {
       throw remoteError(err, t, writing)
     }
   }
-  return { rows: wrap(conn.rows), row: wrap(conn.row), value: wrap(conn.value), exec: wrap(conn.exec) }
+  return {
+    rows: <T>(text: string, params?: readonly unknown[]) => guard(() => conn.rows<T>(text, params)),
+    row: <T>(text: string, params?: readonly unknown[]) => guard(() => conn.row<T>(text, params)),
+    value: <T>(text: string, params?: readonly unknown[]) => guard(() => conn.value<T>(text, params)),
+    exec: (text, params) => guard(() => conn.exec(text, params)),
+  }
 }
 
 /** `fn` in one transaction on a connection of `pool`: committed when it resolves, rolled back when it throws. */
