@@ -2,7 +2,7 @@
  * @module resource/env
  * The resource component's context: who asks, and the services the tree needs.
  */
-import type { Principal } from '../auth/types.ts'
+import type { LinkedNeeds, Principal } from '../auth/types.ts'
 import type { ClassLookup } from './class.ts'
 import type { AclEvaluator } from '../auth/acl.ts'
 import type { DataPort } from '../port/port.ts'
@@ -10,7 +10,8 @@ import type { DataPort } from '../port/port.ts'
 export interface ResourceServices {
   /** The data port (issue 22): the tree's writes run as its units of work. */
   data: DataPort
-  classes: ClassLookup
+  /** `LinkedNeeds`: the effective permissions of a layer whose data needs a permission elsewhere. */
+  classes: ClassLookup & LinkedNeeds
   acl: AclEvaluator
   platform: { now(): Date; log(message: string, err?: unknown): void }
 }

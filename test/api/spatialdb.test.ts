@@ -376,6 +376,9 @@ describe('PostGIS layers (spatialdb_layer)', () => {
       expectError(expect, res, 403, DENIED)
       expect([path, res.body.data]).toEqual([path, refusal])
     }
+    // The effective permissions say so too.
+    expect((await api.request('GET', `/api/resource/${layer}/permission?user=${u.id}`)).body.data).toEqual({ read: false, write: false })
+    expect((await api.request('GET', `/api/resource/${layer}/permission`, { auth: u.auth })).body.data).toEqual({ read: false, write: false })
     const identified = await api.request('POST', '/api/feature_layer/identify', { auth: u.auth,
       body: { geom: 'POLYGON((0 0,2 0,2 2,0 2,0 0))', srs: 3857, layers: [layer] } })
     expect(identified.body[layer]).toEqual({ error: 'Forbidden' })
@@ -390,6 +393,7 @@ describe('PostGIS layers (spatialdb_layer)', () => {
     // With connect on the connection every one of them passes the check.
     await setRules(api, expect, conn, [rule(u.id, 'resource', 'read'), rule(u.id, 'connection', 'connect')])
     expect((await api.request('GET', `/api/resource/${conn}/inspect/`, { auth: u.auth })).status).toBe(200)
+    expect((await api.request('GET', `/api/resource/${layer}/permission?user=${u.id}`)).body.data).toEqual({ read: true, write: true })
     expect((await api.request('PUT', `/api/resource/${layer}`, { auth: u.auth, body: { spatialdb_layer: { fields: 'update' } } })).status).toBe(200)
     expect((await api.request('GET', `/api/resource/${layer}/feature/`, { auth: u.auth })).status).not.toBe(403)
     expect((await api.request('GET', tile, { auth: u.auth })).status).not.toBe(403)
