@@ -11,7 +11,7 @@ import { RouteTable } from './core/routes.ts'
 import { sharedStart } from './core/once.ts'
 import { corsHeaders, preflight } from './core/cors.ts'
 import type { Platform } from './platform/platform.ts'
-import { openServices, type DataOpener, type Services } from './services.ts'
+import { openServices, type DataOpener, type Services, type SpatialDbOpener } from './services.ts'
 import { Identifiers, type IdentifierStyle } from './core/identifiers.ts'
 import { authenticate } from './auth/middleware.ts'
 import { checkpoint } from './auth/checkpoint.ts'
@@ -32,6 +32,7 @@ import { mountBasemap } from './basemap/routes.ts'
 import { mountRender } from './render/routes.ts'
 import { mountIngest } from './ingest/routes.ts'
 import { mountFiles } from './files/routes.ts'
+import { mountSpatialDb } from './spatialdb/routes.ts'
 
 /** Every per-request value: the union of the components' contexts. */
 interface AppEnv {
@@ -55,6 +56,11 @@ export interface AppOptions {
    * ngw-kit) talk to this server. Input takes both spellings either way.
    */
   identifiers?: IdentifierStyle
+  /**
+   * Access to teams' own PostGIS databases (`spatialdb_*` resources, issue 24): the Node host
+   * always gives it; the service worker cannot (no database connections in a browser).
+   */
+  spatialDb?: SpatialDbOpener
 }
 
 /** What a host knows of a request beyond the Request itself. */
@@ -76,7 +82,7 @@ export function createApp(platform: Platform, opts: AppOptions = {}): OutpostApp
   const routes = new RouteTable<AppEnv>(app, checkpoint)
   const names = new Identifiers(opts.identifiers)
   const services = sharedStart(async () => {
-    const s = await openServices(platform, opts.data, names)
+    const s = await openServices(platform, opts.data, names, opts.spatialDb)
     await opts.setup?.(s)
     return s
   })
@@ -110,6 +116,7 @@ export function createApp(platform: Platform, opts: AppOptions = {}): OutpostApp
   mountRender(routes)
   mountIngest(routes)
   mountFiles(routes)
+  mountSpatialDb(routes)
 
   // The request id of an error body is made when there is an error: most requests need none.
   app.notFound(() => json(pageNotFound().toBody(requestId()), 404))

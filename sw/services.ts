@@ -20,6 +20,7 @@ import { sqliteGpkgFiles } from './sqlite/gpkg-file/writer.ts'
 import { sqliteGpkgSources } from './sqlite/gpkg-file/source.ts'
 import type { GpkgSources } from './ingest/vector-convert.ts'
 import { Identifiers } from './core/identifiers.ts'
+import type { SpatialDbPort } from './port/spatialdb.ts'
 
 export interface Services {
   platform: Platform
@@ -40,15 +41,23 @@ export interface Services {
   adminCreated: boolean
   /** How answers spell the names that differ between the spec and the original (AppOptions `identifiers`). */
   names: Identifiers
+  /** A team's own PostGIS databases (issue 24): the Node host's; absent in the service worker. */
+  spatialDb?: SpatialDbPort
+  /** Closes what the services hold open: the PostGIS pools, then the data port. */
+  close(): Promise<void>
 }
 
 /** Opens the data port the host chose (the Node host's `--database`: PostgreSQL). */
 export type DataOpener = (platform: Platform) => Promise<DataPort>
 
+/** Opens the host's access to teams' own PostGIS databases (the Node host's sw/postgres/external). */
+export type SpatialDbOpener = () => Promise<SpatialDbPort>
+
 /** SQLite in the platform's store: every host's default. */
 const sqliteData: DataOpener = (platform) => openSqliteData(platform.sqlite, { store: platform.store, asyncContext: platform.asyncContext })
 
-export async function openServices(platform: Platform, openData: DataOpener = sqliteData, names = new Identifiers()): Promise<Services> {
+export async function openServices(platform: Platform, openData: DataOpener = sqliteData, names = new Identifiers(),
+  openSpatialDb?: SpatialDbOpener): Promise<Services> {
   const data = await openData(platform)
   let adminCreated: boolean
   try {
@@ -63,11 +72,13 @@ export async function openServices(platform: Platform, openData: DataOpener = sq
   void sweepFiles({ platform, data }).catch((err) => platform.log('Sweeping stored files failed', err))
   const openCatalogue = sharedStart(() => Catalogue.open(platform, data))
   const gpkgSources = sqliteGpkgSources(platform.sqlite)
+  const spatialDb = await openSpatialDb?.().catch(async (err: unknown) => { await data.close().catch(() => undefined); throw err })
   return {
-    platform, data, adminCreated, names, gpkgFiles: sqliteGpkgFiles(platform.sqlite), gpkgSources,
+    platform, data, adminCreated, names, gpkgFiles: sqliteGpkgFiles(platform.sqlite), gpkgSources, spatialDb,
+    close: async () => { await spatialDb?.close(); await data.close() },
     auth: new Authenticator(data, () => platform.now().getTime()),
     acl: new AclEvaluator(),
-    classes: new ClassRegistry({ platform, data, gpkgSources }),
+    classes: new ClassRegistry({ platform, data, gpkgSources, spatialDb }),
     // Opened once (a failed open is retried); each use re-reads it if its change token moved.
     catalogue: async () => (await openCatalogue()).current(),
   }

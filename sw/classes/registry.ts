@@ -23,6 +23,11 @@ import { rasterLayer } from './raster_layer/index.ts'
 import { rasterStyle } from './raster_style/index.ts'
 import { fileBucket } from './file_bucket/index.ts'
 import { remoteConnection } from './remote_connection/index.ts'
+import { spatialDbConnection } from './spatialdb_connection/index.ts'
+import { spatialDbLayer } from './spatialdb_layer/index.ts'
+import type { SpatialDbSource } from '../port/spatialdb.ts'
+import type { SpatialDbCheckLayer, SpatialDbSources } from '../spatialdb/types.ts'
+import type { LinkedNeed, LinkedNeeds } from '../auth/types.ts'
 
 const CLASSES: ClassFactory[] = [
   resourceGroup,
@@ -34,9 +39,11 @@ const CLASSES: ClassFactory[] = [
   rasterStyle,
   fileBucket,
   remoteConnection,
+  spatialDbConnection,
+  spatialDbLayer,
 ]
 
-export class ClassRegistry implements ClassLookup, FeatureLayers, StoredFiles, SyncLookup, ResourceRefs {
+export class ClassRegistry implements ClassLookup, FeatureLayers, StoredFiles, SyncLookup, ResourceRefs, SpatialDbSources, LinkedNeeds {
   readonly #classes: ResourceClass[]
   readonly #byId: Map<string, ResourceClass>
   /** Resource id → its ref (`null`: no such resource), as read at the main data's change token `#refsToken`. */
@@ -87,6 +94,32 @@ export class ClassRegistry implements ClassLookup, FeatureLayers, StoredFiles, S
     const ids: number[] = []
     for (const c of this.#classes) if (c.capabilities.replica) ids.push(...await c.capabilities.replica.linked())
     return ids
+  }
+
+  spatialDbSource(id: number): Promise<SpatialDbSource | undefined> {
+    return this.#use(id, 'spatialDbConnection', (c, r) => c.source(r))
+  }
+
+  spatialDbTable(id: number): Promise<{ connection: number; table: SpatialDbCheckLayer } | undefined> {
+    return this.#use(id, 'spatialDbLayer', async (c, r) => c.table(r))
+  }
+
+  /**
+   * What reading the data of `ids` needs on other resources (auth/checkpoint asks; most classes
+   * name none). A style draws its layer's data, so a resource without needs of its own has its
+   * parent's (a style of a PostGIS layer needs `connection.connect` as the layer does).
+   */
+  async linkedNeeds(ids: readonly number[]): Promise<LinkedNeed[]> {
+    const refs = (await this.refs(ids)).filter((r): r is ResourceRef => !!r)
+    const needOf = (r: ResourceRef | undefined) => (r ? this.find(r.cls)?.capabilities.dataNeeds?.(r) : undefined)
+    const orphans = refs.filter((r) => !needOf(r) && r.parentId !== null)
+    const parents = new Map((await this.refs(orphans.map((r) => r.parentId!))).filter((r): r is ResourceRef => !!r).map((r) => [r.id, r]))
+    const out: LinkedNeed[] = []
+    for (const r of refs) {
+      const need = needOf(r) ?? (r.parentId === null ? undefined : needOf(parents.get(r.parentId)))
+      if (need) out.push({ id: r.id, ...need })
+    }
+    return out
   }
 
   layerExtent(id: number): Promise<{ bbox: Bbox | null; srs: number } | undefined> {

@@ -19,11 +19,14 @@ import type { Platform } from '../platform/platform.ts'
 import type { DataPort } from '../port/port.ts'
 import type { RemoteConnectionProvider, ReplicaProvider, SyncLookup } from '../sync/types.ts'
 import type { ClassLookup, ResourceKind } from '../resource/class.ts'
-import type { ResourceRefs } from '../resource/types.ts'
+import type { ResourceRef, ResourceRefs } from '../resource/types.ts'
 import type { RenderableStyle } from '../render/types.ts'
 import type { BboxLayerProvider, FeatureLayerProvider } from '../feature/types.ts'
 import type { FileBucketProvider, RasterFileProvider } from '../files/types.ts'
 import type { GpkgSources } from '../ingest/vector-convert.ts'
+import type { SpatialDbPort } from '../port/spatialdb.ts'
+import type { SpatialDbConnectionProvider, SpatialDbLayerProvider, SpatialDbSources } from '../spatialdb/types.ts'
+import type { LinkedNeed } from '../auth/types.ts'
 
 export type { AfterCommit, ClassContext, ClassData, Prepared, PrepareEnv, WriteContext } from '../resource/class.ts'
 
@@ -36,7 +39,12 @@ export interface ClassEnv {
   gpkgSources: GpkgSources
   /** The app's registry, for a class whose rules depend on other classes' capabilities (a style's parent,
    *  a connection's credentials for a linked layer). */
-  classes: ClassLookup & SyncLookup & ResourceRefs
+  classes: ClassLookup & SyncLookup & ResourceRefs & SpatialDbSources
+  /**
+   * A team's own PostGIS databases (issue 24): the Node host's (sw/postgres/external); absent in
+   * the service worker, which cannot open a database connection.
+   */
+  spatialDb?: SpatialDbPort
 }
 
 /** The capabilities of a class; each is optional. */
@@ -55,6 +63,15 @@ export interface Capabilities {
   rasterFile?: RasterFileProvider
   /** Named stored files: `/file/{name}`, `/export` (files component). */
   fileBucket?: FileBucketProvider
+  /** How to reach a team's own PostGIS database (`spatialdb_connection`): spatialdb/. */
+  spatialDbConnection?: SpatialDbConnectionProvider
+  /** A published table of such a database (`spatialdb_layer`), for the diagnostics: spatialdb/. */
+  spatialDbLayer?: SpatialDbLayerProvider
+  /**
+   * A permission on another resource that reading this one's data needs (a PostGIS layer's
+   * `data.read` needs `connection.connect` on its connection, reference ngw-services §4.5).
+   */
+  dataNeeds?(ref: ResourceRef): Omit<LinkedNeed, 'id'> | undefined
 }
 
 export interface ResourceClass extends ResourceKind {

@@ -5,7 +5,7 @@
  * provides features is served.
  */
 import type { Platform } from '../platform/platform.ts'
-import type { Principal } from '../auth/types.ts'
+import type { LinkedNeeds, Principal } from '../auth/types.ts'
 import type { DataPort } from '../port/port.ts'
 import type { AclEvaluator } from '../auth/acl.ts'
 import type { ClassLookup } from '../resource/class.ts'
@@ -21,7 +21,8 @@ export interface DataOutServices {
   data: DataPort
   /** Who may read which layer (identify leaves out the others). */
   acl: AclEvaluator
-  classes: ClassLookup & FeatureLayers & ResourceRefs & { featureLayerOf(cls: string): unknown }
+  /** `LinkedNeeds`: what reading a layer's data needs elsewhere (auth/checkpoint). */
+  classes: ClassLookup & FeatureLayers & ResourceRefs & LinkedNeeds & { featureLayerOf(cls: string): unknown }
   /** The GeoPackage file writer (exports). */
   gpkgFiles: GpkgFiles
   /** How answers spell names (MVT layers: `svc:<id>` or the original's `ngw:<id>`). */

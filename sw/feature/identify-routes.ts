@@ -8,6 +8,7 @@ import { json, readJsonObject } from '../core/http.ts'
 import { expectKind } from '../core/validate.ts'
 import { validationError } from '../core/error.ts'
 import { loadProjection } from '../geo/srs.ts'
+import { allowed } from '../auth/checkpoint.ts'
 import { identify } from './identify.ts'
 import type { DataOutVariables } from './capability.ts'
 
@@ -23,9 +24,8 @@ export function mountIdentify(routes: Routes<DataOutVariables>): void {
     const srs = required<number>(body, 'srs', 'int')
     const layers = required<unknown[]>(body, 'layers', 'array').map((v, i) => expectKind<number>('int', v, `$.layers[${i}]`))
     if (!(await loadProjection(srs, c.get('services').platform.epsg))) throw validationError(`Spatial reference system id = ${srs} is not known - at \`$.srs\``, { location: ['body', 'srs'] })
-    const { data, acl } = c.get('services')
-    const may = async (id: number, scope: string, permission: string) =>
-      !!(await data.read((tx) => acl.check(tx.acl, c.get('user'), id, scope, permission)))
+    // Through the checkpoint's rule, linked needs included (a PostGIS layer's connection).
+    const may = async (id: number, scope: string, permission: string) => !!(await allowed(c.get('services'), c.get('user'), id, scope, permission))
     return json(await identify(c.get('services'), may, { geom, srs, layers }))
   })
 }

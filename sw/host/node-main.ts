@@ -111,8 +111,8 @@ async function main(): Promise<void> {
   console.log(`listening on ${local}`)
   const urls = [local, ...lanAddresses(values.host!).map((a) => `${scheme}://${a}:${actual}`)]
   if (staticDir) console.log(howTo(urls, services.adminCreated && !envPassword, !!tls, corsOrigins))
-  // The data port closes last (PostgreSQL's pool: its connections end cleanly on the server's side).
-  const stop = () => server.close(() => void services.data.close().finally(() => process.exit(0)))
+  // The services close last (the PostGIS pools, then the data port: connections end cleanly on the servers' side).
+  const stop = () => server.close(() => void services.close().finally(() => process.exit(0)))
   process.on('SIGINT', stop)
   process.on('SIGTERM', stop)
 }

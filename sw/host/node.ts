@@ -10,7 +10,7 @@ import { inflateSync } from 'node:zlib'
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { extname, join, normalize } from 'node:path'
 import { getRequestListener, RequestError, type Http2Bindings, type HttpBindings } from '@hono/node-server'
-import { createApp, type AppOptions, type OutpostApp } from '../app.ts'
+import { createApp as createBackend, type AppOptions, type OutpostApp } from '../app.ts'
 import type { AdminProvision, Platform } from '../platform/platform.ts'
 import { MemoryStore } from '../store/memory.ts'
 import type { Store } from '../store/store.ts'
@@ -120,6 +120,17 @@ export function postgresData(url: string, opts: { maxConnections?: number } = {}
   }
 }
 
+/**
+ * Teams' own PostGIS databases (`spatialdb_*` resources, issue 24; sw/postgres/external): the
+ * Node host always offers them, on SQLite as with `--database`. Loaded when the services open.
+ */
+export const nodeSpatialDb: NonNullable<AppOptions['spatialDb']> = async () => (await import('../postgres/external/index.ts')).openSpatialDb()
+
+/** The backend as the Node host runs it: `createApp` (sw/app.ts) with the PostGIS access of `nodeSpatialDb` unless `opts` gives another. */
+export function createApp(platform: Platform, opts: AppOptions = {}): OutpostApp {
+  return createBackend(platform, { spatialDb: nodeSpatialDb, ...opts })
+}
+
 /** The app's shipped files: from the build (`dist/`) when there is one, else from `public/`. */
 const ASSET_DIRS = [new URL('dist/', PROJECT_ROOT), new URL('public/', PROJECT_ROOT)]
 
@@ -223,4 +234,4 @@ export function serve(app: Pick<OutpostApp, 'fetch'>, opts: ServeOptions): Promi
   })
 }
 
-export { createApp, randomPassword }
+export { randomPassword }

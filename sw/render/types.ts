@@ -3,6 +3,7 @@
  * The capabilities a resource class offers the render component. A style class says how
  * it draws (`IRenderableStyle`); render/ serves any class that has one and never names a class.
  */
+import type { LinkedNeeds } from '../auth/types.ts'
 import type { ClassData } from '../resource/class.ts'
 import type { FeatureLayers } from '../feature/types.ts'
 import type { ResourceRefs } from '../resource/types.ts'
@@ -53,7 +54,7 @@ export interface RenderClass {
 }
 
 /** The registry's side render uses: classes by name, and feature layers by resource id. */
-export interface RenderClasses extends FeatureLayers, ResourceRefs {
+export interface RenderClasses extends FeatureLayers, ResourceRefs, LinkedNeeds {
   /** A raster layer's stored file (its class's `rasterFile` capability); `undefined` for others. */
   rasterFile(id: number): Promise<{ key: string; size: number } | undefined>
   find(cls: string): RenderClass | undefined

@@ -7,6 +7,7 @@
  */
 import type { Awaitable, MainRead, MainWrite } from '../port/port.ts'
 import type { Principal } from '../auth/types.ts'
+import type { AclEvaluator } from '../auth/acl.ts'
 import type { Progress } from '../ingest/progress.ts'
 import type { ResourceCategory } from './category.ts'
 import type { ClassData, ResourceRef } from './types.ts'
@@ -17,6 +18,12 @@ export interface ClassContext {
   tx: MainRead
   user: Principal
   now: Date
+  /**
+   * The permission evaluator, for a hook whose rule is a permission of its own scope or on
+   * another resource (`connection.write`, `connection.connect` on a layer's connection);
+   * absent where nothing is checked (the demo's seeding).
+   */
+  acl?: AclEvaluator
   /** What the class's `prepare` made for this create or change, if it has one. */
   prepared?: Prepared
   /** On create and change: the resource's parent as the tree read it (the new one on a move). */
@@ -52,6 +59,12 @@ export interface PrepareEnv {
   signal?: AbortSignal
   /** The resource being changed; absent on create. */
   resourceId?: number
+  /**
+   * Whether the request's user has `scope.permission` on resource `id` (false when it does not
+   * exist): work that reads another resource's data checks it before it starts. Absent where
+   * nothing is checked.
+   */
+  may?(id: number, scope: string, permission: string): Promise<boolean>
 }
 
 export type { ClassData }

@@ -50,8 +50,10 @@ async function prepareAndWrite<T>(c: Ctx, cls: ResourceKind | undefined, body: R
   // A client stops the work by cancelling its progress token (or by going away).
   const signal = AbortSignal.any([progress.signal, c.req.raw.signal])
   try {
+    const may = (id: number, scope: string, permission: string) =>
+      read(c, async (ctx) => await ctx.acl!.check(ctx.tx.acl, ctx.user, id, scope, permission) === true)
     const prep = cls?.prepare
-      ? await cls.prepare({ progress, signal, resourceId }, pickMembers(body, cls.members)).catch((err: unknown) => {
+      ? await cls.prepare({ progress, signal, resourceId, may }, pickMembers(body, cls.members)).catch((err: unknown) => {
         throw progress.signal.aborted ? requestCancelled() : err
       })
       : undefined
@@ -227,6 +229,7 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
     const other = queryInt(new URL(c.req.url).searchParams, 'user', { min: 0 })
     // Read ahead (no nested read); refused below in the original's order: 404, 403, then the unknown user.
     const otherUser = other !== undefined && other !== c.get('user').id ? await getUser(c.get('services').data, other) : undefined
+    const linked = await c.get('services').classes.linkedNeeds([id])
     return json(await read(c, async (ctx) => {
       const row = await rowOf(ctx, id)
       let user = ctx.user
@@ -234,7 +237,14 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
         await requirePermission(ctx, id, 'resource', 'change_permissions')
         user = otherUser ?? (() => { throw userNotFound(other) })()
       }
-      return ctx.acl!.effective(ctx.tx.acl, user, id, ctx.classes.get(row.cls).scopes)
+      const eff = await ctx.acl!.effective(ctx.tx.acl, user, id, ctx.classes.get(row.cls).scopes)
+      // A PostGIS layer's data permissions need connect on its connection (§4.5), as every data request checks.
+      for (const need of linked) {
+        if (eff.data && await ctx.acl!.check(ctx.tx.acl, user, need.on, need.scope, need.permission) === false) {
+          eff.data = Object.fromEntries(Object.keys(eff.data).map((p) => [p, false]))
+        }
+      }
+      return eff
     }))
   })
 

@@ -233,8 +233,10 @@ export async function push(ctx: SyncContext): Promise<PushResult> {
     u.op.payload = JSON.stringify(u.body)
   }
   const start = await ctx.client.json('POST', ctx.path('/feature/transaction/'),
-    ctx.state.remoteVersioned ? { epoch: ctx.state.remoteEpoch } : {}, [404])
-  if (start.status === 404) return plainPush(ctx, ops)
+    ctx.state.remoteVersioned ? { epoch: ctx.state.remoteEpoch } : {}, ctx.state.remoteVersioned ? [404] : [404, 422])
+  // 404: a server without the transaction API; 422 from a layer without versions: a layer that
+  // keeps no transactions (an Outpost PostGIS layer, whose table is written directly).
+  if (start.status === 404 || start.status === 422) return plainPush(ctx, ops)
   const shape = new RemoteShape(ctx.client.creds.url, 'POST /feature/transaction/')
   const pending: PendingPush = { tid: shape.int(shape.object(start.body).id, '$.id'), ops }
   // Kept before anything of it is sent: a retry finds this transaction, never makes a second.

@@ -7,7 +7,7 @@
  * template takes 300 ms); `separateDatabase()` when a test needs a whole database.
  */
 import { execSync, spawnSync } from 'node:child_process'
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
@@ -35,6 +35,11 @@ export interface Cluster {
   separateDatabase(prefix?: string): Promise<string>
   /** A client on the `postgres` database (close it yourself). */
   client(name?: string): Promise<pg.Client>
+  /**
+   * A role that must log in with its password (scram-sha-256), unlike every other role of the
+   * cluster (trust): for the tests of a refused password.
+   */
+  passwordRole(name: string, password: string): Promise<void>
   stop(): Promise<void>
 }
 
@@ -91,7 +96,21 @@ export async function startCluster(seed = process.pid): Promise<Cluster> {
         return `${url('outpost_shared')}&options=${encodeURIComponent(`-c search_path=${name},public`)}`
       }
       const stopAll = async () => { await shared.end().catch(() => undefined); await stop() }
-      return { host: dir, port, version, url, database, separateDatabase, client, stop: stopAll }
+      const passwordRole = async (name: string, password: string) => {
+        const admin = await client()
+        try {
+          await admin.query(`CREATE ROLE ${admin.escapeIdentifier(name)} LOGIN SUPERUSER PASSWORD ${admin.escapeLiteral(password)}`)
+          // The first matching line wins: this role's goes before initdb's `trust` lines (the file keeps its owner).
+          const hba = `${dir}/data/pg_hba.conf`
+          writeFileSync(hba, `local all ${name} scram-sha-256\n${readFileSync(hba, 'utf8')}`)
+          await admin.query('SELECT pg_reload_conf()')
+          // The postmaster reloads on a signal, shortly after.
+          await new Promise((resolve) => setTimeout(resolve, 300))
+        } finally {
+          await admin.end()
+        }
+      }
+      return { host: dir, port, version, url, database, separateDatabase, client, passwordRole, stop: stopAll }
     } finally {
       await c.end()
     }

@@ -7,15 +7,14 @@
 import { validationError } from '../../core/error.ts'
 import { expectKind, expectObject } from '../../core/validate.ts'
 import { memberSrs } from '../../ingest/member.ts'
+import { GEOMETRY_TYPES } from '../../feature/types.ts'
 import type { ClassContext, ClassData, ClassFactory, WriteContext } from '../types.ts'
-import { applyFields, insertFields } from './fields.ts'
+import { applyFields, insertFields } from '../../feature/fields-member.ts'
 import { CLASS, LayerStore, type LayerData } from './layers.ts'
 import { prepareVectorLayer, type PreparedLayer } from './ingest.ts'
 import { versioningOf } from './versioning-member.ts'
 import { prepareLink, type PreparedLink } from './remote-link.ts'
 
-export const GEOMETRY_TYPES = ['POINT', 'LINESTRING', 'POLYGON', 'MULTIPOINT', 'MULTILINESTRING', 'MULTIPOLYGON',
-  'POINTZ', 'LINESTRINGZ', 'POLYGONZ', 'MULTIPOINTZ', 'MULTILINESTRINGZ', 'MULTIPOLYGONZ'] as const
 
 function geometryTypeOf(v: unknown, path: string): string {
   const s = expectKind<string>('str', v, path)

@@ -1,7 +1,7 @@
 /**
  * @module sqlite/main/fields
  * The layers' field lists in the main database (`FieldRead/FieldWrite`, table `layer_field`,
- * ids system-wide and kept across renames). The class hooks (classes/vector_layer/fields.ts)
+ * ids system-wide and kept across renames). The class hooks (feature/fields-member.ts)
  * reach them through `ctx.tx.fields`.
  */
 import type { SqlDb } from '../../store/database.ts'

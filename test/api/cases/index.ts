@@ -33,6 +33,7 @@ import { hardeningRenderCases } from './hardening-render.ts'
 import { idempotencyCases } from './idempotency.ts'
 import { compatCases } from './compat.ts'
 import { permissionCases } from './permissions.ts'
+import { spatialDbCases } from './spatialdb.ts'
 
 export const CASE_GROUPS: Record<string, ApiCase[]> = {
   pyramid: pyramidCases,
@@ -66,4 +67,5 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   'hardening-values': hardeningValueCases,
   'hardening-render': hardeningRenderCases,
   idempotency: idempotencyCases,
+  spatialdb: spatialDbCases,
 }

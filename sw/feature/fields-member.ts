@@ -1,13 +1,13 @@
 /**
- * @module classes/vector_layer/fields
+ * @module feature/fields-member
  * The fields of a feature layer: stored in `layer_field` with system-wide ids that survive
  * renames (the changes and transaction APIs refer to fields by id).
  */
-import { validationError } from '../../core/error.ts'
-import { expectKind, expectObject } from '../../core/validate.ts'
-import { FIELD_TYPES, type Field, type FieldType } from '../../feature/types.ts'
-import type { MainWrite } from '../../port/port.ts'
-import type { FieldPatch } from '../../port/features.ts'
+import { validationError } from '../core/error.ts'
+import { expectKind, expectObject } from '../core/validate.ts'
+import { FIELD_TYPES, type Field, type FieldType } from './types.ts'
+import type { MainWrite } from '../port/port.ts'
+import type { FieldPatch } from '../port/features.ts'
 
 function datatypeOf(v: unknown, path: string): FieldType {
   const s = expectKind<string>('str', v, path)
