@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
@@ -7,5 +8,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // At least two files at once. Vitest's default is one core fewer than the machine has: one
+    // worker on CI's 2 cores (766 s, the sum of the files' own times plus imports), while most
+    // files wait on what they started (Node hosts in child processes, PostgreSQL, GDAL, sockets).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
   },
 })

@@ -11,9 +11,15 @@ let passed = 0
 let failed = 0
 let skipped = 0
 
+const started = performance.now()
+const seconds = (t) => `${Math.round((performance.now() - t) / 1000)} s`
+
+// Each step's time is printed after it: CI has a budget (30 minutes), and the log says where it went.
 function run(label, cmd, args, env = {}) {
   console.log(`\n=== ${label}: ${[cmd, ...args].join(' ')}`)
+  const t = performance.now()
   const r = spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ...env } })
+  console.log(`=== ${label}: ${seconds(t)}`)
   return r.status === 0
 }
 
@@ -22,6 +28,7 @@ function readJson(path) {
 }
 
 function finish(ok) {
+  console.log(`\n=== all steps: ${seconds(started)}`)
   console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`)
   process.exit(ok && failed === 0 ? 0 : 1)
 }

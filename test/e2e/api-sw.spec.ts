@@ -5,8 +5,13 @@ import { gotoControlled, swApi } from './helpers.ts'
 
 // The same API cases as on the Node host, answered by the service worker over real IndexedDB.
 
+// The groups share nothing (a context each), so Playwright's workers may take different groups;
+// inside a group the cases run in order on one page, as on the Node host ('default' below).
+test.describe.configure({ mode: 'parallel' })
+
 for (const [group, cases] of Object.entries(CASE_GROUPS)) {
   test.describe(`API in the service worker: ${group}`, () => {
+    test.describe.configure({ mode: 'default' })
     let page: import('@playwright/test').Page
     test.beforeAll(async ({ browser }) => {
       page = await (await browser.newContext()).newPage()
