@@ -58,6 +58,8 @@ async function app() {
     featureLayerOf: (cls: string) => (cls === 'array_layer' ? {} : undefined),
     featureLayer: async (id: number) => (id === 7 ? arrayLayer : undefined),
     refs: async (ids: readonly number[]) => ids.map((id) => REFS.get(id)),
+    // No resource here is linked to another's permissions (a PostGIS layer's connection).
+    linkedNeeds: async () => [],
   }
   const hono = new Hono<{ Variables: DataOutVariables }>()
   hono.use('*', async (c, next) => {
