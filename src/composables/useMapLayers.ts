@@ -86,8 +86,10 @@ function arrange(shown: ShownStyle[]): MapLayerEntry[] {
 
 /** Reads the layers from the backend, keeping what the person chose for the known ones. */
 async function load(): Promise<void> {
-  const saved = readSaved()
   const [items, rasters, rasterStyles] = await Promise.all([listFeatureLayers(), listRasterLayers(), listRasterStyles()])
+  // Read after the answers: a layer shown or hidden while they were on their way (the list
+  // reloads as it opens) keeps that choice instead of the one saved before.
+  const saved = readSaved()
   const vectors: MapLayerEntry[] = items.filter((i) => i.feature_layer).map((i) => {
     const key = `vector:${i.resource.id}`
     const label = i.feature_layer!.fields.find((f) => f.label_field)
