@@ -16,7 +16,7 @@ import { remoteLayer } from '../../sw/postgres/external/layer.ts'
 import { layerTile } from '../../sw/mvt/service.ts'
 import type { DataOutServices } from '../../sw/feature/capability.ts'
 import type { FeatureFilter, FeatureQuery, Field, LayerMeta } from '../../sw/feature/types.ts'
-import { machine, median, writeSection } from './report.ts'
+import { machine, median, timeRuns, writeSection } from './report.ts'
 import { startPostgis } from './postgis.ts'
 import { position, tileSet } from './tiles-data.ts'
 
@@ -49,18 +49,6 @@ async function load(client: pg.Client): Promise<void> {
   await client.query(`CREATE TABLE roads_4326 AS SELECT id, ST_Transform(geom, 4326)::geometry(Point, 4326) AS geom, name, n, v, day FROM roads;
     ALTER TABLE roads_4326 ADD PRIMARY KEY (id); CREATE INDEX ON roads_4326 USING gist (geom)`)
   for (const t of ['roads', 'roads_4326']) await client.query(`VACUUM ANALYZE ${t}`)
-}
-
-/** Runs `fn` once to warm, then `RUNS` times; the durations in ms. */
-async function timed(fn: () => Promise<unknown>): Promise<number[]> {
-  await fn()
-  const out: number[] = []
-  for (let i = 0; i < RUNS; i++) {
-    const t0 = performance.now()
-    await fn()
-    out.push(performance.now() - t0)
-  }
-  return out
 }
 
 interface Listing { label: string; query: FeatureQuery; sql: string; params: unknown[]; layer?: 'roads_4326' }
@@ -110,8 +98,8 @@ async function main(): Promise<void> {
       const listed: { label: string; ours: number[]; bare: number[]; rows: number }[] = []
       for (const l of listings) {
         let rows = 0
-        const bare = await timed(async () => { rows = (await pool.query(l.sql, l.params)).rows.length })
-        const ours = await timed(async () => {
+        const bare = await timeRuns(RUNS, async () => { rows = (await pool.query(l.sql, l.params)).rows.length })
+        const ours = await timeRuns(RUNS, async () => {
           const got = await (l.layer ? layer4326 : layer).read((tx) => tx.list(l.query, shape))
           if (got.length !== rows) throw new Error(`${l.label}: ${got.length} rows, the bare query ${rows}`)
         })

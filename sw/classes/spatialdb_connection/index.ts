@@ -13,22 +13,15 @@ import { expectKeys, expectKind, expectObject } from '../../core/validate.ts'
 import { decryptSecret, encryptSecret } from '../../core/secret.ts'
 import { noDatabaseHere } from '../../spatialdb/errors.ts'
 import { nameOf, portOf, required, sslmodeOf } from '../../spatialdb/params.ts'
-import type { SpatialDbSource } from '../../port/spatialdb.ts'
+import type { SpatialDbParams, SpatialDbSource } from '../../port/spatialdb.ts'
 import type { ClassContext, ClassData, ClassFactory, Prepared } from '../types.ts'
 
 const CLASS = 'spatialdb_connection'
 const PATH = `$.${CLASS}`
 const KEYS = ['hostname', 'port', 'database', 'username', 'password', 'sslmode']
 
-interface ConnectionData {
-  hostname: string
-  port: number | null
-  database: string
-  username: string
-  /** The encrypted password (core/secret). */
-  password: string
-  sslmode: string | null
-}
+/** The parameters as stored: `password` is the encrypted one (core/secret). */
+type ConnectionData = SpatialDbParams
 
 /** The password, encrypted before the main write (WebCrypto is asynchronous, class hooks awaits only `tx`). */
 interface PreparedSecret extends Prepared {
