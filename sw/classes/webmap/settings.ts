@@ -96,8 +96,9 @@ const whole = (s: Sides) => (s.some((x) => x === null) ? null : [...s])
  */
 export function settingsOut(d: WebMapData) {
   const scalars: Record<string, number | null> = {}
-  SIDES.forEach((s, i) => { scalars[`extent_${s}`] = d.extent[i] ?? WORLD[i]! })
-  SIDES.forEach((s, i) => { scalars[`extent_const_${s}`] = d.extent_const[i] ?? null })
+  // The original's order: left, right, bottom, top.
+  for (const i of [0, 2, 1, 3]) scalars[`extent_${SIDES[i]}`] = d.extent[i] ?? WORLD[i]!
+  for (const i of [0, 2, 1, 3]) scalars[`extent_const_${SIDES[i]}`] = d.extent_const[i] ?? null
   return {
     head: {
       initial_extent: whole(d.extent), constraining_extent: whole(d.extent_const), title: d.title,

@@ -38,7 +38,8 @@ export function expectEnum<T extends string>(allowed: readonly T[], v: unknown, 
 export function expectRange(v: unknown, path: string, min: number, max: number, open = false): number | null {
   const n = expectKind<number | null>('float', v, path, true)
   if (n !== null && ((open ? n <= min : n < min) || n > max)) {
-    throw validationError(`Expected a number ${open ? '>' : '>='} ${min} and <= ${max}, got ${n} - at \`${path}\``)
+    const upper = max === Number.MAX_VALUE ? '' : ` and <= ${max}`
+    throw validationError(`Expected a number ${open ? '>' : '>='} ${min}${upper}, got ${n} - at \`${path}\``)
   }
   return n
 }
