@@ -14,7 +14,6 @@ export interface WebMapServices {
   data: DataPort
   acl: AclEvaluator
   classes: ClassLookup & ResourceRefs & LinkedNeeds & Required<FeatureLayers>
-  platform: { now(): Date }
 }
 
 export interface WebMapVariables {

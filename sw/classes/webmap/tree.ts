@@ -153,7 +153,7 @@ export function layerOut(it: LayerItem, styleParent: number | null) {
 
 /** `root_item` as a reader sees it: layers whose style is not in `shown` are left out (reference §1.4: the original answers 500). */
 export function rootOut(items: readonly Item[], shown: StyleParents) {
-  const out = (list: readonly Item[]): unknown[] => list.flatMap((it) => {
+  const out = (list: readonly Item[]): unknown[] => list.flatMap((it): unknown[] => {
     if (it.item_type === 'layer') return shown.has(it.layer_style_id) ? [layerOut(it, shown.get(it.layer_style_id)!)] : []
     return [{ item_type: 'group', display_name: it.display_name, group_expanded: it.group_expanded, group_enabled: it.group_enabled,
       group_exclusive: it.group_exclusive, children: out(it.children) }]
