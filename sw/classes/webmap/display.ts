@@ -73,7 +73,7 @@ function legendOf(d: WebMapData, it: LayerItem, hasLegend: boolean) {
 
 /** `display_config` for `user`; `perms` are what the user may do with annotations. */
 export async function displayConfig(s: WebMapServices, user: Principal, webmap: ResourceRef, d: WebMapData,
-  perms: { read: boolean; write: boolean; manage: boolean }) {
+  perms: { read: boolean; write: boolean; manage: boolean }, description: string | null) {
   const shown = await shownLayers(s, user, d)
   const checked: number[] = []
   const expanded: number[] = []
@@ -106,7 +106,7 @@ export async function displayConfig(s: WebMapServices, user: Principal, webmap: 
   }
   const children = d.root.flatMap(item)
   return {
-    webmapId: webmap.id, webmapTitle: d.title ?? webmap.displayName, webmapDescription: null,
+    webmapId: webmap.id, webmapTitle: d.title ?? webmap.displayName, webmapDescription: description,
     webmapPlugin: { '@nextgisweb/basemap/plugin/base-map': await basemapPlugin(s, user, d) },
     initialExtent: d.extent.some((x) => x === null) ? null : d.extent,
     constrainingExtent: d.extent_const.some((x) => x === null) ? null : d.extent_const,

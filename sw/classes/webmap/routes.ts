@@ -66,7 +66,8 @@ export function mountWebMap(routes: Routes<WebMapVariables>): void {
     const { ref, doc } = await webMapRef(c)
     const perms = { read: await may(c, 'annotation_read') === true, write: await may(c, 'annotation_write') === true,
       manage: await may(c, 'annotation_manage') === true }
-    return json(await displayConfig(c.get('services'), c.get('user'), ref, doc, perms))
+    const description = (await c.get('services').data.read((tx) => tx.resources.get(ref.id)))?.description ?? null
+    return json(await displayConfig(c.get('services'), c.get('user'), ref, doc, perms, description))
   })
 
   routes.add('webmap.extent', '/api/resource/{id}/webmap/extent', 'GET', onPath('resource', 'read'), async (c) => {

@@ -344,8 +344,9 @@ export const webmapCases: ApiCase[] = [
             layerItem(a.style, 'Not identifiable', { layer_identifiable: false, layer_adapter: 'tile', layer_min_scale_denom: 1e6 }),
           ] },
         ] } } })
+      expect((await api.request('PUT', `/api/resource/${id}`, { body: { resource: { description: 'Where the points are' } } })).status).toBe(200)
       const c = (await api.request('GET', `/api/resource/${id}/webmap/display_config`)).body
-      expect(c).toMatchObject({ webmapId: id, webmapTitle: 'Shown', initialExtent: [-180, -90, 180, 90], constrainingExtent: null,
+      expect(c).toMatchObject({ webmapId: id, webmapTitle: 'Shown', webmapDescription: 'Where the points are', initialExtent: [-180, -90, 180, 90], constrainingExtent: null,
         drawOrderEnabled: true, webmapEditable: true, webmapLegendVisible: 'expand', measureSrsId: null, bookmarkLayerId: null,
         options: { 'webmap.identification_attributes': true, 'webmap.identification_geometry': false, 'webmap.hmux': true },
         webmapPlugin: { '@nextgisweb/basemap/plugin/base-map': { basemaps: [], disable: false, background_color: null } } })
