@@ -33,6 +33,7 @@ import { mountRender } from './render/routes.ts'
 import { mountIngest } from './ingest/routes.ts'
 import { mountFiles } from './files/routes.ts'
 import { mountSpatialDb } from './spatialdb/routes.ts'
+import { mountWebMap } from './classes/webmap/routes.ts'
 
 /** Every per-request value: the union of the components' contexts. */
 interface AppEnv {
@@ -117,6 +118,7 @@ export function createApp(platform: Platform, opts: AppOptions = {}): OutpostApp
   mountIngest(routes)
   mountFiles(routes)
   mountSpatialDb(routes)
+  mountWebMap(routes)
 
   // The request id of an error body is made when there is an error: most requests need none.
   app.notFound(() => json(pageNotFound().toBody(requestId()), 404))

@@ -73,13 +73,14 @@ export async function openServices(platform: Platform, openData: DataOpener = sq
   const openCatalogue = sharedStart(() => Catalogue.open(platform, data))
   const gpkgSources = sqliteGpkgSources(platform.sqlite)
   const spatialDb = await openSpatialDb?.().catch(async (err: unknown) => { await data.close().catch(() => undefined); throw err })
+  // Opened once (a failed open is retried); each use re-reads it if its change token moved.
+  const catalogue = async () => (await openCatalogue()).current()
   return {
     platform, data, adminCreated, names, gpkgFiles: sqliteGpkgFiles(platform.sqlite), gpkgSources, spatialDb,
     close: async () => { await spatialDb?.close(); await data.close() },
     auth: new Authenticator(data, () => platform.now().getTime()),
     acl: new AclEvaluator(),
-    classes: new ClassRegistry({ platform, data, gpkgSources, spatialDb }),
-    // Opened once (a failed open is retried); each use re-reads it if its change token moved.
-    catalogue: async () => (await openCatalogue()).current(),
+    classes: new ClassRegistry({ platform, data, gpkgSources, spatialDb, catalogue }),
+    catalogue,
   }
 }

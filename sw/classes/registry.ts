@@ -25,6 +25,8 @@ import { fileBucket } from './file_bucket/index.ts'
 import { remoteConnection } from './remote_connection/index.ts'
 import { spatialDbConnection } from './spatialdb_connection/index.ts'
 import { spatialDbLayer } from './spatialdb_layer/index.ts'
+import { webMap } from './webmap/index.ts'
+import { basemapLayer } from './basemap_layer/index.ts'
 import type { SpatialDbSource } from '../port/spatialdb.ts'
 import type { SpatialDbCheckLayer, SpatialDbSources } from '../spatialdb/types.ts'
 import type { LinkedNeed, LinkedNeeds } from '../auth/types.ts'
@@ -41,6 +43,8 @@ const CLASSES: ClassFactory[] = [
   remoteConnection,
   spatialDbConnection,
   spatialDbLayer,
+  webMap,
+  basemapLayer,
 ]
 
 export class ClassRegistry implements ClassLookup, FeatureLayers, StoredFiles, SyncLookup, ResourceRefs, SpatialDbSources, LinkedNeeds {

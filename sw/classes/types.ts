@@ -27,6 +27,7 @@ import type { GpkgSources } from '../ingest/vector-convert.ts'
 import type { SpatialDbPort } from '../port/spatialdb.ts'
 import type { SpatialDbConnectionProvider, SpatialDbLayerProvider, SpatialDbSources } from '../spatialdb/types.ts'
 import type { LinkedNeed } from '../auth/types.ts'
+import type { Catalogue } from '../catalogue/service.ts'
 
 export type { AfterCommit, ClassContext, ClassData, Prepared, PrepareEnv, WriteContext } from '../resource/class.ts'
 
@@ -45,6 +46,8 @@ export interface ClassEnv {
    * the service worker, which cannot open a database connection.
    */
   spatialDb?: SpatialDbPort
+  /** The geoservice catalogue, for a class made from one of its entries (`basemap_layer`); absent in unit tests. */
+  catalogue?: () => Promise<Pick<Catalogue, 'index'>>
 }
 
 /** The capabilities of a class; each is optional. */

@@ -34,6 +34,7 @@ import { idempotencyCases } from './idempotency.ts'
 import { compatCases } from './compat.ts'
 import { permissionCases } from './permissions.ts'
 import { spatialDbCases } from './spatialdb.ts'
+import { webmapCases } from './webmap.ts'
 
 export const CASE_GROUPS: Record<string, ApiCase[]> = {
   pyramid: pyramidCases,
@@ -68,4 +69,5 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   'hardening-render': hardeningRenderCases,
   idempotency: idempotencyCases,
   spatialdb: spatialDbCases,
+  webmap: webmapCases,
 }
