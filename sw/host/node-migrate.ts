@@ -10,8 +10,9 @@
  * folder and only that copy is opened (opening a SQLite file may replay its log or migrate it).
  * The target is written in one transaction (postgres/restore.ts), so a failure leaves it as it
  * was. Ids are kept and the id counters left past the largest ever handed out. Sessions are
- * copied too (logged-in clients stay logged in). Not copied: the sync bookkeeping of replica
- * layers (PostGIS layers have no replica tables yet; the command names each such layer).
+ * copied too (logged-in clients stay logged in), and so is the sync bookkeeping of layers linked
+ * to a remote (their link state with a pending pull or push, id maps, conflicts, problems): the
+ * first round from PostgreSQL goes on where the last one from SQLite stopped.
  */
 import { cp, mkdtemp, rm } from 'node:fs/promises'
 import { closeSync, constants, existsSync, openSync, readFileSync } from 'node:fs'
@@ -25,7 +26,7 @@ import { openSqliteData, type SqlitePort } from '../sqlite/port.ts'
 import { layerMetas, mainDump, withCatalogue, withLayer, type DumpSource } from '../sqlite/dump.ts'
 import { openPostgresData, reasonOf, type PostgresPort } from '../postgres/port.ts'
 import { restoreOn, targetTable, type Restore } from '../postgres/restore.ts'
-import { CATALOGUE_TABLES, LAYER_TABLES, MAIN_TABLES, type TableRows } from '../port/transfer.ts'
+import { CATALOGUE_TABLES, LAYER_TABLES, MAIN_TABLES, SYNC_TABLES, type TableRows } from '../port/transfer.ts'
 import type { BlobStore, DataPort } from '../port/port.ts'
 import type { FeatureLayer, LayerMeta } from '../feature/types.ts'
 import { FileStore } from './node-store.ts'
@@ -117,8 +118,6 @@ export async function migrateFolder(opts: MigrateOptions): Promise<{ ok: boolean
           await copyTables(src, restore, LAYER_TABLES, (n) => targetTable(`layer:${id}:${n}`), (l) => counts.push(l), (n, c) => `${n} ${c}`)
           await restore.layerDone(id, await src.epoch(), await src.counters())
           log(`layer ${id}: ${counts.join(', ')}`)
-          const synced = await src.syncTables()
-          if (synced.length) log(`layer ${id}: its sync bookkeeping (${synced.join(', ')}) is not copied: PostGIS layers have no replica tables yet`)
         })
         if (done === undefined) log(`layer ${id}: no feature tables stored`)
       }
@@ -177,7 +176,8 @@ function plain(v: unknown, json: boolean): unknown {
  * canonical JSON of the rows. Features, attachments and blobs are read through the ports (the
  * feature ports' listings, the blob stores), so both engines' answers are compared; the other
  * tables by their rows (the columns both have, values normalized); the history's values are
- * left to the version reads of the API test, its bookkeeping columns compared here.
+ * left to the version reads of the API test, its bookkeeping columns compared here, and so is a
+ * linked layer's sync bookkeeping.
  */
 async function verify(source: SqlitePort, store: FileStore, sqlite: Sqlite3Static, target: PostgresPort, layers: LayerMeta[],
   log: (l: string) => void): Promise<Check[]> {
@@ -230,6 +230,11 @@ async function verify(source: SqlitePort, store: FileStore, sqlite: Sqlite3Stati
         const values = ['geom', ...meta.fields.map((f) => `fld_${f.id}`)]
         for (const name of ['feature_version', 'feature_vstate', 'feature_history', 'ext_vstate', 'ext_history', 'feature_transaction']) {
           await compare(`layer ${id} ${name}`, await src.table(name), targetTable(`layer:${id}:${name}`), values)
+        }
+        // A linked layer's sync bookkeeping, row by row (an unlinked layer's tables are empty: not listed).
+        for (const name of SYNC_TABLES) {
+          const t = await src.table(name)
+          if (t?.rows.length) await compare(`layer ${id} ${name}`, t, targetTable(`layer:${id}:${name}`))
         }
         return true
       })
