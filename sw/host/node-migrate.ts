@@ -9,7 +9,7 @@
  * exclusively, so each refuses the other), its `db/` and `blobs/` are copied to a temporary
  * folder and only that copy is opened (opening a SQLite file may replay its log or migrate it).
  * The target is written in one transaction (postgres/restore.ts), so a failure leaves it as it
- * was. Ids are kept and the id counters left past the largest ever handed out. Sessions are
+ * was; blobs bound for an S3 bucket (`blobs`) are written beside it and deleted again on failure. Ids are kept and the id counters left past the largest ever handed out. Sessions are
  * copied too (logged-in clients stay logged in), and so is the sync bookkeeping of layers linked
  * to a remote (their link state with a pending pull or push, id maps, conflicts, problems): the
  * first round from PostgreSQL goes on where the last one from SQLite stopped.
@@ -31,6 +31,7 @@ import type { BlobStore, DataPort } from '../port/port.ts'
 import type { FeatureLayer, LayerMeta } from '../feature/types.ts'
 import { FileStore } from './node-store.ts'
 import { LOCK_FILE } from './node-lock.ts'
+import { describeS3, s3Blobs, type S3Config } from './node-s3-blobs.ts'
 
 const { tryLock } = createRequire(import.meta.url)('fs-native-extensions') as { tryLock(fd: number, o?: { shared?: boolean }): boolean }
 
@@ -40,6 +41,8 @@ export interface MigrateOptions {
   to: string
   /** Empty a target that holds data first. */
   replace?: boolean
+  /** The target's blobs in an S3-compatible store (`--blobs`, as the hosts on it will be started) instead of the database. */
+  blobs?: S3Config
   /** Progress and check lines (default: stdout). */
   log?: (line: string) => void
 }
@@ -89,14 +92,18 @@ export async function migrateFolder(opts: MigrateOptions): Promise<{ ok: boolean
     store = new FileStore(snap)
     const sqlite = await createSqliteLoader()()
     source = await openSqliteData(async () => sqlite, { store })
+    const bucket = opts.blobs && s3Blobs(opts.blobs)
+    await bucket?.check()
     try {
-      target = await openPostgresData(opts.to, { maxConnections: 2 })
+      target = await openPostgresData(opts.to, { maxConnections: 2, blobs: bucket })
     } catch (err) {
       throw new Error(`Cannot open the database: ${reasonOf(err)}`)
     }
     const layers = await layerMetas(source)
     const client = await target.pool.connect()
     const restore = restoreOn(client)
+    /** Blobs written to the bucket: outside the transaction, so a failure deletes them itself. */
+    const put: string[] = []
     try {
       await client.query('BEGIN')
       await restore.lock()
@@ -121,19 +128,20 @@ export async function migrateFolder(opts: MigrateOptions): Promise<{ ok: boolean
         })
         if (done === undefined) log(`layer ${id}: no feature tables stored`)
       }
-      // Blobs one at a time in memory, in parts as postgres/blobs.ts keeps them.
+      // Blobs one at a time in memory, in parts as postgres/blobs.ts keeps them, or as objects of the bucket.
       const blobs = await blobIds(source.blobs)
       let bytes = 0
       for (const id of blobs) {
         const data = (await source.blobs.getBlob(id))!
         bytes += data.length
-        await restore.putBlob(id, data)
+        if (bucket) { put.push(id); await bucket.putBlob(id, data) } else await restore.putBlob(id, data)
       }
-      log(`blobs: ${blobs.length} (${bytes} bytes)`)
+      log(`blobs: ${blobs.length} (${bytes} bytes)${bucket ? ` into ${describeS3(opts.blobs!)}` : ''}`)
       await restore.moveTokens(['main', 'catalogue', ...layers.map((l) => `layer:${l.resourceId}`)])
       await client.query('COMMIT')
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined)
+      for (const id of put) await bucket!.deleteBlob(id).catch(() => undefined)
       throw err
     } finally {
       client.release()
