@@ -9,10 +9,12 @@
  * exclusively, so each refuses the other), its `db/` and `blobs/` are copied to a temporary
  * folder and only that copy is opened (opening a SQLite file may replay its log or migrate it).
  * The target is written in one transaction (postgres/restore.ts), so a failure leaves it as it
- * was; blobs bound for an S3 bucket (`blobs`) are written beside it and deleted again on failure. Ids are kept and the id counters left past the largest ever handed out. Sessions are
- * copied too (logged-in clients stay logged in), and so is the sync bookkeeping of layers linked
- * to a remote (their link state with a pending pull or push, id maps, conflicts, problems): the
- * first round from PostgreSQL goes on where the last one from SQLite stopped.
+ * was; blobs bound for an S3 bucket (`blobs`) are written beside it, and those it did not
+ * hold before are deleted again on failure. Ids are kept and the id counters left past the
+ * largest ever handed out. Sessions are copied too (logged-in clients stay logged in), and so
+ * is the sync bookkeeping of layers linked to a remote (their link state with a pending pull or
+ * push, id maps, conflicts, problems): the first round from PostgreSQL goes on where the last
+ * one from SQLite stopped.
  */
 import { cp, mkdtemp, rm } from 'node:fs/promises'
 import { closeSync, constants, existsSync, openSync, readFileSync } from 'node:fs'
@@ -102,8 +104,9 @@ export async function migrateFolder(opts: MigrateOptions): Promise<{ ok: boolean
     const layers = await layerMetas(source)
     const client = await target.pool.connect()
     const restore = restoreOn(client)
-    /** Blobs written to the bucket: outside the transaction, so a failure deletes them itself. */
+    /** Blobs new to the bucket: written outside the transaction, so a failure deletes them itself (not those a rolled-back target still names). */
     const put: string[] = []
+    const had = new Set(bucket ? await bucket.listBlobs('') : [])
     try {
       await client.query('BEGIN')
       await restore.lock()
@@ -134,7 +137,11 @@ export async function migrateFolder(opts: MigrateOptions): Promise<{ ok: boolean
       for (const id of blobs) {
         const data = (await source.blobs.getBlob(id))!
         bytes += data.length
-        if (bucket) { put.push(id); await bucket.putBlob(id, data) } else await restore.putBlob(id, data)
+        if (!bucket) await restore.putBlob(id, data)
+        else {
+          if (!had.has(id)) put.push(id)
+          await bucket.putBlob(id, data)
+        }
       }
       log(`blobs: ${blobs.length} (${bytes} bytes)${bucket ? ` into ${describeS3(opts.blobs!)}` : ''}`)
       await restore.moveTokens(['main', 'catalogue', ...layers.map((l) => `layer:${l.resourceId}`)])
