@@ -90,7 +90,7 @@ async function s3Reason(res: Response): Promise<string> {
 }
 
 export interface S3Blobs extends BlobStore {
-  /** A round trip to the bucket (a listing of one key): at start, so a wrong address or key stops it in one line. */
+  /** A round trip to the bucket (an empty listing): at start, so a wrong address, bucket or key stops it in one line. */
   check(): Promise<void>
 }
 
@@ -204,7 +204,8 @@ export function s3Blobs(config: S3Config, opts: { partSize?: number; retries?: n
       return out.sort()
     },
     async check() {
-      const q = new URLSearchParams({ 'list-type': '2', prefix: config.prefix, 'max-keys': '1' })
+      // No key asked for: the answer is as small as it gets, and no continuation token is made.
+      const q = new URLSearchParams({ 'list-type': '2', prefix: config.prefix, 'max-keys': '0' })
       await (await call('GET', `${config.endpoint}/${config.bucket}?${q}`, [200])).arrayBuffer()
     },
   }

@@ -10,7 +10,8 @@ import { createHash } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Server } from 'node:http'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { unzipSync } from 'fflate'
 import { httpApi, startNodeApi } from './node-client.ts'
@@ -127,7 +128,7 @@ describe('the team\'s server on PostgreSQL with its blobs in S3', () => {
     const up1 = await uploadFile(a.api, expect, 'photo.bin', photo)
     const up2 = (await other.request('PUT', '/api/component/file_upload/', { bytesBase64: base64(big),
       headers: { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="big.bin"' } }))
-    expect(up2.status).toBe(200)
+    expect(up2.status).toBe(201)
     const att1 = await other.request('POST', `/api/resource/${layer}/feature/${fid}/attachment/`, { body: { file_upload: up1 } })
     const att2 = await a.api.request('POST', `/api/resource/${layer}/feature/${fid}/attachment/`, { body: { file_upload: up2.body } })
     expect([att1.status, att2.status]).toEqual([200, 200])
@@ -140,7 +141,8 @@ describe('the team\'s server on PostgreSQL with its blobs in S3', () => {
     expect(sha(new Uint8Array(Buffer.from(got2.bodyBase64!, 'base64')))).toBe(sha(big))
     // The layer exports through the other process.
     const exp = await other.request('GET', `/api/resource/${layer}/export?format=GPKG`)
-    expect([exp.status, exp.headers['content-type']]).toEqual([200, 'application/geopackage+sqlite3'])
+    expect([exp.status, exp.headers['content-type']]).toEqual([200, 'application/zip'])
+    expect(Object.keys(unzipSync(new Uint8Array(Buffer.from(exp.bodyBase64!, 'base64'))))).toEqual([expect.stringMatching(/\.gpkg$/)])
     // A file bucket's file (chunked blobs) and its zip export.
     const notes = await uploadFile(other, expect, 'notes.txt', 'field notes\n')
     const bucket = await a.api.request('POST', '/api/resource/', { body: { resource: { cls: 'file_bucket', parent: { id: await newGroup(a.api, expect) },
@@ -187,8 +189,13 @@ describe('the team\'s server on PostgreSQL with its blobs in S3', () => {
     try {
       await expect(startHost(d, ['--blobs', s3.url()])).rejects.toThrow(/--blobs goes with --database/)
       await expect(startHost(d, ['--database', url, '--blobs', 's3://x'])).rejects.toThrow(/Invalid --blobs 's3:\/\/x': 'x' is not a bucket name/)
-      await expect(startHost(d, ['--database', url, '--blobs', 's3://outpost-test/t?endpoint=http://127.0.0.1:9'])).rejects
-        .toThrow(/exited \(1\)[^]*The blob store s3:\/\/outpost-test\/t\/ at http:\/\/127\.0\.0\.1:9 does not answer: .*ECONNREFUSED/)
+      // A port nothing listens on: one that was free a moment ago.
+      const free = await new Promise<number>((resolve) => { const srv = createServer().listen(0, '127.0.0.1', () => {
+        const port = (srv.address() as AddressInfo).port
+        srv.close(() => resolve(port))
+      }) })
+      await expect(startHost(d, ['--database', url, '--blobs', `s3://outpost-test/t?endpoint=http://127.0.0.1:${free}`])).rejects
+        .toThrow(new RegExp(`exited \\(1\\)[^]*The blob store s3://outpost-test/t/ at http://127\\.0\\.0\\.1:${free} does not answer: .*ECONNREFUSED`))
     } finally { rmSync(d, { recursive: true, force: true }) }
   }, 60_000)
 })
