@@ -189,6 +189,11 @@ describe('the team\'s server on PostgreSQL with its blobs in S3', () => {
     try {
       await expect(startHost(d, ['--blobs', s3.url()])).rejects.toThrow(/--blobs goes with --database/)
       await expect(startHost(d, ['--database', url, '--blobs', 's3://x'])).rejects.toThrow(/Invalid --blobs 's3:\/\/x': 'x' is not a bucket name/)
+      // $OUTPOST_BLOBS when the option is not given.
+      process.env.OUTPOST_BLOBS = 's3://y'
+      try {
+        await expect(startHost(d, ['--database', url])).rejects.toThrow(/Invalid --blobs 's3:\/\/y': 'y' is not a bucket name/)
+      } finally { delete process.env.OUTPOST_BLOBS }
       // A port nothing listens on: one that was free a moment ago.
       const free = await new Promise<number>((resolve) => { const srv = createServer().listen(0, '127.0.0.1', () => {
         const port = (srv.address() as AddressInfo).port
