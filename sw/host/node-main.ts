@@ -15,6 +15,7 @@ import { listenError } from './node-listen.ts'
 import { guardedFetch, isLoopbackHost, parseCidrs } from './node-outbound.ts'
 import { lockDataFolder } from './node-lock.ts'
 import { IDENTIFIER_STYLES, type IdentifierStyle } from '../core/identifiers.ts'
+import { describeS3, parseBlobsUrl } from './node-s3-blobs.ts'
 
 const isIdentifierStyle = (s: string): s is IdentifierStyle => (IDENTIFIER_STYLES as readonly string[]).includes(s)
 
@@ -27,6 +28,8 @@ const USAGE = `Usage: npm run serve -- [--port 8080] [--host 127.0.0.1] [--data 
   --memory   keep everything in memory; nothing survives a restart
   --database postgres://user:password@host:port/database: the data in PostgreSQL (also $OUTPOST_DATABASE_URL),
              shared by every process started on it (docs/team-server.md); --data then keeps only secret.key
+  --blobs    s3://bucket/prefix?endpoint=http(s)://host:port&region=…: with --database, blobs in an S3-compatible
+             store instead of the database (also $OUTPOST_BLOBS; keys from OUTPOST_S3_ACCESS_KEY_ID/_SECRET_ACCESS_KEY or AWS_*)
   --static   folder of the built app to serve (default ./dist when it exists)
   --demo     create the demo data set when the data folder is new
   --catalogue  folder in the QMS data layout that replaces the geoservice catalogue at start
@@ -50,6 +53,7 @@ async function main(): Promise<void> {
       catalogue: { type: 'string' }, 'upload-quota': { type: 'string' }, host: { type: 'string', default: '127.0.0.1' },
       'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' }, cors: { type: 'string', multiple: true },
       'allow-remote': { type: 'string', multiple: true }, database: { type: 'string' }, identifiers: { type: 'string' },
+      blobs: { type: 'string' },
     },
   })
   if (values.help) { console.log(USAGE); return }
@@ -59,6 +63,9 @@ async function main(): Promise<void> {
   const database = values.database ?? (process.env.OUTPOST_DATABASE_URL || undefined)
   if (database && values.memory) throw new Error(`--memory and --database exclude each other.\n${USAGE}`)
   if (database) checkDatabaseUrl(database)
+  const blobsUrl = values.blobs ?? (process.env.OUTPOST_BLOBS || undefined)
+  if (blobsUrl && !database) throw new Error(`--blobs goes with --database (a data folder keeps its blobs itself).\n${USAGE}`)
+  const blobs = blobsUrl ? parseBlobsUrl(blobsUrl) : undefined
   const identifiers = values.identifiers ?? (process.env.OUTPOST_IDENTIFIERS || 'spec')
   if (!isIdentifierStyle(identifiers)) throw new Error(`Invalid --identifiers '${identifiers}': spec or original.\n${USAGE}`)
   const dataDir = values.memory ? undefined : resolve(values.data ?? DEFAULT_DATA_DIR)
@@ -89,7 +96,7 @@ async function main(): Promise<void> {
   const envPassword = process.env.OUTPOST_ADMIN_PASSWORD
   const admin = { password: envPassword || randomPassword(), mustChange: false, force: !!envPassword }
   app = createApp(nodePlatform({ dataDir, admin, corsOrigins, uploadQuota, fetch, sharedDatabase: !!database }),
-    { setup: values.demo ? seedDemo : undefined, data: database ? postgresData(database) : undefined, identifiers })
+    { setup: values.demo ? seedDemo : undefined, data: database ? postgresData(database, { blobs }) : undefined, identifiers })
   const services = await app.services()
   if (services.adminCreated && !envPassword) console.log(`administrator password: ${admin.password}`)
   else if (!envPassword) console.log('administrator password: unchanged (set OUTPOST_ADMIN_PASSWORD to reset it)')
@@ -105,6 +112,7 @@ async function main(): Promise<void> {
   const actual = typeof addr === 'object' && addr ? addr.port : port
   console.log(database ? `data in ${redactUrl(database)} (secret.key in ${dataDir})`
     : dataDir ? `data in ${dataDir}` : 'data in memory (--memory): nothing is kept after exit')
+  if (blobs) console.log(`blobs in ${describeS3(blobs)}`)
   if (identifiers === 'original') console.log('answers use the original\'s names (--identifiers original): mapserver_style, postgis_layer, ngw:<id>')
   const scheme = tls ? 'https' : 'http'
   const local = `${scheme}://${values.host === '0.0.0.0' || values.host === '::' ? '127.0.0.1' : values.host}:${actual}`

@@ -9,9 +9,12 @@
  * exclusively, so each refuses the other), its `db/` and `blobs/` are copied to a temporary
  * folder and only that copy is opened (opening a SQLite file may replay its log or migrate it).
  * The target is written in one transaction (postgres/restore.ts), so a failure leaves it as it
- * was. Ids are kept and the id counters left past the largest ever handed out. Sessions are
- * copied too (logged-in clients stay logged in). Not copied: the sync bookkeeping of replica
- * layers (PostGIS layers have no replica tables yet; the command names each such layer).
+ * was; blobs bound for an S3 bucket (`blobs`) are written beside it, and those it did not
+ * hold before are deleted again on failure. Ids are kept and the id counters left past the
+ * largest ever handed out. Sessions are copied too (logged-in clients stay logged in), and so
+ * is the sync bookkeeping of layers linked to a remote (their link state with a pending pull or
+ * push, id maps, conflicts, problems): the first round from PostgreSQL goes on where the last
+ * one from SQLite stopped.
  */
 import { cp, mkdtemp, rm } from 'node:fs/promises'
 import { closeSync, constants, existsSync, openSync, readFileSync } from 'node:fs'
@@ -25,11 +28,12 @@ import { openSqliteData, type SqlitePort } from '../sqlite/port.ts'
 import { layerMetas, mainDump, withCatalogue, withLayer, type DumpSource } from '../sqlite/dump.ts'
 import { openPostgresData, reasonOf, type PostgresPort } from '../postgres/port.ts'
 import { restoreOn, targetTable, type Restore } from '../postgres/restore.ts'
-import { CATALOGUE_TABLES, LAYER_TABLES, MAIN_TABLES, type TableRows } from '../port/transfer.ts'
+import { CATALOGUE_TABLES, LAYER_TABLES, MAIN_TABLES, SYNC_TABLES, type TableRows } from '../port/transfer.ts'
 import type { BlobStore, DataPort } from '../port/port.ts'
 import type { FeatureLayer, LayerMeta } from '../feature/types.ts'
 import { FileStore } from './node-store.ts'
 import { LOCK_FILE } from './node-lock.ts'
+import { describeS3, s3Blobs, type S3Config } from './node-s3-blobs.ts'
 
 const { tryLock } = createRequire(import.meta.url)('fs-native-extensions') as { tryLock(fd: number, o?: { shared?: boolean }): boolean }
 
@@ -39,6 +43,8 @@ export interface MigrateOptions {
   to: string
   /** Empty a target that holds data first. */
   replace?: boolean
+  /** The target's blobs in an S3-compatible store (`--blobs`, as the hosts on it will be started) instead of the database. */
+  blobs?: S3Config
   /** Progress and check lines (default: stdout). */
   log?: (line: string) => void
 }
@@ -88,14 +94,19 @@ export async function migrateFolder(opts: MigrateOptions): Promise<{ ok: boolean
     store = new FileStore(snap)
     const sqlite = await createSqliteLoader()()
     source = await openSqliteData(async () => sqlite, { store })
+    const bucket = opts.blobs && s3Blobs(opts.blobs)
+    await bucket?.check()
     try {
-      target = await openPostgresData(opts.to, { maxConnections: 2 })
+      target = await openPostgresData(opts.to, { maxConnections: 2, blobs: bucket })
     } catch (err) {
       throw new Error(`Cannot open the database: ${reasonOf(err)}`)
     }
     const layers = await layerMetas(source)
     const client = await target.pool.connect()
     const restore = restoreOn(client)
+    /** Blobs new to the bucket: written outside the transaction, so a failure deletes them itself (not those a rolled-back target still names). */
+    const put: string[] = []
+    const had = new Set(bucket ? await bucket.listBlobs('') : [])
     try {
       await client.query('BEGIN')
       await restore.lock()
@@ -117,24 +128,27 @@ export async function migrateFolder(opts: MigrateOptions): Promise<{ ok: boolean
           await copyTables(src, restore, LAYER_TABLES, (n) => targetTable(`layer:${id}:${n}`), (l) => counts.push(l), (n, c) => `${n} ${c}`)
           await restore.layerDone(id, await src.epoch(), await src.counters())
           log(`layer ${id}: ${counts.join(', ')}`)
-          const synced = await src.syncTables()
-          if (synced.length) log(`layer ${id}: its sync bookkeeping (${synced.join(', ')}) is not copied: PostGIS layers have no replica tables yet`)
         })
         if (done === undefined) log(`layer ${id}: no feature tables stored`)
       }
-      // Blobs one at a time in memory, in parts as postgres/blobs.ts keeps them.
+      // Blobs one at a time in memory, in parts as postgres/blobs.ts keeps them, or as objects of the bucket.
       const blobs = await blobIds(source.blobs)
       let bytes = 0
       for (const id of blobs) {
         const data = (await source.blobs.getBlob(id))!
         bytes += data.length
-        await restore.putBlob(id, data)
+        if (!bucket) await restore.putBlob(id, data)
+        else {
+          if (!had.has(id)) put.push(id)
+          await bucket.putBlob(id, data)
+        }
       }
-      log(`blobs: ${blobs.length} (${bytes} bytes)`)
+      log(`blobs: ${blobs.length} (${bytes} bytes)${bucket ? ` into ${describeS3(opts.blobs!)}` : ''}`)
       await restore.moveTokens(['main', 'catalogue', ...layers.map((l) => `layer:${l.resourceId}`)])
       await client.query('COMMIT')
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined)
+      for (const id of put) await bucket!.deleteBlob(id).catch(() => undefined)
       throw err
     } finally {
       client.release()
@@ -177,7 +191,8 @@ function plain(v: unknown, json: boolean): unknown {
  * canonical JSON of the rows. Features, attachments and blobs are read through the ports (the
  * feature ports' listings, the blob stores), so both engines' answers are compared; the other
  * tables by their rows (the columns both have, values normalized); the history's values are
- * left to the version reads of the API test, its bookkeeping columns compared here.
+ * left to the version reads of the API test, its bookkeeping columns compared here, and so is a
+ * linked layer's sync bookkeeping.
  */
 async function verify(source: SqlitePort, store: FileStore, sqlite: Sqlite3Static, target: PostgresPort, layers: LayerMeta[],
   log: (l: string) => void): Promise<Check[]> {
@@ -230,6 +245,11 @@ async function verify(source: SqlitePort, store: FileStore, sqlite: Sqlite3Stati
         const values = ['geom', ...meta.fields.map((f) => `fld_${f.id}`)]
         for (const name of ['feature_version', 'feature_vstate', 'feature_history', 'ext_vstate', 'ext_history', 'feature_transaction']) {
           await compare(`layer ${id} ${name}`, await src.table(name), targetTable(`layer:${id}:${name}`), values)
+        }
+        // A linked layer's sync bookkeeping, row by row (an unlinked layer's tables are empty: not listed).
+        for (const name of SYNC_TABLES) {
+          const t = await src.table(name)
+          if (t?.rows.length) await compare(`layer ${id} ${name}`, t, targetTable(`layer:${id}:${name}`))
         }
         return true
       })

@@ -22,6 +22,7 @@ import { FileStore } from './node-store.ts'
 import { nodeCanvas } from './node-canvas.ts'
 import { nodeEpsg } from './node-epsg.ts'
 import { nodeSecretKey } from './node-secret.ts'
+import { s3Blobs, type S3Config } from './node-s3-blobs.ts'
 import { PROJECT_ROOT } from './node-root.ts'
 import { SET_COOKIE_COPY } from '../auth/middleware.ts'
 import { isApiPath, json, requestId } from '../core/http.ts'
@@ -106,14 +107,18 @@ export function redactUrl(url: string): string {
 
 /**
  * The data port of `--database <url>`: PostgreSQL (sw/postgres), opened and migrated when the
- * app opens its services. A database that cannot be reached or refuses us fails with one line.
+ * app opens its services. A database that cannot be reached or refuses us fails with one line;
+ * so does the blob store of `opts.blobs` (`--blobs s3://…`), checked first.
  * Imported only then: a host on SQLite never loads the driver.
  */
-export function postgresData(url: string, opts: { maxConnections?: number } = {}): NonNullable<AppOptions['data']> {
+export function postgresData(url: string, opts: { maxConnections?: number; blobs?: S3Config } = {}): NonNullable<AppOptions['data']> {
   return async (platform) => {
     const { openPostgresData, reasonOf } = await import('../postgres/port.ts')
+    const blobs = opts.blobs && s3Blobs(opts.blobs)
+    // A wrong endpoint, bucket or key stops the start in one line (the message names the store, never the key).
+    await blobs?.check()
     try {
-      return await openPostgresData(url, { asyncContext: platform.asyncContext, maxConnections: opts.maxConnections })
+      return await openPostgresData(url, { asyncContext: platform.asyncContext, maxConnections: opts.maxConnections, blobs })
     } catch (err) {
       throw new Error(`Cannot open the database ${redactUrl(url)}: ${reasonOf(err)}`, { cause: err })
     }

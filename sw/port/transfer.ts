@@ -23,15 +23,23 @@ export const MAIN_TABLES = ['principal', 'principal_member', 'session', 'login_l
 export const CATALOGUE_TABLES = ['icon', 'geoservice', 'geoservice_status'] as const
 export interface CatalogueMeta { source?: string; defaultIcon?: Uint8Array | null }
 
-/** A layer's tables: features, extensions, history, stored transactions, keyed-write answers. */
+/**
+ * The sync bookkeeping of a layer linked to a remote one (sqlite/features/replica.ts,
+ * postgres/features/replica.ts): the link's state with its pending pull and push, the id maps
+ * of features and attachments, conflicts, problems. Every layer has the tables; they hold rows
+ * only when it is linked.
+ */
+export const SYNC_TABLES = ['sync_meta', 'sync_fid', 'sync_aid', 'sync_conflict', 'sync_problem'] as const
+
+/** A layer's tables: features, extensions, history, stored transactions, keyed-write answers, sync bookkeeping. */
 export const LAYER_TABLES = ['feature', 'feature_description', 'feature_attachment', 'attachment_file', 'outpost_request_log',
   'feature_version', 'feature_vstate', 'feature_history', 'ext_vstate', 'ext_history', 'feature_transaction', 'feature_transaction_op',
-  'feature_transaction_result'] as const
+  'feature_transaction_result', ...SYNC_TABLES] as const
 export type LayerTable = typeof LAYER_TABLES[number]
 
 /** A layer's tables with ids handed out by a counter: the id column. */
 export const LAYER_COUNTERS: Partial<Record<LayerTable, string>> = {
-  feature: 'fid', feature_attachment: 'id', attachment_file: 'id', feature_transaction: 'id',
+  feature: 'fid', feature_attachment: 'id', attachment_file: 'id', feature_transaction: 'id', sync_conflict: 'id',
 }
 
 /** Counters of ids (largest ever handed out, deleted rows included), by table. */

@@ -3,12 +3,13 @@
  * The PostgreSQL implementation of the data port (issue 23; docs/team-server.md): several Node
  * processes on one database. Every process keeps only caches, told of the others' commits by
  * the change counters (tokens.ts, read once per request); units of work run one at a time
- * across processes under the main advisory lock (uow.ts); blobs live in the database (blobs.ts).
+ * across processes under the main advisory lock (uow.ts); blobs live in the database (blobs.ts),
+ * or in the store the host gives (an S3 bucket: host/node-s3-blobs.ts).
  * The schema is created and migrated at start (migrate.ts).
  */
 import pg from 'pg'
 import type { AsyncContext } from '../platform/platform.ts'
-import type { DataPort } from '../port/port.ts'
+import type { BlobStore, DataPort } from '../port/port.ts'
 import type { Frames } from '../port/frames.ts'
 import { connOf, inTransaction, pgTypes } from './conn.ts'
 import { PgUnits } from './uow.ts'
@@ -25,6 +26,8 @@ export interface PostgresPortOptions {
   maxConnections?: number
   /** The platform's async-local storage, for the nested-unit-of-work guard. */
   asyncContext?: <T>() => AsyncContext<T>
+  /** Where blobs live when not in the database (`--blobs s3://…`): every process must be given the same. */
+  blobs?: BlobStore
 }
 
 export interface PostgresPort extends DataPort {
@@ -50,7 +53,7 @@ export async function openPostgresData(url: string, opts: PostgresPortOptions = 
   const units = new PgUnits(pool, 'main', frames)
   const tokens = new PgTokens(async () => (await unavailable(pool.query<{ scope: string; n: number }>('SELECT scope, n FROM outpost_change'))).rows)
   await tokens.refresh()
-  const blobs = pgBlobs(pool)
+  const blobs = opts.blobs ?? pgBlobs(pool)
   // Its tables are made with the rest (schema/catalogue.ts): nothing to open on first use.
   const catalogue = pgCatalogue(pool, tokens, frames)
   return {

@@ -24,7 +24,8 @@ const LAYER: Record<LayerTable, keyof LayerTables> = {
   feature: 'features', feature_description: 'description', feature_attachment: 'attachment', attachment_file: 'attachmentFile',
   outpost_request_log: 'request', feature_version: 'version', feature_vstate: 'vstate', feature_history: 'history',
   ext_vstate: 'extVstate', ext_history: 'extHistory', feature_transaction: 'transaction', feature_transaction_op: 'transactionOp',
-  feature_transaction_result: 'transactionResult',
+  feature_transaction_result: 'transactionResult', sync_meta: 'syncMeta', sync_fid: 'syncFid', sync_aid: 'syncAid',
+  sync_conflict: 'syncConflict', sync_problem: 'syncProblem',
 }
 /** Main tables whose ids come from `outpost_reserve` (schema/port.ts). */
 const RESERVED = ['principal', 'resource', 'layer_field']

@@ -20,8 +20,6 @@ const ORDER: Record<string, string> = {
     SELECT resource.* FROM resource JOIN t USING (id) ORDER BY t.depth, resource.id`,
 }
 
-const SYNC_TABLES = ['sync_fid', 'sync_aid', 'sync_conflict', 'sync_problem']
-
 /** Rows per page: what is held in memory at a time. */
 const PAGE = 5000
 
@@ -118,15 +116,13 @@ export async function withCatalogue<T>(sqlite: Sqlite3Static, store: Store, fn: 
 
 /** Runs `fn` on layer `meta`'s database, if it has one. */
 export async function withLayer<T>(sqlite: Sqlite3Static, store: Store, meta: LayerMeta,
-  fn: (src: DumpSource & { epoch(): Promise<number>; syncTables(): Promise<string[]> }) => Promise<T>): Promise<T | undefined> {
+  fn: (src: DumpSource & { epoch(): Promise<number> }) => Promise<T>): Promise<T | undefined> {
   if (!(await store.listDatabases()).includes(imageName(meta.resourceId))) return undefined
   const db = await Database.open(sqlite, store, imageName(meta.resourceId), (sql) => migrateLayer(sql, meta))
   try {
     return await fn({
       ...sourceOf(db),
       epoch: () => db.read((d) => Number(d.selectValue(`SELECT value FROM layer_meta WHERE key = 'epoch'`) ?? 0)),
-      syncTables: () => db.read((d) => SYNC_TABLES.filter((t) => d.selectValue(`SELECT 1 FROM sqlite_master WHERE name = ?`, [t]) !== undefined
-        && Number(d.selectValue(`SELECT count(*) FROM ${t}`)) > 0)),
     })
   } finally { await db.close() }
 }
