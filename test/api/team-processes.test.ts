@@ -75,16 +75,34 @@ async function picture(api: Api, layer: number) {
   }
 }
 
+/**
+ * Holds every commit at its last statement: a write moves its change counter (`outpost_change`,
+ * sw/postgres/tokens.ts) right before COMMIT, which waits while this lock is held. So a process
+ * can be killed with all of its write done and nothing committed, every time. Readers pass.
+ */
+async function holdCommits(db: string): Promise<pg.Client> {
+  const holder = await (await cluster()).client(db)
+  await holder.query('BEGIN')
+  await holder.query('LOCK TABLE outpost_change IN SHARE MODE')
+  return holder
+}
+
+/** Process `pid` inside a transaction that has written (it has a transaction id) and now waits at its commit. */
+const atCommit = (admin: pg.Client, pid: number) => async () =>
+  await sessions(admin, pid, `backend_xid IS NOT NULL AND wait_event_type = 'Lock'`) > 0
+
 const points = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ geom: `POINT(${from + i} ${i % 97})`, fields: { name: `f${from + i}` } }))
 
 describe('two host processes on one database: one killed mid-transaction', () => {
   let url: string
+  let db: string
   let dir: string
   let admin: pg.Client
   beforeAll(async () => {
     url = await (await cluster()).separateDatabase('killed')
+    db = new URL(url).pathname.slice(1)
     dir = tempDir()
-    admin = await (await cluster()).client(new URL(url).pathname.slice(1))
+    admin = await (await cluster()).client(db)
   })
   afterAll(async () => { await admin?.end() })
 
@@ -96,10 +114,13 @@ describe('two host processes on one database: one killed mid-transaction', () =>
     const before = await picture(b.api, layer)
     expect(before.count).toBe(10)
 
+    const holder = await holdCommits(db)
     const big = a.api.request('PATCH', `/api/resource/${layer}/feature/`, { body: points(20_000, 100) }).then((r) => r.status, () => 'cut')
-    // Inside the transaction: A's session has written (it has a transaction id), nothing committed yet.
-    await until('A inside its write', async () => await sessions(admin, a.proc.pid!, 'backend_xid IS NOT NULL') > 0)
+    // Inside the transaction: the 20,000 rows written, the commit not yet made.
+    await until('A at its commit', atCommit(admin, a.proc.pid!), 120_000)
     await killHost(a)
+    await holder.query('ROLLBACK')
+    await holder.end()
     expect(await big).toBe('cut')
     // The server ends the dead process's sessions (its socket closed), and with them its locks.
     await until('A\'s sessions gone', async () => await sessions(admin, a.proc.pid!) === 0, 10_000)
@@ -131,20 +152,21 @@ describe('two host processes on one database: one killed mid-transaction', () =>
       for (let i = 0; i < N; i += 1000) expect((await api.request('PUT', item, { body: ops.slice(i, i + 1000) })).status).toBe(200)
     }
     await put(a.api)
+    const holder = await holdCommits(db)
     const commit = a.api.request('POST', item).then((r) => r.status, () => 'cut')
-    await until('A inside the commit', async () => await sessions(admin, a.proc.pid!, 'backend_xid IS NOT NULL') > 0)
+    await until('A at the commit', atCommit(admin, a.proc.pid!), 120_000)
     await killHost(a)
+    await holder.query('ROLLBACK')
+    await holder.end()
     expect(await commit).toBe('cut')
 
-    // The device retries against B as resumePush does: asks what became of the transaction,
-    // sends its operations again if it was not committed, commits.
+    // The device retries against B as resumePush does: asks what became of the transaction (not
+    // committed: 422), sends its operations again (taken as the same), commits.
     const fate = await b.api.request('GET', item)
-    if (fate.status !== 200) {
-      expect(fate.status).toBe(422)
-      await put(b.api)
-      const again = await b.api.request('POST', item)
-      expect([again.status, again.body.status]).toEqual([200, 'committed'])
-    }
+    expect(fate.status, JSON.stringify(fate.body)).toBe(422)
+    await put(b.api)
+    const again = await b.api.request('POST', item)
+    expect([again.status, again.body.status]).toEqual([200, 'committed'])
     const results = (await b.api.request('GET', item)).body as [number, { action: string }][]
     expect(results).toHaveLength(N)
     const after = await picture(b.api, layer)
@@ -233,9 +255,9 @@ describe('two host processes on one database: sync rounds of one layer', () => {
     await killHost(a)
     gate.release()
     await proxy.settled()
-    // The lock was A's session's: the server ended it with the process.
-    await until('the layer free', async () => (await b.api.request('GET', `/api/resource/${layer}/sync`)).status === 200)
-    const next = await b.api.request('POST', `/api/resource/${layer}/sync`)
+    // The lock was A's session's: the server ends it with the process (at once: the idle session reads its socket's end).
+    let next!: Awaited<ReturnType<Api['request']>>
+    await until('B\'s round to run', async () => (next = await b.api.request('POST', `/api/resource/${layer}/sync`)).status !== 409, 10_000)
     expect([next.status, next.body.status]).toEqual([200, 'ok'])
     for (const h of [a, b]) await killHost(h)
   }, 120_000)
