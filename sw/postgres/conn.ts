@@ -131,6 +131,11 @@ export function answerLostAs503(pool: pg.Pool): pg.Pool {
   const connect = pool.connect.bind(pool) as (cb?: Cb) => Promise<pg.PoolClient> | undefined
   pool.connect = ((cb?: Cb) => (cb ? connect(wrapCb(cb)) : connect()!.catch((err: unknown) => { throw unavailableOr(err) }))) as typeof pool.connect
   pool.on('connect', (client) => {
+    // A connection that ends while checked out (a unit of work's, the sync guard's) emits 'error'
+    // besides failing its query; pg-pool listens only while a client is idle, and an 'error'
+    // nobody hears ends the process. Its queries say it (a 503), and the pool drops it when it
+    // comes back (no longer queryable).
+    client.on('error', () => undefined)
     const query = client.query.bind(client) as (...args: unknown[]) => unknown
     client.query = ((...args: unknown[]) => {
       const last = args.length - 1

@@ -142,7 +142,8 @@ describe('two host processes on one database: one killed mid-transaction', () =>
     const b = await pgHost(dir, url)
     const { layer, epoch, fieldIds } = await versionedLayer(b.api, expect)
     const before = await picture(b.api, layer)
-    const N = 20_000
+    // 5,000 operations: 20,000 took 175 s here under load (the batches sent twice and the commit), too long for the suite.
+    const N = 5_000
     const ops = Array.from({ length: N }, (_, i) => [i, { action: 'feature.create', geom: pointWkb(i, i % 89), fields: [[fieldIds.name!, `p${i}`]] }])
     // A device's push (sw/sync/push.ts): a transaction, its operations in batches of 1,000, the commit.
     const start = await a.api.request('POST', `/api/resource/${layer}/feature/transaction/`, { body: { epoch } })
@@ -151,7 +152,9 @@ describe('two host processes on one database: one killed mid-transaction', () =>
     const put = async (api: Api) => {
       for (let i = 0; i < N; i += 1000) expect((await api.request('PUT', item, { body: ops.slice(i, i + 1000) })).status).toBe(200)
     }
+    let t = Date.now()
     await put(a.api)
+    const sent = Date.now() - t
     const holder = await holdCommits(db)
     const commit = a.api.request('POST', item).then((r) => r.status, () => 'cut')
     await until('A at the commit', atCommit(admin, a.proc.pid!), 120_000)
@@ -164,9 +167,13 @@ describe('two host processes on one database: one killed mid-transaction', () =>
     // committed: 422), sends its operations again (taken as the same), commits.
     const fate = await b.api.request('GET', item)
     expect(fate.status, JSON.stringify(fate.body)).toBe(422)
+    t = Date.now()
     await put(b.api)
+    const resent = Date.now() - t
+    t = Date.now()
     const again = await b.api.request('POST', item)
     expect([again.status, again.body.status]).toEqual([200, 'committed'])
+    console.log(`push of ${N} operations: sent to A in ${sent} ms, again to B in ${resent} ms, committed by B in ${Date.now() - t} ms`)
     const results = (await b.api.request('GET', item)).body as [number, { action: string }][]
     expect(results).toHaveLength(N)
     const after = await picture(b.api, layer)
@@ -306,7 +313,7 @@ class DbDoor {
   }
 }
 
-/** Runs the host's command line to its end (killed after 30 s): exit code, output, and how long it took. */
+/** Runs the host's command line to its end (killed after 60 s): exit code, output, and how long it took. */
 function runHost(args: string[]): Promise<{ code: number | null; out: string; err: string; ms: number }> {
   const t0 = Date.now()
   const proc: ChildProcess = spawn(process.execPath, [...SOURCE_ENTRY, '--port', '0', ...args],
@@ -315,7 +322,7 @@ function runHost(args: string[]): Promise<{ code: number | null; out: string; er
   let err = ''
   proc.stdout!.on('data', (b: Buffer) => { out += b.toString() })
   proc.stderr!.on('data', (b: Buffer) => { err += b.toString() })
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000)
+  const timer = setTimeout(() => proc.kill('SIGKILL'), 60_000)
   return new Promise((resolve) => proc.once('exit', (code) => { clearTimeout(timer); resolve({ code, out, err, ms: Date.now() - t0 }) }))
 }
 
@@ -339,12 +346,13 @@ describe('the database unreachable or lost', () => {
       expect(r.code).toBe(1)
       expect(r.err.trim().split('\n')).toEqual([`Cannot open the database ${viaDoor(2)}: no answer within the connect timeout`])
       expect(r.out).not.toContain('listening on')
-      // 2 s of timeout, plus starting Node and loading the sources (a few seconds on a busy machine).
-      expect(r.ms).toBeLessThan(15_000)
+      // 2 s of timeout, plus starting Node and loading the sources (16 s under a load of 15 on 2 cores);
+      // without the timeout it waits until runHost kills it (60 s).
+      expect(r.ms).toBeLessThan(40_000)
     } finally {
       door.set('up')
     }
-  }, 60_000)
+  }, 90_000)
 
   describe('while serving', () => {
     let api: Api
@@ -395,6 +403,8 @@ describe('the database unreachable or lost', () => {
 
     it('a database that stops answering new connections is a 503 after the connect timeout, not a hang', async () => {
       door.set('silent')
+      // The pool hears its cut connections end and drops them; then every connection is a new one.
+      await new Promise((r) => setTimeout(r, 500))
       const t0 = Date.now()
       const res = await api.request('GET', '/api/resource/0')
       const ms = Date.now() - t0
