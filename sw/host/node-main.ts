@@ -19,7 +19,7 @@ import { describeS3, parseBlobsUrl } from './node-s3-blobs.ts'
 
 const isIdentifierStyle = (s: string): s is IdentifierStyle => (IDENTIFIER_STYLES as readonly string[]).includes(s)
 
-const USAGE = `Usage: npm run serve -- [--port 8080] [--host 127.0.0.1] [--data <dir> | --memory] [--database <url>] [--static <dir>] [--identifiers spec|original]
+const USAGE = `Usage: npm run serve -- [--port 8080] [--host 127.0.0.1] [--data <dir> | --memory] [--database <url>] [--static <dir>] [--identifiers spec|original] [--trust-proxy <cidr>]
   --port     TCP port (default $PORT or 8080; 0 picks a free one)
   --host     address to listen on (default 127.0.0.1; 0.0.0.0 for every network, e.g. phones on the Wi-Fi)
   --tls-cert, --tls-key  PEM files: serve HTTPS (a phone's browser runs the app's worker only on a secure origin)
@@ -36,6 +36,9 @@ const USAGE = `Usage: npm run serve -- [--port 8080] [--host 127.0.0.1] [--data 
   --upload-quota  bytes of pending uploads anonymous users may add to (default 1 GiB)
   --allow-remote  an address range (CIDR) remote connections may reach although it is not public,
              when --host is beyond loopback (repeatable; also $OUTPOST_ALLOW_REMOTE, comma-separated)
+  --trust-proxy  address range (CIDR) of reverse proxies in front of this host (repeatable; also
+             $OUTPOST_TRUST_PROXY, comma-separated): from them, X-Forwarded-For names the client for the
+             per-address login limits (docs/security.md); from anyone else the header is ignored
   --identifiers  spec (default) or original: answers name classes, class members and vector-tile layers
              as the original does (mapserver_style, postgis_layer, ngw:<id>) for desktop clients that
              expect its names (GDAL's NGW driver, NextGIS Connect, ngw-kit); also $OUTPOST_IDENTIFIERS.
@@ -54,6 +57,7 @@ async function main(): Promise<void> {
       'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' }, cors: { type: 'string', multiple: true },
       'allow-remote': { type: 'string', multiple: true }, database: { type: 'string' }, identifiers: { type: 'string' },
       blobs: { type: 'string' },
+      'trust-proxy': { type: 'string', multiple: true },
     },
   })
   if (values.help) { console.log(USAGE); return }
@@ -76,7 +80,8 @@ async function main(): Promise<void> {
   if (uploadQuota !== undefined && !(Number.isSafeInteger(uploadQuota) && uploadQuota >= 0)) {
     throw new Error(`Invalid --upload-quota '${values['upload-quota']}': a number of bytes.\n${USAGE}`)
   }
-  const allow = parseCidrs([...values['allow-remote'] ?? [], ...(process.env.OUTPOST_ALLOW_REMOTE ?? '').split(',').map((c) => c.trim()).filter(Boolean)])
+  const allow = parseCidrs(listOption(values['allow-remote'], process.env.OUTPOST_ALLOW_REMOTE))
+  const trustProxy = parseCidrs(listOption(values['trust-proxy'], process.env.OUTPOST_TRUST_PROXY), '--trust-proxy')
   // On loopback only this machine's users reach the API; beyond it, outbound requests may go to public addresses only.
   const fetch = isLoopbackHost(values.host!) ? undefined : guardedFetch(allow)
   // The port first: on a busy one the start ends here (exit 1, how to pick another), before a
@@ -87,7 +92,7 @@ async function main(): Promise<void> {
   const ready = new Promise<void>((resolve) => { open = resolve })
   const staticDir = values.static ?? (existsSync('dist/index.html') ? 'dist' : undefined)
   const server = await serve({ fetch: async (req, ctx) => { await ready; return app!.fetch(req, ctx) } },
-    { port, host: values.host, staticDir, tls, ownsGlobals: true })
+    { port, host: values.host, staticDir, tls, ownsGlobals: true, trustProxy })
     .catch((err: unknown) => { throw listenError(err, port, values.host!) })
   // Before anything is read, written, generated or printed: a second process on the folder
   // stops here (exit 1, the holder's pid in the message) and changes nothing. Held until exit.
@@ -123,6 +128,11 @@ async function main(): Promise<void> {
   const stop = () => server.close(() => void services.close().finally(() => process.exit(0)))
   process.on('SIGINT', stop)
   process.on('SIGTERM', stop)
+}
+
+/** A repeatable option's values, then its environment variable's (comma-separated). */
+function listOption(given: string[] | undefined, env: string | undefined): string[] {
+  return [...given ?? [], ...(env ?? '').split(',').map((c) => c.trim()).filter(Boolean)]
 }
 
 /** This machine's addresses on its networks, when listening on all of them. */

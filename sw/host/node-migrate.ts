@@ -109,6 +109,9 @@ export async function migrateFolder(opts: MigrateOptions): Promise<{ ok: boolean
     const had = new Set(bucket ? await bucket.listBlobs('') : [])
     try {
       await client.query('BEGIN')
+      // The pool ends a session idle in a transaction after 60 s (postgres/conn.ts); the move's
+      // one transaction may wait longer between statements (a large blob put into the bucket).
+      await client.query('SET LOCAL idle_in_transaction_session_timeout = 0')
       await restore.lock()
       const holds = await restore.holds()
       if (holds && !opts.replace) throw new Error(`The target database already holds ${holds}: give an empty one, or --replace to overwrite it.`)

@@ -20,15 +20,15 @@ const MAX_REDIRECTS = 5
 
 export type Cidr = [ipaddr.IPv4 | ipaddr.IPv6, number]
 
-/** Parses `--allow-remote` ranges (`10.0.0.0/8`, `fd00::/8`, or one address); throws saying which is wrong. */
-export function parseCidrs(list: readonly string[]): Cidr[] {
+/** Parses address ranges of `option` (`10.0.0.0/8`, `fd00::/8`, or one address); throws saying which is wrong. */
+export function parseCidrs(list: readonly string[], option = '--allow-remote'): Cidr[] {
   return list.map((text) => {
     try {
       if (text.includes('/')) return ipaddr.parseCIDR(text)
       const a = ipaddr.parse(text)
       return [a, a.kind() === 'ipv4' ? 32 : 128]
     } catch {
-      throw new Error(`Invalid --allow-remote '${text}': an address or a CIDR range such as 10.0.0.0/8.`)
+      throw new Error(`Invalid ${option} '${text}': an address or a CIDR range such as 10.0.0.0/8.`)
     }
   })
 }

@@ -23,6 +23,8 @@ import { nodeCanvas } from './node-canvas.ts'
 import { nodeEpsg } from './node-epsg.ts'
 import { nodeSecretKey } from './node-secret.ts'
 import { s3Blobs, type S3Config } from './node-s3-blobs.ts'
+import { clientAddress } from './node-proxy.ts'
+import type { Cidr } from './node-outbound.ts'
 import { PROJECT_ROOT } from './node-root.ts'
 import { SET_COOKIE_COPY } from '../auth/middleware.ts'
 import { isApiPath, json, requestId } from '../core/http.ts'
@@ -197,6 +199,11 @@ export interface ServeOptions {
    * Left off where the process is shared (tests, scripts). @default false
    */
   ownsGlobals?: boolean
+  /**
+   * Address ranges of reverse proxies whose `X-Forwarded-For` names the client (`--trust-proxy`);
+   * from any other peer the header is ignored. @default none
+   */
+  trustProxy?: readonly Cidr[]
 }
 
 /**
@@ -211,8 +218,10 @@ export function serve(app: Pick<OutpostApp, 'fetch'>, opts: ServeOptions): Promi
   const fetch = async (request: Request, env: HttpBindings | Http2Bindings): Promise<Response> => {
     try {
       const pathname = new URL(request.url).pathname
-      // The socket's peer, for the per-address login limit (the backend cannot see sockets).
-      const peer = env.incoming.socket?.remoteAddress
+      // The client's address, for the per-address login limit (the backend cannot see sockets):
+      // the socket's peer, or behind a trusted proxy the address it forwarded (node-proxy.ts).
+      const forwarded = env.incoming.headers['x-forwarded-for']
+      const peer = clientAddress(env.incoming.socket?.remoteAddress, Array.isArray(forwarded) ? forwarded.join(',') : forwarded, opts.trustProxy ?? [])
       const res = isApiPath(pathname) || !opts.staticDir ? await app.fetch(request, { peer }) : await serveStatic(opts.staticDir, pathname)
       // The backend's copy of Set-Cookie is for the worker only (auth/routes.ts).
       res.headers.delete(SET_COOKIE_COPY)

@@ -88,5 +88,12 @@ export interface DataPort {
   readonly sqlite?: SqliteCapability
   /** A round trip to the database (the health check). */
   ping(): Promise<void>
+  /**
+   * Holds `key` across every process on this data until the returned release is called (or the
+   * process dies); `undefined` at once when another holder has it. Absent where one process owns
+   * the data (SQLite: the folder's lock, one worker), so an in-process guard is enough there.
+   * PostgreSQL: a session advisory lock (sw/postgres/exclusive.ts).
+   */
+  exclusive?(key: string): Promise<(() => Promise<void>) | undefined>
   close(): Promise<void>
 }

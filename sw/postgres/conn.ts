@@ -5,7 +5,7 @@
  * numbers (they stay far below 2^53), `numeric` too; nothing else is converted.
  */
 import pg from 'pg'
-import { validationError } from '../core/error.ts'
+import { ApiError, operationalError, validationError } from '../core/error.ts'
 
 export interface PgConn {
   /** The rows of one statement (`$1`… bound to `params`). */
@@ -50,6 +50,102 @@ function refusedText(err: unknown): never {
 const digits = (v: unknown): unknown => (typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v) ? BigInt(v).toString()
   : Array.isArray(v) ? v.map(digits) : v)
 const exact = (params?: readonly unknown[]) => params?.map(digits)
+
+/**
+ * How long a new connection may take, handshake included, unless the URL says otherwise
+ * (`?connect_timeout=<s>`, libpq's parameter): a database address that drops packets fails the
+ * start, or a request (503), after this instead of the operating system's TCP timeout (minutes).
+ * It also bounds a request's wait for one of the pool's connections when all are busy.
+ */
+export const CONNECT_TIMEOUT_MS = 10_000
+
+/**
+ * How long a transaction may sit idle on the server before the server ends its session: a
+ * process that hangs (not dies: its socket would close) inside a unit of work would otherwise hold
+ * the main advisory lock, and every process's writes would wait for it forever. A unit of work
+ * awaits nothing but its statements (port.ts), so a minute idle is a hung process. No
+ * `statement_timeout`: a legitimate ingest or export statement may run for minutes.
+ */
+export const IDLE_IN_TRANSACTION_MS = 60_000
+
+/** The pool's settings for `url`: timeouts above, TCP keepalive, and a name per process in `pg_stat_activity`. */
+export function poolConfig(url: string, max: number): pg.PoolConfig {
+  const seconds = Number(new URL(url).searchParams.get('connect_timeout'))
+  return {
+    connectionString: url, max, types: pgTypes,
+    connectionTimeoutMillis: seconds > 0 ? seconds * 1000 : CONNECT_TIMEOUT_MS,
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
+    // A server that vanished is noticed on idle connections too (the pool then drops them).
+    keepAlive: true,
+    // Which process a session is (an operator's pg_stat_activity, the tests' kill mid-transaction); the URL's wins.
+    application_name: `outpost ${globalThis.process?.pid ?? ''}`.trim(),
+    // Idle connections do not keep the process alive once the server has closed.
+    allowExitOnIdle: true,
+  }
+}
+
+/**
+ * SQLSTATEs and socket errors that mean the database is gone or going (not that a statement was
+ * wrong): connection exceptions (class 08), a server shutting down or starting (57P01-57P03),
+ * too many connections, the database dropped or our login refused (a new connection's), and the
+ * sockets' own failures.
+ */
+const LOST_CODES = new Set(['57P01', '57P02', '57P03', '53300', '3D000', '28000', '28P01', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT',
+  'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ENOENT'])
+const LOST_MESSAGES = /^(Connection terminated|timeout expired$|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed)/
+
+/** Whether `err` says the database cannot be reached or dropped the connection. */
+export function lostDatabase(err: unknown): boolean {
+  const e = err as { code?: string; message?: string; errors?: unknown[] } | undefined
+  if (!e || err instanceof ApiError) return false
+  if (e.code && (e.code.startsWith('08') || LOST_CODES.has(e.code))) return true
+  if (e.message && LOST_MESSAGES.test(e.message)) return true
+  return !!e.errors?.length && e.errors.every(lostDatabase)
+}
+
+/** One line saying why a connection or statement failed (a refused connection to every address of a name is an AggregateError without a message). */
+export function reasonOf(err: unknown): string {
+  const e = err as { message?: string; code?: string; errors?: unknown[] }
+  if (err instanceof ApiError && err.cause) return reasonOf(err.cause)
+  // pg-pool's and pg's own timers race to say it: one meaning, one line.
+  if (e?.message === 'Connection terminated due to connection timeout' || e?.message === 'timeout expired') return 'no answer within the connect timeout'
+  if (e?.message === 'timeout exceeded when trying to connect') return 'every connection of this process stayed busy for the connect timeout'
+  if (e?.message) return e.message.split('\n')[0]!
+  if (e?.errors?.length) return reasonOf(e.errors[0])
+  return e?.code ?? String(err)
+}
+
+/** A lost database as the client sees it: 503 with the JSON error body, the request may be tried again. Anything else as it was. */
+export const unavailableOr = (err: unknown): unknown =>
+  lostDatabase(err) ? operationalError(`The database does not answer: ${reasonOf(err)}`, err) : err
+
+/**
+ * The pool's connections answer a lost database with `unavailableOr`'s 503, whichever module
+ * queries (units of work, feature tables, blobs, the change counters): its `connect` and each
+ * new client's `query` are wrapped once here, rather than every caller catching (a missed one
+ * would be a 500). Promise and callback forms both, since the pool's own `query` uses callbacks.
+ */
+export function answerLostAs503(pool: pg.Pool): pg.Pool {
+  type Cb = (err: unknown, ...rest: unknown[]) => void
+  const wrapCb = (cb: Cb): Cb => (err, ...rest) => cb(err ? unavailableOr(err) : err, ...rest)
+  const connect = pool.connect.bind(pool) as (cb?: Cb) => Promise<pg.PoolClient> | undefined
+  pool.connect = ((cb?: Cb) => (cb ? connect(wrapCb(cb)) : connect()!.catch((err: unknown) => { throw unavailableOr(err) }))) as typeof pool.connect
+  pool.on('connect', (client) => {
+    // A connection that ends while checked out (a unit of work's, the sync guard's) emits 'error'
+    // besides failing its query; pg-pool listens only while a client is idle, and an 'error'
+    // nobody hears ends the process. Its queries say it (a 503), and the pool drops it when it
+    // comes back (no longer queryable).
+    client.on('error', () => undefined)
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown
+    client.query = ((...args: unknown[]) => {
+      const last = args.length - 1
+      if (typeof args[last] === 'function') args[last] = wrapCb(args[last] as Cb)
+      const out = query(...args)
+      return out instanceof Promise ? out.catch((err: unknown) => { throw unavailableOr(err) }) : out
+    }) as typeof client.query
+  })
+  return pool
+}
 
 export function connOf(client: pg.ClientBase): PgConn {
   const q = (text: string, params?: readonly unknown[]) => client.query(text, exact(params)).catch(refusedText)

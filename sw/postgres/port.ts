@@ -11,7 +11,7 @@ import pg from 'pg'
 import type { AsyncContext } from '../platform/platform.ts'
 import type { BlobStore, DataPort } from '../port/port.ts'
 import type { Frames } from '../port/frames.ts'
-import { connOf, inTransaction, pgTypes } from './conn.ts'
+import { answerLostAs503, connOf, inTransaction, poolConfig, reasonOf } from './conn.ts'
 import { PgUnits } from './uow.ts'
 import { PgTokens } from './tokens.ts'
 import { pgBlobs } from './blobs.ts'
@@ -19,7 +19,10 @@ import { migratePg } from './migrate.ts'
 import { pgMainRead, pgMainWrite } from './tx.ts'
 import { PgFeatureTables } from './features/tables.ts'
 import { pgCatalogue } from './catalogue.ts'
-import { operationalError } from '../core/error.ts'
+import { exclusive } from './exclusive.ts'
+import { ApiError, operationalError } from '../core/error.ts'
+
+export { reasonOf }
 
 export interface PostgresPortOptions {
   /** Connections this process keeps at most (default 10). */
@@ -38,8 +41,8 @@ export interface PostgresPort extends DataPort {
 
 /** The port over the database at `url` (`postgres://user:pass@host:port/db`), its schema migrated. */
 export async function openPostgresData(url: string, opts: PostgresPortOptions = {}): Promise<PostgresPort> {
-  // allowExitOnIdle: idle connections do not keep the process alive once the server has closed.
-  const pool = new pg.Pool({ connectionString: url, max: opts.maxConnections ?? 10, types: pgTypes, allowExitOnIdle: true })
+  // Timeouts, keepalive, idle connections never keeping the process alive (conn.ts); a lost database a 503.
+  const pool = answerLostAs503(new pg.Pool(poolConfig(url, opts.maxConnections ?? 10)))
   // An idle connection that breaks (a restarted server) is dropped by the pool; without this
   // handler its error would end the process.
   pool.on('error', () => undefined)
@@ -65,6 +68,7 @@ export async function openPostgresData(url: string, opts: PostgresPortOptions = 
     features: new PgFeatureTables(pool, tokens, blobs, frames),
     catalogue: async () => catalogue,
     ping: async () => { await unavailable(pool.query('SELECT 1')) },
+    exclusive: (key) => exclusive(pool, key),
     close: () => pool.end(),
   }
 }
@@ -76,14 +80,7 @@ export async function openPostgresData(url: string, opts: PostgresPortOptions = 
  */
 function unavailable<T>(q: Promise<T>): Promise<T> {
   return q.catch((err: unknown) => {
+    if (err instanceof ApiError) throw err
     throw operationalError(`The database does not answer: ${reasonOf(err)}`, err)
   })
-}
-
-/** One line saying why a connection or statement failed (a refused connection to every address of a name is an AggregateError without a message). */
-export function reasonOf(err: unknown): string {
-  const e = err as { message?: string; code?: string; errors?: unknown[] }
-  if (e?.message) return e.message.split('\n')[0]!
-  if (e?.errors?.length) return reasonOf(e.errors[0])
-  return e?.code ?? String(err)
 }

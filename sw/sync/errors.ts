@@ -83,8 +83,9 @@ export const conflictNotFound = (id: number) => new ApiError(404, 'Conflict not 
 export const connectionNotFound = (id: number) =>
   validationError(`Resource id = ${id} is not a remote connection - at \`$.vector_layer.remote.connection\``)
 
+export const SYNC_RUNNING = 'outpost.sync.exception.SyncRunning'
 export const syncRunning = (id: number) => new ApiError(409, 'Sync running', {
-  message: `A sync of layer ${id} is already running.`, data: { resource_id: id }, exception: 'outpost.sync.exception.SyncRunning' })
+  message: `A sync of layer ${id} is already running.`, data: { resource_id: id }, exception: SYNC_RUNNING })
 
 /** Whether `err` is the remote refusing this connection's account (401/403 on a request of ours). */
 export const remoteRefused = (err: unknown): err is ApiError =>

@@ -7,11 +7,11 @@
  */
 import { ApiError, internalServerError } from '../core/error.ts'
 import type { Platform } from '../platform/platform.ts'
-import type { BlobStore } from '../port/port.ts'
+import type { BlobStore, DataPort } from '../port/port.ts'
 import type { LayerMeta } from '../feature/types.ts'
 import { remoteClient } from './client.ts'
 import { SyncContext, zeroCounts, type Progress } from './context.ts'
-import { asReadRefusal, notLinked, remoteIncompatible, remoteRefused, syncRunning, WRITE_REFUSED, writeRefusedMessage } from './errors.ts'
+import { asReadRefusal, notLinked, remoteIncompatible, remoteRefused, SYNC_RUNNING, syncRunning, WRITE_REFUSED, writeRefusedMessage } from './errors.ts'
 import { pull } from './pull.ts'
 import { readRemoteLayer, type RemoteLayerSchema } from './remote-shape.ts'
 import { push, resumePush, type PushResult } from './push.ts'
@@ -19,11 +19,13 @@ import { problemJson, waitingCounts } from './state.ts'
 import type { Credentials, LinkState, Replica, SyncLookup, SyncReport } from './types.ts'
 
 export type SyncHost = Pick<Platform, 'fetch' | 'now' | 'log' | 'uploadMaxSize' | 'outboundLimits'> & { blobs: BlobStore }
+  & Pick<DataPort, 'exclusive'>
 
-/** What a sync round uses of the host: the platform's network and clock, the data port's blobs. */
-export const syncHost = (platform: Platform, data: { blobs: BlobStore }): SyncHost => ({
+/** What a sync round uses of the host: the platform's network and clock, the data port's blobs and cross-process guard. */
+export const syncHost = (platform: Platform, data: Pick<DataPort, 'blobs' | 'exclusive'>): SyncHost => ({
   fetch: (input, init) => platform.fetch(input, init), now: () => platform.now(), log: (m, e) => platform.log(m, e),
   uploadMaxSize: platform.uploadMaxSize, outboundLimits: platform.outboundLimits, blobs: data.blobs,
+  exclusive: data.exclusive?.bind(data),
 })
 
 /** Layers being synced in one app, and how far they are. */
@@ -33,6 +35,42 @@ export function runningOf(lookup: SyncLookup): Map<number, Progress | null> {
   let m = RUNNING.get(lookup)
   if (!m) RUNNING.set(lookup, m = new Map())
   return m
+}
+
+/**
+ * Rounds of one layer in other processes on the same data (the team's server on PostgreSQL,
+ * several Node hosts): the data port's cross-process key, taken for the whole round. Held
+ * elsewhere, the round is refused as one running in this process is (409 SyncRunning), so a
+ * client cannot tell which process ran the first. Where one process owns the data (SQLite) the
+ * port has none and `running` is the guard. Returns the release.
+ */
+async function roundGuard(host: SyncHost, id: number): Promise<(() => Promise<void>) | undefined> {
+  if (!host.exclusive) return undefined
+  const release = await host.exclusive(`sync:${id}`)
+  if (!release) throw syncRunning(id)
+  return release
+}
+
+/**
+ * Claims layer `id` for a round: in this process (`running`, marked before anything is awaited,
+ * so a second call meanwhile is refused) and across processes (`roundGuard`); then its replica.
+ * Refused or not linked, nothing stays claimed.
+ */
+async function claim(lookup: SyncLookup, host: SyncHost, id: number): Promise<[Replica, (() => Promise<void>) | undefined]> {
+  const running = runningOf(lookup)
+  if (running.has(id)) throw syncRunning(id)
+  running.set(id, null)
+  let release: (() => Promise<void>) | undefined
+  try {
+    release = await roundGuard(host, id)
+    const replica = await lookup.replica(id)
+    if (!replica) throw notLinked(id)
+    return [replica, release]
+  } catch (err) {
+    running.delete(id)
+    await release?.()
+    throw err
+  }
 }
 
 /** What a first round knows of the link: fields matched by keyname, the remote's versioning. */
@@ -107,10 +145,7 @@ async function noteRefusal(ctx: SyncContext, refused: number | null, report: Syn
 export async function syncRound(lookup: SyncLookup, host: SyncHost, id: number,
   opts: { rethrow?: boolean; onProgress?: (p: Progress) => void } = {}): Promise<SyncReport> {
   const running = runningOf(lookup)
-  if (running.has(id)) throw syncRunning(id)
-  const replica = await lookup.replica(id)
-  if (!replica) throw notLinked(id)
-  running.set(id, null)
+  const [replica, release] = await claim(lookup, host, id)
   const nowIso = () => host.now().toISOString().slice(0, 19)
   const report: SyncReport = { status: 'ok', pushed: zeroCounts(), pulled: zeroCounts(), conflicts: 0, problems: [],
     started: nowIso(), finished: '' }
@@ -153,6 +188,8 @@ export async function syncRound(lookup: SyncLookup, host: SyncHost, id: number,
       if (state && last) await r.setState({ ...state, lastSync: last })
       await r.addHistory(report)
     }).catch((err) => host.log(`Recording the sync of layer ${id} failed`, err))
+    // Other processes' rounds start after this one's state and history are written.
+    await release?.()
   }
   return report
 }
@@ -162,8 +199,13 @@ export async function syncAll(lookup: SyncLookup, host: SyncHost): Promise<SyncR
   const out: SyncReport[] = []
   for (const id of await lookup.linkedLayers()) {
     if (runningOf(lookup).has(id)) continue
-    out.push(await syncRound(lookup, host, id).catch((err) => ({ status: 'error', pushed: zeroCounts(), pulled: zeroCounts(),
-      conflicts: 0, problems: [], started: '', finished: '', error: { title: errorOf(err).title, message: errorOf(err).message } } as SyncReport)))
+    const report = await syncRound(lookup, host, id).catch((err: unknown) => {
+      // Running in another process (the cross-process guard): skipped, as one running here is.
+      if (err instanceof ApiError && err.exception === SYNC_RUNNING) return undefined
+      throw err
+    }).catch((err) => ({ status: 'error', pushed: zeroCounts(), pulled: zeroCounts(),
+      conflicts: 0, problems: [], started: '', finished: '', error: { title: errorOf(err).title, message: errorOf(err).message } } as SyncReport))
+    if (report) out.push(report)
   }
   return out
 }

@@ -130,6 +130,30 @@ async function upload(api: Api, text: string, name: string) {
 
 export const syncCases: SyncCase[] = [
   {
+    name: 'a second round of a layer while one runs is refused (409 SyncRunning) and changes nothing; the next round runs',
+    async run(env, expect) {
+      const rl = await remoteLayer(env, expect)
+      const lid = await link(env, expect, await connect(env, expect), rl)
+      // The first round's first request to the team's server waits here until released (then is cut).
+      let release!: () => void
+      let arrived!: () => void
+      const gate = new Promise<void>((resolve) => { release = resolve })
+      const held = new Promise<void>((resolve) => { arrived = resolve })
+      env.proxy.cut(() => true, 'before', async () => { arrived(); await gate })
+      const first = env.local.request('POST', `/api/resource/${lid}/sync`)
+      await held
+      const second = await env.local.request('POST', `/api/resource/${lid}/sync`)
+      expectError(expect, second, 409, 'outpost.sync.exception.SyncRunning')
+      expect(second.body).toMatchObject({ title: 'Sync running', message: `A sync of layer ${lid} is already running.`, data: { resource_id: lid } })
+      release()
+      expect((await first).status).toBe(200)
+      await env.proxy.settled()
+      // One report per round that ran: the first download's and the cut one's, none of the refused.
+      expect((await env.local.request('GET', `/api/resource/${lid}/sync`)).body.history).toHaveLength(2)
+      await sync(env, expect, lid)
+    },
+  },
+  {
     name: 'links a remote layer: schema, features and attachments pulled, with progress; the password is never returned',
     async run(env, expect) {
       const rl = await remoteLayer(env, expect)
