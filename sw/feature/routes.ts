@@ -11,7 +11,7 @@ import { expectKind, lastValue, queryBool } from '../core/validate.ts'
 import { validationError } from '../core/error.ts'
 import { bboxOf } from '../geo/geometry.ts'
 import type { FeatureVariables } from './env.ts'
-import type { FeatureInput, FeatureLayer } from './types.ts'
+import type { FeatureInput, FeatureLayer, FeatureUpdate } from './types.ts'
 import { dumpOptions, filterOf, orderOf, paging, querySrs } from './query.ts'
 import { changesFeature, parseBatch, parseIds, parseInput, type WriteOptions } from './input.ts'
 import { featureJson, geometryInfo, lonLatExtent, rowShape, wantsAttachments } from './serialize.ts'
@@ -89,15 +89,29 @@ export function mountFeature(routes: Routes<FeatureVariables>): void {
         const w = await write(c, layer, async (w) => {
           await w.tx.historyWrite?.beforeUpdates(updated)
           const ids: { id: number }[] = []
-          // A run of new features is one call (one await, however long the run).
+          // A run of new features, and a run of changed ones, is one call (one await, however long the run).
           let run: FeatureInput[] = []
-          const flush = async () => { if (run.length) for (const id of await w.createMany(run.splice(0))) ids.push({ id }) }
+          let changed: FeatureUpdate[] = []
+          const flush = async () => {
+            if (run.length) for (const id of await w.createMany(run.splice(0))) ids.push({ id })
+            if (changed.length) {
+              const items = changed.splice(0)
+              await w.updateMany(items)
+              for (const { fid } of items) ids.push({ id: fid })
+            }
+          }
           for (const op of ops) {
-            if (!('del' in op) && op.id === undefined) { run.push(op.input); continue }
-            await flush()
-            if ('del' in op) await w.delete(op.id)
-            else await w.update(op.id!, op.input)
-            ids.push({ id: op.id! })
+            if ('del' in op) {
+              await flush()
+              await w.delete(op.id)
+              ids.push({ id: op.id })
+            } else if (op.id === undefined) {
+              if (changed.length) await flush()
+              run.push(op.input)
+            } else {
+              if (run.length) await flush()
+              changed.push({ fid: op.id, input: op.input })
+            }
           }
           await flush()
           return ids

@@ -195,6 +195,12 @@ export interface FeatureRead {
   pastRequest?(key: string): Promise<PastRequest | undefined>
 }
 
+/** One feature of `FeatureWrite.updateMany`. */
+export interface FeatureUpdate {
+  fid: number
+  input: FeatureInput
+}
+
 /** Writes inside one durable transaction of a layer: all of them or none. */
 export interface FeatureWrite extends FeatureRead {
   /** Queues a new feature (its attachments aside) and returns its fid. */
@@ -203,6 +209,8 @@ export interface FeatureWrite extends FeatureRead {
   createMany(inputs: readonly FeatureInput[]): Promise<number[]>
   /** `false` when there is no such feature. */
   update(fid: number, input: FeatureInput): Promise<boolean>
+  /** `update` of many features in one call (a PATCH's run of changed features, a pulled batch): each one's answer, in order. */
+  updateMany(items: readonly FeatureUpdate[]): Promise<boolean[]>
   delete(fid: number): Promise<boolean>
   deleteAll(): Promise<void>
   addAttachment(fid: number, fields: AttachmentFields, file: AttachmentFile): Promise<number>
@@ -383,6 +391,9 @@ export type Synchronous<T> = { [K in keyof T]: Unpromised<T[K]> }
 export type FeatureHistorySync = Synchronous<FeatureHistory>
 export type FeatureHistoryWriteSync = Synchronous<FeatureHistoryWrite>
 export type FeatureReadSync = Omit<Synchronous<FeatureRead>, 'history'> & { readonly history?: FeatureHistorySync }
-/** Without `createMany`: the facade makes it of `create` calls, each of which only queues its feature. */
-export type FeatureWriteSync = Omit<Synchronous<FeatureWrite>, 'history' | 'historyWrite' | 'createMany'>
+/**
+ * Without `createMany` and `updateMany`: the facade makes them of `create` and `update` calls in
+ * one synchronous loop (a create only queues its feature), one promise for the whole batch.
+ */
+export type FeatureWriteSync = Omit<Synchronous<FeatureWrite>, 'history' | 'historyWrite' | 'createMany' | 'updateMany'>
   & { readonly history?: FeatureHistorySync; readonly historyWrite?: FeatureHistoryWriteSync }

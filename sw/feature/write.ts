@@ -8,7 +8,7 @@ import type { Platform } from '../platform/platform.ts'
 import type { UploadServices } from '../upload/env.ts'
 import { featureNotFound } from './errors.ts'
 import { hasUpload, parseFields, replaceAttachments, Staging } from './attachment/service.ts'
-import type { FeatureInput, FeatureLayer, FeatureWrite } from './types.ts'
+import type { FeatureInput, FeatureLayer, FeatureUpdate, FeatureWrite } from './types.ts'
 import { replayed, type KeyedRequest, type PastRequest } from '../core/idempotency.ts'
 
 /** The writes a request makes; absent features are the original's 404. */
@@ -31,8 +31,21 @@ export class FeatureWriter {
   }
 
   async update(fid: number, input: FeatureInput): Promise<void> {
-    if (!await this.tx.update(fid, input)) throw featureNotFound(this.layer.meta.resourceId, fid)
-    if (input.attachment !== undefined) await replaceAttachments(this.tx, fid, input.attachment, this.staging)
+    await this.updateMany([{ fid, input }])
+  }
+
+  /**
+   * Changed features in one call to the layer (a PATCH's run of updates); the first absent one
+   * is the 404 (the write is rolled back whole). Attachment lists go after the run: each only
+   * touches its own feature's attachments, in the run's order.
+   */
+  async updateMany(items: readonly FeatureUpdate[]): Promise<void> {
+    const found = await this.tx.updateMany(items)
+    const missing = found.indexOf(false)
+    if (missing >= 0) throw featureNotFound(this.layer.meta.resourceId, items[missing]!.fid)
+    for (const { fid, input } of items) {
+      if (input.attachment !== undefined) await replaceAttachments(this.tx, fid, input.attachment, this.staging)
+    }
   }
 
   async delete(fid: number): Promise<void> {

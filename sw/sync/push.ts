@@ -18,7 +18,7 @@ import type { SyncContext } from './context.ts'
 import { remoteFailed } from './errors.ts'
 import { RemoteShape } from './remote-shape.ts'
 import { localStates, remoteFields } from './state.ts'
-import type { PendingPush, PushedOp, ReplicaRead } from './types.ts'
+import type { MapItem, PendingPush, PushedOp, ReplicaRead } from './types.ts'
 
 /** Operations per PUT, as NextGIS Connect sends them. */
 const PUT_BATCH = 1000
@@ -63,8 +63,7 @@ async function plan(tx: FeatureRead, r: ReplicaRead, ctx: SyncContext): Promise<
       add({ kind: 'update', fid: c.fid, vid: c.vid }, { action: 'feature.update', fid: m.rfid, ...lock(m.rvid), geom: s.geom,
         fields: remoteFields(s, meta, fieldMap) })
     }
-    const dvid = await r.descriptionVid(c.fid)
-    if (dvid !== m.dbase) add({ kind: 'description', fid: c.fid, vid: dvid }, { action: 'description.put', fid: m.rfid, value: s.description ?? null })
+    if (c.dvid !== m.dbase) add({ kind: 'description', fid: c.fid, vid: c.dvid }, { action: 'description.put', fid: m.rfid, value: s.description ?? null })
   }
   for (const a of await r.localAttachmentChanges()) {
     const fm = await r.mapping(a.fid)
@@ -87,30 +86,55 @@ async function plan(tx: FeatureRead, r: ReplicaRead, ctx: SyncContext): Promise<
   return { ops, uploads }
 }
 
-/** Applies a committed transaction's results here: mappings, locks, and what counts as sent. */
+/**
+ * Applies a committed transaction's results here: mappings, locks, and what counts as sent.
+ * The features' bookkeeping is worked out in memory from their mappings (read in one query) and
+ * written in one call per kind, whatever the number of features: a push of 10,000 was three
+ * statements per feature on PostgreSQL. Attachments go after (`plan` puts their operations
+ * after the features', so they see the features' new mappings, as they did one by one).
+ */
 async function applyResults(ctx: SyncContext, pending: PendingPush, results: [number, Record<string, unknown>][]): Promise<void> {
   const bySeq = new Map(results.map(([s, v]) => [s, v]))
   const next = { ...ctx.state, push: null }
   const counts = { created: 0, updated: 0, deleted: 0, attachments: 0 }
+  const featureOps = pending.ops.filter((op) => !op.kind.startsWith('attachment.'))
   await ctx.replica.write(async (_tx, r) => {
-    for (const op of pending.ops) {
+    const mappings = await r.mappingsOf([...new Set(featureOps.map((op) => op.fid))])
+    /** The mappings to write, by fid (the last word on a fid wins, as the writes one by one did). */
+    const mapped = new Map<number, MapItem>()
+    const unmapped = new Set<number>()
+    const map = (item: MapItem) => {
+      mapped.set(item.fid, item)
+      unmapped.delete(item.fid)
+      mappings.set(item.fid, { fid: item.fid, rfid: item.rfid, rvid: item.rvid, base: item.at!.vid, dbase: item.at!.dvid!,
+        rhash: item.rhash ?? mappings.get(item.fid)?.rhash ?? null })
+    }
+    for (const op of featureOps) {
       const res = bySeq.get(op.seqnum) ?? {}
-      const m = await r.mapping(op.fid)
+      const m = mappings.get(op.fid)
       switch (op.kind) {
-        case 'create': await r.map(op.fid, Number(res.fid), null, { vid: op.vid, dvid: 0 }); counts.created++; break
-        case 'update': if (m) await r.map(op.fid, m.rfid, m.rvid, { vid: op.vid, dvid: m.dbase }); counts.updated++; break
-        case 'delete': await r.unmap(op.fid); counts.deleted++; break
-        case 'description': if (m) await r.map(op.fid, m.rfid, m.rvid, { vid: m.base, dvid: op.vid }); counts.updated++; break
-        case 'attachment.delete': await r.unmapAttachment(op.aid!); if (op.seqnum >= 0) counts.attachments++; break
-        default: {
-          const am = await r.attachmentMapping(op.aid!)
-          const raid = op.kind === 'attachment.create' ? Number(res.aid) : am?.raid
-          const rfileobj = res.fileobj === undefined ? am?.rfileobj ?? null : Number(res.fileobj)
-          const fm = await r.mapping(op.fid)
-          if (raid !== undefined && fm) await r.mapAttachment(op.aid!, raid, op.fid, rfileobj, { vid: op.vid, fileobj: op.fileobj ?? null })
-          counts.attachments++
-        }
+        case 'create': map({ fid: op.fid, rfid: Number(res.fid), rvid: null, rhash: null, at: { vid: op.vid, dvid: 0 } }); counts.created++; break
+        case 'update': if (m) map({ fid: op.fid, rfid: m.rfid, rvid: m.rvid, rhash: null, at: { vid: op.vid, dvid: m.dbase } }); counts.updated++; break
+        case 'delete': mapped.delete(op.fid); mappings.delete(op.fid); unmapped.add(op.fid); counts.deleted++; break
+        case 'description': if (m) map({ fid: op.fid, rfid: m.rfid, rvid: m.rvid, rhash: null, at: { vid: m.base, dvid: op.vid } }); counts.updated++; break
       }
+    }
+    await r.unmapMany([...unmapped])
+    await r.mapMany([...mapped.values()])
+    for (const op of pending.ops) {
+      if (!op.kind.startsWith('attachment.')) continue
+      const res = bySeq.get(op.seqnum) ?? {}
+      if (op.kind === 'attachment.delete') {
+        await r.unmapAttachment(op.aid!)
+        if (op.seqnum >= 0) counts.attachments++
+        continue
+      }
+      const am = await r.attachmentMapping(op.aid!)
+      const raid = op.kind === 'attachment.create' ? Number(res.aid) : am?.raid
+      const rfileobj = res.fileobj === undefined ? am?.rfileobj ?? null : Number(res.fileobj)
+      const fm = await r.mapping(op.fid)
+      if (raid !== undefined && fm) await r.mapAttachment(op.aid!, raid, op.fid, rfileobj, { vid: op.vid, fileobj: op.fileobj ?? null })
+      counts.attachments++
     }
     await r.setState(next)
   })

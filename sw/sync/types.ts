@@ -130,6 +130,8 @@ export interface LocalChange {
   fid: number
   kind: 'create' | 'update' | 'delete' | 'description'
   vid: number
+  /** The version of its description now (0: never had one): read with the change, not asked per feature. */
+  dvid: number
   mapping?: Mapping
 }
 
@@ -152,11 +154,23 @@ export interface LocalAttachmentChange {
   mapping?: AttachmentMapping
 }
 
+/** One feature of `ReplicaWrite.mapMany`: `map`'s arguments. */
+export interface MapItem {
+  fid: number
+  rfid: number
+  rvid: number | null
+  rhash: string | null
+  /** The versions both sides matched at (absent: the current ones; `dvid` absent: the description's current one). */
+  at?: { vid: number; dvid?: number }
+}
+
 /** The replica's bookkeeping inside a layer transaction (each call a promise, as the feature ports). */
 export interface ReplicaRead {
   state(): Promise<LinkState | undefined>
   history(): Promise<SyncReport[]>
   mapping(fid: number): Promise<Mapping | undefined>
+  /** The mappings of the local features `fids` that have one, by fid, in one query. */
+  mappingsOf(fids: number[]): Promise<Map<number, Mapping>>
   localOf(rfid: number): Promise<Mapping | undefined>
   /** The records of the local features mapped to `rfids`, by rfid, in one query. */
   localsOf(rfids: number[]): Promise<Map<number, LocalRecord>>
@@ -183,11 +197,18 @@ export interface ReplicaWrite extends ReplicaRead {
    * at local version `at` (a push: the versions it sent; absent: the current ones).
    */
   map(fid: number, rfid: number, rvid: number | null, at?: { vid: number; dvid?: number }, rhash?: string | null): Promise<void>
-  /** `map` of many features at their current versions (a pulled page's new features), in one statement where the engine can. */
-  mapMany(items: { fid: number; rfid: number; rvid: number | null; rhash: string | null }[]): Promise<void>
+  /**
+   * `map` of many features (each fid once), in one statement where the engine can: a pulled
+   * page's features at their current versions, a push's results at the versions `at` it sent.
+   */
+  mapMany(items: MapItem[]): Promise<void>
   /** Only the remote side moved on (our own change coming back): the new lock, the rest as it was. */
   relock(fid: number, rvid: number | null, rhash?: string | null): Promise<void>
+  /** `relock` of many features (each fid once), in one statement where the engine can. */
+  relockMany(items: { fid: number; rvid: number | null; rhash: string | null }[]): Promise<void>
   unmap(fid: number): Promise<void>
+  /** `unmap` of many features, in one statement per table where the engine can. */
+  unmapMany(fids: number[]): Promise<void>
   mapAttachment(aid: number, raid: number, fid: number, rfileobj: number | null, at?: { vid: number; fileobj: number | null }): Promise<void>
   unmapAttachment(aid: number): Promise<void>
   addConflict(c: Omit<Conflict, 'id' | 'created'>): Promise<void>

@@ -15,6 +15,8 @@ export interface Postgis {
   port: number
   /** The database the client is on. */
   database: string
+  /** A new empty database with PostGIS: its URL, for a Node host's `--database`. */
+  newDatabase(prefix: string): Promise<string>
   stop(): Promise<void>
 }
 
@@ -27,6 +29,7 @@ export async function startPostgis(port: number): Promise<Postgis> {
   const client = await cluster.client(database)
   return {
     client, version: cluster.version, host: cluster.host, port: cluster.port, database,
+    newDatabase: (prefix) => cluster.separateDatabase(prefix),
     stop: async () => { await client.end().catch(() => undefined); await cluster.stop() },
   }
 }

@@ -103,6 +103,7 @@ export function arrayFeatureLayer(meta: LayerMeta): FeatureLayer {
       async create(input) { live(); return create(input) },
       async createMany(inputs) { live(); return inputs.map(create) },
       async update(fid, input) { live(); const r = find(fid); if (r) apply(r, input); return !!r },
+      async updateMany(items) { live(); return items.map(({ fid, input }) => { const r = find(fid); if (r) apply(r, input); return !!r }) },
       async delete(fid) {
         live()
         const n = s.rows.length

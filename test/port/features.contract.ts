@@ -90,6 +90,24 @@ export function featuresContract(name: string, make: () => Promise<FeatureLayer>
       expect(await layer.read(async (tx) => [await tx.count(), await tx.extent()])).toEqual([0, null])
     })
 
+    it('updates many in one call as one by one, in order: each answer, the same feature twice ends as its last, absent ones false', async () => {
+      const { layer, fids } = await seeded()
+      const { name, n } = fieldsOf(layer)
+      const [a, b, c] = fids as [number, number, number]
+      expect(await layer.write((tx) => tx.updateMany([
+        { fid: a, input: { geom: point(9, 9), bbox: [9, 9, 9, 9], fields: [name], values: ['z'] } },
+        { fid: 999, input: { fields: [name], values: ['y'] } },
+        { fid: c, input: { fields: [n], values: [30] } },
+        { fid: a, input: { fields: [name, n], values: ['z2', 10] } },
+        { fid: b, input: { geom: null, bbox: null, fields: [], values: [] } },
+      ]))).toEqual([true, false, true, true, true])
+      const rows = await layer.read((tx) => tx.list({}, shape(layer)))
+      expect(rows.map((r) => [r.fid, r.geom, r.values[layer.meta.fields.indexOf(name)], Number(r.values[layer.meta.fields.indexOf(n)])]))
+        .toEqual([[a, point(9, 9), 'z2', 10], [b, null, 'a', 2], [c, null, 'c', 30]])
+      expect(await layer.read((tx) => tx.extent())).toEqual([9, 9, 9, 9])
+      expect(await layer.write((tx) => tx.updateMany([]))).toEqual([])
+    })
+
     it.skipIf(!extensions)('creates features setting different fields in one call (the rest null), keeps descriptions, updates only what is given', async () => {
       const layer = await make()
       const { name, n } = fieldsOf(layer)

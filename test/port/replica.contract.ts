@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest'
 import type { FeatureInput, FieldValue } from '../../sw/feature/types.ts'
 import type { Geometry } from '../../sw/geo/geometry.ts'
 import { bboxOf } from '../../sw/geo/geometry.ts'
-import type { LinkState, Replica, SyncReport } from '../../sw/sync/types.ts'
+import type { LinkState, Mapping, Replica, SyncReport } from '../../sw/sync/types.ts'
 
 /** The replica's clock: conflicts and problems are stamped with it, to the second. */
 export const NOW = new Date('2024-05-06T07:08:09.123Z')
@@ -94,6 +94,40 @@ export function replicaContract(name: string, make: () => Promise<Replica>): voi
       expect(await r.read((_tx, x) => x.mappings())).toEqual([
         { fid: b, rfid: 102, rvid: 15, base: v1, dbase: changes[1]!.vid, rhash: 'h' },
         { fid: c, rfid: 104, rvid: 16, base: changes[2]!.vid, dbase: 0, rhash: null }])
+    })
+
+    it('in bulk as one by one: mappings of many fids, many mapped at the versions sent, relocked, unmapped with their attachments', async () => {
+      const r = await make()
+      const [a, b, c] = await r.write((tx) => tx.createMany([input(r, 1, 'a'), input(r, 2, 'b'), input(r, 3, 'c', null, 'about c')])) as [number, number, number]
+      const created = await r.read((_tx, x) => x.localChanges())
+      const v1 = created[0]!.vid
+      // Each change carries its description's version: the push asks nothing per feature.
+      expect(created.map((ch) => [ch.fid, ch.kind, ch.dvid])).toEqual([[a, 'create', 0], [b, 'create', 0], [c, 'create', v1]])
+      await r.write((_tx, x) => x.mapMany([{ fid: a, rfid: 101, rvid: 5, rhash: null, at: { vid: v1, dvid: 0 } },
+        { fid: b, rfid: 102, rvid: null, rhash: 'hb', at: { vid: v1 + 70 } }, { fid: c, rfid: 103, rvid: 6, rhash: null }]))
+      const mb = { fid: b, rfid: 102, rvid: null, base: v1 + 70, dbase: 0, rhash: 'hb' }
+      expect(await r.read((_tx, x) => x.mappingsOf([c, 999, a, b]))).toEqual(new Map<number, Mapping>([
+        [c, { fid: c, rfid: 103, rvid: 6, base: v1, dbase: v1, rhash: null }], [a, { fid: a, rfid: 101, rvid: 5, base: v1, dbase: 0, rhash: null }],
+        [b, mb]]))
+      expect(await r.read((_tx, x) => x.mappingsOf([]))).toEqual(new Map())
+      // b matched at a version it is not at: waiting, with its description's version.
+      expect((await r.read((_tx, x) => x.localChanges())).map((ch) => [ch.fid, ch.kind, ch.vid, ch.dvid])).toEqual([[b, 'update', v1, 0]])
+      await r.write((_tx, x) => x.relockMany([{ fid: a, rvid: 8, rhash: 'ha' }, { fid: b, rvid: 9, rhash: null }, { fid: 999, rvid: 1, rhash: null }]))
+      expect(await r.read((_tx, x) => x.mappings())).toEqual([
+        { fid: a, rfid: 101, rvid: 8, base: v1, dbase: 0, rhash: 'ha' }, { ...mb, rvid: 9 },
+        { fid: c, rfid: 103, rvid: 6, base: v1, dbase: v1, rhash: null }])
+      // A remote id taken by another feature in the same call leaves its first feature, as `map` does.
+      await r.write((_tx, x) => x.mapMany([{ fid: a, rfid: 103, rvid: 10, rhash: null }]))
+      expect((await r.read((_tx, x) => x.mappings())).map((m) => [m.fid, m.rfid, m.rhash])).toEqual([[a, 103, 'ha'], [b, 102, 'hb']])
+      const aid = await r.write(async (tx, x) => {
+        const id = await tx.addAttachment(b, { name: 'p.txt', mime_type: 'text/plain' }, { blobId: 'bp', size: 3, fileMeta: {} })
+        await x.mapAttachment(id, 501, b, 61)
+        return id
+      })
+      expect((await r.read((_tx, x) => x.attachmentMappings())).map((m) => m.aid)).toEqual([aid])
+      await r.write(async (_tx, x) => { await x.unmapMany([b, 999]); await x.unmapMany([]); await x.relockMany([]); await x.mapMany([]) })
+      expect([await r.read((_tx, x) => x.mappings()), await r.read((_tx, x) => x.attachmentMappings())])
+        .toEqual([[{ fid: a, rfid: 103, rvid: 10, base: v1, dbase: 0, rhash: 'ha' }], []])
     })
 
     it('conflicts and problems hold their features back from the push, with their times and states as stored', async () => {

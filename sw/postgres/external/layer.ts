@@ -26,7 +26,7 @@ import type { Bbox, Geometry } from '../../geo/geometry.ts'
 import { gpkgOfWkb } from '../../geo/gpkg.ts'
 import { readWkb, toWkb } from '../../geo/wkb.ts'
 import type {
-  AttachmentRow, BoxRow, FeatureFilter, FeatureInput, FeatureLayer, FeatureQuery, FeatureRead, FeatureRow, FeatureWrite, Field,
+  AttachmentRow, BoxRow, FeatureFilter, FeatureInput, FeatureLayer, FeatureQuery, FeatureRead, FeatureRow, FeatureUpdate, FeatureWrite, Field,
   FieldType, FieldValue, LayerMeta, RowShape,
 } from '../../feature/types.ts'
 import type { SpatialDbTable } from '../../port/spatialdb.ts'
@@ -288,6 +288,13 @@ class RemoteWriter extends RemoteReader implements FeatureWrite {
     if (input.geom !== undefined) sets.unshift(`${q(this.t.columnGeom)} = ${this.cols.geomIn(p.add(input.geom && toWkb(input.geom)), p)}`)
     if (!sets.length) return this.exists(fid)
     return await this.db.exec(`UPDATE ${this.table} AS f SET ${sets.join(', ')} WHERE ${this.cols.id} = ${p.add(fid)}::bigint`, p.values) > 0
+  }
+
+  /** One UPDATE per feature: each may set other columns. */
+  async updateMany(items: readonly FeatureUpdate[]): Promise<boolean[]> {
+    const out: boolean[] = []
+    for (const { fid, input } of items) out.push(await this.update(fid, input))
+    return out
   }
 
   async delete(fid: number): Promise<boolean> {

@@ -16,8 +16,8 @@
  */
 import type { FeatureRead, FeatureWrite, LayerMeta, WriteActor } from '../../feature/types.ts'
 import type {
-  AttachmentMapping, Conflict, Link, LinkState, LocalAttachmentChange, LocalChange, LocalRecord, Mapping, Problem, Replica, ReplicaRead,
-  ReplicaWrite, SyncReport,
+  AttachmentMapping, Conflict, Link, LinkState, LocalAttachmentChange, LocalChange, LocalRecord, MapItem, Mapping, Problem, Replica,
+  ReplicaRead, ReplicaWrite, SyncReport,
 } from '../../sync/types.ts'
 import type { PgConn } from '../conn.ts'
 import type { PgFeatureLayer } from './layer.ts'
@@ -93,6 +93,13 @@ export class PgReplicaTx implements ReplicaWrite {
     return this.#mapping('m.rfid', rfid)
   }
 
+  async mappingsOf(fids: number[]): Promise<Map<number, Mapping>> {
+    this.live()
+    const rows = await this.db.rows<MappingRow>(`SELECT ${MAPPING} FROM unnest($1::bigint[]) AS j (fid) JOIN ${this.t.syncFid} m ON m.fid = j.fid`,
+      [fids])
+    return new Map(rows.map((r) => [r.fid, asMapping(r)]))
+  }
+
   /** One query for all of `rfids`, in their order. */
   async localsOf(rfids: number[]): Promise<Map<number, LocalRecord>> {
     this.live()
@@ -149,16 +156,17 @@ export class PgReplicaTx implements ReplicaWrite {
   async localChanges(): Promise<LocalChange[]> {
     this.live()
     const { t } = this
-    const out: LocalChange[] = (await this.db.rows<{ fid: number; vid: number }>(`SELECT s.fid, s.vid FROM ${t.vstate} s
-        LEFT JOIN ${t.syncFid} m ON m.fid = s.fid WHERE m.fid IS NULL AND s.op <> 'D' AND ${this.#notHeld} ORDER BY s.fid`))
-      .map((r) => ({ fid: r.fid, kind: 'create', vid: r.vid }))
+    const out: LocalChange[] = (await this.db.rows<{ fid: number; vid: number; dvid: number }>(`SELECT s.fid, s.vid,
+        coalesce((SELECT d.vid FROM ${t.extVstate} d WHERE d.ext = 'description' AND d.eid = s.fid), 0) AS dvid
+      FROM ${t.vstate} s LEFT JOIN ${t.syncFid} m ON m.fid = s.fid WHERE m.fid IS NULL AND s.op <> 'D' AND ${this.#notHeld} ORDER BY s.fid`))
+      .map((r) => ({ fid: r.fid, kind: 'create', vid: r.vid, dvid: r.dvid }))
     const mapped = await this.db.rows<MappingRow & { vid: number; op: string; dvid: number }>(`SELECT ${MAPPING}, s.vid, s.op,
         coalesce((SELECT d.vid FROM ${t.extVstate} d WHERE d.ext = 'description' AND d.eid = m.fid), 0) AS dvid
       FROM ${t.syncFid} m JOIN ${t.vstate} s ON s.fid = m.fid WHERE ${this.#notHeld} ORDER BY m.fid`)
     for (const r of mapped) {
       const mapping = asMapping(r)
-      if (r.vid !== mapping.base) out.push({ fid: mapping.fid, kind: r.op === 'D' ? 'delete' : 'update', vid: r.vid, mapping })
-      else if (r.dvid !== mapping.dbase && r.op !== 'D') out.push({ fid: mapping.fid, kind: 'description', vid: r.dvid, mapping })
+      if (r.vid !== mapping.base) out.push({ fid: mapping.fid, kind: r.op === 'D' ? 'delete' : 'update', vid: r.vid, dvid: r.dvid, mapping })
+      else if (r.dvid !== mapping.dbase && r.op !== 'D') out.push({ fid: mapping.fid, kind: 'description', vid: r.dvid, dvid: r.dvid, mapping })
     }
     return out
   }
@@ -204,44 +212,53 @@ export class PgReplicaTx implements ReplicaWrite {
     await this.#setMeta('history', [report, ...await this.history()].slice(0, HISTORY_KEEP))
   }
 
-  async map(fid: number, rfid: number, rvid: number | null, at?: { vid: number; dvid?: number }, rhash: string | null = null): Promise<void> {
-    this.live()
-    const { t } = this
-    await this.db.exec(`DELETE FROM ${t.syncFid} WHERE rfid = $1 AND fid <> $2`, [rfid, fid])
-    await this.db.exec(`INSERT INTO ${t.syncFid} (fid, rfid, rvid, base, dbase, rhash)
-      VALUES ($1::bigint, $2::bigint, $3::bigint, coalesce($5::bigint, (SELECT vid FROM ${t.vstate} WHERE fid = $1::bigint), 0),
-        coalesce($6::bigint, (SELECT vid FROM ${t.extVstate} WHERE ext = 'description' AND eid = $1::bigint), 0), $4::text)
-      ON CONFLICT (fid) DO UPDATE SET rfid = excluded.rfid, rvid = excluded.rvid, base = excluded.base,
-        dbase = excluded.dbase, rhash = coalesce(excluded.rhash, ${t.syncFid}.rhash)`,
-    [fid, rfid, rvid, rhash, at?.vid ?? null, at?.dvid ?? null])
+  map(fid: number, rfid: number, rvid: number | null, at?: { vid: number; dvid?: number }, rhash: string | null = null): Promise<void> {
+    return this.mapMany([{ fid, rfid, rvid, rhash, at }])
   }
 
-  /** `map` of many features at their current versions in two statements, whatever their number. */
-  async mapMany(items: { fid: number; rfid: number; rvid: number | null; rhash: string | null }[]): Promise<void> {
+  /**
+   * `map` of many features in two statements, whatever their number: the versions each was
+   * matched at travel as arrays (NULL: the current one, read in the statement).
+   */
+  async mapMany(items: MapItem[]): Promise<void> {
     this.live()
     if (!items.length) return
     const { t } = this
-    const arrays = [items.map((i) => i.fid), items.map((i) => i.rfid), items.map((i) => i.rvid), items.map((i) => i.rhash)]
+    const arrays = [items.map((i) => i.fid), items.map((i) => i.rfid), items.map((i) => i.rvid), items.map((i) => i.rhash),
+      items.map((i) => i.at?.vid ?? null), items.map((i) => i.at?.dvid ?? null)]
     await this.db.exec(`DELETE FROM ${t.syncFid} m USING unnest($1::bigint[], $2::bigint[]) AS u (fid, rfid)
       WHERE m.rfid = u.rfid AND m.fid <> u.fid`, arrays.slice(0, 2))
     await this.db.exec(`INSERT INTO ${t.syncFid} (fid, rfid, rvid, base, dbase, rhash)
-      SELECT u.fid, u.rfid, u.rvid, coalesce((SELECT vid FROM ${t.vstate} WHERE fid = u.fid), 0),
-        coalesce((SELECT vid FROM ${t.extVstate} WHERE ext = 'description' AND eid = u.fid), 0), u.rhash
-      FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[]) AS u (fid, rfid, rvid, rhash)
+      SELECT u.fid, u.rfid, u.rvid, coalesce(u.vid, (SELECT vid FROM ${t.vstate} WHERE fid = u.fid), 0),
+        coalesce(u.dvid, (SELECT vid FROM ${t.extVstate} WHERE ext = 'description' AND eid = u.fid), 0), u.rhash
+      FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[]) AS u (fid, rfid, rvid, rhash, vid, dvid)
       ON CONFLICT (fid) DO UPDATE SET rfid = excluded.rfid, rvid = excluded.rvid, base = excluded.base,
         dbase = excluded.dbase, rhash = coalesce(excluded.rhash, ${t.syncFid}.rhash)`, arrays)
   }
 
   async relock(fid: number, rvid: number | null, rhash: string | null = null): Promise<void> {
+    await this.relockMany([{ fid, rvid, rhash }])
+  }
+
+  /** One UPDATE from arrays, whatever the number of features. */
+  async relockMany(items: { fid: number; rvid: number | null; rhash: string | null }[]): Promise<void> {
     this.live()
-    await this.db.exec(`UPDATE ${this.t.syncFid} SET rvid = $1, rhash = coalesce($2, rhash) WHERE fid = $3`, [rvid, rhash, fid])
+    if (!items.length) return
+    await this.db.exec(`UPDATE ${this.t.syncFid} m SET rvid = u.rvid, rhash = coalesce(u.rhash, m.rhash)
+      FROM unnest($1::bigint[], $2::bigint[], $3::text[]) AS u (fid, rvid, rhash) WHERE m.fid = u.fid`,
+    [items.map((i) => i.fid), items.map((i) => i.rvid), items.map((i) => i.rhash)])
   }
 
   /** The feature is no longer the remote one (deleted, or to be sent as new): its attachments neither. */
-  async unmap(fid: number): Promise<void> {
+  unmap(fid: number): Promise<void> {
+    return this.unmapMany([fid])
+  }
+
+  async unmapMany(fids: number[]): Promise<void> {
     this.live()
-    await this.db.exec(`DELETE FROM ${this.t.syncFid} WHERE fid = $1`, [fid])
-    await this.db.exec(`DELETE FROM ${this.t.syncAid} WHERE fid = $1`, [fid])
+    if (!fids.length) return
+    await this.db.exec(`DELETE FROM ${this.t.syncFid} WHERE fid = ANY($1::bigint[])`, [fids])
+    await this.db.exec(`DELETE FROM ${this.t.syncAid} WHERE fid = ANY($1::bigint[])`, [fids])
   }
 
   async mapAttachment(aid: number, raid: number, fid: number, rfileobj: number | null, at?: { vid: number; fileobj: number | null }): Promise<void> {

@@ -67,14 +67,7 @@ export class PgVersionTracker {
     return v
   }
 
-  async beforeUpdate(fid: number): Promise<void> {
-    if (this.#kept.has(fid)) return
-    const v = await this.#history((p) => `f.fid = ${p.add(fid)}`, 'U')
-    await this.db.exec(`UPDATE ${this.t.vstate} SET op = CASE WHEN vid = $1 THEN op ELSE 'U' END, vid = $1 WHERE fid = $2`, [v, fid])
-    this.#kept.add(fid)
-  }
-
-  /** `beforeUpdate` of many features in two statements (a batch update, a transaction's commit); absent ones are skipped. */
+  /** Before features change: their values go to the history, in two statements whatever their number; absent ones are skipped. */
   async beforeUpdates(fids: number[]): Promise<void> {
     const todo = fids.filter((f) => !this.#kept.has(f))
     if (!todo.length) return

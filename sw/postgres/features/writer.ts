@@ -10,8 +10,9 @@
  * (tracker.ts) and the stored transactions live beside it (transactions.ts).
  */
 import { toWkb } from '../../geo/wkb.ts'
+import { changesFeature } from '../../feature/input.ts'
 import type {
-  AttachmentFields, AttachmentFile, AttachmentRow, FeatureHistoryWrite, FeatureInput, FeatureWrite, Field, LayerMeta,
+  AttachmentFields, AttachmentFile, AttachmentRow, FeatureHistoryWrite, FeatureInput, FeatureUpdate, FeatureWrite, Field, LayerMeta,
 } from '../../feature/types.ts'
 import type { TransactionRecord } from '../../feature/history-types.ts'
 import type { PgConn } from '../conn.ts'
@@ -34,6 +35,9 @@ export function fieldsSet(inputs: readonly FeatureInput[]): Field[] {
   }
   return fields
 }
+
+/** Which columns a change sets: changes of one shape share an UPDATE. */
+const shapeOf = (input: FeatureInput) => `${input.geom !== undefined ? 'g' : ''}:${input.fields.map((f) => f.id).join(',')}`
 
 /** How long a keyed write's answer is kept, in seconds (clients retry within minutes, not days). */
 const KEEP = 24 * 3600
@@ -94,24 +98,94 @@ export class PgLayerWriter extends PgLayerReader implements FeatureWrite, Featur
   }
 
   async update(fid: number, input: FeatureInput): Promise<boolean> {
-    this.live()
-    if (this.#tracker) {
-      // A feature that is not there makes no version; one whose extensions alone change keeps its own.
-      if (!(await this.exists(fid))) return false
-      if (input.geom !== undefined || input.fields.length) await this.#tracker.beforeUpdate(fid)
-    }
-    const p = new Params()
-    const sets = input.fields.map((f, k) => `${columnOf(f.id)} = ${p.add(input.values[k] ?? null)}`)
-    if (input.geom !== undefined) sets.unshift(`geom = ST_GeomFromWKB(${p.add(input.geom && toWkb(input.geom))}, ${p.add(this.meta.srs)})`)
-    const found = sets.length
-      ? await this.db.exec(`UPDATE ${this.t.features} SET ${sets.join(', ')} WHERE fid = ${p.add(fid)}`, p.values) > 0
-      // With history, `exists` was asked above.
-      : !!this.#tracker || await this.exists(fid)
-    if (!found) return false
-    await this.#description(fid, input)
-    return true
+    return (await this.updateMany([{ fid, input }]))[0]!
   }
 
+  /**
+   * A batch of changes in a few statements, whatever its length: which features are there (one
+   * query), their history (two, on a versioned layer), one UPDATE from arrays per run of changes
+   * that set the same columns (a feature changed again starts a new run, so its later change wins
+   * as it would one by one), the descriptions that change in two more. A pulled page of 10,000
+   * updates was 4–6 statements per feature.
+   */
+  async updateMany(items: readonly FeatureUpdate[]): Promise<boolean[]> {
+    this.live()
+    if (!items.length) return []
+    const there = new Set((await this.db.rows<{ fid: number }>(`SELECT fid FROM ${this.t.features} WHERE fid = ANY($1::bigint[])`,
+      [[...new Set(items.map((i) => i.fid))]])).map((r) => r.fid))
+    const todo = items.filter((i) => there.has(i.fid))
+    // A feature whose extensions alone change keeps its own version.
+    await this.#tracker?.beforeUpdates([...new Set(todo.filter((i) => changesFeature(i.input)).map((i) => i.fid))])
+    let run: FeatureUpdate[] = []
+    let inRun = new Set<number>()
+    let shape = ''
+    for (const item of todo) {
+      const s = shapeOf(item.input)
+      if (s !== shape || inRun.has(item.fid)) {
+        await this.#updateRun(run)
+        run = []
+        inRun = new Set()
+        shape = s
+      }
+      run.push(item)
+      inRun.add(item.fid)
+    }
+    await this.#updateRun(run)
+    await this.#descriptions(todo.filter((i) => i.input.description !== undefined))
+    return items.map((i) => there.has(i.fid))
+  }
+
+  /** One UPDATE for changes that all set the same columns, each feature once: the values travel as arrays. */
+  async #updateRun(run: readonly FeatureUpdate[]): Promise<void> {
+    const first = run[0]?.input
+    if (!first || !changesFeature(first)) return
+    const p = new Params()
+    const arrays = [`${p.add(run.map((i) => i.fid))}::bigint[]`]
+    const names = ['fid']
+    const sets: string[] = []
+    if (first.geom !== undefined) {
+      arrays.push(`${p.add(run.map((i) => i.input.geom && toWkb(i.input.geom)))}::bytea[]`)
+      names.push('g')
+      sets.push(`geom = ST_GeomFromWKB(u.g, ${p.add(this.meta.srs)})`)
+    }
+    first.fields.forEach((f, k) => {
+      arrays.push(`${p.add(run.map((i) => i.input.values[k] ?? null))}::${COLUMN_TYPES[f.datatype]}[]`)
+      names.push(`c${k}`)
+      sets.push(`${columnOf(f.id)} = u.c${k}`)
+    })
+    await this.db.exec(`UPDATE ${this.t.features} AS f SET ${sets.join(', ')} FROM unnest(${arrays.join(', ')}) AS u(${names.join(', ')})
+      WHERE f.fid = u.fid`, p.values)
+  }
+
+  /**
+   * The descriptions a batch sets ('' or null: removes). On a versioned layer the same value
+   * again changes nothing and makes no version of the description; a feature described twice in
+   * one batch goes one by one, so each step is versioned as it would be alone.
+   */
+  async #descriptions(items: readonly FeatureUpdate[]): Promise<void> {
+    if (!items.length) return
+    const value = new Map(items.map((i) => [i.fid, i.input.description || null]))
+    if (value.size < items.length) {
+      for (const i of items) await this.#description(i.fid, i.input)
+      return
+    }
+    let changed = [...value.keys()]
+    if (this.#tracker) {
+      const now = new Map((await this.db.rows<{ fid: number; value: string }>(`SELECT fid, value FROM ${this.t.description}
+        WHERE fid = ANY($1::bigint[])`, [changed])).map((r) => [r.fid, r.value]))
+      changed = changed.filter((fid) => (now.get(fid) ?? null) !== value.get(fid))
+      for (const fid of changed) await this.#tracker.beforeDescription(fid)
+    }
+    const removed = changed.filter((fid) => value.get(fid) === null)
+    const set = changed.filter((fid) => value.get(fid) !== null)
+    if (removed.length) await this.db.exec(`DELETE FROM ${this.t.description} WHERE fid = ANY($1::bigint[])`, [removed])
+    if (set.length) {
+      await this.db.exec(`INSERT INTO ${this.t.description} (fid, value) SELECT * FROM unnest($1::bigint[], $2::text[])
+        ON CONFLICT (fid) DO UPDATE SET value = excluded.value`, [set, set.map((fid) => value.get(fid))])
+    }
+  }
+
+  /** One feature's description, as `#descriptions` does it for many. */
   async #description(fid: number, input: FeatureInput): Promise<void> {
     if (input.description === undefined) return
     if (this.#tracker) {

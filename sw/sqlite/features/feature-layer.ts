@@ -4,7 +4,7 @@
  * port) over the layer's database, and the replica that adds the sync bookkeeping to them.
  * `FeatureTables.open`/`replica` (tables.ts) hand them out; the class never sees `Layer`.
  */
-import type { FeatureInput, FeatureLayer, FeatureRead, FeatureWrite, GpkgStorage, LayerMeta, WriteActor } from '../../feature/types.ts'
+import type { FeatureInput, FeatureLayer, FeatureRead, FeatureUpdate, FeatureWrite, GpkgStorage, LayerMeta, WriteActor } from '../../feature/types.ts'
 import type { SqlDb } from '../../store/database.ts'
 import type { Link, Replica, ReplicaRead, ReplicaWrite } from '../../sync/types.ts'
 import { ReplicaTx } from './replica.ts'
@@ -108,18 +108,23 @@ export class VectorFeatureLayer implements FeatureLayer {
       const w = new LayerWriter(db, this.layer, this.meta, this.now().toISOString().slice(0, 19), this.layer.db.sqlite,
         actor.userId ?? null)
       const { live, end } = lifetime()
-      const sync = promised<Omit<FeatureWrite, 'createMany'>>(w, live)
-      // `create` only queues its feature (the writer inserts queued ones in bulk), so a batch is
-      // one call that loops without awaiting.
-      const createMany = (inputs: readonly FeatureInput[]) => {
+      const sync = promised<Omit<FeatureWrite, 'createMany' | 'updateMany'>>(w, live)
+      // A batch is one call that loops without awaiting (`create` only queues its feature: the
+      // writer inserts queued ones in bulk): an await per feature cost a batch update of 10,000
+      // 170 → 302 ms.
+      const batch = <I, O>(one: (i: I) => O) => (items: readonly I[]): Promise<O[]> => {
         try {
           live()
-          return Promise.resolve(inputs.map((i) => w.create(i)))
+          return Promise.resolve(items.map(one))
         } catch (err) {
           return Promise.reject(err)
         }
       }
-      const tx = new Proxy(sync, { get: (t, k) => (k === 'createMany' ? createMany : Reflect.get(t, k)) }) as FeatureWrite
+      const many: Record<PropertyKey, unknown> = {
+        createMany: batch((i: FeatureInput) => w.create(i)),
+        updateMany: batch((u: FeatureUpdate) => w.update(u.fid, u.input)),
+      }
+      const tx = new Proxy(sync, { get: (t, k) => (Object.hasOwn(many, k) ? many[k] : Reflect.get(t, k)) }) as FeatureWrite
       try {
         const out = await fn(tx, db, w)
         live()

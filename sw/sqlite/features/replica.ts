@@ -12,7 +12,7 @@
  */
 import type { SqlDb } from '../../store/database.ts'
 import type {
-  AttachmentMapping, Conflict, LinkState, LocalAttachmentChange, LocalChange, LocalRecord, Mapping, Problem,
+  AttachmentMapping, Conflict, LinkState, LocalAttachmentChange, LocalChange, LocalRecord, MapItem, Mapping, Problem,
   ReplicaWriteSync as ReplicaWrite, SyncReport,
 } from '../../sync/types.ts'
 
@@ -112,6 +112,16 @@ export class ReplicaTx implements ReplicaWrite {
     return r && asMapping(r)
   }
 
+  /** One prepared statement per fid: in-process SQLite has no round trip to save. */
+  mappingsOf(fids: number[]): Map<number, Mapping> {
+    const out = new Map<number, Mapping>()
+    for (const fid of fids) {
+      const m = this.mapping(fid)
+      if (m) out.set(fid, m)
+    }
+    return out
+  }
+
   localOf(rfid: number): Mapping | undefined {
     const r = this.#row(`SELECT ${MAPPING} FROM sync_fid m WHERE m.rfid = ?`, [rfid])
     return r && asMapping(r)
@@ -159,17 +169,19 @@ export class ReplicaTx implements ReplicaWrite {
 
   localChanges(): LocalChange[] {
     const out: LocalChange[] = []
-    for (const r of this.db.selectArrays(`SELECT s.fid, s.vid FROM feature_vstate s LEFT JOIN sync_fid m ON m.fid = s.fid
+    for (const r of this.db.selectArrays(`SELECT s.fid, s.vid,
+          coalesce((SELECT d.vid FROM ext_vstate d WHERE d.ext = 'description' AND d.eid = s.fid), 0) AS dvid
+        FROM feature_vstate s LEFT JOIN sync_fid m ON m.fid = s.fid
         WHERE m.fid IS NULL AND s.op != 'D' AND ${NOT_HELD} ORDER BY s.fid`)) {
-      out.push({ fid: Number(r[0]), kind: 'create', vid: Number(r[1]) })
+      out.push({ fid: Number(r[0]), kind: 'create', vid: Number(r[1]), dvid: Number(r[2]) })
     }
     for (const r of this.db.selectArrays(`SELECT ${MAPPING}, s.vid, s.op,
           coalesce((SELECT d.vid FROM ext_vstate d WHERE d.ext = 'description' AND d.eid = m.fid), 0) AS dvid
         FROM sync_fid m JOIN feature_vstate s ON s.fid = m.fid WHERE ${NOT_HELD} ORDER BY m.fid`)) {
       const mapping = asMapping(r)
       const [vid, op, dvid] = [Number(r[6]), String(r[7]), Number(r[8])]
-      if (vid !== mapping.base) out.push({ fid: mapping.fid, kind: op === 'D' ? 'delete' : 'update', vid, mapping })
-      else if (dvid !== mapping.dbase && op !== 'D') out.push({ fid: mapping.fid, kind: 'description', vid: dvid, mapping })
+      if (vid !== mapping.base) out.push({ fid: mapping.fid, kind: op === 'D' ? 'delete' : 'update', vid, dvid, mapping })
+      else if (dvid !== mapping.dbase && op !== 'D') out.push({ fid: mapping.fid, kind: 'description', vid: dvid, dvid, mapping })
     }
     return out
   }
@@ -220,12 +232,20 @@ export class ReplicaTx implements ReplicaWrite {
   }
 
   /** One prepared statement per row: in-process SQLite has no round trip to save. */
-  mapMany(items: { fid: number; rfid: number; rvid: number | null; rhash: string | null }[]): void {
-    for (const i of items) this.map(i.fid, i.rfid, i.rvid, undefined, i.rhash)
+  mapMany(items: MapItem[]): void {
+    for (const i of items) this.map(i.fid, i.rfid, i.rvid, i.at, i.rhash)
   }
 
   relock(fid: number, rvid: number | null, rhash: string | null = null): void {
     this.#exec(`UPDATE sync_fid SET rvid = ?, rhash = coalesce(?, rhash) WHERE fid = ?`, [rvid, rhash, fid])
+  }
+
+  relockMany(items: { fid: number; rvid: number | null; rhash: string | null }[]): void {
+    for (const i of items) this.relock(i.fid, i.rvid, i.rhash)
+  }
+
+  unmapMany(fids: number[]): void {
+    for (const fid of fids) this.unmap(fid)
   }
 
   /** The feature is no longer the remote one (deleted, or to be sent as new): its attachments neither. */
