@@ -20,11 +20,12 @@
  *   rows when it is not.
  * Simplification: `ST_AsMVTGeom` itself only drops what is under half a tile unit before it
  * snaps to the grid; ours drops vertices within `simplification` tile units (Douglas–Peucker,
- * extent / 512 by default), so lines and polygons go through `ST_Simplify` with that tolerance
- * in metres first. What differs from our cut: we simplify after clipping (in tile units), this
- * before (in EPSG:3857 metres, the same scale); PostGIS drops a line or polygon under half a
- * unit where our R*Tree path skips one under one unit; PostGIS rounds halves to even.
- * Positions agree within one tile unit.
+ * extent / 512 by default), so lines and polygons are clipped to the padded tile
+ * (`ST_ClipByBox2D`, unless inside it) and go through `ST_Simplify` with that tolerance in
+ * metres first, as our cut clips and then simplifies. What still differs: the same
+ * Douglas–Peucker runs on EPSG:3857 metres instead of tile units (the same up to scale),
+ * `ST_AsMVTGeom` then drops what is under half a unit (where our R*Tree path skips a line or
+ * polygon under one unit) and rounds halves to even. Positions agree within one tile unit.
  */
 import pg from 'pg'
 import type { FeatureLayer, Field, LayerMeta } from '../../feature/types.ts'
@@ -82,9 +83,14 @@ export function tileStatement(table: TileTable, t: TileAt, opts: EngineTileOptio
   const attrs = meta.fields.map((f, i) => attribute(f, i, cols))
   const inner = [`(${cols.id})::bigint AS __fid`, `${g} AS __g`, ...attrs.map((a) => a.inner)].join(', ')
   const thin = Math.floor(opts.thinAbove)
-  let geom = srid === 3857 ? '__g' : `ST_Transform(ST_SetSRID(__g, ${s}), 3857)`
+  const [z, x, y] = [p.add(t.z), p.add(t.x), p.add(t.y)]
+  let geom = 'g3'
   if (opts.simplification > 0 && !/POINT/.test(meta.geometryType)) {
-    geom = `ST_Simplify(${geom}, ${p.add((opts.simplification * tileSize(t.z)) / opts.extent)})`
+    // Clipped to the padded tile first, as our cut simplifies only what is left of a feature
+    // (simplified whole, a line keeps other vertices near the edge); one inside it as it is.
+    const padded = `ST_TileEnvelope(${z}, ${x}, ${y}, margin => ${p.add(opts.padding)})`
+    geom = `ST_Simplify(CASE WHEN g3 @ ${padded} THEN g3 ELSE ST_ClipByBox2D(g3, ${padded}) END, ${
+      p.add((opts.simplification * tileSize(t.z)) / opts.extent)})`
   }
   const extent = p.add(opts.extent)
   const text = `WITH hits AS MATERIALIZED (SELECT ${inner} FROM ${from} WHERE ${g} && ${box} LIMIT ${thin + 1}),
@@ -96,8 +102,9 @@ export function tileStatement(table: TileTable, t: TileAt, opts: EngineTileOptio
       UNION ALL SELECT ${inner} FROM ${from} WHERE (SELECT yes FROM full_tile) AND ${cols.id} IN (SELECT fid FROM cells))
     SELECT ST_AsMVT(m, ${p.add(opts.layerName)}, ${extent}, '__g', '__fid') FROM (
       SELECT __fid, ${attrs.flatMap((a) => a.outer).join(', ')}${attrs.length ? ', ' : ''}ST_AsMVTGeom(${geom},
-        ST_TileEnvelope(${p.add(t.z)}, ${p.add(t.x)}, ${p.add(t.y)}), ${extent}, ${p.add(Math.round(opts.extent * opts.padding))}, true) AS __g
-      FROM picked) m WHERE __g IS NOT NULL`
+        ST_TileEnvelope(${z}, ${x}, ${y}), ${extent}, ${p.add(Math.round(opts.extent * opts.padding))}, true) AS __g
+      FROM picked CROSS JOIN LATERAL (SELECT ${srid === 3857 ? '__g' : `ST_Transform(ST_SetSRID(__g, ${s}), 3857)`} AS g3 OFFSET 0) r
+      ) m WHERE __g IS NOT NULL`
   return { text, values: p.values }
 }
 
