@@ -115,14 +115,15 @@ export class PgUnits {
   /**
    * `fn`'s one statement on its own, outside BEGIN … COMMIT: a statement is its own snapshot
    * (taken after every write acknowledged before the call), and a read that is one statement
-   * (a vector tile's `ST_AsMVT`: features/tile.ts) saves a transaction's two round trips.
+   * (a vector tile's `ST_AsMVT`: features/tile.ts) saves a transaction's two round trips. `fn`
+   * gets the client itself (to run a named, prepared statement).
    */
-  once<T>(fn: (conn: PgConn) => Promise<T>): Promise<T> {
+  once<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     return enterFrame(this.#frames, this, this.#name, async (frame) => {
       const client = await this.#pool.connect()
       let broken: Error | undefined
       try {
-        return await fn(connOf(client))
+        return await fn(client)
       } catch (err) {
         // Only an answer of the server leaves the connection usable.
         if (!(err as { severity?: unknown }).severity) broken = err instanceof Error ? err : new Error(String(err))

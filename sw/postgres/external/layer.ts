@@ -351,7 +351,7 @@ async function remoteTile(pool: pg.Pool, t: SpatialDbTable, meta: LayerMeta, at:
   }
   let broken: Error | undefined
   try {
-    return await engineTile(connOf(client), { from: `${q(t.schema)}.${q(t.table)} f`, cols: remoteColumns(t, meta.srs),
+    return await engineTile(client, { from: `${q(t.schema)}.${q(t.table)} f`, cols: remoteColumns(t, meta.srs),
       srid: srid(t.geometrySrid), meta }, at, opts)
   } catch (err) {
     // Only an answer of the server leaves the connection usable.
