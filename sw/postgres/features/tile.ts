@@ -78,8 +78,11 @@ export function tileStatement(table: TileTable, t: TileAt, opts: EngineTileOptio
   const box = `(SELECT ST_MakeEnvelope(${p.add(b[0])}, ${p.add(b[1])}, ${p.add(b[2])}, ${p.add(b[3])}, ${s}))`
   const cell = p.add((b[2] - b[0]) / (opts.grid * (1 + 2 * opts.padding)))
   const g = cols.geom
+  // A layer of single points needs no box per feature: each is smaller than a cell, its cell is its position's.
+  const points = /^POINTZ?$/.test(meta.geometryType)
   const small = `ST_XMax(${g}) - ST_XMin(${g}) < ${cell} AND ST_YMax(${g}) - ST_YMin(${g}) < ${cell}`
-  const at = (lo: string, hi: string, origin: number) => `floor(((${lo}(${g}) + ${hi}(${g})) / 2 - ${p.add(origin)}) / ${cell})`
+  const at = (lo: string, hi: string, origin: number) => points ? `floor((${lo === 'ST_XMin' ? 'ST_X' : 'ST_Y'}(${g}) - ${p.add(origin)}) / ${cell})`
+    : `floor(((${lo}(${g}) + ${hi}(${g})) / 2 - ${p.add(origin)}) / ${cell})`
   const attrs = meta.fields.map((f, i) => attribute(f, i, cols))
   const inner = [`(${cols.id})::bigint AS __fid`, `${g} AS __g`, ...attrs.map((a) => a.inner)].join(', ')
   const thin = Math.floor(opts.thinAbove)
@@ -95,10 +98,10 @@ export function tileStatement(table: TileTable, t: TileAt, opts: EngineTileOptio
   const extent = p.add(opts.extent)
   const text = `WITH hits AS MATERIALIZED (SELECT ${inner} FROM ${from} WHERE ${g} && ${box} LIMIT ${thin + 1}),
     full_tile AS MATERIALIZED (SELECT count(*) > ${thin} AS yes FROM hits),
-    cells AS (SELECT min(${cols.id}) AS fid FROM ${from} WHERE (SELECT yes FROM full_tile) AND ${g} && ${box} AND ${small}
+    cells AS (SELECT min(${cols.id}) AS fid FROM ${from} WHERE (SELECT yes FROM full_tile) AND ${g} && ${box}${points ? '' : ` AND ${small}`}
       GROUP BY ${at('ST_XMin', 'ST_XMax', b[0])}, ${at('ST_YMin', 'ST_YMax', b[1])}),
-    picked AS (SELECT * FROM hits WHERE NOT (SELECT yes FROM full_tile)
-      UNION ALL SELECT ${inner} FROM ${from} WHERE (SELECT yes FROM full_tile) AND ${g} && ${box} AND NOT (${small})
+    picked AS (SELECT * FROM hits WHERE NOT (SELECT yes FROM full_tile)${points ? '' : `
+      UNION ALL SELECT ${inner} FROM ${from} WHERE (SELECT yes FROM full_tile) AND ${g} && ${box} AND NOT (${small})`}
       UNION ALL SELECT ${inner} FROM ${from} WHERE (SELECT yes FROM full_tile) AND ${cols.id} IN (SELECT fid FROM cells))
     SELECT ST_AsMVT(m, ${p.add(opts.layerName)}, ${extent}, '__g', '__fid') FROM (
       SELECT __fid, ${attrs.flatMap((a) => a.outer).join(', ')}${attrs.length ? ', ' : ''}ST_AsMVTGeom(${geom},
