@@ -23,9 +23,11 @@
  * extent / 512 by default), so lines and polygons are clipped to the padded tile
  * (`ST_ClipByBox2D`, unless inside it) and go through `ST_Simplify` with that tolerance in
  * metres first, as our cut clips and then simplifies. What still differs: the same
- * Douglas–Peucker runs on EPSG:3857 metres instead of tile units (the same up to scale),
- * `ST_AsMVTGeom` then drops what is under half a unit (where our R*Tree path skips a line or
- * polygon under one unit) and rounds halves to even. Positions agree within one tile unit.
+ * Douglas–Peucker runs on EPSG:3857 metres instead of tile units (the same up to scale), from
+ * where GEOS's clip starts a ring (a vertex kept by one and dropped by the other lies within
+ * the tolerance of the other's outline), `ST_AsMVTGeom` then drops what is under half a unit
+ * (where our R*Tree path skips a line or polygon under one unit) and rounds halves to even.
+ * Unsimplified, positions agree within one tile unit.
  */
 import pg from 'pg'
 import type { FeatureLayer, Field, LayerMeta } from '../../feature/types.ts'
