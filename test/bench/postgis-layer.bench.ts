@@ -190,6 +190,10 @@ async function main(): Promise<void> {
         '|---|---|---|---|---|---|---|---|---|',
         ...tileRows,
         '',
+        'Tiles holding more than 16,384 points (the low zooms of a big table) are thinned by the engine and not by bare `ST_AsMVT`',
+        '(compare the sizes); below that both write tiles of the same size from the same rows. The engine\'s statement is prepared once',
+        'per connection (no parse, and after PostgreSQL\'s first five runs no planning); bare `ST_AsMVT` is planned on every run.',
+        '',
         z0Line,
       ].join('\n')
       writeSection("PostGIS layers (a team's table)", body)
