@@ -247,6 +247,16 @@ export interface FeatureLayer {
   write<T>(fn: (tx: FeatureWrite) => Promise<T>, actor?: WriteActor): Promise<T>
   /** Direct read access to GeoPackage-shaped storage, for the data-out fast paths (below). */
   readonly gpkg?: GpkgStorage
+  /**
+   * Optional engine fast path for a vector tile (PostGIS: one `ST_AsMVT` statement): the MVT
+   * layer `layerName` of the features in tile `t` (XYZ), as mvt/service.ts writes it — feature
+   * id = fid, attributes by keyname with the same value kinds, clipped to the tile grown by
+   * `padding`, simplified by `simplification` tile units, a tile holding more than `thinAbove`
+   * features thinned to one small feature per `grid` × `grid` cell — or no bytes when none is in
+   * it. mvt/service.ts keeps the caching; without it tiles come from `gpkg` or the generic reads.
+   */
+  tile?(t: { z: number; x: number; y: number }, opts: { extent: number; padding: number; simplification: number; layerName: string;
+    thinAbove: number; grid: number }): Promise<Uint8Array>
 }
 
 /** The capability a resource class provides (`capabilities.featureLayer`). */

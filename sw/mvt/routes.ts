@@ -42,7 +42,8 @@ function tileAddress(z: number, x: number, y: number): TileAddress {
  * any layer was cut, `cache` when all came from the tile cache), so clients and the
  * benchmark can tell it from the transport's time. A cut names where its layers came from in
  * `desc`: `index` (the layer's tile index), `rtree`, `indexing` (the R*Tree while the index
- * is being built), `generic`; several joined by `+`.
+ * is being built), `engine` (the layer's engine: PostGIS's `ST_AsMVT`), `generic`; several
+ * joined by `+`.
  */
 export const serverTiming = (cached: boolean, ms: number, sources: readonly string[] = []) =>
   `${cached ? 'cache' : 'cut'};dur=${ms.toFixed(2)}${!cached && sources.length ? `;desc=${sources.join('+')}` : ''}`

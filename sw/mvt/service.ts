@@ -61,16 +61,18 @@ export interface LayerTile { bytes: Uint8Array; cached: boolean; source: TileSou
 
 /**
  * Where a layer's tile came from: the tile cache, the layer's tile index, its R*Tree (while
- * the index is being built: `indexing`), or the generic feature reads.
+ * the index is being built: `indexing`), its engine (`FeatureLayer.tile`: PostGIS's
+ * `ST_AsMVT`), or the generic feature reads.
  */
-export type TileSource = 'cache' | 'index' | 'rtree' | 'indexing' | 'generic'
+export type TileSource = 'cache' | 'index' | 'rtree' | 'indexing' | 'engine' | 'generic'
 
 /**
  * The encoded MVT layer of one feature layer for tile `t` (empty when no feature is in it).
  * Layers with GeoPackage storage are cut from their tile index (mvt/tile-index.ts) or, until
- * it is built and for thinned tiles, from their R*Tree, and cached; others are read through
- * the generic feature reads (a PostGIS layer: its GiST index), cached while the layer's change
- * token stays (no token: uncached).
+ * it is built and for thinned tiles, from their R*Tree, and cached; others come from their
+ * engine when it cuts tiles (`FeatureLayer.tile`: a PostGIS layer's one `ST_AsMVT` statement)
+ * or are read through the generic feature reads, cached while the layer's change token stays
+ * (no token: uncached).
  */
 export async function layerTile(services: DataOutServices, layer: FeatureLayer, t: TileAddress, opts: TileOptions): Promise<LayerTile> {
   const { meta, gpkg } = layer
@@ -115,15 +117,20 @@ export async function layerTile(services: DataOutServices, layer: FeatureLayer, 
 /** A tile of a layer without GeoPackage storage, cached on its change token when it has one. */
 async function genericLayerTile(cache: TileCache, layer: FeatureLayer, t: TileAddress, opts: TileOptions, key: string, box: Bbox,
   signature: string): Promise<LayerTile> {
+  const source = layer.tile ? 'engine' : 'generic'
+  const cut = () => layer.tile
+    ? layer.tile(t, { extent: opts.extent, padding: opts.padding, simplification: opts.simplification,
+      layerName: layerName(layer.meta.resourceId, opts), thinAbove: THIN_ABOVE, grid: GRID })
+    : genericTile(layer, t, opts)
   const token = layer.token?.()
-  if (token === undefined) return { bytes: await genericTile(layer, t, opts), cached: false, source: 'generic' }
+  if (token === undefined) return { bytes: await cut(), cached: false, source }
   cache.syncToken(layer.meta.resourceId, token, signature)
   const hit = cache.get(key)
   if (hit) return { bytes: hit, cached: true, source: 'cache' }
-  const bytes = await genericTile(layer, t, opts)
+  const bytes = await cut()
   // A write of this process during the read moved the token: what was read may predate it, so it is not kept.
   if (layer.token!() === token) cache.set(key, layer.meta.resourceId, box, bytes)
-  return { bytes, cached: false, source: 'generic' }
+  return { bytes, cached: false, source }
 }
 
 async function buildIndex(cache: TileCache, layer: FeatureLayer, log: (message: string, err?: unknown) => void): Promise<void> {

@@ -112,6 +112,29 @@ export class PgUnits {
     })
   }
 
+  /**
+   * `fn`'s one statement on its own, outside BEGIN … COMMIT: a statement is its own snapshot
+   * (taken after every write acknowledged before the call), and a read that is one statement
+   * (a vector tile's `ST_AsMVT`: features/tile.ts) saves a transaction's two round trips. `fn`
+   * gets the client itself (to run a named, prepared statement).
+   */
+  once<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return enterFrame(this.#frames, this, this.#name, async (frame) => {
+      const client = await this.#pool.connect()
+      let broken: Error | undefined
+      try {
+        return await fn(client)
+      } catch (err) {
+        // Only an answer of the server leaves the connection usable.
+        if (!(err as { severity?: unknown }).severity) broken = err instanceof Error ? err : new Error(String(err))
+        throw err
+      } finally {
+        frame.open = false
+        client.release(broken)
+      }
+    })
+  }
+
   /** `fn` on a `tx` that refuses use once `fn` settled (each attempt of a unit of work has its own). */
   async #run<Tx, T>(make: PgTxFactory<Tx>, conn: PgConn, fn: (tx: Tx) => Promise<T>): Promise<T> {
     const frame: Frame = { owner: this, name: this.#name, open: true }

@@ -269,14 +269,14 @@ describe("a table of a team's PostGIS: types, both sides, SRIDs", () => {
     expect((await layer.read((tx) => tx.inBox!([6, 1, 9, 3], fields))).map((r) => r.values[0])).toEqual([4])
   })
 
-  it('cuts a vector tile through the generic path (no token: never cached)', async () => {
+  it('cuts a vector tile with ST_AsMVT (its engine; no token: never cached)', async () => {
     const fields = [field(1, 'n', 'INTEGER')]
     const { layer } = await layerOver('n integer', fields)
     await layer.write((tx) => tx.createMany([{ geom: point(100, 100), fields, values: [1] }]))
     const services = { platform: { host: 'node', log: () => {} } } as unknown as DataOutServices
     const opts = { extent: 4096, padding: 0.05, simplification: 8 }
     const tile = await layerTile(services, layer, { z: 0, x: 0, y: 0 }, opts)
-    expect(tile.source).toBe('generic')
+    expect(tile.source).toBe('engine')
     expect(tile.bytes.length).toBeGreaterThan(10)
     expect((await layerTile(services, layer, { z: 0, x: 0, y: 0 }, opts)).cached).toBe(false)
   })

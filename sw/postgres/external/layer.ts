@@ -13,6 +13,7 @@
  *   at the server's default level, its rows inserted by one statement whatever their number,
  *   canonical values converted to the columns' own types by PostgreSQL (`json_populate_record`
  *   and parameters typed by their column), the ids given by the table's default;
+ * - a vector tile is one `ST_AsMVT` statement on the table (features/tile.ts), as a layer's own;
  * - no attachments, descriptions or history (the original keeps those in its own database; we
  *   do not): reads answer none, an attachment write is a 422, a description is ignored.
  * Errors (`remoteError`): what the database says about the client's values is a 422 naming it,
@@ -37,6 +38,7 @@ import { rollback } from '../uow.ts'
 import { listFilter, orderAndPage, Params, whereSql, type TableColumns } from '../features/filter.ts'
 import { canonical, fromCanonical } from '../features/values.ts'
 import { fieldsSet } from '../features/writer.ts'
+import { engineTile, type EngineTileOptions, type TileAt } from '../features/tile.ts'
 
 const q = pg.escapeIdentifier
 
@@ -344,6 +346,30 @@ function jsonValue(f: Field, v: FieldValue | undefined): string {
 }
 
 /**
+ * Tile `at` of the table in one `ST_AsMVT` statement (features/tile.ts), outside a transaction
+ * (a statement is its own snapshot), its failures as `remoteError` says.
+ */
+async function remoteTile(pool: pg.Pool, t: SpatialDbTable, meta: LayerMeta, at: TileAt, opts: EngineTileOptions): Promise<Uint8Array> {
+  let client: pg.PoolClient
+  try {
+    client = await pool.connect()
+  } catch (err) {
+    throw remoteError(err, t, false)
+  }
+  let broken: Error | undefined
+  try {
+    return await engineTile(client, { from: `${q(t.schema)}.${q(t.table)} f`, cols: remoteColumns(t, meta.srs),
+      srid: srid(t.geometrySrid), meta }, at, opts)
+  } catch (err) {
+    // Only an answer of the server leaves the connection usable.
+    if (!(err instanceof pg.DatabaseError)) broken = err instanceof Error ? err : new Error(String(err))
+    throw remoteError(err, t, false)
+  } finally {
+    client.release(broken)
+  }
+}
+
+/**
  * The features of table `t` of the database behind `pool`, as layer `meta`. Cheap: the pool is
  * the connection's (external/pools.ts); nothing is read until a read or write runs.
  */
@@ -353,5 +379,6 @@ export function remoteLayer(pool: pg.Pool, t: SpatialDbTable, meta: LayerMeta): 
     meta,
     read: (fn) => session(pool, t, false, (db, live) => fn(new RemoteReader(db, t, meta, live))),
     write: (fn) => session(pool, t, true, (db, live) => fn(new RemoteWriter(db, t, meta, live))),
+    tile: (at, opts) => remoteTile(pool, t, meta, at, opts),
   }
 }

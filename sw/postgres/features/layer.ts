@@ -7,9 +7,11 @@
  * last, so another process sees the write on its next request (`tokens.refresh`). Both run on
  * the layer's own `PgUnits` (FIFO in this process, retried on a serialization failure or
  * deadlock: `fn` may run twice). A versioned layer's write is one version (writer.ts) whose
- * number `onVersion` hears after the commit. No `gpkg`: that is SQLite's fast path; the data-out
- * paths fall back to these reads.
+ * number `onVersion` hears after the commit. No `gpkg`: that is SQLite's fast path; a vector tile
+ * is PostGIS's own, one `ST_AsMVT` statement outside a transaction (tile.ts), and the other
+ * data-out paths fall back to these reads.
  */
+import { ApiError, operationalError } from '../../core/error.ts'
 import type { FeatureLayer, FeatureRead, FeatureWrite, LayerMeta, WriteActor } from '../../feature/types.ts'
 import type { ChangeScope } from '../../port/port.ts'
 import type { PgConn } from '../conn.ts'
@@ -17,6 +19,9 @@ import type { PgUnits } from '../uow.ts'
 import type { PgTokens } from '../tokens.ts'
 import { PgLayerReader } from './reader.ts'
 import { PgLayerWriter } from './writer.ts'
+import { tablesOf } from './schema.ts'
+import { ownColumns } from './filter.ts'
+import { engineTile, type EngineTileOptions, type TileAt, type TileTable } from './tile.ts'
 
 export class PgFeatureLayer implements FeatureLayer {
   readonly #scope: ChangeScope
@@ -29,6 +34,18 @@ export class PgFeatureLayer implements FeatureLayer {
 
   token(): string {
     return this.tokens.current(this.#scope)
+  }
+
+  /** A database that fails the tile's statement is a 503 (the request changed nothing), never a 500. */
+  async tile(t: TileAt, opts: EngineTileOptions): Promise<Uint8Array> {
+    const table: TileTable = { from: `${tablesOf(this.meta.resourceId).features} f`, cols: ownColumns(this.meta.srs), srid: this.meta.srs,
+      meta: this.meta }
+    try {
+      return await this.units.once((conn) => engineTile(conn, table, t, opts))
+    } catch (err) {
+      if (err instanceof ApiError) throw err
+      throw operationalError(`The database failed to cut tile ${t.z}/${t.x}/${t.y}: ${(err as Error)?.message ?? String(err)}`, err)
+    }
   }
 
   read<T>(fn: (tx: FeatureRead) => Promise<T>): Promise<T> {
