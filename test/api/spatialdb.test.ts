@@ -17,6 +17,7 @@ import { NODE_ADMIN_PASSWORD, startNodeApi } from './node-client.ts'
 import { connect, link, sync, type SyncEnv } from './sync-cases.ts'
 import { createUser, rule, setRules } from './cases/permissions.ts'
 import { createLayer } from './cases/feature.ts'
+import { attachmentCasesOn, type PointLayerMaker } from './cases/attachment.ts'
 import { cluster } from '../pg/shared.ts'
 import type { Cluster } from '../pg/cluster.ts'
 import { openSpatialDb } from '../../sw/postgres/external/index.ts'
@@ -437,6 +438,80 @@ describe.runIf(LAYER_BUILT)('the feature API on a PostGIS layer (through sw/post
     const geojson = await api.request('GET', `/api/resource/${layer}/geojson`)
     expect(geojson.status).toBe(200)
     expect(geojson.text).toContain('"name":"a"')
+  })
+})
+
+/** Uploads `text` as a file; its upload record. */
+async function uploadText(text: string, name: string) {
+  const res = await api.request('POST', '/api/component/file_upload/', { form: [{ name: 'file', filename: name, type: 'text/plain',
+    base64: Buffer.from(text).toString('base64') }] })
+  expect(res.status).toBe(200)
+  return res.body.upload_meta[0]
+}
+
+describe.runIf(LAYER_BUILT)('attachments and descriptions of a PostGIS layer\'s features (kept by us, keyed by fid)', () => {
+  let tables = 0
+  /** A layer over a new table of points with a `name` column, as the vector layers' attachment cases make theirs. */
+  const pgPoints: PointLayerMaker = async () => {
+    const table = `att_points_${++tables}`
+    await db.query(`CREATE TABLE ${table} (id serial PRIMARY KEY, name text, geom geometry(Point, 3857))`)
+    return createTableLayer(await createConnection(), { table })
+  }
+  for (const c of attachmentCasesOn(pgPoints)) it(c.name, () => c.run(api, expect))
+
+  it('descriptions are read and written through the feature API, the table untouched; a row deleted outside the API leaves none to its id\'s next row', async () => {
+    await db.query(`CREATE TABLE described (id serial PRIMARY KEY, name text, geom geometry(Point, 3857));
+      INSERT INTO described (name, geom) VALUES ('a', 'SRID=3857;POINT(1 1)'), ('b', 'SRID=3857;POINT(2 2)')`)
+    const layer = await createTableLayer(await createConnection(), { table: 'described' })
+    const feature = `/api/resource/${layer}/feature/`
+    expect((await api.request('PUT', `${feature}1`, { body: { fields: { name: 'a2' }, extensions: { description: '<p>One</p>' } } })).status).toBe(200)
+    expect((await api.request('GET', `${feature}1`)).body).toMatchObject({ fields: { name: 'a2' }, extensions: { description: '<p>One</p>', attachment: null } })
+    const listed = await api.request('GET', `${feature}?order_by=name&extensions=description`)
+    expect(listed.body.map((f: { extensions: { description: string | null } }) => f.extensions.description)).toEqual(['<p>One</p>', null])
+    // A new feature with its description; the table has no column for it.
+    const created = await api.request('POST', feature, { body: { geom: 'POINT(3 3)', fields: { name: 'c' }, extensions: { description: 'Three' } } })
+    expect(created.status).toBe(200)
+    expect((await api.request('GET', `${feature}${created.body.id}`)).body.extensions.description).toBe('Three')
+    expect((await db.query('SELECT id, name FROM described ORDER BY id')).rows).toEqual([{ id: 1, name: 'a2' }, { id: 2, name: 'b' }, { id: 3, name: 'c' }])
+    // A PUT without extensions keeps it; null clears it.
+    expect((await api.request('PUT', `${feature}1`, { body: { fields: { name: 'a3' } } })).status).toBe(200)
+    expect((await api.request('GET', `${feature}1`)).body.extensions.description).toBe('<p>One</p>')
+    expect((await api.request('PUT', `${feature}1`, { body: { extensions: { description: null } } })).status).toBe(200)
+    expect((await api.request('GET', `${feature}1`)).body.extensions.description).toBeNull()
+    // Row 2 gets an attachment and a description, is deleted by another client, and the next feature made through
+    // the API takes id 2 again: it starts without either.
+    expect((await api.request('POST', `${feature}2/attachment/`, { body: { file_upload: await uploadText('x', 'x.txt') } })).status).toBe(200)
+    expect((await api.request('PUT', `${feature}2`, { body: { extensions: { description: 'old' } } })).status).toBe(200)
+    await db.query("DELETE FROM described WHERE id = 2; SELECT setval('described_id_seq', 1)")
+    const reused = await api.request('POST', feature, { body: { geom: 'POINT(2 2)', fields: { name: 'b2' } } })
+    expect(reused.body).toEqual({ id: 2 })
+    expect((await api.request('GET', `${feature}2`)).body.extensions).toEqual({ attachment: null, description: null })
+  })
+
+  it('deleting the layer deletes its attachments\' files and its features\' extras; deleting all features deletes them too', async () => {
+    const layer = await pgPoints(api, expect)
+    const services = await app.services()
+    const col = (fid: number) => `/api/resource/${layer}/feature/${fid}/attachment/`
+    const fids: number[] = []
+    for (const name of ['a', 'b']) {
+      const res = await api.request('POST', `/api/resource/${layer}/feature/`, { body: { geom: 'POINT(1 1)', fields: { name },
+        extensions: { description: name, attachment: [{ file_upload: await uploadText(name, `${name}.txt`) }] } } })
+      expect(res.status).toBe(200)
+      fids.push(res.body.id)
+    }
+    expect((await api.request('GET', col(fids[0]!))).body).toHaveLength(1)
+    expect(await services.data.blobs.listBlobs(`attachment-${layer}-`)).toHaveLength(2)
+    expect(await services.data.features.stored()).toContain(layer)
+    // DELETE of the collection: the table's rows and our extras.
+    expect((await api.request('DELETE', `/api/resource/${layer}/feature/`)).status).toBe(200)
+    expect(await services.data.blobs.listBlobs(`attachment-${layer}-`)).toEqual([])
+    const again = await api.request('POST', `/api/resource/${layer}/feature/`, { body: { geom: 'POINT(1 1)', fields: { name: 'c' },
+      extensions: { attachment: [{ file_upload: await uploadText('c', 'c.txt') }] } } })
+    expect(await services.data.blobs.listBlobs(`attachment-${layer}-`)).toHaveLength(1)
+    expect((await api.request('GET', col(again.body.id))).body).toHaveLength(1)
+    expect((await api.request('DELETE', `/api/resource/${layer}`)).status).toBe(200)
+    expect(await services.data.blobs.listBlobs(`attachment-${layer}-`)).toEqual([])
+    expect(await services.data.features.stored()).not.toContain(layer)
   })
 })
 

@@ -13,8 +13,9 @@
  *   at the server's default level, its rows inserted by one statement whatever their number,
  *   canonical values converted to the columns' own types by PostgreSQL (`json_populate_record`
  *   and parameters typed by their column), the ids given by the table's default;
- * - no attachments, descriptions or history (the original keeps those in its own database; we
- *   do not): reads answer none, an attachment write is a 422, a description is ignored.
+ * - no attachments, descriptions or history here: reads answer none, an attachment write is a
+ *   422, a description is ignored; the class keeps attachments and descriptions in our own
+ *   storage around this layer (classes/spatialdb_layer/extras.ts), as the original keeps them in its own.
  * Errors (`remoteError`): what the database says about the client's values is a 422 naming it,
  * a table or column that is gone a 422 naming it, a refused privilege (or a table that cannot be
  * written: a view, a read-only server) a 403, anything else of the database — or the database
