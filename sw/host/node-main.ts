@@ -10,9 +10,9 @@ import { readFile } from 'node:fs/promises'
 import { readCatalogueFolder } from '../catalogue/folder.ts'
 import type { OutpostApp } from '../app.ts'
 import { seedDemo } from '../demo.ts'
-import { checkDatabaseUrl, createApp, nodePlatform, postgresData, randomPassword, redactUrl, serve } from './node.ts'
+import { checkDatabaseUrl, createApp, nodePlatform, nodeSpatialDb, postgresData, randomPassword, redactUrl, serve } from './node.ts'
 import { listenError } from './node-listen.ts'
-import { guardedFetch, isLoopbackHost, parseCidrs } from './node-outbound.ts'
+import { guardedFetch, isLoopbackHost, outboundGuard, parseCidrs } from './node-outbound.ts'
 import { lockDataFolder } from './node-lock.ts'
 import { IDENTIFIER_STYLES, type IdentifierStyle } from '../core/identifiers.ts'
 
@@ -31,8 +31,9 @@ const USAGE = `Usage: npm run serve -- [--port 8080] [--host 127.0.0.1] [--data 
   --demo     create the demo data set when the data folder is new
   --catalogue  folder in the QMS data layout that replaces the geoservice catalogue at start
   --upload-quota  bytes of pending uploads anonymous users may add to (default 1 GiB)
-  --allow-remote  an address range (CIDR) remote connections may reach although it is not public,
-             when --host is beyond loopback (repeatable; also $OUTPOST_ALLOW_REMOTE, comma-separated)
+  --allow-remote  an address range (CIDR) remote connections and PostGIS connections may reach although it
+             is not public, when --host is beyond loopback (repeatable; also $OUTPOST_ALLOW_REMOTE,
+             comma-separated); a PostGIS Unix socket counts as 127.0.0.1
   --identifiers  spec (default) or original: answers name classes, class members and vector-tile layers
              as the original does (mapserver_style, postgis_layer, ngw:<id>) for desktop clients that
              expect its names (GDAL's NGW driver, NextGIS Connect, ngw-kit); also $OUTPOST_IDENTIFIERS.
@@ -71,7 +72,10 @@ async function main(): Promise<void> {
   }
   const allow = parseCidrs([...values['allow-remote'] ?? [], ...(process.env.OUTPOST_ALLOW_REMOTE ?? '').split(',').map((c) => c.trim()).filter(Boolean)])
   // On loopback only this machine's users reach the API; beyond it, outbound requests may go to public addresses only.
-  const fetch = isLoopbackHost(values.host!) ? undefined : guardedFetch(allow)
+  // The same for the connections of teams' PostGIS databases (spatialdb_connection).
+  const exposed = !isLoopbackHost(values.host!)
+  const fetch = exposed ? guardedFetch(allow) : undefined
+  const spatialDb = nodeSpatialDb(exposed ? { guard: outboundGuard(allow) } : {})
   // The port first: on a busy one the start ends here (exit 1, how to pick another), before a
   // data folder, its lock or a password exists, so no password is printed by a failed start.
   // Requests wait until the app below is ready.
@@ -89,7 +93,7 @@ async function main(): Promise<void> {
   const envPassword = process.env.OUTPOST_ADMIN_PASSWORD
   const admin = { password: envPassword || randomPassword(), mustChange: false, force: !!envPassword }
   app = createApp(nodePlatform({ dataDir, admin, corsOrigins, uploadQuota, fetch, sharedDatabase: !!database }),
-    { setup: values.demo ? seedDemo : undefined, data: database ? postgresData(database) : undefined, identifiers })
+    { setup: values.demo ? seedDemo : undefined, data: database ? postgresData(database) : undefined, identifiers, spatialDb })
   const services = await app.services()
   if (services.adminCreated && !envPassword) console.log(`administrator password: ${admin.password}`)
   else if (!envPassword) console.log('administrator password: unchanged (set OUTPOST_ADMIN_PASSWORD to reset it)')

@@ -21,6 +21,7 @@ import { attachmentCasesOn, type PointLayerMaker } from './cases/attachment.ts'
 import { cluster } from '../pg/shared.ts'
 import type { Cluster } from '../pg/cluster.ts'
 import { openSpatialDb } from '../../sw/postgres/external/index.ts'
+import { outboundGuard, parseCidrs } from '../../sw/host/node-outbound.ts'
 import type { OutpostApp } from '../../sw/app.ts'
 
 const VALIDATION = 'nextgisweb.core.exception.ValidationError'
@@ -448,6 +449,71 @@ async function uploadText(text: string, name: string) {
   expect(res.status).toBe(200)
   return res.body.upload_meta[0]
 }
+
+describe('PostGIS connections of a host listening beyond loopback (the outbound rule, --allow-remote)', () => {
+  /** An in-process host with the rule of `--host 0.0.0.0` and `--allow-remote` ranges `allow`. */
+  const exposedHost = (allow: string[]) => startNodeApi({ app: {
+    spatialDb: async () => openSpatialDb({ connectTimeoutMs: 1500, guard: outboundGuard(parseCidrs(allow)) }) } })
+
+  it('refuses a Unix socket, loopback and private addresses in any spelling and names resolving to them, before connecting (403 naming the rule)', async () => {
+    const host = await exposedHost([])
+    // A listener on loopback that counts who reaches it: nothing may.
+    let arrived = 0
+    const listener = createNetServer((s) => { arrived++; s.destroy() })
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve))
+    const port = (listener.address() as { port: number }).port
+    try {
+      const on = host.api
+      for (const hostname of [c.host, '127.0.0.1', 'localhost', '2130706433', '::ffff:127.0.0.1', '10.0.0.1', '169.254.169.254']) {
+        const conn = await on.request('POST', '/api/resource/', { body: {
+          resource: { cls: 'spatialdb_connection', parent: { id: 0 }, display_name: uniq('PostGIS') },
+          spatialdb_connection: { ...params(), hostname, port: hostname === c.host ? c.port : port } } })
+        expect(conn.status, hostname).toBe(201)
+        const inspect = await on.request('GET', `/api/resource/${conn.body.id}/inspect/`)
+        expect({ hostname, status: inspect.status, exception: inspect.body.exception }).toEqual({ hostname, status: 403, exception: FORBIDDEN })
+        expect(inspect.body.message).toContain('not allowed from this server')
+        expect(inspect.body.message).toContain('--allow-remote')
+        if (hostname === c.host) expect(inspect.body.message).toContain('Unix socket')
+        // The table is not read either (fields: "update"), and a layer given its geometry serves no features.
+        const layer = await on.request('POST', '/api/resource/', { body: {
+          resource: { cls: 'spatialdb_layer', parent: { id: 0 }, display_name: uniq('Layer') },
+          spatialdb_layer: { connection: { id: conn.body.id }, table: 'roads', column_id: 'id', column_geom: 'geom', srs: { id: 3857 }, fields: 'update' } } })
+        expect(layer.status, hostname).toBe(403)
+        const kept = await on.request('POST', '/api/resource/', { body: {
+          resource: { cls: 'spatialdb_layer', parent: { id: 0 }, display_name: uniq('Layer') },
+          spatialdb_layer: { connection: { id: conn.body.id }, table: 'roads', column_id: 'id', column_geom: 'geom', srs: { id: 3857 },
+            geometry_type: 'MULTILINESTRING', geometry_srid: 4326 } } })
+        expect(kept.status).toBe(201)
+        const features = await on.request('GET', `/api/resource/${kept.body.id}/feature/`)
+        expect({ hostname, status: features.status, message: features.body.message })
+          .toMatchObject({ hostname, status: 403, message: expect.stringContaining('not allowed from this server') })
+      }
+      // The diagnostics say it as their connection check's error.
+      const check = await on.request('POST', '/api/component/postgis/check', { body: { connection: params({ hostname: 'localhost', port }) } })
+      expect(check.status).toBe(200)
+      expect(check.body.checks[0]).toMatchObject({ status: 'error', messages: [{ status: 'error', text: expect.stringContaining('not allowed from this server') }] })
+      expect(arrived).toBe(0)
+    } finally {
+      await new Promise<void>((resolve) => listener.close(() => resolve()))
+      await new Promise<void>((resolve) => host.server.close(() => resolve()))
+      await (await host.app.services()).close()
+    }
+  })
+
+  it('--allow-remote 127.0.0.1 lets the Unix socket and loopback through', async () => {
+    const host = await exposedHost(['127.0.0.1/32'])
+    try {
+      const conn = await host.api.request('POST', '/api/resource/', { body: {
+        resource: { cls: 'spatialdb_connection', parent: { id: 0 }, display_name: uniq('PostGIS') }, spatialdb_connection: params() } })
+      const inspect = await host.api.request('GET', `/api/resource/${conn.body.id}/inspect/`)
+      expect(inspect.status).toBe(200)
+      expect(inspect.body.map((s: { schema: string }) => s.schema)).toContain('public')
+    } finally {
+      await new Promise<void>((resolve) => host.server.close(() => resolve()))
+      await (await host.app.services()).close()
+    }
+  })
+})
 
 describe.runIf(LAYER_BUILT)('attachments and descriptions of a PostGIS layer\'s features (kept by us, keyed by fid)', () => {
   let tables = 0
