@@ -205,6 +205,16 @@ describe('PostGIS connections (spatialdb_connection)', () => {
     // Reading a table for a layer (fields: "update") is the client's to fix: a 422, as the original's "Cannot connect to the database!".
     const refused = await createConnection({ username: 'scram_user', password: 'wrong' })
     expect422(await postLayer(refused, { table: 'roads' }), "Cannot connect to the database! The database refused the password of user 'scram_user'.")
+    // Serving a layer's features, the same failures are the 503 with the same reasons.
+    const features = async (extra: Record<string, unknown>) => {
+      const layer = await postLayer(await createConnection(extra), { table: 'roads', fields: 'keep', geometry_type: 'MULTILINESTRING', geometry_srid: 4326 })
+      expect(layer.status).toBe(201)
+      return api.request('GET', `/api/resource/${layer.body.id}/feature/`)
+    }
+    expect503(await features({ hostname: '127.0.0.1', port }), `The database server at 127.0.0.1:${port} refused the connection`)
+    expect503(await features({ port }), `There is no PostgreSQL socket in ${c.host}`)
+    expect503(await features({ username: 'scram_user', password: 'wrong' }), "The database refused the password of user 'scram_user'.")
+    expect503(await features({ database: 'no_such_db' }), `Database 'no_such_db' does not exist on ${c.host}:${c.port}.`)
   })
 
   it('a changed connection is used at once (its pool made again); a deleted one goes', async () => {
