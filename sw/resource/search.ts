@@ -110,7 +110,7 @@ export function parseSearch(classes: ClassLookup, params: URLSearchParams, names
     const desc = tok.startsWith('-')
     const key = desc ? tok.slice(1) : tok
     if (!ORDER_KEYS.has(key)) throw invalidParameter('order', `Invalid order token '${tok}'; expected name, type, owner or created with an optional '-'.`)
-    if (key === 'type' && names?.original) return { key, desc, rank: typeRank(classes, names) }
+    if (key === 'type' && names?.original) return { key: 'type' as const, desc, rank: typeRank(classes, names) }
     return { key: key as ResourceSearch['order'][number]['key'], desc }
   })
   if (paged) q.page = { limit, offset }
