@@ -24,7 +24,8 @@ export type SpatialDbOptions = Partial<PoolOptions>
  */
 function withReasons(layer: FeatureLayer, params: SpatialDbParams, opts: PoolOptions): FeatureLayer {
   const reasoned = (err: unknown) => {
-    const reason = err instanceof ApiError && err.status === 503 ? connectReason(err.cause, params, opts.connectTimeoutMs) : undefined
+    if (!(err instanceof ApiError) || err.status !== 503) return err
+    const reason = connectReason(err.cause, params, opts.connectTimeoutMs)
     return reason ? externalDatabaseError(reason, err.cause) : err
   }
   return {
