@@ -9,14 +9,16 @@
  *
  * `withExtras` wraps the remote layer: a read touches the side layer only when attachments or
  * descriptions are asked for (tiles, counts and plain listings stay one remote query); a write
- * runs the remote transaction inside one of the side layer, so the table commits first and the
- * side right after (a failure of the side's commit after the table's loses only the extras'
- * change, and the request answers the error).
+ * opens a write of the side layer only when it touches extras (a create asks the side whether
+ * stale extras wait under the new ids, in a read), holds it open while the remote transaction
+ * runs and commits it right after the table's (a failure of the side's commit after the table's
+ * loses only the extras' change, and the request answers the error). Writes of one layer run one
+ * at a time in a process (`LayerWrites`).
  */
 import { operationalError } from '../../core/error.ts'
 import type {
   AttachmentFields, AttachmentFile, AttachmentRow, FeatureFilter, FeatureInput, FeatureLayer, FeatureQuery, FeatureRead, FeatureRow,
-  FeatureWrite, Field, LayerMeta, RowShape,
+  FeatureWrite, Field, LayerMeta, RowShape, WriteActor,
 } from '../../feature/types.ts'
 import type { ClassEnv } from '../types.ts'
 
@@ -84,22 +86,46 @@ function reader(remote: FeatureRead, side: <T>(fn: (s: FeatureRead) => Promise<T
   })
 }
 
-/** The remote writer `remote` with the extras written in the side layer's transaction `side`. */
-function writer(remote: FeatureWrite, side: FeatureWrite): FeatureWrite {
-  /** The side rows of remote fids seen in this transaction. */
+/**
+ * The side layer's part of one write, opened only when the write touches extras: a plain
+ * feature edit stays one remote transaction (a side transaction, even an empty one, costs a
+ * durable commit). `tx()` opens the side write on first use and holds it until `finish`.
+ */
+interface SideWrite {
+  /** The side write, opened on first use. */
+  tx(): Promise<FeatureWrite>
+  /** The side write if it was opened. */
+  readonly opened: FeatureWrite | undefined
+  /** The side rows of remote fids `fids`, read in the side write if open, else in a read of its own. */
+  find(fids: readonly number[]): Promise<Map<number, number>>
+}
+
+/** The remote writer `remote` with the extras written in the side layer's write `side`. */
+function writer(remote: FeatureWrite, side: SideWrite): FeatureWrite {
+  /** The side rows of remote fids seen in this write. */
   const known = new Map<number, number>()
   const lookup = async (fids: readonly number[]) => {
     const missing = fids.filter((f) => !known.has(f))
-    for (const [r, s] of await sideFids(side, missing)) known.set(r, s)
+    if (missing.length) for (const [r, s] of await side.find(missing)) known.set(r, s)
     return fids.map((f) => known.get(f))
   }
   /** The side rows of `fids`, made where missing (one lookup and one insert for all of them). */
   const ensure = async (fids: readonly number[]): Promise<number[]> => {
     const have = await lookup(fids)
     const make = [...new Set(fids.filter((_, i) => have[i] === undefined))]
-    const made = await side.createMany(make.map((r) => ({ geom: null, fields: [REMOTE_FID], values: [r] })))
-    make.forEach((r, i) => known.set(r, made[i]!))
+    if (make.length) {
+      const made = await (await side.tx()).createMany(make.map((r) => ({ geom: null, fields: [REMOTE_FID], values: [r] })))
+      make.forEach((r, i) => known.set(r, made[i]!))
+    }
     return fids.map((f) => known.get(f)!)
+  }
+  /** Deletes the side rows of `fids` (their attachments and descriptions), where there are any. */
+  const forget = async (fids: readonly number[]) => {
+    for (const [i, id] of (await lookup(fids)).entries()) {
+      if (id === undefined) continue
+      await (await side.tx()).delete(id)
+      known.delete(fids[i]!)
+    }
   }
   /** Sets or clears the descriptions the inputs give (`undefined` ones are left as they are). */
   const describe = async (fids: readonly number[], inputs: readonly FeatureInput[]) => {
@@ -111,18 +137,18 @@ function writer(remote: FeatureWrite, side: FeatureWrite): FeatureWrite {
     let k = 0, j = 0
     for (const g of given) {
       const id = g.text === null ? cleared[j++] : ids[k++]
-      if (id !== undefined) await side.update(id, { fields: [], values: [], description: g.text })
+      if (id !== undefined) await (await side.tx()).update(id, { fields: [], values: [], description: g.text })
     }
   }
   const attachmentRow = async (row: AttachmentRow): Promise<AttachmentRow> => ({ ...row, fid: (await ensure([row.fid]))[0]! })
-  const tx: FeatureWrite = over(reader(remote, (fn) => fn(side)) as FeatureWrite, {
-    get orphanBlobs() { return side.orphanBlobs },
+  // Reads of extras inside the write see its own changes once the side write is open.
+  const tx: FeatureWrite = over(reader(remote, async (fn) => fn(side.opened ?? await side.tx())) as FeatureWrite, {
+    get orphanBlobs() { return side.opened?.orphanBlobs ?? [] },
     async create(input: FeatureInput) { return (await tx.createMany([input]))[0]! },
     async createMany(inputs: readonly FeatureInput[]) {
       const fids = await remote.createMany(inputs)
       // A new feature starts with none: extras left under its id by a row deleted outside the API go.
-      for (const id of await lookup(fids)) if (id !== undefined) await side.delete(id)
-      fids.forEach((f) => known.delete(f))
+      await forget(fids)
       await describe(fids, inputs)
       return fids
     },
@@ -133,45 +159,110 @@ function writer(remote: FeatureWrite, side: FeatureWrite): FeatureWrite {
     },
     async delete(fid: number) {
       if (!await remote.delete(fid)) return false
-      const [id] = await lookup([fid])
-      if (id !== undefined) await side.delete(id)
-      known.delete(fid)
+      await forget([fid])
       return true
     },
     async deleteAll() {
       await remote.deleteAll()
-      await side.deleteAll()
+      await (await side.tx()).deleteAll()
       known.clear()
     },
     async addAttachment(fid: number, fields: AttachmentFields, file: AttachmentFile) {
-      return side.addAttachment((await ensure([fid]))[0]!, fields, file)
+      const [id] = await ensure([fid])
+      return (await side.tx()).addAttachment(id!, fields, file)
     },
     async changeAttachment(row: AttachmentRow, fields: AttachmentFields, file?: AttachmentFile) {
-      await side.changeAttachment(await attachmentRow(row), fields, file)
+      await (await side.tx()).changeAttachment(await attachmentRow(row), fields, file)
     },
     async removeAttachment(row: AttachmentRow) {
-      await side.removeAttachment(await attachmentRow(row))
+      await (await side.tx()).removeAttachment(await attachmentRow(row))
     },
   })
   return tx
 }
 
-/** Layer `remote` (a PostGIS table) with the attachments and descriptions of its features kept in `env`'s own storage. */
-export function withExtras(env: ClassEnv, remote: FeatureLayer): FeatureLayer {
+/**
+ * Opens a write of `layer` that waits, once `fn`'s part is done, for `finish`: committed when it
+ * is called without an error, rolled back with one. Its `fn` may not run twice (the data port
+ * retries a conflict that way): by then the table has committed, so that is refused (503).
+ */
+function heldWrite(layer: FeatureLayer, actor: WriteActor | undefined) {
+  let release!: (err?: unknown) => void
+  const gate = new Promise<void>((resolve, reject) => { release = (err) => (err === undefined ? resolve() : reject(err)) })
+  // Released with an error before the side's `fn` waits on it (its queue was busy): not an unhandled rejection.
+  gate.catch(() => undefined)
+  let runs = 0
+  let opened: FeatureWrite | undefined
+  let committed!: Promise<void>
+  const tx = new Promise<FeatureWrite>((resolve, reject) => {
+    committed = layer.write(async (stx) => {
+      if (runs++) throw operationalError('The write was interrupted; send it again.')
+      opened = stx
+      resolve(stx)
+      await gate
+    }, actor)
+    committed.catch(reject)
+  })
+  return {
+    tx,
+    get opened() { return opened },
+    async finish(err?: unknown) {
+      release(err)
+      try {
+        await committed
+      } catch (e) {
+        if (err === undefined) throw e
+      }
+    },
+  }
+}
+
+/**
+ * One write at a time per layer (in this process): a write takes the table's row locks and, when
+ * it touches extras, the side layer's write after them; two writes interleaving those in opposite
+ * orders would wait on each other until the statement timeout. The original's order (side, then
+ * table) would cost every write a side transaction.
+ */
+export class LayerWrites {
+  readonly #tails = new Map<number, Promise<unknown>>()
+
+  run<T>(id: number, fn: () => Promise<T>): Promise<T> {
+    const out = (this.#tails.get(id) ?? Promise.resolve()).then(fn, fn)
+    const tail = out.catch(() => undefined)
+    this.#tails.set(id, tail)
+    void tail.then(() => { if (this.#tails.get(id) === tail) this.#tails.delete(id) })
+    return out
+  }
+}
+
+/**
+ * Layer `remote` (a PostGIS table) with the attachments and descriptions of its features kept in
+ * `env`'s own storage; its writes one at a time through `writes`.
+ */
+export function withExtras(env: ClassEnv, remote: FeatureLayer, writes: LayerWrites): FeatureLayer {
   const meta = sideMeta(remote.meta.resourceId)
-  const side = () => env.data.features.open(meta, () => env.platform.now())
+  const sideLayer = () => env.data.features.open(meta, () => env.platform.now())
   return {
     ...remote,
-    read: (fn) => remote.read((tx) => fn(reader(tx, async (sfn) => (await side()).read(sfn)))),
-    async write(fn, actor) {
-      const s = await side()
-      let runs = 0
-      return s.write(async (stx) => {
-        // The table's transaction may have committed already: running it again would write it twice.
-        if (runs++) throw operationalError('The write was interrupted; send it again.')
-        return remote.write((tx) => fn(writer(tx, stx)), actor)
-      }, actor)
-    },
+    read: (fn) => remote.read((tx) => fn(reader(tx, async (sfn) => (await sideLayer()).read(sfn)))),
+    write: (fn, actor) => writes.run(meta.resourceId, async () => {
+      let held: ReturnType<typeof heldWrite> | undefined
+      const side: SideWrite = {
+        tx: async () => (held ??= heldWrite(await sideLayer(), actor)).tx,
+        get opened() { return held?.opened },
+        find: async (fids) => (held ? sideFids(await held.tx, fids) : (await sideLayer()).read((s) => sideFids(s, fids))),
+      }
+      let out
+      try {
+        out = await remote.write((tx) => fn(writer(tx, side)), actor)
+      } catch (err) {
+        await held?.finish(err)
+        throw err
+      }
+      // The table has committed; the side commits right after.
+      await held?.finish()
+      return out
+    }),
   }
 }
 

@@ -25,7 +25,7 @@ import { nameOf, required } from '../../spatialdb/params.ts'
 import type { ResourceRef } from '../../resource/types.ts'
 import type { ClassContext, ClassData, ClassEnv, ClassFactory, Prepared, WriteContext } from '../types.ts'
 import { checkColumns, fieldsFromTable } from './fields.ts'
-import { dropExtras, withExtras } from './extras.ts'
+import { dropExtras, LayerWrites, withExtras } from './extras.ts'
 
 const CLASS = 'spatialdb_layer'
 const PATH = `$.${CLASS}`
@@ -151,6 +151,8 @@ async function write(ctx: WriteContext, id: number, members: Record<string, unkn
 export const spatialDbLayer: ClassFactory = (env) => {
   /** Each layer's metadata, kept while the main data's change token stays `token`. */
   const metas = new Map<number, { ref: ResourceRef; token: string; meta: LayerMeta }>()
+  /** The layers' writes, one at a time per layer (extras.ts). */
+  const writes = new LayerWrites()
   const metaOf = async (ref: ResourceRef): Promise<LayerMeta> => {
     const token = env.data.tokens.current('main')
     const hit = metas.get(ref.id)
@@ -224,7 +226,7 @@ export const spatialDbLayer: ClassFactory = (env) => {
           const meta = await metaOf(ref)
           return withExtras(env, env.spatialDb.layer(src, { schema: d.schema, table: d.table, columnId: d.column_id, columnGeom: d.column_geom,
             geometryType: d.geometry_type, geometrySrid: d.geometry_srid,
-            columns: new Map(Object.entries(d.columns).map(([fid, column]) => [Number(fid), column])) }, meta))
+            columns: new Map(Object.entries(d.columns).map(([fid, column]) => [Number(fid), column])) }, meta), writes)
         },
       },
       spatialDbLayer: {
