@@ -43,6 +43,9 @@ const RULE_IDENTITY = new RegExp(`"identity":"(?:${SPEC_NAMES})"`)
 /** The spec's spelling of a class or member name sent in either spelling. */
 export const specName = (name: string): string => SPEC_OF[name] ?? name
 
+/** The original's spelling of a spec name (the same name where the two agree). */
+export const originalName = (spec: string): string => ORIGINAL_OF[spec] ?? spec
+
 /**
  * A request body's top-level members with the original's keys renamed to the spec's
  * (`mapserver_style` → `engine_style`). A body that sends one member in both spellings is
@@ -82,7 +85,7 @@ export class Identifiers {
 
   /** Class or member name `spec` as answers spell it. */
   name(spec: string): string {
-    return this.original ? ORIGINAL_OF[spec] ?? spec : spec
+    return this.original ? originalName(spec) : spec
   }
 
   /** Free text (a message) with the spec's names spelled as answers spell them. */

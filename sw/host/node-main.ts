@@ -10,9 +10,9 @@ import { readFile } from 'node:fs/promises'
 import { readCatalogueFolder } from '../catalogue/folder.ts'
 import type { OutpostApp } from '../app.ts'
 import { seedDemo } from '../demo.ts'
-import { checkDatabaseUrl, createApp, nodePlatform, postgresData, randomPassword, redactUrl, serve } from './node.ts'
+import { checkDatabaseUrl, createApp, nodePlatform, nodeSpatialDb, postgresData, randomPassword, redactUrl, serve } from './node.ts'
 import { listenError } from './node-listen.ts'
-import { guardedFetch, isLoopbackHost, parseCidrs } from './node-outbound.ts'
+import { guardedFetch, isLoopbackHost, outboundGuard, parseCidrs } from './node-outbound.ts'
 import { lockDataFolder } from './node-lock.ts'
 import { IDENTIFIER_STYLES, type IdentifierStyle } from '../core/identifiers.ts'
 import { describeS3, parseBlobsUrl } from './node-s3-blobs.ts'
@@ -34,8 +34,9 @@ const USAGE = `Usage: npm run serve -- [--port 8080] [--host 127.0.0.1] [--data 
   --demo     create the demo data set when the data folder is new
   --catalogue  folder in the QMS data layout that replaces the geoservice catalogue at start
   --upload-quota  bytes of pending uploads anonymous users may add to (default 1 GiB)
-  --allow-remote  an address range (CIDR) remote connections may reach although it is not public,
-             when --host is beyond loopback (repeatable; also $OUTPOST_ALLOW_REMOTE, comma-separated)
+  --allow-remote  an address range (CIDR) remote connections and PostGIS connections may reach although it
+             is not public, when --host is beyond loopback (repeatable; also $OUTPOST_ALLOW_REMOTE,
+             comma-separated); a PostGIS Unix socket counts as 127.0.0.1
   --trust-proxy  address range (CIDR) of reverse proxies in front of this host (repeatable; also
              $OUTPOST_TRUST_PROXY, comma-separated): from them, X-Forwarded-For names the client for the
              per-address login limits (docs/security.md); from anyone else the header is ignored
@@ -83,7 +84,10 @@ async function main(): Promise<void> {
   const allow = parseCidrs(listOption(values['allow-remote'], process.env.OUTPOST_ALLOW_REMOTE))
   const trustProxy = parseCidrs(listOption(values['trust-proxy'], process.env.OUTPOST_TRUST_PROXY), '--trust-proxy')
   // On loopback only this machine's users reach the API; beyond it, outbound requests may go to public addresses only.
-  const fetch = isLoopbackHost(values.host!) ? undefined : guardedFetch(allow)
+  // The same for the connections of teams' PostGIS databases (spatialdb_connection).
+  const exposed = !isLoopbackHost(values.host!)
+  const fetch = exposed ? guardedFetch(allow) : undefined
+  const spatialDb = nodeSpatialDb(exposed ? { guard: outboundGuard(allow) } : {})
   // The port first: on a busy one the start ends here (exit 1, how to pick another), before a
   // data folder, its lock or a password exists, so no password is printed by a failed start.
   // Requests wait until the app below is ready.
@@ -101,7 +105,7 @@ async function main(): Promise<void> {
   const envPassword = process.env.OUTPOST_ADMIN_PASSWORD
   const admin = { password: envPassword || randomPassword(), mustChange: false, force: !!envPassword }
   app = createApp(nodePlatform({ dataDir, admin, corsOrigins, uploadQuota, fetch, sharedDatabase: !!database }),
-    { setup: values.demo ? seedDemo : undefined, data: database ? postgresData(database, { blobs }) : undefined, identifiers })
+    { setup: values.demo ? seedDemo : undefined, data: database ? postgresData(database, { blobs }) : undefined, identifiers, spatialDb })
   const services = await app.services()
   if (services.adminCreated && !envPassword) console.log(`administrator password: ${admin.password}`)
   else if (!envPassword) console.log('administrator password: unchanged (set OUTPOST_ADMIN_PASSWORD to reset it)')

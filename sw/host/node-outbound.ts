@@ -52,7 +52,7 @@ export function refusal(address: string, allow: readonly Cidr[]): string | undef
 }
 
 export class OutboundRefused extends Error {
-  constructor(readonly target: string, reason: string) {
+  constructor(readonly target: string, readonly reason: string) {
     super(`Requests to ${target} are not allowed from this server (${reason}); an administrator of the machine may allow the range with --allow-remote.`)
     this.name = 'OutboundRefused'
   }
@@ -72,6 +72,15 @@ function guardedLookup(allow: readonly Cidr[]) {
       else callback(null, ok[0]!.address, ok[0]!.family)
     })
   }
+}
+
+/**
+ * The same rule for other connections than HTTP (a PostGIS connection's sockets:
+ * sw/postgres/external/pools.ts `OutboundGuard`): the check, and a lookup refusing with an
+ * `OutboundRefused` (its `reason`) what it may not return.
+ */
+export function outboundGuard(allow: readonly Cidr[]) {
+  return { refusal: (address: string) => refusal(address, allow), lookup: guardedLookup(allow) }
 }
 
 /** The host part of a URL as an address, when it is one (URL parsing already normalised `2130706433`). */

@@ -29,6 +29,7 @@ import { PROJECT_ROOT } from './node-root.ts'
 import { SET_COOKIE_COPY } from '../auth/middleware.ts'
 import { isApiPath, json, requestId } from '../core/http.ts'
 import { ApiError, internalServerError } from '../core/error.ts'
+import type { SpatialDbOptions } from '../postgres/external/index.ts'
 import { badRequest } from '../upload/errors.ts'
 
 export interface NodePlatformOptions {
@@ -130,12 +131,14 @@ export function postgresData(url: string, opts: { maxConnections?: number; blobs
 /**
  * Teams' own PostGIS databases (`spatialdb_*` resources, issue 24; sw/postgres/external): the
  * Node host always offers them, on SQLite as with `--database`. Loaded when the services open.
+ * `options.guard`: where their connections may go (a host listening beyond loopback: node-outbound.ts).
  */
-export const nodeSpatialDb: NonNullable<AppOptions['spatialDb']> = async () => (await import('../postgres/external/index.ts')).openSpatialDb()
+export const nodeSpatialDb = (options: SpatialDbOptions = {}): NonNullable<AppOptions['spatialDb']> =>
+  async () => (await import('../postgres/external/index.ts')).openSpatialDb(options)
 
 /** The backend as the Node host runs it: `createApp` (sw/app.ts) with the PostGIS access of `nodeSpatialDb` unless `opts` gives another. */
 export function createApp(platform: Platform, opts: AppOptions = {}): OutpostApp {
-  return createBackend(platform, { spatialDb: nodeSpatialDb, ...opts })
+  return createBackend(platform, { spatialDb: nodeSpatialDb(), ...opts })
 }
 
 /** The app's shipped files: from the build (`dist/`) when there is one, else from `public/`. */

@@ -53,8 +53,11 @@ export interface ResourceSearch {
   resmeta: ResmetaFilter[]
   /** Only resources in the subtree of each of these (itself included): `root` and its 4.x alias may both be sent. */
   roots: number[]
-  /** Sort keys in order; the id breaks ties. */
-  order: Array<{ key: 'name' | 'type' | 'owner' | 'created'; desc: boolean }>
+  /**
+   * Sort keys in order; the id breaks ties. `rank` (with `type`): the class names in the order to
+   * sort them, when answers spell some of them otherwise than storage (`--identifiers original`).
+   */
+  order: Array<{ key: 'name' | 'type' | 'owner' | 'created'; desc: boolean; rank?: readonly string[] }>
   /** A page of the matches (`total` still counts them all); absent: every match. */
   page?: { limit: number | null; offset: number }
 }

@@ -209,7 +209,7 @@ export function mountResource(routes: Routes<ResourceVariables>): void {
     const breadcrumb = queryBool(params, 'breadcrumb', false)
     // Results the user may not read are left out (of the page: totals still count them).
     const found = async (ctx: ResourceContext) => {
-      const res = await searchResources(ctx.tx.resources, ctx.classes, params)
+      const res = await searchResources(ctx.tx.resources, ctx.classes, params, c.get('services').names)
       return { ...res, rows: await ctx.acl!.readable(ctx.tx.acl, ctx.user, res.rows) }
     }
     // Only the full form has class members that may need loading first.

@@ -5,6 +5,8 @@
  * the current syntax and the 4.x aliases that older clients still send are accepted.
  */
 import { invalidParameter } from '../core/error.ts'
+import { originalName, type Identifiers } from '../core/identifiers.ts'
+import { likePattern, PatternError } from '../core/pattern.ts'
 import { lastValue, queryInt, queryIntList } from '../core/validate.ts'
 import type { ClassLookup } from './class.ts'
 import type { ResourceRow } from './types.ts'
@@ -36,8 +38,27 @@ export interface SearchResult {
 
 const ORDER_KEYS = new Set(['name', 'type', 'owner', 'created'])
 
-/** The search `params` ask for, validated; class names are resolved through `classes`. */
-export function parseSearch(classes: ClassLookup, params: URLSearchParams): { query: ResourceSearch } & Omit<SearchResult, 'rows' | 'total'> {
+/**
+ * `cls__like` / `cls__ilike` as the registered classes whose name matches in either spelling
+ * (`postgis%` finds the spec's `spatialdb_layer`, `spatialdb%` too): classes are a known, short
+ * list, so the pattern is matched here and storage gets their names.
+ */
+function classesLike(classes: ClassLookup, rawKey: string, pattern: string, ignoreCase: boolean): string[] {
+  let p
+  try {
+    p = likePattern(pattern, ignoreCase)
+  } catch (err) {
+    if (err instanceof PatternError) throw invalidParameter(rawKey, `${err.message}.`)
+    throw err
+  }
+  return classes.list().map((k) => k.identity).filter((cls) => p.test(cls) || p.test(originalName(cls)))
+}
+
+/**
+ * The search `params` ask for, validated; class names are resolved through `classes`. `names`:
+ * how answers spell class names; `order=type` sorts by those names.
+ */
+export function parseSearch(classes: ClassLookup, params: URLSearchParams, names?: Identifiers): { query: ResourceSearch } & Omit<SearchResult, 'rows' | 'total'> {
   const q: ResourceSearch = { columns: [], resmeta: [], roots: [], order: [] }
   for (const rawKey of new Set(params.keys())) {
     const meta = /^resmeta__(has|json|like|ilike)\[(.+)\]$/.exec(rawKey)
@@ -69,6 +90,8 @@ export function parseSearch(classes: ClassLookup, params: URLSearchParams): { qu
     if (op === 'in') {
       const values: Array<string | number> = INT_COLUMNS.has(name) ? queryIntList(params, rawKey)! : value.split(',').filter((v) => v !== '')
       q.columns.push({ column, op, value: name === 'cls' ? values.map((v) => classes.find(String(v))?.identity ?? String(v)) : values })
+    } else if ((op === 'like' || op === 'ilike') && name === 'cls') {
+      q.columns.push({ column, op: 'in', value: classesLike(classes, rawKey, value, op === 'ilike') })
     } else if (op === 'like' || op === 'ilike') {
       q.columns.push({ column, op, value })
     } else if (INT_COLUMNS.has(name)) {
@@ -87,14 +110,20 @@ export function parseSearch(classes: ClassLookup, params: URLSearchParams): { qu
     const desc = tok.startsWith('-')
     const key = desc ? tok.slice(1) : tok
     if (!ORDER_KEYS.has(key)) throw invalidParameter('order', `Invalid order token '${tok}'; expected name, type, owner or created with an optional '-'.`)
+    if (key === 'type' && names?.original) return { key: 'type' as const, desc, rank: typeRank(classes, names) }
     return { key: key as ResourceSearch['order'][number]['key'], desc }
   })
   if (paged) q.page = { limit, offset }
   return { query: q, paged, limit, offset, order }
 }
 
-/** The resources matching the filters of `params`; class names are resolved through `classes`. */
-export async function searchResources(resources: ResourceRead, classes: ClassLookup, params: URLSearchParams): Promise<SearchResult> {
-  const { query, ...page } = parseSearch(classes, params)
+/** The registered classes in the order of their names as answers spell them (storage keeps the spec's). */
+function typeRank(classes: ClassLookup, names: Identifiers): string[] {
+  return classes.list().map((k) => k.identity).sort((a, b) => (names.name(a) < names.name(b) ? -1 : names.name(a) > names.name(b) ? 1 : 0))
+}
+
+/** The resources matching the filters of `params`; class names are resolved through `classes`, and sorted as `names` spells them. */
+export async function searchResources(resources: ResourceRead, classes: ClassLookup, params: URLSearchParams, names?: Identifiers): Promise<SearchResult> {
+  const { query, ...page } = parseSearch(classes, params, names)
   return { ...page, ...await resources.search(query) }
 }

@@ -4,9 +4,9 @@ import type { AppOptions } from '../../sw/app.ts'
 import { cluster } from '../pg/shared.ts'
 import { fromWire, toWire, type Api } from './harness.ts'
 import { Generator } from '../fuzz/generator.ts'
-import { createKnown, createReader, createRemotes, createSecret, keepKnown, sendJudged, treeProblems } from '../fuzz/setup.ts'
+import { createKnown, createReader, createRemotes, createSecret, createSpatialDb, keepKnown, sendJudged, treeProblems } from '../fuzz/setup.ts'
 import { ApiError } from '../../sw/core/error.ts'
-import { EXTERNAL_SERVICE_ERROR } from '../fuzz/generator.ts'
+import { EXTERNAL_DATABASE_ERROR, EXTERNAL_SERVICE_ERROR } from '../fuzz/generator.ts'
 import { HostileRemote, type HostileMode } from './hostile-remote.ts'
 
 /** Every way the hostile test server misbehaves, each a remote connection of the run. */
@@ -31,6 +31,22 @@ const ENGINES: [string, number, () => Promise<AppOptions>][] = [
   ['PostgreSQL', Math.ceil(CASES / 3), async () => ({ data: postgresData(await (await cluster()).database('fuzz'), { maxConnections: 4 }) })],
 ]
 
+/**
+ * A team's PostGIS database for the run's PostGIS connection and layer (whatever engine the app
+ * runs on): a new database of the test cluster with a table of points; its parameters and name.
+ */
+async function spatialDbTable(): Promise<[Record<string, unknown>, string]> {
+  const c = await cluster()
+  const database = new URL(await c.separateDatabase('fuzz_team')).pathname.slice(1)
+  const client = await c.client(database)
+  try {
+    await client.query('CREATE TABLE fuzz_points (id serial PRIMARY KEY, name text, n integer, geom geometry(Point, 3857))')
+  } finally {
+    await client.end()
+  }
+  return [{ hostname: c.host, port: c.port, database, username: 'postgres', password: 'unused' }, 'fuzz_points']
+}
+
 describe.each(ENGINES)('fuzz on %s', (engine, cases, appOptions) => {
   it(`answers ${cases} generated requests (seed ${SEED}) without a 5xx, a throw or a broken tree`, async () => {
     console.log(`fuzz (${engine}): seed ${SEED}, ${cases} cases`)
@@ -40,8 +56,10 @@ describe.each(ENGINES)('fuzz on %s', (engine, cases, appOptions) => {
     const app = createApp(nodePlatform({ admin: { password: PASSWORD, mustChange: false },
       outboundLimits: { json: LIMITS, listing: LIMITS, file: LIMITS },
       log: (message, err) => {
-        // A hostile remote's failure is logged as a 502 of the other server, not an error of this one.
+        // A hostile remote's failure is logged as a 502 of the other server, not an error of this one;
+        // so is a team's PostGIS database's (a fuzzed change may point the run's connection at nothing).
         if (err instanceof ApiError && err.status === 502 && err.exception === EXTERNAL_SERVICE_ERROR) return
+        if (err instanceof ApiError && err.status === 503 && err.exception === EXTERNAL_DATABASE_ERROR) return
         logged.push(`${message}: ${(err as Error)?.stack ?? err}`)
       } }), await appOptions())
     onTestFinished(async () => { await (await app.services()).data.close() })
@@ -60,7 +78,7 @@ describe.each(ENGINES)('fuzz on %s', (engine, cases, appOptions) => {
     }
     const reader = await createReader(api)
     const gen = new Generator(SEED, { ...await createKnown(api, reader), secret: await createSecret(api),
-      remotes: await createRemotes(api, HOSTILE.map((m) => hostile.url(m))) })
+      remotes: await createRemotes(api, HOSTILE.map((m) => hostile.url(m))), spatialdb: await createSpatialDb(api, ...await spatialDbTable()) })
     const statuses = new Map<number, number>()
     const asked: Record<string, number> = {}
     const failures: string[] = []

@@ -117,6 +117,14 @@ describe('outbound addresses of a host listening beyond loopback', () => {
       expect(res.body.message).toContain('--allow-remote')
     }
     expect(hostile.arrived.get('ok') ?? 0).toBe(arrived)
+    // The same rule for the PostgreSQL connections of PostGIS connections (docs/postgis.md): a 403 naming it.
+    const conn = await env.api.request('POST', '/api/resource/', { body: {
+      resource: { cls: 'spatialdb_connection', parent: { id: 0 }, display_name: `PostGIS here ${Date.now()}` },
+      spatialdb_connection: { hostname: 'localhost', port, database: 'gis', username: 'ngw', password: 'x' } } })
+    expect(conn.status).toBe(201)
+    const inspect = await env.api.request('GET', `/api/resource/${conn.body.id}/inspect/`)
+    expect({ status: inspect.status, exception: inspect.body.exception }).toEqual({ status: 403, exception: 'nextgisweb.core.exception.ForbiddenError' })
+    expect(inspect.body.message).toContain('Connections to localhost are not allowed from this server')
   }, 60_000)
 
   it('--allow-remote lets a range through; every redirect hop is checked again', async () => {

@@ -63,6 +63,26 @@ describe('answers in the original\'s names (--identifiers original)', () => {
     expect(page.text).not.toMatch(SPEC_ONLY)
   })
 
+  it('search orders by type as the answers name the classes, and cls__like / cls__ilike match either spelling', async () => {
+    const group = (await api.request('POST', '/api/resource/', { body: { resource: { cls: 'resource_group', parent: { id: 0 }, display_name: 'Types' } } })).body.id
+    const sub = (await api.request('POST', '/api/resource/', { body: { resource: { cls: 'resource_group', parent: { id: group }, display_name: 'A group' } } })).body.id
+    // Kept without connecting (the host connects only when it must).
+    const conn = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'postgis_connection', parent: { id: group }, display_name: 'A connection' },
+      postgis_connection: { hostname: '127.0.0.1', port: 1, database: 'gis', username: 'ngw', password: 'x' } } })
+    expect(conn.status).toBe(201)
+    const ids = async (query: string) => ((await api.request('GET', `/api/resource/search/?parent=${group}&${query}`)).body.items as { resource: { id: number } }[])
+      .map((r) => r.resource.id)
+    // postgis_connection < resource_group, although storage's spatialdb_connection sorts after it.
+    expect(await ids('order=type')).toEqual([conn.body.id, sub])
+    expect(await ids('order=-type')).toEqual([sub, conn.body.id])
+    expect(await ids('order=type&limit=1&offset=1')).toEqual([sub])
+    for (const like of ['cls__like=postgis%', 'cls__like=spatialdb_%', 'cls__ilike=POSTGIS_C%', 'cls__like=%_connection']) {
+      expect(await ids(`${like}&limit=10`), like).toEqual([conn.body.id])
+    }
+    expect(await ids('cls__like=postgis&limit=10')).toEqual([])
+    expect(await ids('cls__like=resource%&limit=10')).toEqual([sub])
+  })
+
   it('the blueprint lists the class under the original\'s name, as a child of feature layers', async () => {
     const bp = await api.request('GET', '/api/component/resource/blueprint')
     expect(bp.body.resources.mapserver_style).toMatchObject({ identity: 'mapserver_style', interfaces: expect.arrayContaining(['IRenderableStyle']) })

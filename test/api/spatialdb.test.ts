@@ -17,9 +17,11 @@ import { NODE_ADMIN_PASSWORD, startNodeApi } from './node-client.ts'
 import { connect, link, sync, type SyncEnv } from './sync-cases.ts'
 import { createUser, rule, setRules } from './cases/permissions.ts'
 import { createLayer } from './cases/feature.ts'
+import { attachmentCasesOn, type PointLayerMaker } from './cases/attachment.ts'
 import { cluster } from '../pg/shared.ts'
 import type { Cluster } from '../pg/cluster.ts'
 import { openSpatialDb } from '../../sw/postgres/external/index.ts'
+import { outboundGuard, parseCidrs } from '../../sw/host/node-outbound.ts'
 import type { OutpostApp } from '../../sw/app.ts'
 
 const VALIDATION = 'nextgisweb.core.exception.ValidationError'
@@ -203,6 +205,16 @@ describe('PostGIS connections (spatialdb_connection)', () => {
     // Reading a table for a layer (fields: "update") is the client's to fix: a 422, as the original's "Cannot connect to the database!".
     const refused = await createConnection({ username: 'scram_user', password: 'wrong' })
     expect422(await postLayer(refused, { table: 'roads' }), "Cannot connect to the database! The database refused the password of user 'scram_user'.")
+    // Serving a layer's features, the same failures are the 503 with the same reasons.
+    const features = async (extra: Record<string, unknown>) => {
+      const layer = await postLayer(await createConnection(extra), { table: 'roads', fields: 'keep', geometry_type: 'MULTILINESTRING', geometry_srid: 4326 })
+      expect(layer.status).toBe(201)
+      return api.request('GET', `/api/resource/${layer.body.id}/feature/`)
+    }
+    expect503(await features({ hostname: '127.0.0.1', port }), `The database server at 127.0.0.1:${port} refused the connection`)
+    expect503(await features({ port }), `There is no PostgreSQL socket in ${c.host}`)
+    expect503(await features({ username: 'scram_user', password: 'wrong' }), "The database refused the password of user 'scram_user'.")
+    expect503(await features({ database: 'no_such_db' }), `Database 'no_such_db' does not exist on ${c.host}:${c.port}.`)
   })
 
   it('a changed connection is used at once (its pool made again); a deleted one goes', async () => {
@@ -437,6 +449,152 @@ describe.runIf(LAYER_BUILT)('the feature API on a PostGIS layer (through sw/post
     const geojson = await api.request('GET', `/api/resource/${layer}/geojson`)
     expect(geojson.status).toBe(200)
     expect(geojson.text).toContain('"name":"a"')
+  })
+})
+
+/** Uploads `text` as a file; its upload record. */
+async function uploadText(text: string, name: string) {
+  const res = await api.request('POST', '/api/component/file_upload/', { form: [{ name: 'file', filename: name, type: 'text/plain',
+    base64: Buffer.from(text).toString('base64') }] })
+  expect(res.status).toBe(200)
+  return res.body.upload_meta[0]
+}
+
+describe('PostGIS connections of a host listening beyond loopback (the outbound rule, --allow-remote)', () => {
+  /** An in-process host with the rule of `--host 0.0.0.0` and `--allow-remote` ranges `allow`. */
+  const exposedHost = (allow: string[]) => startNodeApi({ app: {
+    spatialDb: async () => openSpatialDb({ connectTimeoutMs: 1500, guard: outboundGuard(parseCidrs(allow)) }) } })
+
+  it('refuses a Unix socket, loopback and private addresses in any spelling and names resolving to them, before connecting (403 naming the rule)', async () => {
+    const host = await exposedHost([])
+    // A listener on loopback that counts who reaches it: nothing may.
+    let arrived = 0
+    const listener = createNetServer((s) => { arrived++; s.destroy() })
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve))
+    const port = (listener.address() as { port: number }).port
+    try {
+      const on = host.api
+      for (const hostname of [c.host, '127.0.0.1', 'localhost', '2130706433', '::ffff:127.0.0.1', '10.0.0.1', '169.254.169.254']) {
+        const conn = await on.request('POST', '/api/resource/', { body: {
+          resource: { cls: 'spatialdb_connection', parent: { id: 0 }, display_name: uniq('PostGIS') },
+          spatialdb_connection: { ...params(), hostname, port: hostname === c.host ? c.port : port } } })
+        expect(conn.status, hostname).toBe(201)
+        const inspect = await on.request('GET', `/api/resource/${conn.body.id}/inspect/`)
+        expect({ hostname, status: inspect.status, exception: inspect.body.exception }).toEqual({ hostname, status: 403, exception: FORBIDDEN })
+        expect(inspect.body.message).toContain('not allowed from this server')
+        expect(inspect.body.message).toContain('--allow-remote')
+        if (hostname === c.host) expect(inspect.body.message).toContain('Unix socket')
+        // The table is not read either (fields: "update"), and a layer given its geometry serves no features.
+        const layer = await on.request('POST', '/api/resource/', { body: {
+          resource: { cls: 'spatialdb_layer', parent: { id: 0 }, display_name: uniq('Layer') },
+          spatialdb_layer: { connection: { id: conn.body.id }, table: 'roads', column_id: 'id', column_geom: 'geom', srs: { id: 3857 }, fields: 'update' } } })
+        expect(layer.status, hostname).toBe(403)
+        const kept = await on.request('POST', '/api/resource/', { body: {
+          resource: { cls: 'spatialdb_layer', parent: { id: 0 }, display_name: uniq('Layer') },
+          spatialdb_layer: { connection: { id: conn.body.id }, table: 'roads', column_id: 'id', column_geom: 'geom', srs: { id: 3857 },
+            geometry_type: 'MULTILINESTRING', geometry_srid: 4326 } } })
+        expect(kept.status).toBe(201)
+        const features = await on.request('GET', `/api/resource/${kept.body.id}/feature/`)
+        expect({ hostname, status: features.status, message: features.body.message })
+          .toMatchObject({ hostname, status: 403, message: expect.stringContaining('not allowed from this server') })
+      }
+      // The diagnostics say it as their connection check's error.
+      const check = await on.request('POST', '/api/component/postgis/check', { body: { connection: params({ hostname: 'localhost', port }) } })
+      expect(check.status).toBe(200)
+      expect(check.body.checks[0]).toMatchObject({ status: 'error', messages: [{ status: 'error', text: expect.stringContaining('not allowed from this server') }] })
+      expect(arrived).toBe(0)
+    } finally {
+      await new Promise<void>((resolve) => listener.close(() => resolve()))
+      await new Promise<void>((resolve) => host.server.close(() => resolve()))
+      await (await host.app.services()).close()
+    }
+  })
+
+  it('--allow-remote 127.0.0.1 lets the Unix socket and loopback through', async () => {
+    const host = await exposedHost(['127.0.0.1/32'])
+    try {
+      const conn = await host.api.request('POST', '/api/resource/', { body: {
+        resource: { cls: 'spatialdb_connection', parent: { id: 0 }, display_name: uniq('PostGIS') }, spatialdb_connection: params() } })
+      const inspect = await host.api.request('GET', `/api/resource/${conn.body.id}/inspect/`)
+      expect(inspect.status).toBe(200)
+      expect(inspect.body.map((s: { schema: string }) => s.schema)).toContain('public')
+    } finally {
+      await new Promise<void>((resolve) => host.server.close(() => resolve()))
+      await (await host.app.services()).close()
+    }
+  })
+})
+
+describe.runIf(LAYER_BUILT)('attachments and descriptions of a PostGIS layer\'s features (kept by us, keyed by fid)', () => {
+  let tables = 0
+  /** A layer over a new table of points with a `name` column, as the vector layers' attachment cases make theirs. */
+  const pgPoints: PointLayerMaker = async () => {
+    const table = `att_points_${++tables}`
+    await db.query(`CREATE TABLE ${table} (id serial PRIMARY KEY, name text, geom geometry(Point, 3857))`)
+    return createTableLayer(await createConnection(), { table })
+  }
+  for (const c of attachmentCasesOn(pgPoints)) it(c.name, () => c.run(api, expect))
+
+  it('descriptions are read and written through the feature API, the table untouched; a row deleted outside the API leaves none to its id\'s next row', async () => {
+    await db.query(`CREATE TABLE described (id serial PRIMARY KEY, name text, geom geometry(Point, 3857));
+      INSERT INTO described (name, geom) VALUES ('a', 'SRID=3857;POINT(1 1)'), ('b', 'SRID=3857;POINT(2 2)')`)
+    const layer = await createTableLayer(await createConnection(), { table: 'described' })
+    const feature = `/api/resource/${layer}/feature/`
+    expect((await api.request('PUT', `${feature}1`, { body: { fields: { name: 'a2' }, extensions: { description: '<p>One</p>' } } })).status).toBe(200)
+    expect((await api.request('GET', `${feature}1`)).body).toMatchObject({ fields: { name: 'a2' }, extensions: { description: '<p>One</p>', attachment: null } })
+    const listed = await api.request('GET', `${feature}?order_by=name&extensions=description`)
+    expect(listed.body.map((f: { extensions: { description: string | null } }) => f.extensions.description)).toEqual(['<p>One</p>', null])
+    // A new feature with its description; the table has no column for it.
+    const created = await api.request('POST', feature, { body: { geom: 'POINT(3 3)', fields: { name: 'c' }, extensions: { description: 'Three' } } })
+    expect(created.status).toBe(200)
+    expect((await api.request('GET', `${feature}${created.body.id}`)).body.extensions.description).toBe('Three')
+    expect((await db.query('SELECT id, name FROM described ORDER BY id')).rows).toEqual([{ id: 1, name: 'a2' }, { id: 2, name: 'b' }, { id: 3, name: 'c' }])
+    // A PUT without extensions keeps it; null clears it.
+    expect((await api.request('PUT', `${feature}1`, { body: { fields: { name: 'a3' } } })).status).toBe(200)
+    expect((await api.request('GET', `${feature}1`)).body.extensions.description).toBe('<p>One</p>')
+    expect((await api.request('PUT', `${feature}1`, { body: { extensions: { description: null } } })).status).toBe(200)
+    expect((await api.request('GET', `${feature}1`)).body.extensions.description).toBeNull()
+    // A batch PATCH of changed features (one updateMany) sets and clears descriptions as the PUTs do.
+    expect((await api.request('PUT', `${feature}3`, { body: { extensions: { description: 'Three' } } })).status).toBe(200)
+    expect((await api.request('PATCH', feature, { body: [{ id: 1, fields: { name: 'a4' }, extensions: { description: 'batch one' } },
+      { id: 3, extensions: { description: null } }] })).status).toBe(200)
+    const batch = await api.request('GET', `${feature}?order_by=name&extensions=description`)
+    expect(batch.body.map((f: { fields: { name: string }; extensions: { description: string | null } }) => [f.fields.name, f.extensions.description]))
+      .toEqual([['a4', 'batch one'], ['b', null], ['c', null]])
+    // Row 2 gets an attachment and a description, is deleted by another client, and the next feature made through
+    // the API takes id 2 again: it starts without either.
+    expect((await api.request('POST', `${feature}2/attachment/`, { body: { file_upload: await uploadText('x', 'x.txt') } })).status).toBe(200)
+    expect((await api.request('PUT', `${feature}2`, { body: { extensions: { description: 'old' } } })).status).toBe(200)
+    await db.query("DELETE FROM described WHERE id = 2; SELECT setval('described_id_seq', 1)")
+    const reused = await api.request('POST', feature, { body: { geom: 'POINT(2 2)', fields: { name: 'b2' } } })
+    expect(reused.body).toEqual({ id: 2 })
+    expect((await api.request('GET', `${feature}2`)).body.extensions).toEqual({ attachment: null, description: null })
+  })
+
+  it('deleting the layer deletes its attachments\' files and its features\' extras; deleting all features deletes them too', async () => {
+    const layer = await pgPoints(api, expect)
+    const services = await app.services()
+    const col = (fid: number) => `/api/resource/${layer}/feature/${fid}/attachment/`
+    const fids: number[] = []
+    for (const name of ['a', 'b']) {
+      const res = await api.request('POST', `/api/resource/${layer}/feature/`, { body: { geom: 'POINT(1 1)', fields: { name },
+        extensions: { description: name, attachment: [{ file_upload: await uploadText(name, `${name}.txt`) }] } } })
+      expect(res.status).toBe(200)
+      fids.push(res.body.id)
+    }
+    expect((await api.request('GET', col(fids[0]!))).body).toHaveLength(1)
+    expect(await services.data.blobs.listBlobs(`attachment-${layer}-`)).toHaveLength(2)
+    expect(await services.data.features.stored()).toContain(layer)
+    // DELETE of the collection: the table's rows and our extras.
+    expect((await api.request('DELETE', `/api/resource/${layer}/feature/`)).status).toBe(200)
+    expect(await services.data.blobs.listBlobs(`attachment-${layer}-`)).toEqual([])
+    const again = await api.request('POST', `/api/resource/${layer}/feature/`, { body: { geom: 'POINT(1 1)', fields: { name: 'c' },
+      extensions: { attachment: [{ file_upload: await uploadText('c', 'c.txt') }] } } })
+    expect(await services.data.blobs.listBlobs(`attachment-${layer}-`)).toHaveLength(1)
+    expect((await api.request('GET', col(again.body.id))).body).toHaveLength(1)
+    expect((await api.request('DELETE', `/api/resource/${layer}`)).status).toBe(200)
+    expect(await services.data.blobs.listBlobs(`attachment-${layer}-`)).toEqual([])
+    expect(await services.data.features.stored()).not.toContain(layer)
   })
 })
 

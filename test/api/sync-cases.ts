@@ -9,6 +9,7 @@ import type { Api, Expect } from './harness.ts'
 import { expectError } from './harness.ts'
 import { bareBigints, type FaultProxy } from './fault-proxy.ts'
 import { createUser, rule, setRules } from './cases/permissions.ts'
+import type { TeamDatabase } from '../pg/team-db.ts'
 
 export interface SyncEnv {
   local: Api
@@ -19,6 +20,8 @@ export interface SyncEnv {
   proxy: FaultProxy
   /** Stops the local backend now (a killed host, a stopped worker); the next request starts it again. */
   stop?: () => Promise<void>
+  /** A PostGIS database the team's server can publish tables of (test/pg/team-db.ts); absent: the PostGIS case fails saying so. */
+  postgis?: () => Promise<TeamDatabase>
 }
 
 export interface SyncCase {
@@ -362,6 +365,42 @@ export const syncCases: SyncCase[] = [
       await env.local.request('PUT', `/api/resource/${lid}/feature/${lf.b}`, { body: { fields: { n: 3 } } })
       await env.remote.request('PUT', `/api/resource/${rl}/feature/${r[1].id}`, { body: { fields: { n: 4 } } })
       expect((await sync(env, expect, lid, 'conflicts')).conflicts).toBe(1)
+    },
+  },
+  {
+    name: 'a PostGIS layer of the team\'s server (a table of its own database): pulled whole, edits both ways reach the table, attachments and descriptions too',
+    async run(env, expect) {
+      if (!env.postgis) throw new Error('This run gives the team\'s server no PostGIS database (SyncEnv.postgis).')
+      const db = await env.postgis()
+      const table = `team_points_${Date.now()}_${Math.floor(Math.random() * 1e6)}`
+      await db.query(`CREATE TABLE ${table} (id serial PRIMARY KEY, name text, n integer, geom geometry(Point, 3857));
+        INSERT INTO ${table} (name, n, geom) VALUES ('x', 1, 'SRID=3857;POINT(1 1)'), ('y', 2, 'SRID=3857;POINT(2 2)')`)
+      const conn = await env.remote.request('POST', '/api/resource/', { body: {
+        resource: { cls: 'spatialdb_connection', parent: { id: 0 }, display_name: `team db ${table}` }, spatialdb_connection: db.params } })
+      expect(conn.status).toBe(201)
+      const made = await env.remote.request('POST', '/api/resource/', { body: {
+        resource: { cls: 'spatialdb_layer', parent: { id: 0 }, display_name: `team table ${table}` },
+        spatialdb_layer: { connection: { id: conn.body.id }, table, column_id: 'id', column_geom: 'geom', srs: { id: 3857 }, fields: 'update' } } })
+      expect(made.status, JSON.stringify(made.body)).toBe(201)
+      const rl = made.body.id as number
+      const lid = await link(env, expect, await connect(env, expect), rl)
+      expect(await names(env.local, lid)).toEqual(['x', 'y'])
+      // Edits here reach the table: a change with a description, a new feature with an attachment, a delete.
+      const here = await byName(env.local, lid)
+      await env.local.request('PUT', `/api/resource/${lid}/feature/${here.x!.id}`, { body: { fields: { name: 'x2' }, extensions: { description: 'seen' } } })
+      await env.local.request('POST', `/api/resource/${lid}/feature/`, { body: { ...point(3, 3, 'z', 3),
+        extensions: { attachment: [{ file_upload: await upload(env.local, 'photo bytes', 'z.txt') }] } } })
+      await env.local.request('DELETE', `/api/resource/${lid}/feature/${here.y!.id}`)
+      await sync(env, expect, lid)
+      expect(await db.query(`SELECT name, n FROM ${table} ORDER BY name`)).toEqual([{ name: 'x2', n: 1 }, { name: 'z', n: 3 }])
+      const there = await byName(env.remote, rl)
+      expect(there.z!.extensions!.attachment).toMatchObject([{ name: 'z.txt', size: 11 }])
+      expect((await env.remote.request('GET', `/api/resource/${rl}/feature/${there.x2!.id}`)).body.extensions.description).toBe('seen')
+      // Another client of the team's database writes the table: the next round brings it here.
+      await db.query(`INSERT INTO ${table} (name, n, geom) VALUES ('w', 4, 'SRID=3857;POINT(4 4)'); UPDATE ${table} SET n = 30 WHERE name = 'z'`)
+      await sync(env, expect, lid)
+      expect((await byName(env.local, lid)).z!.fields.n).toBe(30)
+      await agree(env, expect, lid, rl)
     },
   },
   {

@@ -16,6 +16,8 @@ import type { Api } from './harness.ts'
 import { FaultProxy } from './fault-proxy.ts'
 import { kill, startHost, type Host } from './node-process.ts'
 import { syncCases, TOTALS, type SyncEnv } from './sync-cases.ts'
+import { cluster } from '../pg/shared.ts'
+import { teamDatabase, type TeamDatabase } from '../pg/team-db.ts'
 
 const SLOW = 180_000
 
@@ -31,6 +33,9 @@ export interface SyncSuiteOptions {
 export function syncSuites(opts: SyncSuiteOptions): void {
   let remote: { api: Api; server: Server; base: string }
   let proxy: FaultProxy
+  /** The team's own PostGIS database (the PostGIS layer's case), made on its first use. */
+  let teamDb: Promise<TeamDatabase> | undefined
+  const postgis = () => (teamDb ??= cluster().then((c) => teamDatabase(c)))
 
   beforeAll(async () => {
     remote = await startNodeApi()
@@ -48,7 +53,7 @@ export function syncSuites(opts: SyncSuiteOptions): void {
     let local: { api: Api; close(): Promise<void> }
     beforeAll(async () => { local = await opts.startLocal() })
     afterAll(() => local.close())
-    const env = (): SyncEnv => ({ local: local.api, remote: remote.api, remoteUrl: proxy.base, remotePassword: NODE_ADMIN_PASSWORD, proxy })
+    const env = (): SyncEnv => ({ local: local.api, remote: remote.api, remoteUrl: proxy.base, remotePassword: NODE_ADMIN_PASSWORD, proxy, postgis })
     for (const c of syncCases) it(c.name, () => c.run(env(), expect), SLOW)
   })
 

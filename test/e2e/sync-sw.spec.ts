@@ -5,6 +5,8 @@ import { NODE_ADMIN_PASSWORD, startNodeApi } from '../api/node-client.ts'
 import { FaultProxy } from '../api/fault-proxy.ts'
 import { connect, features, link, remoteLayer, syncCases, TOTALS, type SyncEnv } from '../api/sync-cases.ts'
 import { gotoControlled, swApi } from './helpers.ts'
+import { startCluster, type Cluster } from '../pg/cluster.ts'
+import { teamDatabase, type TeamDatabase } from '../pg/team-db.ts'
 
 // Sync Chromium↔Node: the app's backend in the service worker (real IndexedDB) and the team's
 // server a Node host reached across origins (its CORS allows the app's origin), through the
@@ -20,6 +22,10 @@ test.describe('sync between the service worker and a Node host', () => {
   let stop: () => Promise<void>
   let cdp: CDPSession
   let registrationId = ''
+  /** The team's own PostGIS database (the PostGIS layer's case): a cluster started on its first use. */
+  let pgCluster: Promise<Cluster> | undefined
+  let teamDb: Promise<TeamDatabase> | undefined
+  const postgis = () => (teamDb ??= (pgCluster = startCluster()).then((c) => teamDatabase(c)))
 
   test.beforeAll(async ({ browser }) => {
     remote = await startNodeApi({ platform: { corsOrigins: [ORIGIN] } })
@@ -43,11 +49,12 @@ test.describe('sync between the service worker and a Node host', () => {
     await page.context().close()
     await proxy.close()
     await new Promise((resolve) => remote.server.close(resolve))
+    await (await pgCluster)?.stop()
   })
 
   for (const c of syncCases) {
     test(c.name, async () => {
-      const env: SyncEnv = { local: swApi(page), remote: remote.api, remoteUrl: proxy.base, remotePassword: NODE_ADMIN_PASSWORD, proxy, stop }
+      const env: SyncEnv = { local: swApi(page), remote: remote.api, remoteUrl: proxy.base, remotePassword: NODE_ADMIN_PASSWORD, proxy, stop, postgis }
       await c.run(env, expect as unknown as Expect)
     })
   }

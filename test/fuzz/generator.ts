@@ -41,6 +41,13 @@ export interface Known {
    */
   reader?: { id: number; login: string; password: string }
   secret?: { group: number; layer: number; fid: number }
+  /**
+   * A PostGIS connection to a real database and a layer over its table `table` (columns `name`
+   * text, `n` integer, `geom` points), with feature `fid` (the Node host; the service worker has
+   * none: there, creating either class is a 422). Requests aimed at them may answer 503
+   * ExternalDatabaseError (a fuzzed change pointed the connection elsewhere), and nothing worse.
+   */
+  spatialdb?: { connection: number; layer: number; fid: number; table: string; params: Record<string, unknown> }
 }
 
 /** Text in the names and features only the administrator may read (a fuzz run's leak check looks for it). */
@@ -59,12 +66,16 @@ export interface FuzzRequest {
   opts: RequestOptions
   /** It asks a hostile remote: a 502 ExternalServiceError is a right answer. */
   remote?: boolean
+  /** It reaches a team's PostGIS database: a 503 ExternalDatabaseError is a right answer. */
+  database?: boolean
   /** Who asks: the administrator, the ordinary user of `Known.reader`, or anyone else (the guest, failed credentials). */
   as: 'admin' | 'reader' | 'guest'
 }
 
 /** The exception class of a 502 for a remote that failed: the one 5xx a fuzz run accepts, for requests to hostile remotes. */
 export const EXTERNAL_SERVICE_ERROR = 'nextgisweb.core.exception.ExternalServiceError'
+/** The exception class of a 503 for a team's PostGIS database that failed: accepted for requests aimed at one. */
+export const EXTERNAL_DATABASE_ERROR = 'nextgisweb.core.exception.ExternalDatabaseError'
 
 const ODD_IDS = ['-1', '0', '1', '2', '9007199254740991', '9007199254740992', '9007199254740993', '18446744073709551616',
   '18446744073709551617', '1e400', 'abc', '%00', '%2e%2e', '', '00', '1.5', '99999999999999999999999999999', '0x10', ' 1']
@@ -144,6 +155,18 @@ export class Generator {
       restyle: () => ({ [this.#pick(['engine_style', 'mapserver_style'])]: { xml: this.#styleXml() } }),
       link: () => ({ resource: { cls: 'vector_layer', parent: { id: this.#pick([0, k.group]) }, display_name: this.#string() },
         vector_layer: { remote: { connection: { id: this.#pick(k.remotes ?? [0]) }, resource: { id: this.#pick([1, 0, -1, 2 ** 53, 7]) } } } }),
+      // PostGIS connections and layers (issue 24) in either spelling, each member at its edges.
+      spatialdb_connection: () => ({ resource: { cls: this.#pick(['spatialdb_connection', 'postgis_connection']), parent: { id: this.#pick([0, k.group, k.layer]) },
+        display_name: this.#string() }, [this.#pick(['spatialdb_connection', 'postgis_connection'])]: this.#connectionMember() }),
+      spatialdb_layer: () => ({ resource: { cls: this.#pick(['spatialdb_layer', 'postgis_layer']), parent: { id: this.#pick([0, k.group, k.layer]) },
+        display_name: this.#string() }, [this.#pick(['spatialdb_layer', 'postgis_layer'])]: this.#layerMember(), ...this.#featureLayerMember() }),
+      spatialdb_change: () => (this.#chance(0.5) ? { [this.#pick(['spatialdb_connection', 'postgis_connection'])]: this.#connectionMember(true) }
+        : { [this.#pick(['spatialdb_layer', 'postgis_layer'])]: this.#layerMember(true), ...this.#featureLayerMember() }),
+      spatialdb_feature: () => ({ geom: this.#pick([this.#string(), 'POINT(5 5)', 'POINT EMPTY', 'LINESTRING(0 0,1 1)', null]),
+        fields: { name: this.json(1), n: this.#pick([this.json(1), 2 ** 31, -(2 ** 31) - 1, 7]) },
+        extensions: this.#chance(0.4) ? { description: this.json(1), attachment: this.#chance(0.5) ? [{ file_upload: { id: k.upload }, keyname: this.json(1) }] : null } : undefined }),
+      spatialdb_check: () => ({ connection: this.#chance(0.5) ? { id: this.#pick([k.spatialdb?.connection ?? 0, 0, k.layer, -1]) } : this.#connectionMember(),
+        layer: this.#chance(0.3) ? { id: this.#pick([k.spatialdb?.layer ?? 0, k.layer, 0]) } : this.#layerMember(true) }),
       catalogue: () => ({ geoservices: [{ id: this.#pick([1, 2, -1, 2 ** 64]), guid: '00000000-0000-4000-8000-000000000001', name: this.#string(),
         type: this.#pick(['tms', 'wms', 'x']), url: this.#pick(STRINGS), created_at: '2024-01-01T00:00:00Z' }] }),
     }
@@ -154,6 +177,56 @@ export class Generator {
       target[this.#pick(KEYS)] = this.json(2)
     }
     return body
+  }
+
+  /** A PostGIS connection's member: mostly the real database's parameters, each sometimes replaced by an edge. */
+  #connectionMember(partial = false): Record<string, unknown> {
+    const real = this.known.spatialdb?.params ?? { hostname: '127.0.0.1', port: 1, database: 'gis', username: 'ngw', password: 'x' }
+    const edges: Record<string, unknown[]> = {
+      // Only names that fail at once: a random host name would wait for DNS.
+      hostname: ['127.0.0.1', '', '/nonexistent', 7, null, '::1', 'localhost'],
+      port: [String(real.port), 1, 'abc', 70000, -1, null, 1.5, '0'],
+      database: ['', 'no_such_db', null, 'template0'],
+      username: ['', null, 5, 'nobody'],
+      password: ['', null, 1, 'wrong'],
+      sslmode: [null, 'disable', 'require', 'verify-full', 'sometimes', 1],
+    }
+    const m: Record<string, unknown> = {}
+    for (const [key, values] of Object.entries(edges)) {
+      if (partial && this.#chance(0.6)) continue
+      m[key] = this.#chance(0.7) ? real[key] ?? null : this.#pick(values)
+    }
+    return m
+  }
+
+  /** A PostGIS layer's member over the real table, each member sometimes an edge (quotes, catalogs, wrong types). */
+  #layerMember(partial = false): Record<string, unknown> {
+    const sdb = this.known.spatialdb
+    const choices: Record<string, unknown[]> = {
+      connection: [{ id: sdb?.connection ?? 0 }, { id: sdb?.connection ?? 0 }, { id: 0 }, { id: this.known.layer }, { id: -1 }, { id: 2 ** 64 }, 'x'],
+      schema: ['public', 'public', 'other', '', 'pg_catalog', 'information_schema', null, 1],
+      table: [sdb?.table ?? 'roads', sdb?.table ?? 'roads', 'nope', '', 'x"; DROP TABLE y; --', 'spatial_ref_sys', 'geometry_columns', null],
+      column_id: ['id', 'id', 'name', 'geom', 'n', 'nope', '', null],
+      column_geom: ['geom', 'geom', 'id', 'name', 'nope', null],
+      geometry_type: [undefined, 'POINT', 'POLYGON', 'POINTZ', 'X', null],
+      geometry_srid: [undefined, 3857, 4326, 0, -1, 2 ** 53, null, '3857'],
+      srs: [{ id: 3857 }, { id: 4326 }, { id: 0 }, { id: 999999 }, null],
+      fields: ['update', 'update', 'keep', 'x', null, undefined, true],
+    }
+    const m: Record<string, unknown> = {}
+    for (const [key, values] of Object.entries(choices)) {
+      if (partial && this.#chance(0.6)) continue
+      const v = this.#pick(values)
+      if (v !== undefined) m[key] = v
+    }
+    return m
+  }
+
+  /** Sometimes `feature_layer`: versioning (refused), field changes (no field may be added by hand). */
+  #featureLayerMember(): Record<string, unknown> {
+    if (!this.#chance(0.3)) return {}
+    return { feature_layer: this.#pick([{ versioning: { enabled: this.#chance(0.5) } }, { fields: [{ keyname: this.#string(), datatype: 'STRING' }] },
+      { fields: [{ id: this.#pick([1, 2, 999999]), display_name: this.#string(), grid_visibility: this.json(1) }] }, this.json(2)]) }
   }
 
   /**
@@ -283,8 +356,25 @@ export class Generator {
         encodeURIComponent(this.#pick(EVIL_LIKES))}`, 'feature'],
       () => ['GET', `/api/resource/search/?${this.#pick(['display_name__like', 'display_name__ilike', 'keyname__like', 'resmeta__like[a]'])}=${
         encodeURIComponent(this.#pick(EVIL_LIKES))}`, 'resource'],
+      // PostGIS connections and layers made in either spelling (the service worker refuses both: a 422).
+      () => ['POST', '/api/resource/', this.#pick(['spatialdb_connection', 'spatialdb_layer'])],
     ]
     const BASE_ROUTES = routes.length
+    // A real PostGIS database (the Node host): the known connection and layer changed, inspected, checked and their features asked.
+    const sdb = k.spatialdb
+    if (sdb) {
+      const target = () => this.#id(this.#pick([sdb.connection, sdb.layer]))
+      routes.push(() => ['PUT', `/api/resource/${target()}`, 'spatialdb_change'])
+      routes.push(() => ['GET', `/api/resource/${this.#id(sdb.connection)}/inspect/${this.#pick(['', `${sdb.table}/`, `${sdb.table}/?schema=${this.#pick(['public', 'nope', '', '%00'])}`,
+        'nope/', `${encodeURIComponent('x"; --')}/`])}`, 'spatialdb_change'])
+      routes.push(() => ['POST', this.#pick(['/api/component/postgis/check', '/api/component/spatialdb/check']), 'spatialdb_check'])
+      routes.push(() => [this.#pick(['GET', 'POST', 'PATCH', 'DELETE']), `/api/resource/${this.#id(sdb.layer)}/feature/${this.#pick(['', '?limit=2', '?fld_name__eq=x',
+        '?order_by=-n', '?fld_n__gt=1.5', '?intersects=POLYGON((0 0,9 0,9 9,0 0))', '?like=%', '?fld_n__in=1,x'])}`, 'spatialdb_feature'])
+      routes.push(() => [this.#pick(['GET', 'PUT', 'DELETE']), `/api/resource/${this.#id(sdb.layer)}/feature/${this.#id(sdb.fid)}${this.#pick(['', '/attachment/'])}`,
+        'spatialdb_feature'])
+      routes.push(() => ['GET', `/api/resource/${this.#id(sdb.layer)}/${this.#pick(['feature_count', 'extent', 'export?format=GPKG', 'geojson', '0/0/0.mvt'])}`, 'resource'])
+    }
+    const DATABASE_ROUTES = routes.length
     // Hostile remotes (when the runner made connections to them): their tree, and links to their layers.
     if (k.remotes?.length) {
       routes.push(() => ['GET', `/api/resource/${this.#chance(0.9) ? this.#pick(k.remotes!) : this.#pick(ODD_IDS)}/remote/?parent=${this.#id(0)}`, 'remote'])
@@ -292,13 +382,14 @@ export class Generator {
     }
     let route = this.#pick(routes)
     // Logins cost a PBKDF2 each, and a hostile remote may keep a request until its timeout: a third of their share is enough.
-    while ((route === routes[13] || routes.indexOf(route) >= BASE_ROUTES) && this.#chance(0.67)) route = this.#pick(routes)
+    while ((route === routes[13] || routes.indexOf(route) >= DATABASE_ROUTES) && this.#chance(0.67)) route = this.#pick(routes)
+    const database = routes.indexOf(route) >= BASE_ROUTES && routes.indexOf(route) < DATABASE_ROUTES
     const [method, path, kind] = route()
     const opts: RequestOptions = { ...who, headers: { ...this.#headers(), ...who.headers } }
     if (method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS' || this.#chance(0.05)) Object.assign(opts, this.#body(kind))
     if (method === 'GET' || method === 'HEAD') { delete opts.body; delete opts.raw; delete opts.bytesBase64 }
     if (this.#chance(0.05)) opts.credentials = 'include'
     if (kind === 'link' && this.#chance(0.7)) Object.assign(opts, { body: this.#shaped('link'), raw: undefined, bytesBase64: undefined })
-    return { method, path, opts, remote: kind === 'remote' || kind === 'link', as }
+    return { method, path, opts, remote: kind === 'remote' || kind === 'link', database, as }
   }
 }

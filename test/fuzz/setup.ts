@@ -4,7 +4,7 @@
  */
 import type { Api, ApiResponse } from '../api/harness.ts'
 import { base64 } from '../api/harness.ts'
-import { EVIL_TEXT, EXTERNAL_SERVICE_ERROR, SECRET, type FuzzRequest, type Known } from './generator.ts'
+import { EVIL_TEXT, EXTERNAL_DATABASE_ERROR, EXTERNAL_SERVICE_ERROR, SECRET, type FuzzRequest, type Known } from './generator.ts'
 
 const FIELDS = [['s', 'STRING'], ['i', 'INTEGER'], ['b', 'BOOLEAN'], ['big', 'BIGINT'], ['r', 'REAL'], ['d', 'DATE'], ['ok', 'BOOLEAN']]
 
@@ -84,9 +84,39 @@ export async function createRemotes(api: Api, urls: string[]): Promise<number[]>
   return ids
 }
 
-/** Whether an answer of ≥ 500 is a failure: only a remote's 502 ExternalServiceError, for a request to a hostile remote, is not. */
+/**
+ * Whether an answer of ≥ 500 is a failure: only a remote's 502 ExternalServiceError, for a
+ * request to a hostile remote, and a PostGIS database's 503 ExternalDatabaseError, for a request
+ * that reaches one, are not.
+ */
 export function isServerFailure(req: FuzzRequest, status: number, body: unknown): boolean {
-  return status >= 500 && !(req.remote && status === 502 && (body as { exception?: string } | undefined)?.exception === EXTERNAL_SERVICE_ERROR)
+  const exception = (body as { exception?: string } | undefined)?.exception
+  return status >= 500 && !(req.remote && status === 502 && exception === EXTERNAL_SERVICE_ERROR)
+    && !(req.database && status === 503 && exception === EXTERNAL_DATABASE_ERROR)
+}
+
+/**
+ * A PostGIS connection to the database of `params` and a layer over its table `table` (columns
+ * `name`, `n`, `geom` points in EPSG:3857) with one feature: what `Known.spatialdb` names.
+ */
+export async function createSpatialDb(api: Api, params: Record<string, unknown>, table: string): Promise<NonNullable<Known['spatialdb']>> {
+  const connection = (await ok(api, 'POST', '/api/resource/', { resource: { cls: 'spatialdb_connection', parent: { id: 0 },
+    display_name: `Fuzz PostGIS ${Date.now()}` }, spatialdb_connection: params })).id
+  const layer = (await ok(api, 'POST', '/api/resource/', { resource: { cls: 'spatialdb_layer', parent: { id: 0 }, display_name: `Fuzz PostGIS layer ${Date.now()}` },
+    spatialdb_layer: { connection: { id: connection }, table, column_id: 'id', column_geom: 'geom', srs: { id: 3857 }, fields: 'update' } })).id
+  const fid = (await ok(api, 'POST', `/api/resource/${layer}/feature/`, { geom: 'POINT(1 2)', fields: { name: 'a', n: 1 } })).id
+  return { connection, layer, fid, table, params }
+}
+
+/** `sdb` with its connection's parameters set back (fuzzed changes point it elsewhere), made again when a request deleted it. */
+async function keepSpatialDb(api: Api, sdb: NonNullable<Known['spatialdb']>): Promise<NonNullable<Known['spatialdb']>> {
+  const reset = await api.request('PUT', `/api/resource/${sdb.connection}`, { body: { spatialdb_connection: sdb.params } })
+  const layer = reset.status === 200 && await api.request('PUT', `/api/resource/${sdb.layer}`, { body: { spatialdb_layer: {
+    connection: { id: sdb.connection }, schema: 'public', table: sdb.table, column_id: 'id', column_geom: 'geom', srs: { id: 3857 }, fields: 'update' } } })
+  if (!layer || layer.status !== 200) return createSpatialDb(api, sdb.params, sdb.table)
+  const feature = await api.request('GET', `/api/resource/${sdb.layer}/feature/${sdb.fid}`)
+  if (feature.status === 200) return sdb
+  return { ...sdb, fid: (await ok(api, 'POST', `/api/resource/${sdb.layer}/feature/`, { geom: 'POINT(1 2)', fields: { name: 'a', n: 1 } })).id }
 }
 
 /** `known` while its attachment (so its feature, layer and group) still exists, else new ones (the remotes are kept). */
@@ -96,8 +126,9 @@ export async function keepKnown(api: Api, known: Known): Promise<Known> {
   const style = await api.request('GET', `/api/resource/${known.style}`)
   const secret = known.secret && (await api.request('GET', `/api/resource/${known.secret.layer}/feature/${known.secret.fid}`)).status !== 200
     ? await createSecret(api) : known.secret
-  return res.status === 200 && up.status === 200 && style.status === 200 ? { ...known, secret }
-    : { ...await createKnown(api, known.reader), remotes: known.remotes, secret }
+  const spatialdb = known.spatialdb && await keepSpatialDb(api, known.spatialdb)
+  return res.status === 200 && up.status === 200 && style.status === 200 ? { ...known, secret, spatialdb }
+    : { ...await createKnown(api, known.reader), remotes: known.remotes, secret, spatialdb }
 }
 
 /** Problems with the tree, read through the API: the root missing or moved, a cycle, an orphan. */

@@ -131,6 +131,11 @@ export function resourcesContract(fresh: () => Promise<{ port: DataPort }>, mode
       expect(await ids({ ...base, resmeta: [{ key: 'n', op: 'eq', value: '2' }] })).toEqual([[], 0])
       expect(await ids({ ...base, resmeta: [{ key: 'color', op: 'like', value: 'r%' }] })).toEqual([[3], 1])
       expect(await ids({ ...base, roots: [1] })).toEqual([[1, 2], 2])
+      // A rank (`order=type` by the names answers use): the classes in its order, the id breaking ties; with a filter and a page.
+      const rank = { key: 'type' as const, desc: false, rank: ['vector_layer', 'resource_group'] }
+      expect(await ids({ ...base, order: [rank] })).toEqual([[3, 0, 1, 2], 4])
+      expect(await ids({ ...base, order: [{ ...rank, desc: true }, { key: 'name', desc: true }], columns: [{ column: 'parent_id', op: 'eq', value: 0 }],
+        page: { limit: 1, offset: 1 } })).toEqual([[3], 2])
     })
 
     it('writes a page of composite objects as JSON text and as its UTF-8 bytes, in the order asked', async () => {

@@ -8,9 +8,10 @@
  */
 import { validationError } from '../../core/error.ts'
 import { expectKind, expectKeys, expectObject } from '../../core/validate.ts'
-import { decryptSecret, encryptSecret } from '../../core/secret.ts'
+import { decryptSecret } from '../../core/secret.ts'
+import { prepareSecret, preparedSecret } from '../../resource/secret-member.ts'
 import type { Credentials } from '../../sync/types.ts'
-import type { ClassContext, ClassData, ClassFactory, Prepared } from '../types.ts'
+import type { ClassContext, ClassData, ClassFactory } from '../types.ts'
 
 const CLASS = 'remote_connection'
 
@@ -18,11 +19,6 @@ interface ConnectionData {
   url: string
   username: string | null
   /** The encrypted password (core/secret), or `null`. */
-  password: string | null
-}
-
-/** The password, encrypted before the main write (WebCrypto is asynchronous, class hooks are not). */
-interface PreparedSecret extends Prepared {
   password: string | null
 }
 
@@ -48,7 +44,7 @@ function apply(ctx: ClassContext, member: unknown, prev: ConnectionData | undefi
   const next: ConnectionData = { url: m.url === undefined ? prev!.url : urlOf(m.url),
     username: prev?.username ?? null, password: prev?.password ?? null }
   if (m.username !== undefined) next.username = expectKind<string | null>('str', m.username, '$.remote_connection.username', true)
-  if (m.password !== undefined) next.password = (ctx.prepared as PreparedSecret).password
+  if (m.password !== undefined) next.password = preparedSecret(ctx)
   return next
 }
 
@@ -62,14 +58,8 @@ export const remoteConnection: ClassFactory = (env) => ({
   members: [CLASS],
   acceptsParent: (p) => p === 'resource_group',
 
-  async prepare(_env, members): Promise<PreparedSecret | undefined> {
-    const m = members[CLASS]
-    if (m === undefined || m === null || typeof m !== 'object' || !('password' in m)) return undefined
-    const raw = (m as Record<string, unknown>).password
-    const password = raw === null ? null
-      : await encryptSecret(await env.platform.secretKey(), expectKind<string>('str', raw, '$.remote_connection.password'))
-    return { password, discard: async () => {}, settle: () => {} }
-  },
+  // The password is encrypted before the main write (resource/secret-member.ts); null removes it.
+  prepare: (_env, members) => prepareSecret(env.platform, members, CLASS, true),
 
   create(ctx, _id, members) {
     if (members[CLASS] === undefined) throw validationError('Remote connection member is required - at `$.remote_connection`')

@@ -9,12 +9,13 @@
  * the parameters change and closed here when the connection is deleted.
  */
 import { forbidden, validationError } from '../../core/error.ts'
-import { expectKeys, expectKind, expectObject } from '../../core/validate.ts'
-import { decryptSecret, encryptSecret } from '../../core/secret.ts'
+import { expectKeys, expectObject } from '../../core/validate.ts'
+import { decryptSecret } from '../../core/secret.ts'
+import { prepareSecret, preparedSecret } from '../../resource/secret-member.ts'
 import { noDatabaseHere } from '../../spatialdb/errors.ts'
 import { nameOf, portOf, required, sslmodeOf } from '../../spatialdb/params.ts'
 import type { SpatialDbParams, SpatialDbSource } from '../../port/spatialdb.ts'
-import type { ClassContext, ClassData, ClassFactory, Prepared } from '../types.ts'
+import type { ClassContext, ClassData, ClassFactory } from '../types.ts'
 
 const CLASS = 'spatialdb_connection'
 const PATH = `$.${CLASS}`
@@ -22,11 +23,6 @@ const KEYS = ['hostname', 'port', 'database', 'username', 'password', 'sslmode']
 
 /** The parameters as stored: `password` is the encrypted one (core/secret). */
 type ConnectionData = SpatialDbParams
-
-/** The password, encrypted before the main write (WebCrypto is asynchronous, class hooks awaits only `tx`). */
-interface PreparedSecret extends Prepared {
-  password: string
-}
 
 /** Whether the request's user has `connection.<permission>` on `id` (no evaluator: the demo's seeding, allowed). */
 const may = async (ctx: ClassContext, id: number, permission: string) =>
@@ -42,7 +38,7 @@ function apply(ctx: ClassContext, member: unknown, prev: ConnectionData | undefi
   if (m.database !== undefined) next.database = nameOf(m.database, `${PATH}.database`)
   if (m.username !== undefined) next.username = nameOf(m.username, `${PATH}.username`)
   if (m.sslmode !== undefined || !prev) next.sslmode = m.sslmode === undefined ? null : sslmodeOf(m.sslmode, `${PATH}.sslmode`)
-  if (m.password !== undefined) next.password = (ctx.prepared as PreparedSecret).password
+  if (m.password !== undefined) next.password = preparedSecret(ctx)!
   return next
 }
 
@@ -73,13 +69,8 @@ export const spatialDbConnection: ClassFactory = (env) => {
     members: [CLASS],
     acceptsParent: (p) => p === 'resource_group',
 
-    async prepare(_penv, members): Promise<PreparedSecret | undefined> {
-      const m = members[CLASS]
-      if (m === undefined || m === null || typeof m !== 'object' || !('password' in m)) return undefined
-      const raw = expectKind<string>('str', (m as Record<string, unknown>).password, `${PATH}.password`)
-      const password = await encryptSecret(await env.platform.secretKey(), raw)
-      return { password, discard: async () => {}, settle: () => {} }
-    },
+    // The password is encrypted before the main write (resource/secret-member.ts); it is never null.
+    prepare: (_penv, members) => prepareSecret(env.platform, members, CLASS, false),
 
     create(ctx, _id, members) {
       if (!env.spatialDb) throw noDatabaseHere()

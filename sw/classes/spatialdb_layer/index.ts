@@ -10,7 +10,8 @@
  * `fields: "update"` is write-only, applied last, and needs `connection.connect` on the
  * connection (else 403): the table is read before the main write (`prepare`), outside its
  * transaction. Reading the layer's data needs `connection.connect` too (§4.5, `dataNeeds`).
- * No versioning (422 "Versioning not supported"). The service worker cannot open a database
+ * No versioning (422 "Versioning not supported"). The features' attachments and descriptions are
+ * kept in our own storage by fid (extras.ts), as the original keeps them in its own. The service worker cannot open a database
  * connection: creating one there is a 422 that says so.
  */
 import { forbidden, validationError } from '../../core/error.ts'
@@ -24,6 +25,7 @@ import { nameOf, required } from '../../spatialdb/params.ts'
 import type { ResourceRef } from '../../resource/types.ts'
 import type { ClassContext, ClassData, ClassEnv, ClassFactory, Prepared, WriteContext } from '../types.ts'
 import { checkColumns, fieldsFromTable } from './fields.ts'
+import { dropExtras, LayerWrites, withExtras } from './extras.ts'
 
 const CLASS = 'spatialdb_layer'
 const PATH = `$.${CLASS}`
@@ -149,6 +151,8 @@ async function write(ctx: WriteContext, id: number, members: Record<string, unkn
 export const spatialDbLayer: ClassFactory = (env) => {
   /** Each layer's metadata, kept while the main data's change token stays `token`. */
   const metas = new Map<number, { ref: ResourceRef; token: string; meta: LayerMeta }>()
+  /** The layers' writes, one at a time per layer (extras.ts). */
+  const writes = new LayerWrites()
   const metaOf = async (ref: ResourceRef): Promise<LayerMeta> => {
     const token = env.data.tokens.current('main')
     const hit = metas.get(ref.id)
@@ -206,7 +210,11 @@ export const spatialDbLayer: ClassFactory = (env) => {
     serialize: async (ctx, id, raw) => (await serializeLayers(ctx, [{ id, data: raw }]))[0]!,
     serializeMany: serializeLayers,
 
-    remove: (_ctx, id) => { metas.delete(id) },
+    // The features' attachments and descriptions (kept by us, extras.ts) go with the layer.
+    remove: (_ctx, id) => {
+      metas.delete(id)
+      return () => dropExtras(env, id)
+    },
 
     capabilities: {
       featureLayer: {
@@ -216,9 +224,9 @@ export const spatialDbLayer: ClassFactory = (env) => {
           const src = await env.classes.spatialDbSource(d.connection)
           if (!src) throw validationError(`The connection of layer ${ref.id} (resource id = ${d.connection}) is gone: point the layer at another one (spatialdb_layer.connection).`)
           const meta = await metaOf(ref)
-          return env.spatialDb.layer(src, { schema: d.schema, table: d.table, columnId: d.column_id, columnGeom: d.column_geom,
+          return withExtras(env, env.spatialDb.layer(src, { schema: d.schema, table: d.table, columnId: d.column_id, columnGeom: d.column_geom,
             geometryType: d.geometry_type, geometrySrid: d.geometry_srid,
-            columns: new Map(Object.entries(d.columns).map(([fid, column]) => [Number(fid), column])) }, meta)
+            columns: new Map(Object.entries(d.columns).map(([fid, column]) => [Number(fid), column])) }, meta), writes)
         },
       },
       spatialDbLayer: {

@@ -105,7 +105,8 @@ export class LayerStore implements FeatureLayerProvider {
   async #sweep(): Promise<void> {
     const ids = await this.#tables.stored()
     if (!ids.length) return
-    const live = new Set((await this.env.classes.refs(ids)).filter((r) => r?.cls === CLASS).map((r) => r!.id))
+    // Any resource's: a PostGIS layer keeps its features' attachments in tables of its own (classes/spatialdb_layer/extras.ts).
+    const live = new Set((await this.env.classes.refs(ids)).filter((r) => r !== undefined).map((r) => r!.id))
     for (const id of ids) if (!live.has(id)) await this.drop(id)
   }
 }

@@ -24,8 +24,8 @@ const group = (g: CheckGroup['group'], title: string, messages: Message[]): Chec
 const textOf = (err: unknown) => (err as Error)?.message?.split('\n')[0] ?? String(err)
 
 export async function checkDatabase(params: SpatialDbParams, layer: DescribeInput | undefined,
-  opts: Pick<PoolOptions, 'statementTimeoutMs'>): Promise<CheckGroup[]> {
-  const client = new pg.Client(clientConfig(params, { connectTimeoutMs: CHECK_CONNECT_MS, statementTimeoutMs: opts.statementTimeoutMs }))
+  opts: Pick<PoolOptions, 'statementTimeoutMs' | 'guard'>): Promise<CheckGroup[]> {
+  const client = new pg.Client(clientConfig(params, { ...opts, connectTimeoutMs: CHECK_CONNECT_MS }))
   client.on('error', () => undefined)
   const conn: Message[] = []
   try {

@@ -14,8 +14,9 @@
  *   canonical values converted to the columns' own types by PostgreSQL (`json_populate_record`
  *   and parameters typed by their column), the ids given by the table's default;
  * - a vector tile is one `ST_AsMVT` statement on the table (features/tile.ts), as a layer's own;
- * - no attachments, descriptions or history (the original keeps those in its own database; we
- *   do not): reads answer none, an attachment write is a 422, a description is ignored.
+ * - no attachments, descriptions or history here: reads answer none, an attachment write is a
+ *   422, a description is ignored; the class keeps attachments and descriptions in our own
+ *   storage around this layer (classes/spatialdb_layer/extras.ts), as the original keeps them in its own.
  * Errors (`remoteError`): what the database says about the client's values is a 422 naming it,
  * a table or column that is gone a 422 naming it, a refused privilege (or a table that cannot be
  * written: a view, a read-only server) a 403, anything else of the database — or the database

@@ -8,8 +8,9 @@
  * driver throws into what a client reads: a clear reason for a failed connect (refused, bad
  * credentials, missing database, timeout), the SQLSTATE for a failed statement.
  */
+import { isIP, Socket, type LookupFunction } from 'node:net'
 import pg from 'pg'
-import { ApiError, externalDatabaseError, validationError } from '../../core/error.ts'
+import { ApiError, externalDatabaseError, forbidden, validationError } from '../../core/error.ts'
 import type { SpatialDbParams, SpatialDbSource } from '../../port/spatialdb.ts'
 
 export interface PoolOptions {
@@ -21,6 +22,57 @@ export interface PoolOptions {
   maxConnections: number
   /** An idle connection is closed after this long. @default 30000 */
   idleMs: number
+  /** Where connections may go; absent: anywhere (a host reachable from this machine only). */
+  guard?: OutboundGuard
+}
+
+/**
+ * The Node host's outbound rule when it listens beyond loopback (sw/host/node-outbound.ts,
+ * `--allow-remote`): a connection resource must not make the server reach the services of its
+ * own network. The check is made on the address the socket really connects to.
+ */
+export interface OutboundGuard {
+  /** Why `address` may not be reached; `undefined` when it may. */
+  refusal(address: string): string | undefined
+  /** `net.connect`'s lookup answering only addresses that may be reached; a refusal is an error with the `reason`. */
+  lookup: LookupFunction
+}
+
+/** The 403 of a refused target, naming the rule and how an administrator lifts it. */
+const refused = (target: string, reason: string) => forbidden(`Connections to ${target} are not allowed from this server (${reason}); `
+  + 'an administrator of the machine may allow the range with --allow-remote.')
+
+/**
+ * A socket that connects only where `guard` allows: a literal address is checked before, a host
+ * name resolved once by the guard's lookup and the socket connected to the address it checked
+ * (no second resolution to race against). A Unix socket is this machine: judged as 127.0.0.1.
+ */
+class GuardedSocket extends Socket {
+  constructor(readonly guard: OutboundGuard) {
+    super()
+  }
+
+  // reason: pg calls connect(port, host) or connect(path) (a Unix socket); Socket's overloads cover neither pair exactly
+  override connect(...args: any[]): this {
+    const [port, host] = args as [number | string, string | undefined]
+    const refuse = (target: string, reason: string) => {
+      process.nextTick(() => this.destroy(refused(target, reason)))
+      return this
+    }
+    if (typeof port !== 'number') {
+      const why = this.guard.refusal('127.0.0.1')
+      return why ? refuse(`the Unix socket ${port}`, `a socket is this machine, and ${why}`) : super.connect(port)
+    }
+    if (host && isIP(host)) {
+      const why = this.guard.refusal(host)
+      if (why) return refuse(host, why)
+    }
+    const lookup: LookupFunction = (hostname, options, callback) => this.guard.lookup(hostname, options, (err, address, family) => {
+      const reason = (err as { reason?: unknown } | null)?.reason
+      callback(typeof reason === 'string' ? refused(hostname, reason) as unknown as NodeJS.ErrnoException : err, address, family)
+    })
+    return super.connect({ port, host: host ?? 'localhost', lookup })
+  }
 }
 
 export const POOL_DEFAULTS: PoolOptions = { connectTimeoutMs: 15_000, statementTimeoutMs: 15_000, maxConnections: 4, idleMs: 30_000 }
@@ -37,8 +89,10 @@ function sslOf(mode: string | null): pg.ClientConfig['ssl'] {
 }
 
 /** The driver's settings for `params` (also the diagnostics' one-off client). */
-export function clientConfig(params: SpatialDbParams, opts: Pick<PoolOptions, 'connectTimeoutMs' | 'statementTimeoutMs'>): pg.ClientConfig {
+export function clientConfig(params: SpatialDbParams, opts: Pick<PoolOptions, 'connectTimeoutMs' | 'statementTimeoutMs' | 'guard'>): pg.ClientConfig {
+  const guard = opts.guard
   return {
+    ...(guard ? { stream: () => new GuardedSocket(guard) } : {}),
     host: params.hostname, port: params.port ?? 5432, database: params.database, user: params.username,
     password: params.password, ssl: sslOf(params.sslmode), application_name: 'outpost',
     connectionTimeoutMillis: opts.connectTimeoutMs, statement_timeout: opts.statementTimeoutMs,

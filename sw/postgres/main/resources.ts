@@ -130,11 +130,16 @@ export const resourcesRead = (db: PgConn): ResourceRead => ({
   },
   search: async (q) => {
     const [cond, bind] = searchWhere(q)
-    const order = [...q.order.map((o) => `${ORDER_COLUMNS[o.key]} ${o.desc ? 'DESC' : 'ASC'}`), 'id'].join(', ')
     const total = Number(await db.value(`SELECT count(*) FROM resource WHERE ${cond}`, bind))
-    const page = q.page ? ` LIMIT $${bind.length + 1} OFFSET $${bind.length + 2}` : ''
+    const all: unknown[] = [...bind]
+    const order = [...q.order.map((o) => {
+      // A rank: the class's place in the bound list `,a,b,…,`.
+      if (o.rank) all.push(`,${o.rank.join(',')},`)
+      return `${o.rank ? `strpos($${all.length}::text, ',' || cls || ',')` : ORDER_COLUMNS[o.key]} ${o.desc ? 'DESC' : 'ASC'}`
+    }), 'id'].join(', ')
+    const page = q.page ? ` LIMIT $${all.length + 1} OFFSET $${all.length + 2}` : ''
     const rows = await db.rows<ResourceRow>(`SELECT ${ROW_COLUMNS} FROM resource WHERE ${cond} ORDER BY ${order}${page}`,
-      q.page ? [...bind, q.page.limit, q.page.offset] : bind)
+      q.page ? [...all, q.page.limit, q.page.offset] : all)
     return { rows, total }
   },
   page: async (q) => q.ids.length ? (await db.value<string>(...pageQuery(q)))! : '[]',

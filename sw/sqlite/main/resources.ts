@@ -167,11 +167,16 @@ export const resourcesRead = (db: SqlDb): ResourceRead => ({
   },
   search: async (q) => {
     const [cond, bind] = searchWhere(q)
-    const order = q.order.map((o) => `${ORDER_COLUMNS[o.key]} ${o.desc ? 'DESC' : 'ASC'}`)
     // sqlite-wasm refuses an empty bind array for a statement without parameters.
     const total = Number(db.selectValue(`SELECT count(*) FROM resource WHERE ${cond}`, bind.length ? bind : undefined))
+    const orderBind: Bind[] = []
+    const order = q.order.map((o) => {
+      // A rank: the class's place in the bound list `,a,b,…,`.
+      if (o.rank) orderBind.push(`,${o.rank.join(',')},`)
+      return `${o.rank ? `instr(?, ',' || cls || ',')` : ORDER_COLUMNS[o.key]} ${o.desc ? 'DESC' : 'ASC'}`
+    })
     const page = q.page ? ` LIMIT ${q.page.limit ?? -1} OFFSET ${q.page.offset}` : ''
-    return { rows: selectRows(db, `${cond} ORDER BY ${[...order, 'id'].join(', ')}${page}`, bind), total }
+    return { rows: selectRows(db, `${cond} ORDER BY ${[...order, 'id'].join(', ')}${page}`, [...bind, ...orderBind]), total }
   },
   page: async (q) => q.ids.length ? db.selectValue(...pageQuery(q)) as string : '[]',
   pageBytes: async (q) => {
