@@ -17,7 +17,8 @@ import { CHROMIUM_ARGS, findChromium } from '../../scripts/chromium.mjs'
 import { fieldsOf, N, polygonWkt, STYLE, tileSet } from './render-data.ts'
 import { median } from './report.ts'
 
-const DIRS = (process.env.AB_DIRS ?? '/work/wt-p22base,/work/wt-p22regr').split(',')
+if (!process.env.AB_DIRS) throw new Error('AB_DIRS: the worktrees to compare, comma-separated (see the usage above)')
+const DIRS = process.env.AB_DIRS.split(',')
 const LABELS = (process.env.AB_LABELS ?? 'before,after').split(',')
 const PORT = Number(process.env.E2E_PORT ?? 4377)
 const PORTS = DIRS.map((_, i) => PORT + 10_000 * i)
