@@ -20,12 +20,11 @@ import { NODE_ADMIN_PASSWORD, startNodeApi } from '../api/node-client.ts'
 import { swApi } from '../e2e/helpers.ts'
 import { machine, median, writeSection } from './report.ts'
 import { openWorkerPage } from './worker-page.ts'
+import { FIELDS, N, points } from './sync-data.ts'
 
-const N = 10_000
 const RUNS = 3
 const PORT = Number(process.env.E2E_PORT ?? 4205)
 const ORIGIN = `http://127.0.0.1:${PORT}`
-const FIELDS = [{ keyname: 'name', datatype: 'STRING' }, { keyname: 'n', datatype: 'INTEGER' }, { keyname: 'day', datatype: 'DATE' }]
 
 interface Host { api: Api; server: Server; base: string; dir: string }
 
@@ -44,10 +43,6 @@ async function ok(api: Api, method: string, path: string, body?: unknown): Promi
   if (res.status >= 300) throw new Error(`${api.host}: ${method} ${path} → ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`)
   return res.body
 }
-
-const points = (n: number, seed: number) => Array.from({ length: n }, (_, i) => ({
-  geom: `POINT(${4e6 + (i % 1000) * 10} ${7.5e6 + Math.floor(i / 1000) * 10 + seed})`,
-  fields: { name: `f${seed}-${i}`, n: i, day: `2024-0${1 + (i % 9)}-1${i % 10}` } }))
 
 /** A layer of `N` features on the team's server. */
 async function teamLayer(remote: Api, seed: number, versioned = true): Promise<number> {
