@@ -3,13 +3,16 @@
  * `@nextgis/ngw-connector`, against the Node host: its web-map adapter reads our web map, its
  * extent, items and basemaps (reference ngw-services §6.1), and the image URL it builds for a
  * layer answers a PNG. No map is drawn here: the adapter is given a stand-in for the `WebMap`
- * it would draw into (drawing in Chromium is a later step of issue 25).
+ * it would draw into (drawing in Chromium is a later step of issue 25). And the MVT adapter options
+ * it builds for a layer: the tile of its URL holds the MVT layer it draws only when the host answers
+ * in the original's names (`--identifiers original`, issue 24).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Server } from 'node:http'
 import { createRequire } from 'node:module'
 import { NODE_ADMIN_PASSWORD, startNodeApi } from './node-client.ts'
 import type { Api } from './harness.ts'
+import { bytesOf, decodeTile } from './mvt-decode.ts'
 
 const require = createRequire(import.meta.url)
 const NgwConnector = require('@nextgis/ngw-connector') as new (o: unknown) => { getResource(id: number): Promise<Record<string, any>> }
@@ -71,5 +74,40 @@ describe('@nextgis/ngw-kit against the Node host', () => {
     // Basemaps are added once their adapters are made (asynchronously).
     await expect.poll(() => baseLayers.length).toBe(1)
     expect(baseLayers).toEqual([{ name: 'OSM', opacity: 0.8, visibility: true }])
+  })
+})
+
+describe('@nextgis/ngw-kit\'s vector-tile layer against the Node host', () => {
+  /** A host answering in `identifiers`' names, a point layer with one feature in tile 10/512/511, and the tile ngw-kit asks for. */
+  async function kitTile(identifiers: 'original' | 'spec') {
+    const { server, base, api } = await startNodeApi({ app: { identifiers } })
+    try {
+      const made = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'vector_layer', parent: { id: 0 }, display_name: 'Kit tiles' },
+        vector_layer: { srs: { id: 3857 }, geometry_type: 'POINT', fields: [{ keyname: 'name', datatype: 'STRING' }] } } })
+      expect(made.status).toBe(201)
+      const layer = made.body.id as number
+      expect((await api.request('POST', `/api/resource/${layer}/feature/`, { body: { geom: 'POINT(1000 1000)', fields: { name: 'a' } } })).status).toBe(200)
+      // The options ngw-kit gives a map's MVT adapter for the layer: its URL template and the MVT layer it draws.
+      const options = kit.ngwApiToAdapterOptions({ options: { resource: layer, adapter: 'MVT' }, baseUrl: base }) as { url: string; sourceLayer: string }
+      const url = options.url.replace('{x}', '512').replace('{y}', '511').replace('{z}', '10')
+      expect(url.startsWith(base)).toBe(true)
+      const res = await api.request('GET', url.slice(base.length))
+      expect(res.status).toBe(200)
+      return { tile: decodeTile(bytesOf(res.bodyBase64)), sourceLayer: options.sourceLayer, layer }
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  }
+
+  it('with --identifiers original, the tile of the URL the kit builds holds the layer the kit draws (ngw:<id>), with the feature', async () => {
+    const { tile, sourceLayer, layer } = await kitTile('original')
+    expect(sourceLayer).toBe(`ngw:${layer}`)
+    expect(tile[sourceLayer]?.features.map((f) => f.properties)).toEqual([{ name: 'a' }])
+  })
+
+  it('in the spec\'s names the kit finds no layer of its name in our tile (why the setting exists)', async () => {
+    const { tile, sourceLayer, layer } = await kitTile('spec')
+    expect(Object.keys(tile)).toEqual([`svc:${layer}`])
+    expect(tile[sourceLayer]).toBeUndefined()
   })
 })

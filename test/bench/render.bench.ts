@@ -11,7 +11,7 @@
  */
 import { execSync, spawnSync } from 'node:child_process'
 import { Agent, request } from 'node:http'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp, nodePlatform, serve } from '../../sw/host/node.ts'
@@ -312,6 +312,8 @@ async function main(): Promise<void> {
     ].join('\n')
     writeSection('Rendering', body)
     console.log(body)
+    // The tiles side by side, for a look (a fresh clone has no test-results/ until a test run).
+    mkdirSync('test-results', { recursive: true })
     for (const [i, p] of ms.pngs.entries()) {
       writeFileSync(join('test-results', `bench-mapserver-${i}.png`), p)
       writeFileSync(join('test-results', `bench-outpost-${i}.png`), node.pngs[i]!)
