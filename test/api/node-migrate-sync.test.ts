@@ -7,8 +7,7 @@
  * attachment already on both sides is neither sent nor fetched again. The hosts and the remote
  * are the sync suite's (sync-cases.ts helpers, a fault proxy in front of the remote).
  */
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
-import { createHash } from 'node:crypto'
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Server } from 'node:http'
@@ -21,27 +20,7 @@ import { postgresData } from '../../sw/host/node.ts'
 import type { OutpostApp } from '../../sw/app.ts'
 import { migrateFolder } from '../../sw/host/node-migrate.ts'
 import { cluster } from '../pg/shared.ts'
-
-/** sha256 of every file under `dir` (path and bytes). */
-function hashFolder(dir: string): string {
-  const h = createHash('sha256')
-  const walk = (d: string) => {
-    for (const name of readdirSync(d).sort()) {
-      const p = join(d, name)
-      if (statSync(p).isDirectory()) walk(p)
-      else h.update(p).update(readFileSync(p))
-    }
-  }
-  walk(dir)
-  return h.digest('hex')
-}
-
-const stop = async (h: { server: Server; app: OutpostApp }) => {
-  await new Promise<void>((resolve) => h.server.close(() => resolve()))
-  const s = await h.app.services()
-  await s.data.close()
-  await s.platform.store.close?.()
-}
+import { hashFolder, stop } from './migrate-shared.ts'
 
 const point = (x: number, y: number, name: string, n: number | null = null) => ({ geom: `POINT(${x} ${y})`, fields: { name, n } })
 const commit = (m: string, p: string) => m === 'POST' && /\/feature\/transaction\/\d+$/.test(p)

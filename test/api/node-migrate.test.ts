@@ -5,8 +5,7 @@
  * source folder byte for byte.
  */
 import { spawn } from 'node:child_process'
-import { createHash } from 'node:crypto'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Server } from 'node:http'
@@ -22,32 +21,12 @@ import { createUser } from './cases/permissions.ts'
 import { newGroup, uploadFile } from './cases/ingest.ts'
 import { ensureQms } from './cases/catalogue-data.ts'
 import { cluster } from '../pg/shared.ts'
-
-/** sha256 of every file under `dir` (path and bytes). */
-function hashFolder(dir: string): string {
-  const h = createHash('sha256')
-  const walk = (d: string) => {
-    for (const name of readdirSync(d).sort()) {
-      const p = join(d, name)
-      if (statSync(p).isDirectory()) walk(p)
-      else h.update(p).update(readFileSync(p))
-    }
-  }
-  walk(dir)
-  return h.digest('hex')
-}
+import { hashFolder, stop } from './migrate-shared.ts'
 
 /** Status and body of GET `path`, the host's own address (absolute URLs of the catalogue) left out. */
 async function answer(api: Api, base: string, path: string) {
   const r = await api.request('GET', path)
   return [r.status, r.body === undefined ? r.text : JSON.parse(JSON.stringify(r.body).replaceAll(base, 'BASE'))]
-}
-
-const stop = async (h: { server: Server; app: OutpostApp }) => {
-  await new Promise<void>((resolve) => h.server.close(() => resolve()))
-  const s = await h.app.services()
-  await s.data.close()
-  await s.platform.store.close?.()
 }
 
 describe('npm run migrate: a SQLite data folder into PostgreSQL', () => {
