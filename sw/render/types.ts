@@ -13,9 +13,14 @@ import type { GeometryKind, VectorStyle } from './style.ts'
 export interface RenderableStyle {
   /**
    * `vector`: draws its parent feature layer with `vectorStyle`; `raster`: draws its parent
-   * raster layer's pixels.
+   * raster layer's pixels; `image`: draws itself (`image`), such as a remote WMS layer.
    */
-  kind: 'vector' | 'raster'
+  kind: 'vector' | 'raster' | 'image'
+  /**
+   * `image` styles: the pixels of `view` (RGBA, straight alpha, `view.width` × `view.height`),
+   * or `undefined` when there is nothing there; throws an `ApiError` when they cannot be had.
+   */
+  image?(id: number, data: ClassData, view: View, signal?: AbortSignal): Promise<Uint8ClampedArray | undefined>
   /** The style model of a resource with class data `data`, for a layer of geometry `geom`. */
   vectorStyle?(data: ClassData, geom: GeometryKind): VectorStyle
   /**
