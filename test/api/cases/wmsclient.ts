@@ -140,6 +140,12 @@ export const wmsclientCases: ApiCase[] = [
       const image = await api.request('GET', `/api/component/render/image?resource=${id}&extent=-20,10,-10,20&size=64,32&srs=4326`)
       expect(centre(expect, image)).toEqual([...colourAt(-1, 1), 255])
       expect((await api.request('GET', `/api/resource/${id}/extent`)).body.extent).toMatchObject({ minLon: -10, minLat: -20, maxLon: 30, maxLat: 40 })
+      // It is its own style: a web map shows it.
+      const map = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'webmap', parent: { id: 0 }, display_name: uniq('Map') },
+        webmap: { root_item: { item_type: 'root', children: [{ item_type: 'layer', display_name: 'WMS', layer_style_id: id, layer_adapter: 'image' }] } } } })
+      expect(map.status, map.text).toBe(201)
+      const display = await api.request('GET', `/api/resource/${map.body.id}/webmap/display_config`)
+      expect(display.text).toContain(`"styleId":${id}`)
       const bad = [{ connection: { id: 0 } }, { wmslayers: '' }, { srs: { id: 999999 } }, { remote_srs: { id: 1 } }, { vendor_params: { a: 1 } }, { vendor_params: { 'a b': 'c' } }]
       for (const m of bad) expectError(expect, await api.request('PUT', `/api/resource/${id}`, { body: { wmsclient_layer: m } }), 422, VALIDATION)
       expectError(expect, await post(api, 'wmsclient_layer', { connection: { id: conn }, imgformat: 'image/png', srs: { id: 3857 } }), 422, VALIDATION)
