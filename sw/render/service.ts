@@ -97,9 +97,9 @@ export function vectorStyleOf(h: StyleHandle): VectorStyle {
 export async function versionOf(services: RenderServices, styles: StyleHandle[]): Promise<string> {
   const parts: string[] = []
   for (const h of styles) {
-    // An image style's pixels are its own (a remote's): its data is all the version there is.
+    // An image style's pixels are a remote's: its data and what it names (a connection) are the version.
     const v = h.renderable.kind === 'vector' ? (await featureSource(services, h.layer.id, h.id)).version
-      : h.renderable.kind === 'raster' ? await rasterVersion(services, h.layer) : ''
+      : h.renderable.kind === 'raster' ? await rasterVersion(services, h.layer) : await h.renderable.imageVersion?.(h.data) ?? ''
     parts.push(`${h.id}:${h.dataText.length}:${h.dataHash}:${v}`)
   }
   return parts.join('|')

@@ -21,6 +21,11 @@ export interface RenderableStyle {
    * or `undefined` when there is nothing there; throws an `ApiError` when they cannot be had.
    */
   image?(id: number, data: ClassData, view: View, signal?: AbortSignal): Promise<Uint8ClampedArray | undefined>
+  /**
+   * `image` styles: what else their pixels depend on besides their own data (a WMS layer's
+   * connection), as a token that changes with it; cached tiles are kept only while it holds.
+   */
+  imageVersion?(data: ClassData): Promise<string>
   /** The style model of a resource with class data `data`, for a layer of geometry `geom`. */
   vectorStyle?(data: ClassData, geom: GeometryKind): VectorStyle
   /**

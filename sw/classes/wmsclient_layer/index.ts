@@ -120,6 +120,11 @@ export const wmsClientLayer: ClassFactory = (env) => ({
         if (!conn) throw validationError(`The connection of layer ${id} (resource id = ${d.connection}) is gone: point the layer at another one (${CLASS}.connection).`)
         return drawWmsView(env.platform, conn, paramsOf(d), view, signal)
       },
+      // Tiles drawn through a connection hold while its address, version and login do (not its capabilities).
+      async imageVersion(data) {
+        const c = (await env.classes.ref((data as unknown as LayerData).connection))?.data as Record<string, unknown> | undefined
+        return c ? JSON.stringify([c.url, c.version, c.username, c.password]) : 'gone'
+      },
     },
     bboxLayer: {
       async extent(ref) {

@@ -146,6 +146,9 @@ export const wmsclientCases: ApiCase[] = [
       expect(map.status, map.text).toBe(201)
       const display = await api.request('GET', `/api/resource/${map.body.id}/webmap/display_config`)
       expect(display.text).toContain(`"styleId":${id}`)
+      // A changed connection is asked again: no tile of the old address is served.
+      expect((await api.request('PUT', `/api/resource/${conn}`, { body: { wmsclient_connection: { url: remote.url('exception') } } })).status).toBe(200)
+      expect502(expect, await tile(api, id, 1, 0, 0), 'WMS exception')
       const bad = [{ connection: { id: 0 } }, { wmslayers: '' }, { srs: { id: 999999 } }, { remote_srs: { id: 1 } }, { vendor_params: { a: 1 } }, { vendor_params: { 'a b': 'c' } }]
       for (const m of bad) expectError(expect, await api.request('PUT', `/api/resource/${id}`, { body: { wmsclient_layer: m } }), 422, VALIDATION)
       expectError(expect, await post(api, 'wmsclient_layer', { connection: { id: conn }, imgformat: 'image/png', srs: { id: 3857 } }), 422, VALIDATION)
