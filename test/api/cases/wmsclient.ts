@@ -173,7 +173,7 @@ export const wmsclientCases: ApiCase[] = [
     },
   },
   {
-    name: 'wmsclient_layer: a remote exception or HTML page in place of an image is a 502; a 204 draws nothing; reading needs connection.connect',
+    name: 'wmsclient_layer: a remote exception, an HTML page or 400 MB in place of an image is a 502; a 204 draws nothing; reading needs connection.connect',
     async run(api, expect) {
       const conn = await connection(api, expect, 'ok')
       const nope = await layer(api, expect, conn, { wmslayers: 'nope' })
@@ -184,6 +184,7 @@ export const wmsclientCases: ApiCase[] = [
       const page = await tile(api, html, 0, 0, 0)
       expect502(expect, page, 'Remote answer malformed')
       expect(page.text).not.toContain(WMS_SECRET)
+      expect502(expect, await tile(api, await layer(api, expect, await connection(api, expect, 'huge')), 0, 0, 0), 'Remote answer too large')
       const empty = await layer(api, expect, conn, { wmslayers: 'empty' })
       expect((await tile(api, empty, 0, 0, 0, '&nd=204')).status).toBe(204)
       // A user who reads the layer but may not connect through its connection gets neither its images nor its capabilities.
