@@ -38,15 +38,16 @@ export function tileSource(template: string, client: RemoteClient, platform: Pic
   }
 }
 
-export interface TileReport { tiles: number; bytes: number; failed: number; given_up: boolean; written: string[] }
+export interface TileReport { tiles: number; bytes: number; failed: number; given_up: boolean }
 
 /**
  * Fetches every tile of `bbox` × `zooms` from `source` into blobs of basemap `index` of saved
- * map `group`; `onTile` after each. Stops (throwing the signal's reason) when `signal` aborts.
+ * map `group`, adding each blob's id to `written` (so a stopped job can delete them); `onTile`
+ * after each. Stops (throwing the signal's reason) when `signal` aborts.
  */
 export async function fetchTiles(source: TileSource, blobs: { putBlob(id: string, data: Uint8Array): Promise<void> }, group: number, index: number,
-  bbox: Bbox4326, zooms: [number, number], signal: AbortSignal, onTile: () => void): Promise<TileReport> {
-  const report: TileReport = { tiles: 0, bytes: 0, failed: 0, given_up: false, written: [] }
+  bbox: Bbox4326, zooms: [number, number], signal: AbortSignal, written: string[], onTile: () => void): Promise<TileReport> {
+  const report: TileReport = { tiles: 0, bytes: 0, failed: 0, given_up: false }
   const all = tilesOf(bbox, zooms)
   let inARow = 0
   const worker = async () => {
@@ -59,8 +60,8 @@ export async function fetchTiles(source: TileSource, blobs: { putBlob(id: string
         inARow = 0
         if (bytes.length) {
           const id = tileBlobId(group, index, z, x, y)
+          written.push(id)
           await blobs.putBlob(id, bytes)
-          report.written.push(id)
           report.tiles++
           report.bytes += bytes.length
         }
@@ -72,7 +73,10 @@ export async function fetchTiles(source: TileSource, blobs: { putBlob(id: string
       onTile()
     }
   }
-  await Promise.all(Array.from({ length: PARALLEL }, worker))
+  // Every worker ends before this returns or throws: none writes a tile after a stopped job cleaned up.
+  const ends = await Promise.allSettled(Array.from({ length: PARALLEL }, worker))
+  signal.throwIfAborted()
+  for (const e of ends) if (e.status === 'rejected') throw e.reason
   return report
 }
 

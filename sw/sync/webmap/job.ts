@@ -7,19 +7,18 @@
  * deletes everything it made: nothing half-saved stays. Saved maps are listed, refreshed (a
  * sync round of each layer) and removed (the group, and the tiles' blobs).
  */
-import { ApiError } from '../../core/error.ts'
+import { ApiError, validationError } from '../../core/error.ts'
 import type { Principal } from '../../auth/types.ts'
 import { progressBoard, requestCancelled, type TrackedProgress } from '../../ingest/progress.ts'
 import type { Services } from '../../services.ts'
 import { remoteClient, type RemoteClient } from '../client.ts'
-import { connectionNotFound } from '../errors.ts'
 import type { Credentials } from '../types.ts'
 import { fetchTiles, tileSource } from './basemap-tiles.ts'
 import type { InnerApi } from './inner.ts'
 import { localTree } from './local-map.ts'
 import { readRemoteMap, type Missing, type RemoteMap } from './remote-map.ts'
 import type { OfflineRequest } from './request.ts'
-import { tileBlobId, tileCount, tilesOf } from './tiles.ts'
+import { tileBlobPrefix, tileCount, tilesOf } from './tiles.ts'
 
 /** The resmeta key of a saved map's group. */
 export const META_KEY = 'outpost.offline_map'
@@ -39,8 +38,6 @@ export interface SavedMap {
   zooms: [number, number]
   webmap: number | null
   layers: { name: string; remote: number; local: number; features: number }[]
-  /** How many basemaps' tiles may be kept (their blobs are numbered 0 … sources - 1). */
-  sources: number
   basemaps: { name: string; resource: number; index: number; url: string; tiles: number; bytes: number }[]
   missing: Missing[]
   /** Bytes on the device: the tiles exactly, the features estimated. */
@@ -59,7 +56,7 @@ async function connectionOf(env: JobEnv, id: number): Promise<{ creds: Credentia
   const { services, user } = env
   const may = await services.data.read((tx) => services.acl.check(tx.acl, user, id, 'connection', 'connect'))
   const creds = may === false ? undefined : await services.classes.remoteConnection(id)
-  if (!creds) throw connectionNotFound(id)
+  if (!creds) throw validationError(`Resource id = ${id} is not a remote connection you may use - at \`$.connection\``)
   return { creds, client: remoteClient(creds, services.platform) }
 }
 
@@ -129,7 +126,7 @@ export async function takeOffline(env: JobEnv, req: OfflineRequest, progress: Tr
   const { creds, client } = await connectionOf(env, req.connection)
   const map = await readRemoteMap(client, creds, req.webmap)
   signal.throwIfAborted()
-  const saved: SavedMap = { state: 'saving', sources: map.basemaps.length, name: map.name, url: creds.url, connection: req.connection, remote_webmap: req.webmap, bbox: req.bbox,
+  const saved: SavedMap = { state: 'saving', name: map.name, url: creds.url, connection: req.connection, remote_webmap: req.webmap, bbox: req.bbox,
     zooms: req.zooms, webmap: null, layers: [], basemaps: [], missing: [...map.missing],
     size: { tiles: 0, features: 0, total: 0 }, saved: env.services.platform.now().toISOString(), refreshed: null }
   const { inner } = env
@@ -180,12 +177,13 @@ export async function takeOffline(env: JobEnv, req: OfflineRequest, progress: Tr
     let done = 0
     for (const [index, b] of map.basemaps.entries()) {
       const report = await fetchTiles(tileSource(b.url, client, env.services.platform), env.services.data.blobs, group, index,
-        req.bbox, req.zooms, signal, () => progress.done(++done))
-      written.push(...report.written)
+        req.bbox, req.zooms, signal, written, () => progress.done(++done))
       if (report.failed) {
         saved.missing.push({ kind: 'tiles', name: b.name, reason: report.given_up ? `its tiles could not be read from ${new URL(b.url, creds.url).origin}; ${report.tiles} of ${tiles} came`
           : `${report.failed} of ${tiles} tiles could not be read` })
       }
+      // A basemap none of whose tiles came is only listed as missing.
+      if (!report.tiles) continue
       const local = await inner.json('POST', '/api/resource/', { resource: { cls: 'basemap_layer', parent: { id: group }, display_name: b.name },
         basemap_layer: { url: `/api/resource/${group}/webmap_offline/tile/${index}/{z}/{x}/{y}`, copyright_text: b.copyright_text,
           z_min: req.zooms[0], z_max: req.zooms[1] } })
@@ -249,11 +247,13 @@ export async function refresh(env: JobEnv, id: number, saved: SavedMap) {
   return { status: rounds.every((r) => r.status === 'ok') ? 'ok' : rounds.some((r) => r.status === 'error') ? 'error' : 'conflicts', rounds }
 }
 
-/** `DELETE /api/resource/{id}/webmap_offline`: the group and everything in it, then the tiles' blobs. */
-export async function remove(env: JobEnv, id: number, saved: SavedMap): Promise<void> {
+/**
+ * `DELETE /api/resource/{id}/webmap_offline`: the group and everything in it, then every tile
+ * blob of the map (listed by prefix: a job cut by a killed host left some too). Answers how many.
+ */
+export async function remove(env: JobEnv, id: number): Promise<{ tiles: number }> {
   await env.inner.json('DELETE', `/api/resource/${id}`)
-  const ids = function* () {
-    for (let i = 0; i < saved.sources; i++) for (const [z, x, y] of tilesOf(saved.bbox, saved.zooms)) yield tileBlobId(id, i, z, x, y)
-  }
-  await deleteBlobs(env, ids())
+  const ids = await env.services.data.blobs.listBlobs(tileBlobPrefix(id))
+  await deleteBlobs(env, ids)
+  return { tiles: ids.length }
 }

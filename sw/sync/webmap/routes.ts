@@ -64,8 +64,7 @@ export function mountWebmapOffline(routes: Routes<WebmapOfflineVariables>, appFe
       const { env, saved } = await savedOf(c, id)
       if (c.req.method === 'GET') return json({ id, ...saved })
       if (c.req.method === 'POST') return json(await refresh(env, id, saved))
-      await remove(env, id, saved)
-      return json({})
+      return json({ freed: await remove(env, id) })
     })
 
   routes.add('outpost.webmap_offline.tile', '/api/resource/{id}/webmap_offline/tile/{i}/{z}/{x}/{y}', 'GET', onPath('resource', 'read'), async (c) => {

@@ -40,9 +40,12 @@ export function* tilesOf(bbox: Bbox4326, zooms: [number, number]): Generator<[nu
   }
 }
 
+/** The start of the ids of every tile blob of saved map `group`. */
+export const tileBlobPrefix = (group: number) => `webmap-offline-${group}-`
+
 /** The blob of tile z/x/y of basemap `index` of saved map `group`. */
 export const tileBlobId = (group: number, index: number, z: number, x: number, y: number) =>
-  `webmap-offline-${group}-${index}-${z}-${x}-${y}`
+  `${tileBlobPrefix(group)}${index}-${z}-${x}-${y}`
 
 /** A basemap URL template filled for one tile (`{-y}`: TMS rows, counted from the bottom). */
 export function tileUrl(template: string, z: number, x: number, y: number): string {
