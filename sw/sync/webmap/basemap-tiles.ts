@@ -8,8 +8,7 @@
 import { boundedFetch, type OutboundLimits } from '../../core/outbound.ts'
 import type { Platform } from '../../platform/platform.ts'
 import type { RemoteClient } from '../client.ts'
-import type { Bbox4326 } from './request.ts'
-import { tileBlobId, tilesOf, tileUrl } from './tiles.ts'
+import { tileBlobId, tilesOf, tileUrl, type Bbox4326 } from './tiles.ts'
 
 /** One tile: a few MiB at most, soon. */
 export const TILE_LIMITS: OutboundLimits = { maxBytes: 4 * 1024 * 1024, idleMs: 15_000, totalMs: 30_000 }

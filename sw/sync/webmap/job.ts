@@ -10,7 +10,7 @@
 import { ApiError, validationError } from '../../core/error.ts'
 import type { Principal } from '../../auth/types.ts'
 import { progressBoard, requestCancelled, type TrackedProgress } from '../../ingest/progress.ts'
-import type { Services } from '../../services.ts'
+import type { SyncServices } from '../service.ts'
 import { remoteClient, type RemoteClient } from '../client.ts'
 import type { Credentials } from '../types.ts'
 import { fetchTiles, tileSource } from './basemap-tiles.ts'
@@ -47,7 +47,8 @@ export interface SavedMap {
 }
 
 export interface JobEnv {
-  services: Services
+  /** The request's services object (also the owner of the progress board). */
+  services: SyncServices
   user: Principal
   inner: InnerApi
 }
@@ -81,7 +82,7 @@ export async function estimate(env: JobEnv, req: OfflineRequest) {
   const missing = [...map.missing, ...[...map.styles].filter(([, s]) => !COPY[s.cls])
     .map(([id, s]) => ({ kind: 'style' as const, name: `style ${id}`, reason: `a ${s.cls} cannot be copied here` }))]
   return {
-    name: map.name, layers, styles: copyable,
+    name: map.name, extent: map.extent, layers, styles: copyable,
     basemaps: map.basemaps.map((b) => ({ name: b.name, tiles })),
     tiles: tiles * map.basemaps.length, tile_bytes: tileBytes, features,
     bytes: tiles * map.basemaps.length * tileBytes + features * BYTES_PER_FEATURE,

@@ -27,6 +27,8 @@ export interface RemoteBasemap { name: string; resource: number; enabled: boolea
 
 export interface RemoteMap {
   name: string
+  /** The map's initial extent `[west, south, east, north]`, when it has one: the area a form starts from. */
+  extent: number[] | null
   /** The remote `root_item` as answered (the tree rebuilt locally). */
   root: Record<string, unknown>
   items: RemoteItem[]
@@ -56,7 +58,9 @@ export async function readRemoteMap(client: RemoteClient, creds: Credentials, id
   if (doc?.resource?.cls !== 'webmap' || typeof doc.webmap?.root_item !== 'object') {
     throw validationError(`Remote resource ${id} is not a web map - at \`$.webmap\``)
   }
-  const map: RemoteMap = { name: String(doc.resource.display_name ?? `Web map ${id}`), root: doc.webmap.root_item, items: [], basemaps: [],
+  const ext = doc.webmap.initial_extent
+  const extent = Array.isArray(ext) && ext.length === 4 && ext.every((v: unknown) => typeof v === 'number') ? ext as number[] : null
+  const map: RemoteMap = { name: String(doc.resource.display_name ?? `Web map ${id}`), extent, root: doc.webmap.root_item, items: [], basemaps: [],
     layers: new Map(), styles: new Map(), missing: [] }
   for (const it of layerItems(map.root)) {
     const name = String(it.display_name ?? '')

@@ -6,9 +6,9 @@
  */
 import { validationError } from '../../core/error.ts'
 import { expectKeys, expectKind, expectObject, expectRef } from '../../core/validate.ts'
-import { tileCount } from './tiles.ts'
+import { tileCount, type Bbox4326 } from './tiles.ts'
 
-export type Bbox4326 = [number, number, number, number]
+
 
 export interface OfflineRequest {
   connection: number

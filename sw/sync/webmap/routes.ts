@@ -15,7 +15,8 @@ import { AUTHENTICATED, onPath, type RequestContext, type Routes } from '../../c
 import type { Principal } from '../../auth/types.ts'
 import { internalServerError } from '../../core/error.ts'
 import { requestProgress } from '../../ingest/progress.ts'
-import type { Services } from '../../services.ts'
+import type { Identifiers } from '../../core/identifiers.ts'
+import type { SyncServices } from '../service.ts'
 import { imageType } from './basemap-tiles.ts'
 import { InnerApi, type AppFetch } from './inner.ts'
 import { estimate, refresh, remove, savedMap, savedMaps, takeOffline, type JobEnv } from './job.ts'
@@ -23,7 +24,7 @@ import { parseOfflineRequest } from './request.ts'
 import { tileBlobId } from './tiles.ts'
 
 export interface WebmapOfflineVariables {
-  services: Services
+  services: SyncServices & { names: Identifiers }
   user: Principal
 }
 

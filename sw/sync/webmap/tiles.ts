@@ -3,7 +3,8 @@
  * The basemap tiles of an area (XYZ, Web Mercator, y down) and where a saved map keeps them:
  * one blob of the data port each, so both hosts keep them the same way, and a delete frees them.
  */
-import type { Bbox4326 } from './request.ts'
+/** `[west, south, east, north]` in degrees (EPSG:4326). */
+export type Bbox4326 = [number, number, number, number]
 
 /** The Mercator's latitude limit. */
 const MAX_LAT = 85.0511287798066
