@@ -4,6 +4,7 @@
  * the local copy of its style; items whose style did not come are left out (they are listed as
  * missing), and groups left empty by that go too.
  */
+import { MAX_DEPTH } from './remote-map.ts'
 
 const LAYER_KEYS = ['display_name', 'layer_adapter', 'layer_enabled', 'layer_identifiable', 'layer_transparency',
   'layer_min_scale_denom', 'layer_max_scale_denom', 'legend_symbols', 'draw_order_position']
@@ -15,7 +16,7 @@ const pick = (n: Node, keys: string[]) => Object.fromEntries(keys.filter((k) => 
 
 /** `root` (a remote `root_item`) with styles renamed by `styles` (remote id → local id). */
 export function localTree(root: Node, styles: Map<number, number>): Node {
-  const walk = (node: Node): Node[] => {
+  const walk = (node: Node, depth = 0): Node[] => {
     const out: Node[] = []
     for (const c of Array.isArray(node.children) ? node.children as Node[] : []) {
       if (c?.item_type === 'layer') {
@@ -25,8 +26,8 @@ export function localTree(root: Node, styles: Map<number, number>): Node {
         // The original's identifiers answer IMAGE/TILE; the write takes the lower case.
         if (typeof item.layer_adapter === 'string') item.layer_adapter = item.layer_adapter.toLowerCase()
         out.push(item)
-      } else if (c?.item_type === 'group') {
-        const children = walk(c)
+      } else if (c?.item_type === 'group' && depth < MAX_DEPTH) {
+        const children = walk(c, depth + 1)
         if (children.length) out.push({ item_type: 'group', ...pick(c, GROUP_KEYS), children })
       }
     }

@@ -18,8 +18,6 @@ export interface RemoteItem {
   /** The remote style and its layer. */
   style: number
   layer: number
-  /** The item as the remote answered it (settings copied to the local item). */
-  raw: Record<string, unknown>
 }
 
 export interface RemoteBasemap { name: string; resource: number; enabled: boolean; opacity: number | null; url: string
@@ -33,22 +31,28 @@ export interface RemoteMap {
   root: Record<string, unknown>
   items: RemoteItem[]
   basemaps: RemoteBasemap[]
-  /** Per remote layer: its name, feature count, and the styles its items use (class, member). */
+  /** Per remote layer: its name and feature count; per remote style: its class and member. */
   layers: Map<number, { name: string; features: number }>
   styles: Map<number, { cls: string; member: unknown }>
   missing: Missing[]
 }
+
+/** Layers of one map taken offline: each is read (and later linked) one request after another. */
+export const MAX_LAYERS = 200
 
 /** Whether `err` is the remote refusing (or not finding) what was asked: then that part is missing, not the job failed. */
 const refusedOrGone = (err: unknown) => err instanceof ApiError && err.status === 502 && [401, 403, 404].includes(remoteStatus(err))
 
 const remoteStatus = (err: ApiError) => Number(err.opts.data?.remote_status)
 
+/** Groups deeper than this are not followed (our own trees stop at 32 levels; a remote's answer is not trusted to). */
+export const MAX_DEPTH = 32
+
 /** Layer items of `node`, depth first, in the tree's order. */
-function* layerItems(node: Record<string, unknown>): Generator<Record<string, unknown>> {
+function* layerItems(node: Record<string, unknown>, depth = 0): Generator<Record<string, unknown>> {
   for (const c of Array.isArray(node.children) ? node.children as Record<string, unknown>[] : []) {
     if (c?.item_type === 'layer') yield c
-    else if (c?.item_type === 'group') yield* layerItems(c)
+    else if (c?.item_type === 'group' && depth < MAX_DEPTH) yield* layerItems(c, depth + 1)
   }
 }
 
@@ -67,7 +71,11 @@ export async function readRemoteMap(client: RemoteClient, creds: Credentials, id
     const style = Number(it.layer_style_id)
     const layer = Number(it.style_parent_id)
     if (!Number.isInteger(style) || !Number.isInteger(layer)) continue
-    map.items.push({ display_name: name, style, layer, raw: it })
+    map.items.push({ display_name: name, style, layer })
+  }
+  const layerCount = new Set(map.items.map((i) => i.layer)).size
+  if (layerCount > MAX_LAYERS) {
+    throw validationError(`Remote web map ${id} has ${layerCount} layers, more than the ${MAX_LAYERS} a map taken offline may have - at \`$.webmap\``)
   }
   const gone = new Set<number>()
   for (const item of map.items) {
