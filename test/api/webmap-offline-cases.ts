@@ -188,6 +188,11 @@ export const offlineCases: OfflineCase[] = [
       // A guest may not see it; a resource that is not a saved map is a 404.
       expect((await env.local.request('GET', `/api/resource/${id}/webmap_offline`, { auth: 'guest' })).status).toBeGreaterThanOrEqual(401)
       expectError(expect, await env.local.request('GET', `/api/resource/${layer}/webmap_offline`), 404, 'outpost.webmap_offline.NotSaved')
+      // The same map again into the same group: its name is taken, nothing more is made.
+      const again = await env.local.request('POST', '/api/component/outpost/webmap_offline/', {
+        body: { connection: { id: connection }, webmap: { id: map.webmap }, bbox: AREA, zooms: ZOOMS } })
+      expectError(expect, again, 422, 'nextgisweb.resource.exception.DisplayNameNotUnique')
+      expect(await env.tileBlobs('webmap-offline-')).toBe(AREA_TILES)
       // Remove frees the tiles and takes the layers, styles and web map with the group.
       const removed = await env.local.request('DELETE', `/api/resource/${id}/webmap_offline`)
       expect(removed.body).toEqual({ freed: { tiles: AREA_TILES } })
