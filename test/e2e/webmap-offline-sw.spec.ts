@@ -4,6 +4,8 @@ import type { Api, Expect } from '../api/harness.ts'
 import { NODE_ADMIN_PASSWORD, startNodeApi } from '../api/node-client.ts'
 import { colours, connect, offlineCases, takeOffline, teamMap, wellsItem, type OfflineEnv } from '../api/webmap-offline-cases.ts'
 import { gotoControlled, stopWorker, swApi } from './helpers.ts'
+import { firstLogin, NEW_ADMIN_PASSWORD, openApp } from './ui-steps.ts'
+import { pngToImage, pixel } from '../api/render-helpers.ts'
 
 // Taking a team's web map offline into the app: the backend in the service worker (real
 // IndexedDB), the team's server a Node host across origins. The API cases of
@@ -51,6 +53,9 @@ test.describe('a web map taken offline into the service worker', () => {
     const E = expect as unknown as Expect
     const map = await teamMap(env, E)
     const { id, saved } = await takeOffline(env, E, await connect(env, E), map)
+    // The person logs in to the app (online, the first time), then the network goes.
+    await openApp(page)
+    await firstLogin(page)
     await page.context().setOffline(true)
     await new Promise((resolve) => remote.server.close(resolve))
     remote.server.closeAllConnections()
@@ -58,9 +63,35 @@ test.describe('a web map taken offline into the service worker', () => {
     await stopWorker(page.context(), page)
     await page.goto(`./?webmap=${saved.webmap}`)
     await page.waitForFunction(() => !!navigator.serviceWorker?.controller, undefined, { timeout: 20_000 })
-    const local = swApi(page)
+    const local = swApi(page, NEW_ADMIN_PASSWORD)
     const item = await wellsItem(local, saved.webmap)
     expect(item.display_name).toBe('Wells')
+    // The map opens as the main view: its layer's canvas draws the red points, the basemap the blue land, all from the device.
+    const view = page.getByTestId('webmap-view')
+    await expect(view).toHaveAttribute('data-loaded', 'true')
+    await expect(view.getByTestId('webmap-tree')).toContainText('Wells')
+    await expect(view.getByTestId('webmap-basemap')).toHaveValue('0')
+    await expect.poll(() => page.evaluate((cls) => {
+      let n = 0
+      for (const canvas of document.querySelectorAll<HTMLCanvasElement>(`.${cls} canvas`)) {
+        const d = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data
+        for (let i = 0; i < d.length; i += 4) if (d[i]! > 200 && d[i + 1]! < 60 && d[i + 2]! < 60 && d[i + 3]! > 128) n++
+      }
+      return n
+    }, `outpost-style-${item.layer_style_id}`), { timeout: 30_000 }).toBeGreaterThan(50)
+    const blue = async () => {
+      const img = pngToImage(new Uint8Array(await page.locator('.ol-viewport').screenshot()))
+      let n = 0
+      for (let y = 0; y < img.height; y += 4) for (let x = 0; x < img.width; x += 4) {
+        const [r, g, b] = pixel(img, x, y)
+        if (b > 200 && r < 60 && g < 60) n++
+      }
+      return n
+    }
+    await expect.poll(blue, { timeout: 30_000 }).toBeGreaterThan(5000)
+    // The view says it is an offline copy and what is missing.
+    await expect(view.getByTestId('wmo-view-status')).toContainText('Offline copy of')
+    await expect(view.getByTestId('wmo-view-status')).toContainText('tiles "Gone"')
     // The layer draws its three red points from the data on the device.
     const drawn = await local.request('GET', `/api/component/render/tile?resource=${item.layer_style_id}&z=8&x=135&y=86`)
     expect(drawn.status).toBe(200)
