@@ -1,7 +1,7 @@
 import { expect, test, type Frame, type Page } from '@playwright/test'
 import { createServer, type Server } from 'node:http'
 import { createLayer, addFeatures } from '../api/cases/feature.ts'
-import type { Api } from '../api/harness.ts'
+import type { Api, Expect } from '../api/harness.ts'
 import { embedSnippet } from '../../src/webmap/url.ts'
 import { swApi } from './helpers.ts'
 import { firstLogin, NEW_ADMIN_PASSWORD, openApp } from './ui-steps.ts'
@@ -23,9 +23,9 @@ function square(lon: number, lat: number, d: number): string {
 
 /** A polygon layer named `name` with one square, and its default style. */
 async function styledSquare(api: Api, name: string, lon: number, lat: number, d: number) {
-  const layer = await createLayer(api, expect, 'POLYGON', [])
+  const layer = await createLayer(api, expect as unknown as Expect, 'POLYGON', [])
   expect((await api.request('PUT', `/api/resource/${layer}`, { body: { resource: { display_name: name } } })).status).toBe(200)
-  await addFeatures(api, expect, layer, [{ geom: square(lon, lat, d), fields: {} }])
+  await addFeatures(api, expect as unknown as Expect, layer, [{ geom: square(lon, lat, d), fields: {} }])
   const style = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'engine_style', parent: { id: layer }, display_name: `${name} style` } } })
   expect(style.status).toBe(201)
   return { layer, style: style.body.id as number }
@@ -161,7 +161,7 @@ test.describe('embed page from a team\'s Node host', () => {
     // A page of another origin (localhost, not 127.0.0.1) with the snippet the app makes.
     const snippet = embedSnippet(`${team.base}/`, wm.body.id, { panel: true, title: 'Team lake' })
     parent = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><h1>Our lakes</h1>${snippet}`))
-    await new Promise<void>((resolve) => parent.listen(0, '127.0.0.1', resolve))
+    await new Promise<void>((resolve) => parent!.listen(0, '127.0.0.1', resolve))
     const port = (parent.address() as { port: number }).port
 
     const context = await browser.newContext()
