@@ -80,6 +80,7 @@ export interface DisplayConfig {
   webmapTitle: string
   initialExtent: LonLatBox | null
   rootItem: { children: DisplayNode[] }
+  annotations: { enabled: boolean; default: 'no' | 'yes' | 'messages'; scope: { read: boolean; write: boolean; manage: boolean } }
   webmapPlugin: { '@nextgisweb/basemap/plugin/base-map': { basemaps: DisplayBasemap[]; disable: boolean } }
 }
 
@@ -104,6 +105,7 @@ export async function listStyles(): Promise<ResourceItem[]> {
 
 export interface WebmapWrite {
   title?: string | null
+  annotation_enabled?: boolean
   initial_extent?: LonLatBox
   root_item?: { item_type: 'root'; children: WebmapItem[] }
 }
@@ -114,3 +116,17 @@ export const createWebmap = (parent: number, displayName: string, webmap: Webmap
 
 export const changeWebmap = (id: number, displayName: string, webmap: WebmapWrite) =>
   request<unknown>(`/api/resource/${id}`, { method: 'PUT', json: { resource: { display_name: displayName }, webmap } })
+
+/** An annotation: a shape in EPSG:3857 (WKT) with a text; `own` when the asker wrote it. */
+export interface Annotation { id: number; geom: string; public: boolean; own: boolean; description: string | null; style: unknown }
+
+export const listAnnotations = (webmap: number) => request<Annotation[]>(`/api/resource/${webmap}/annotation/`)
+
+export const createAnnotation = (webmap: number, a: { geom: string; description: string; public: boolean }) =>
+  request<{ id: number }>(`/api/resource/${webmap}/annotation/`, { method: 'POST', json: a })
+
+export const changeAnnotation = (webmap: number, id: number, change: { geom?: string; description?: string }) =>
+  request<{ id: number }>(`/api/resource/${webmap}/annotation/${id}`, { method: 'PUT', json: change })
+
+export const deleteAnnotation = (webmap: number, id: number) =>
+  request<unknown>(`/api/resource/${webmap}/annotation/${id}`, { method: 'DELETE' })
