@@ -34,6 +34,7 @@ export type LonLatBox = [number, number, number, number]
 
 export interface WebmapMember {
   initial_extent: LonLatBox | null
+  bookmark_resource: { id: number } | null
   title: string | null
   root_item: { item_type: 'root'; children: WebmapItem[] }
   [key: string]: unknown
@@ -80,6 +81,8 @@ export interface DisplayConfig {
   webmapTitle: string
   initialExtent: LonLatBox | null
   rootItem: { children: DisplayNode[] }
+  /** The vector layer whose features are the map's bookmarks. */
+  bookmarkLayerId: number | null
   annotations: { enabled: boolean; default: 'no' | 'yes' | 'messages'; scope: { read: boolean; write: boolean; manage: boolean } }
   webmapPlugin: { '@nextgisweb/basemap/plugin/base-map': { basemaps: DisplayBasemap[]; disable: boolean } }
 }
@@ -106,6 +109,7 @@ export async function listStyles(): Promise<ResourceItem[]> {
 export interface WebmapWrite {
   title?: string | null
   annotation_enabled?: boolean
+  bookmark_resource?: { id: number } | null
   initial_extent?: LonLatBox
   root_item?: { item_type: 'root'; children: WebmapItem[] }
 }

@@ -72,6 +72,7 @@ test('web map in the app: made in the editor, opened as the main view, shared by
   await editor.getByRole('button', { name: 'Move Island down' }).click()
   await expect(editor.getByTestId('webmap-editor-items').locator('li')).toHaveText([/Lake/, /Island/])
   await editor.getByTestId('webmap-annotations-enabled').check()
+  await editor.getByTestId('webmap-bookmark-layer').selectOption({ label: 'Island' })
   await editor.getByTestId('webmap-extent-from-view').click()
   await expect(editor.getByTestId('webmap-extent')).toHaveText(/^29\.\d+, 9\.\d+, 30\.\d+, 10\.\d+$/)
   await editor.getByTestId('webmap-save').click()
@@ -135,6 +136,15 @@ test('web map in the app: made in the editor, opened as the main view, shared by
   await other.getByTestId('webmap-share').click()
   expect(await other.getByTestId('webmap-share-link').inputValue()).toBe(link)
   await other.close()
+
+  // A bookmark (the island, the bookmark layer's one feature) moves the map to it: closer in.
+  await page.getByTestId('webmap-bookmarks').selectOption({ index: 1 })
+  await expect.poll(async () => {
+    await page.getByTestId('webmap-share').click()
+    const zoom = Number(/view=([\d.]+)\//.exec(await page.getByTestId('webmap-share-link').inputValue())![1])
+    await page.keyboard.press('Escape')
+    return zoom
+  }).toBeGreaterThan(10.5)
 
   // Closing the web map brings the device's layer list back.
   await page.getByTestId('webmap-close').click()
