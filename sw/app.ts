@@ -34,6 +34,7 @@ import { mountIngest } from './ingest/routes.ts'
 import { mountFiles } from './files/routes.ts'
 import { mountSpatialDb } from './spatialdb/routes.ts'
 import { mountWebMap } from './classes/webmap/routes.ts'
+import { mountWmsServer } from './classes/wmsserver_service/routes.ts'
 
 /** Every per-request value: the union of the components' contexts. */
 interface AppEnv {
@@ -119,6 +120,7 @@ export function createApp(platform: Platform, opts: AppOptions = {}): OutpostApp
   mountFiles(routes)
   mountSpatialDb(routes)
   mountWebMap(routes)
+  mountWmsServer(routes)
 
   // The request id of an error body is made when there is an error: most requests need none.
   app.notFound(() => json(pageNotFound().toBody(requestId()), 404))

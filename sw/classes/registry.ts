@@ -27,6 +27,7 @@ import { spatialDbConnection } from './spatialdb_connection/index.ts'
 import { spatialDbLayer } from './spatialdb_layer/index.ts'
 import { webMap } from './webmap/index.ts'
 import { basemapLayer } from './basemap_layer/index.ts'
+import { wmsServerService } from './wmsserver_service/index.ts'
 import type { SpatialDbSource } from '../port/spatialdb.ts'
 import type { SpatialDbCheckLayer, SpatialDbSources } from '../spatialdb/types.ts'
 import type { LinkedNeed, LinkedNeeds } from '../auth/types.ts'
@@ -45,6 +46,7 @@ const CLASSES: ClassFactory[] = [
   spatialDbLayer,
   webMap,
   basemapLayer,
+  wmsServerService,
 ]
 
 export class ClassRegistry implements ClassLookup, FeatureLayers, StoredFiles, SyncLookup, ResourceRefs, SpatialDbSources, LinkedNeeds {

@@ -26,7 +26,7 @@ import { cluster } from '../pg/shared.ts'
  */
 const PG_GROUPS: string[] = ['auth', 'catalogue', 'permissions', 'resource', 'pyramid', 'upload', 'blueprint', 'feature',
   'feature-bulk', 'attachment', 'identify', 'export', 'render', 'hardening', 'hardening-auth', 'hardening-values', 'mvt', 'versioning',
-  'compat', 'ingest', 'idempotency', 'webmap']
+  'compat', 'ingest', 'idempotency', 'webmap', 'wms']
 
 /** Cases that assert what only SQLite's storage does (its R*Tree and the tile index cut from it). */
 const SQLITE_ONLY = new Set(['tiles come from the layer\'s tile index once it is built, and show every edit at once'])

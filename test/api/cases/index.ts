@@ -35,6 +35,7 @@ import { compatCases } from './compat.ts'
 import { permissionCases } from './permissions.ts'
 import { spatialDbCases } from './spatialdb.ts'
 import { webmapCases } from './webmap.ts'
+import { wmsCases } from './wms.ts'
 
 export const CASE_GROUPS: Record<string, ApiCase[]> = {
   pyramid: pyramidCases,
@@ -70,4 +71,5 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   idempotency: idempotencyCases,
   spatialdb: spatialDbCases,
   webmap: webmapCases,
+  wms: wmsCases,
 }
