@@ -1,9 +1,9 @@
 /**
  * @module ogc/wms-image
  * The image of a GetMap (reference ngw-services §2.4): what was drawn laid on the background
- * (`TRANSPARENT`, `BGCOLOR`), encoded as PNG or JPEG (jpeg-js: pure JS, so both hosts encode alike).
+ * (`TRANSPARENT`, `BGCOLOR`), encoded as PNG or JPEG (image/jpeg).
  */
-import { encode as encodeJpeg } from 'jpeg-js'
+import { encodeJpegRgba } from '../image/jpeg.ts'
 import type { CanvasFactory, Surface } from '../image/canvas.ts'
 import type { WmsParams } from './wms-params.ts'
 import { invalidFormat, invalidValue } from './wms-errors.ts'
@@ -49,5 +49,5 @@ export async function encodeMap(canvas: CanvasFactory, drawn: Surface, format: M
   }
   if (format === 'image/png') return out.png()
   const rgba = out.rgba()
-  return encodeJpeg({ data: rgba, width: out.width, height: out.height }, JPEG_QUALITY).data
+  return encodeJpegRgba({ data: new Uint8Array(rgba.buffer, rgba.byteOffset, rgba.byteLength), width: out.width, height: out.height }, JPEG_QUALITY)
 }
