@@ -9,7 +9,7 @@ import { expectGolden, tile } from '../render-helpers.ts'
  * with a square of (200, 100, 50) from 30.2 to 30.8; stored reprojected to EPSG:3857 with alpha.
  * Tile 8/149/73 holds it: lon 30.5 is pixel 176, lat 60.5 pixel 159 (Web Mercator).
  */
-export async function rasterStyle(api: Parameters<ApiCase['run']>[0], expect: Parameters<ApiCase['run']>[1]) {
+async function rasterStyle(api: Parameters<ApiCase['run']>[0], expect: Parameters<ApiCase['run']>[1]) {
   const parent = await newGroup(api, expect)
   const source = await uploadFile(api, expect, 'rgb.tif', await TIFFS.rgb())
   const layer = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'raster_layer', parent: { id: parent }, display_name: uniq('Raster') },

@@ -12,7 +12,8 @@ import type { Api, ApiCase, ApiResponse, Expect } from '../harness.ts'
 import { uniq } from '../harness.ts'
 import { compareImages, decodePng, expectGolden, isColor, makeLayer, makeStyle, pixel, square } from '../render-helpers.ts'
 import { createUser, rule } from './permissions.ts'
-import { rasterStyle } from './render-raster.ts'
+import { writeArrayBuffer } from 'geotiff'
+import { newGroup, uploadFile } from './ingest.ts'
 
 const RED = `<map><layer><class><style><color red="255" green="0" blue="0"/></style></class></layer></map>`
 const BLUE = `<map><layer><class><name>Water</name><style><color red="0" green="0" blue="255"/></style></class></layer></map>`
@@ -55,6 +56,25 @@ function exception(res: ApiResponse): { code?: string; text: string } {
 function expectPng(expect: Expect, res: ApiResponse) {
   expect({ status: res.status, type: res.headers['content-type'], text: res.status === 200 ? '' : res.text }).toEqual({ status: 200, type: 'image/png', text: '' })
   return decodePng(res)
+}
+
+/**
+ * An RGB GeoTIFF written by geotiff.js (no GDAL in the test process): 30–31° E, 60–61° N in 64 px,
+ * black with a square of (200, 100, 50) from 30.25 to 30.75; as a raster layer and its style.
+ */
+async function rasterStyle(api: Api, expect: Expect): Promise<number> {
+  const px = new Uint8Array(64 * 64 * 3)
+  for (let y = 16; y < 48; y++) for (let x = 16; x < 48; x++) px.set([200, 100, 50], (y * 64 + x) * 3)
+  const tif = writeArrayBuffer(Object.assign(px, { width: 64, height: 64 }) as never, { width: 64, height: 64, SamplesPerPixel: 3,
+    BitsPerSample: [8, 8, 8], PhotometricInterpretation: 2, PlanarConfiguration: 1, ModelPixelScale: [1 / 64, 1 / 64, 0],
+    ModelTiepoint: [0, 0, 0, 30, 61, 0], GTModelTypeGeoKey: 2, GTRasterTypeGeoKey: 1, GeographicTypeGeoKey: 4326 })
+  const source = await uploadFile(api, expect, 'square.tif', new Uint8Array(tif))
+  const layer = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'raster_layer', parent: { id: await newGroup(api, expect) }, display_name: uniq('Raster') },
+    raster_layer: { srs: { id: 3857 }, source } } })
+  expect(layer.status).toBe(201)
+  const style = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'raster_style', parent: { id: layer.body.id }, display_name: 'Raster style' } } })
+  expect(style.status).toBe(201)
+  return style.body.id as number
 }
 
 export const wmsCases: ApiCase[] = [
@@ -225,7 +245,7 @@ export const wmsCases: ApiCase[] = [
       const l = caps.Capability.Layer[0].Layer[0]
       expect([l['@queryable'], l.Style.LegendURL]).toEqual(['0', undefined])
       expect(Number(l.LatLonBoundingBox['@minx'])).toBeCloseTo(30, 1)
-      // 30–31° E, 60–61° N with a square of (200, 100, 50) from 30.2 to 30.8.
+      // 30–31° E, 60–61° N with a square of (200, 100, 50) from 30.25 to 30.75.
       const img = expectPng(expect, await wms(api, id, 'SERVICE=WMS&REQUEST=GetMap&VERSION=1.1.1&LAYERS=dem&STYLES=&SRS=EPSG:4326&BBOX=30,60,31,61&WIDTH=100&HEIGHT=100&FORMAT=image/png&TRANSPARENT=TRUE'))
       expect(pixel(img, 50, 50)).toEqual([200, 100, 50, 255])
       const info = await wms(api, id, 'SERVICE=WMS&REQUEST=GetFeatureInfo&VERSION=1.1.1&QUERY_LAYERS=dem&SRS=EPSG:4326&BBOX=30,60,31,61&WIDTH=100&HEIGHT=100&X=50&Y=50')
