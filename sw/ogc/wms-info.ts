@@ -15,9 +15,9 @@ import { IDENTIFY_LIMIT } from '../feature/identify.ts'
 import { dumpOptions } from '../feature/query.ts'
 import { featureJson, rowShape } from '../feature/serialize.ts'
 import type { WmsService, WmsServices } from './types.ts'
-import { bboxOf, crsOf, pixelOf, required, sizeOf, type WmsParams, type WmsVersion } from './wms-params.ts'
+import { bboxOf, crsOf, pixelOf, sizeOf, type WmsParams, type WmsVersion } from './wms-params.ts'
 import { invalidValue, layerNotQueryable } from './wms-errors.ts'
-import { isQueryable, layerByKeyname } from './wms-layers.ts'
+import { isQueryable, layersOf } from './wms-layers.ts'
 import { esc } from './xml-out.ts'
 
 /** The clicked pixel ± this many pixels is searched (the original's `GFI_RADIUS`). */
@@ -27,7 +27,7 @@ interface Found { keyname: string; fid: number; label: string; fields: Record<st
 
 export async function getFeatureInfo(services: WmsServices, user: Principal, svc: WmsService, params: WmsParams,
   version: WmsVersion): Promise<{ body: string; contentType: string }> {
-  const layers = required(params, 'QUERY_LAYERS').split(',').map((n) => layerByKeyname(svc, n))
+  const layers = layersOf(svc, params, 'QUERY_LAYERS')
   const crs = await crsOf(params, version, services.platform.epsg)
   const extent = bboxOf(params, crs)
   const width = sizeOf(params, 'WIDTH'), height = sizeOf(params, 'HEIGHT')

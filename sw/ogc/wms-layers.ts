@@ -12,12 +12,23 @@ import { legendSize } from '../render/legend.ts'
 import { loadStyles, vectorStyleOf, type StyleHandle } from '../render/service.ts'
 import type { LayerFacts } from './wms-capabilities.ts'
 import type { WmsLayerConfig, WmsService, WmsServices } from './types.ts'
-import { layerNotDefined } from './wms-errors.ts'
+import { invalidValue, layerNotDefined } from './wms-errors.ts'
+import { required, type WmsParams } from './wms-params.ts'
+
+/** Layers one request may name: each is drawn or queried in turn, so a long list is work without bound. */
+export const MAX_REQUEST_LAYERS = 64
 
 export function layerByKeyname(svc: WmsService, name: string): WmsLayerConfig {
   const l = svc.layers.find((c) => c.keyname === name)
   if (!l) throw layerNotDefined(name)
   return l
+}
+
+/** The layers parameter `name` (`LAYERS`, `QUERY_LAYERS`) as the service's layers, at most `MAX_REQUEST_LAYERS`. */
+export function layersOf(svc: WmsService, params: WmsParams, name: string): WmsLayerConfig[] {
+  const names = required(params, name).split(',')
+  if (names.length > MAX_REQUEST_LAYERS) throw invalidValue(`Too many layers in ${name}: at most ${MAX_REQUEST_LAYERS}.`)
+  return names.map((n) => layerByKeyname(svc, n))
 }
 
 /** The layers that exist, can be drawn and whose data `user` may read, in the service's order. */

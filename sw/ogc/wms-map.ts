@@ -13,7 +13,7 @@ import type { WmsLayerConfig, WmsService, WmsServices } from './types.ts'
 import { bboxOf, crsOf, required, scaleOf, sizeOf, type WmsParams, type WmsVersion } from './wms-params.ts'
 import { backgroundOf, encodeMap, mapFormatOf, type MapFormat } from './wms-image.ts'
 import { noLegend, styleNotDefined } from './wms-errors.ts'
-import { layerByKeyname } from './wms-layers.ts'
+import { layerByKeyname, layersOf } from './wms-layers.ts'
 
 /** Whether a layer is drawn at `scale` (§2.4: `min` is the zoomed-out limit). */
 export const inScale = (l: WmsLayerConfig, scale: number) =>
@@ -31,7 +31,7 @@ function checkStyles(params: WmsParams, count: number): void {
 
 export async function getMap(services: WmsServices, user: Principal, svc: WmsService, params: WmsParams, version: WmsVersion,
   signal?: AbortSignal): Promise<{ bytes: Uint8Array; format: MapFormat }> {
-  const layers = required(params, 'LAYERS').split(',').map((n) => layerByKeyname(svc, n))
+  const layers = layersOf(svc, params, 'LAYERS')
   checkStyles(params, layers.length)
   const format = mapFormatOf(params)
   const bg = backgroundOf(params)

@@ -49,7 +49,7 @@ async function nodeHost(): Promise<{ call: Call; close: () => Promise<void> }> {
       res.on('end', () => resolve({ ms: performance.now() - t0, status: res.statusCode ?? 0, bytes: new Uint8Array(Buffer.concat(chunks)) }))
       res.on('error', reject)
     })
-    req.on('error', reject)
+    req.on('error', (err) => reject(new Error(`${method} ${path.slice(0, 80)}: ${err.message}`)))
     req.end(body)
   })
   return { call, close: async () => { server.closeAllConnections?.(); await new Promise((r) => server.close(r)) } }

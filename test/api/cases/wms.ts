@@ -268,6 +268,7 @@ export const wmsCases: ApiCase[] = [
         [getMap('red', 'SRS=EPSG:3857&BBOX=5,0,1,1'), 422, undefined, /BBOX/],
         [getMap('red', 'SRS=EPSG:3857'), 400, 'MissingParameterValue', /'BBOX'/],
         [getMap('red', ok).replace('WIDTH=200', 'WIDTH=100000'), 422, undefined, /WIDTH/],
+        [getMap(Array(65).fill('red').join(','), ok), 422, undefined, /Too many layers in LAYERS/],
         ['SERVICE=WMS&REQUEST=GetStuff', 400, 'OperationNotSupported', /GetStuff/],
         ['REQUEST=GetCapabilities', 400, 'InvalidParameterValue', /SERVICE/],
       ]
