@@ -36,6 +36,8 @@ type Call = (method: string, path: string, body?: string | Uint8Array) => Promis
 async function nodeHost(): Promise<{ call: Call; close: () => Promise<void> }> {
   const app = createApp(nodePlatform({ admin: { password: 'bench', mustChange: false, force: true }, log: () => {} }))
   const server = await serve(app, { port: 0 })
+  // MapServer runs between our requests for seconds: the idle keep-alive socket must outlive it (Node closes it after 5 s).
+  server.keepAliveTimeout = 10 * 60_000
   const addr = server.address()
   const base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`
   const auth = 'Basic ' + btoa('administrator:bench')
