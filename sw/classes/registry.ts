@@ -30,6 +30,7 @@ import { basemapLayer } from './basemap_layer/index.ts'
 import { wmsClientConnection } from './wmsclient_connection/index.ts'
 import { wmsClientLayer } from './wmsclient_layer/index.ts'
 import type { WmsConnectionState, WmsConnections } from '../ogc/client/types.ts'
+import { wmsServerService } from './wmsserver_service/index.ts'
 import type { SpatialDbSource } from '../port/spatialdb.ts'
 import type { SpatialDbCheckLayer, SpatialDbSources } from '../spatialdb/types.ts'
 import type { LinkedNeed, LinkedNeeds } from '../auth/types.ts'
@@ -50,6 +51,7 @@ const CLASSES: ClassFactory[] = [
   basemapLayer,
   wmsClientConnection,
   wmsClientLayer,
+  wmsServerService,
 ]
 
 export class ClassRegistry implements ClassLookup, FeatureLayers, StoredFiles, SyncLookup, ResourceRefs, SpatialDbSources, LinkedNeeds, WmsConnections {

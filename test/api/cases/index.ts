@@ -36,6 +36,7 @@ import { permissionCases } from './permissions.ts'
 import { spatialDbCases } from './spatialdb.ts'
 import { webmapCases } from './webmap.ts'
 import { wmsclientCases } from './wmsclient.ts'
+import { wmsCases } from './wms.ts'
 
 export const CASE_GROUPS: Record<string, ApiCase[]> = {
   pyramid: pyramidCases,
@@ -72,4 +73,5 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   spatialdb: spatialDbCases,
   webmap: webmapCases,
   wmsclient: wmsclientCases,
+  wms: wmsCases,
 }
