@@ -150,13 +150,23 @@ export class PgUnits {
   }
 }
 
-/** `conn` whose every statement first awaits `before()` (which runs once: the read's deferred BEGIN). */
+/**
+ * `conn` whose every statement first awaits `before()` (which runs once: the read's deferred
+ * BEGIN). Statements asked for together (a `Promise.all` in a read) go one after another: they
+ * would all wake from the same BEGIN at once, and `pg` deprecates queueing on a busy client.
+ */
 function lazily(conn: PgConn, before: () => Promise<unknown>): PgConn {
+  let tail: Promise<unknown> = Promise.resolve()
+  const inTurn = <T>(run: () => Promise<T>): Promise<T> => {
+    const out = tail.then(before).then(run)
+    tail = out.catch(() => undefined)
+    return out
+  }
   return {
-    rows: async (text, params) => { await before(); return conn.rows(text, params) },
-    row: async (text, params) => { await before(); return conn.row(text, params) },
-    value: async (text, params) => { await before(); return conn.value(text, params) },
-    exec: async (text, params) => { await before(); return conn.exec(text, params) },
+    rows: <T>(text: string, params?: readonly unknown[]) => inTurn(() => conn.rows<T>(text, params)),
+    row: <T>(text: string, params?: readonly unknown[]) => inTurn(() => conn.row<T>(text, params)),
+    value: <T>(text: string, params?: readonly unknown[]) => inTurn(() => conn.value<T>(text, params)),
+    exec: (text, params) => inTurn(() => conn.exec(text, params)),
   }
 }
 
