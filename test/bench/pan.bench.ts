@@ -13,7 +13,7 @@ import { writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import type { Page, Request } from 'playwright-core'
 import { machine, median, writeSection } from './report.ts'
-import { openWorkerPage } from './worker-page.ts'
+import { loginAdmin, openWorkerPage, pageApi as api } from './worker-page.ts'
 import { pointFeature, position } from './tiles-data.ts'
 
 const PORT = Number(process.env.E2E_PORT ?? 4313)
@@ -44,19 +44,6 @@ const CENTRE = (() => {
 
 interface Recording { frames: number[]; long: { start: number; duration: number }[] }
 interface ZoomResult { intervals: number[]; long: number[]; drawn: number[]; tiles: number; tileBytes: number }
-
-const api = (page: Page, method: string, path: string, body?: unknown) => page.evaluate(async ({ method, path, body }) => {
-  const res = await fetch(path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
-  const text = await res.text()
-  if (!res.ok) throw new Error(`${method} ${path} → ${res.status} ${text.slice(0, 300)}`)
-  return text ? JSON.parse(text) : null
-}, { method, path, body })
-
-/** Logs in as the administrator (a session cookie) and replaces the first-run password. */
-async function login(page: Page): Promise<void> {
-  await api(page, 'POST', '/api/component/auth/login', { login: 'administrator', password: 'admin' })
-  await api(page, 'PUT', '/api/component/auth/user/4', { password: PASSWORD })
-}
 
 async function pointLayer(page: Page, name: string, count: number, seed: number): Promise<number> {
   const { id } = await api(page, 'POST', '/api/resource/', { resource: { cls: 'vector_layer', parent: { id: 0 }, display_name: name },
@@ -192,7 +179,7 @@ async function main(): Promise<void> {
   try {
     const base = new URL(page.url()).origin
     await page.setViewportSize(VIEWPORT)
-    await login(page)
+    await loginAdmin(page, PASSWORD)
     const small = await pointLayer(page, `pan ${SMALL} points`, SMALL, 4)
     const big = await pointLayer(page, `pan ${BIG} points`, BIG, 3)
     await page.addInitScript(RECORDER)
