@@ -29,6 +29,13 @@ function theWorker(): Worker {
     if ('error' in m) w.reject(new Error(m.error))
     else w.resolve(unpack(m.tile))
   }
+  // The worker failed as a whole (its script did not load): its tiles fail, the next tile starts a new one.
+  worker.onerror = () => {
+    worker?.terminate()
+    worker = undefined
+    for (const w of waiting.values()) w.reject(new Error('the tile worker failed'))
+    waiting.clear()
+  }
   return worker
 }
 

@@ -62,7 +62,7 @@ async function open(page: Page, base: string, ids: number[], onPage: boolean): P
     await page.goto(`${base}/`)
     await page.waitForFunction(() => Number((document.querySelector('[data-testid="map"]') as HTMLElement | null)?.dataset.renderedAt ?? 0) > 0,
       undefined, { timeout: 300_000, polling: 50 })
-    await page.waitForLoadState('networkidle')
+    await page.waitForLoadState('networkidle', { timeout: 300_000 })
     await page.waitForTimeout(1000)
     // performance.now() counts from the navigation: the last full render is the time to it.
     const ms = await page.getByTestId('map').evaluate((el) => Number((el as HTMLElement).dataset.renderedAt))
