@@ -92,7 +92,8 @@ export default defineConfig({
   ],
   worker: { format: 'es' },
   optimizeDeps: { exclude: ['@sqlite.org/sqlite-wasm'] },
-  build: { target: 'es2022', chunkSizeWarningLimit: 2048 },
+  // Two pages: the app, and the embed page (a web map alone, for an iframe; src/embed.ts).
+  build: { target: 'es2022', chunkSizeWarningLimit: 2048, rollupOptions: { input: { main: 'index.html', embed: 'embed.html' } } },
   preview: { host: '127.0.0.1', port: 4173, strictPort: true },
   server: { host: '127.0.0.1', port: 5173 },
 })

@@ -54,7 +54,9 @@ export function appIcons(): Plugin {
     generateBundle() {
       for (const [fileName, source] of all()) this.emitFile({ type: 'asset', fileName, source })
     },
-    transformIndexHtml(html) {
+    transformIndexHtml(html, ctx) {
+      // Only the app's page has the splash (the embed page has none).
+      if (!ctx.filename.endsWith('index.html')) return html
       if (!html.includes(INLINE_MARK)) throw new Error(`index.html has no ${INLINE_MARK} for the splash icon.`)
       const svg = all().get('icons/icon.svg') as string
       // Decorative in the splash: the heading next to it names the app.

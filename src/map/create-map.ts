@@ -20,6 +20,8 @@ export interface CreateMapOptions {
   /** Lon/lat of the initial centre. */
   center?: [number, number]
   zoom?: number
+  /** Start where the app's map was left, and keep its view for the next start. @default true */
+  remember?: boolean
 }
 
 export function createMap(target: HTMLElement, opts: CreateMapOptions = {}): Map {
@@ -31,7 +33,8 @@ export function createMap(target: HTMLElement, opts: CreateMapOptions = {}): Map
     zIndex: 100,
     properties: { name: 'graticule' },
   })
-  const saved = savedView()
+  const remember = opts.remember ?? true
+  const saved = remember ? savedView() : undefined
   const map = new Map({
     target,
     layers: [createWorldBasemap(), graticule],
@@ -42,7 +45,7 @@ export function createMap(target: HTMLElement, opts: CreateMapOptions = {}): Map
       zoom: saved?.zoom ?? opts.zoom ?? 2,
     }),
   })
-  keepView(map)
+  if (remember) keepView(map)
   // When the view's tiles are all loaded and drawn: tests and the panning benchmark wait for it.
   map.on('rendercomplete', () => { target.dataset.renderedAt = String(performance.now()) })
   return map

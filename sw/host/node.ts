@@ -175,7 +175,8 @@ async function serveStatic(staticDir: string, pathname: string): Promise<Respons
   if (!body) return new Response('The app is not built: run `npm run build`.\n', { status: 404, headers: { 'content-type': 'text/plain' } })
   const headers: Record<string, string> = { 'content-type': MIME[extname(file)] ?? 'application/octet-stream' }
   // The worker script must never be cached by HTTP, or an update would not reach clients.
-  if (file.endsWith('sw.js') || file.endsWith('index.html')) headers['cache-control'] = 'no-cache'
+  // Nor the pages (the app's and the embed page), which name the hashed files of the current build.
+  if (file.endsWith('sw.js') || file.endsWith('.html')) headers['cache-control'] = 'no-cache'
   return new Response(new Uint8Array(body), { headers })
 }
 

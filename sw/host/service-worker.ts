@@ -133,5 +133,8 @@ cleanupOutdatedCaches()
 // Workbox saves each URL once; the manifest may list one twice (the PWA plugin adds the web manifest itself).
 addPlugins([installProgress(new Set(manifest.map((entry) => (typeof entry === 'string' ? entry : entry.url))).size)])
 precacheAndRoute(manifest)
+// The embed page with its query (`embed.html?webmap=3`, which the precache does not match) is
+// the precached embed page, so an embedded map opens offline once the app is installed here.
+registerRoute(new NavigationRoute(createHandlerBoundToURL(inScope(BASE, 'embed.html')), { allowlist: [new RegExp(`^${BASE}embed\\.html(\\?|$)`)] }))
 // Client-side routes open the app shell; /api/ never falls through to it.
 registerRoute(new NavigationRoute(createHandlerBoundToURL(inScope(BASE, 'index.html')), { denylist: [new RegExp(`^${BASE}api/`, 'i')] }))
