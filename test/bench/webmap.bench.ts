@@ -47,19 +47,32 @@ async function stopWorker(page: Page): Promise<void> {
   await cdp.detach()
 }
 
-/** Opens the app's map with `ids` shown; ms from navigation to its last full render, and the tiles it asked for. */
-async function open(page: Page, base: string, ids: number[], onPage: boolean): Promise<{ ms: number; tiles: number }> {
-  await page.evaluate(({ ids, view, onPage }) => {
-    localStorage.setItem('outpost.map.layers', JSON.stringify(Object.fromEntries(ids.map((id, order) => [`vector:${id}`, { visible: true, opacity: 1, order }]))))
+/** How the ten layers are opened: the web map (`./?webmap=<id>`), or the layers in the app's map with tiles decoded in its worker or on the page. */
+type Variant = 'webmap' | 'worker' | 'page'
+const VARIANTS: Variant[] = ['webmap', 'worker', 'page']
+const LABEL: Record<Variant, string> = { webmap: 'the web map (`./?webmap=<id>`, image tiles drawn by the service worker)',
+  worker: 'the ten layers in the app\'s map, vector tiles decoded in its worker', page: 'the same, vector tiles decoded on the page' }
+/** The view as the web-map URL names it: zoom/lat/lon of VIEW's centre. */
+const viewParam = () => {
+  const [x, y] = VIEW.center as [number, number]
+  const R = 6378137
+  return `${VIEW.zoom}/${((Math.atan(Math.sinh(y / R)) * 180) / Math.PI).toFixed(4)}/${((x / R) * 180 / Math.PI).toFixed(4)}`
+}
+
+/** Opens the ten layers as `variant` says; ms from navigation to the map's last full render, and the tiles it asked for. */
+async function open(page: Page, base: string, ids: number[], webmap: number, variant: Variant): Promise<{ ms: number; tiles: number }> {
+  const onPage = variant === 'page'
+  await page.evaluate(({ ids, view, onPage, shown }) => {
+    localStorage.setItem('outpost.map.layers', JSON.stringify(Object.fromEntries(ids.map((id, order) => [`vector:${id}`, { visible: shown, opacity: 1, order }]))))
     localStorage.setItem('outpost.map.view', JSON.stringify(view))
     if (onPage) localStorage.setItem('outpost.map.tileDecode', 'page')
     else localStorage.removeItem('outpost.map.tileDecode')
-  }, { ids, view: VIEW, onPage })
+  }, { ids, view: VIEW, onPage, shown: variant !== 'webmap' })
   let tiles = 0
-  const count = (r: { url(): string }) => { if (r.url().includes('/feature_layer/mvt')) tiles++ }
+  const count = (r: { url(): string }) => { if (/\/feature_layer\/mvt|\/render\/tile/.test(r.url())) tiles++ }
   page.context().on('requestfinished', count)
   try {
-    await page.goto(`${base}/`)
+    await page.goto(variant === 'webmap' ? `${base}/?webmap=${webmap}&view=${viewParam()}` : `${base}/`)
     await page.waitForFunction(() => Number((document.querySelector('[data-testid="map"]') as HTMLElement | null)?.dataset.renderedAt ?? 0) > 0,
       undefined, { timeout: 300_000, polling: 50 })
     await page.waitForLoadState('networkidle', { timeout: 300_000 })
@@ -75,8 +88,10 @@ async function open(page: Page, base: string, ids: number[], onPage: boolean): P
 async function main(): Promise<void> {
   const load0 = loadavg()[0]!
   const { page, close } = await openWorkerPage(PORT)
-  const times = { cold: { worker: [] as number[], page: [] as number[] }, warm: { worker: [] as number[], page: [] as number[] } }
-  let tileCount = 0, webmap = 0
+  const times = { cold: { webmap: [] as number[], worker: [] as number[], page: [] as number[] },
+    warm: { webmap: [] as number[], worker: [] as number[], page: [] as number[] } }
+  const tileCount = { webmap: 0, worker: 0, page: 0 }
+  let webmap = 0
   try {
     const base = new URL(page.url()).origin
     await page.setViewportSize(VIEWPORT)
@@ -91,14 +106,14 @@ async function main(): Promise<void> {
         layer_style_id: l.style, layer_adapter: 'tile', layer_enabled: true })) } } })).id
     const ids = layers.map((l) => l.id)
     for (let run = 0; run < RUNS; run++) {
-      for (const variant of ['worker', 'page'] as const) {
+      for (const variant of VARIANTS) {
         await stopWorker(page)
-        const cold = await open(page, base, ids, variant === 'page')
-        const warm = await open(page, base, ids, variant === 'page')
+        const cold = await open(page, base, ids, webmap, variant)
+        const warm = await open(page, base, ids, webmap, variant)
         times.cold[variant].push(cold.ms)
         times.warm[variant].push(warm.ms)
-        tileCount = warm.tiles
-        console.log(`run ${run + 1}, decoded ${variant === 'worker' ? 'in the worker' : 'on the page'}: cold ${cold.ms.toFixed(0)} ms (${cold.tiles} tiles), warm ${warm.ms.toFixed(0)} ms (${warm.tiles} tiles)`)
+        tileCount[variant] = warm.tiles
+        console.log(`run ${run + 1}, ${variant}: cold ${cold.ms.toFixed(0)} ms (${cold.tiles} tiles), warm ${warm.ms.toFixed(0)} ms (${warm.tiles} tiles)`)
       }
     }
   } finally {
@@ -111,19 +126,16 @@ Machine: ${machine()}. Command: \`npm run bench -- webmap\`.
 The machine is shared: its load average was ${load0.toFixed(1)} when the run started and ${load1.toFixed(1)} when it ended (2 cores).
 
 Ten vector layers in the service worker (six of ${POINTS.toLocaleString('en')} points, four of ${POLYGONS.toLocaleString('en')} 12-sided polygons; the tiles
-benchmark's seeded clusters, \`test/bench/tiles-data.ts\`), a style each, and a web map of the ten (resource ${webmap}) made through
-\`POST /api/resource/\`. The app's map in headless Chromium (${VIEWPORT.width}×${VIEWPORT.height}, software rendering) is opened with the ten
-layers shown, at zoom ${VIEW.zoom} over the data (${tileCount} vector tiles), and timed from navigation to its last \`rendercomplete\` once the
-network is idle: every tile of every layer fetched, decoded and drawn, the world basemap under them. Cold: the service worker
-stopped before the navigation (it starts, reopens its databases and cuts every tile); warm: the same page opened again right
-after (its tile cache full). In the map's worker (the app as it is) and on the page (\`outpost.map.tileDecode\` = \`page\`,
-OpenLayers' own loader), interleaved; median (runs). The app's web-map view (\`./?webmap=<id>\`) was not on main yet: the
-ten layers are opened through the app's map, which draws the same vector tiles.
+benchmark's seeded clusters, \`test/bench/tiles-data.ts\`), a default style each, and a web map of the ten made through
+\`POST /api/resource/\` (\`webmap.root_item\`). Headless Chromium (${VIEWPORT.width}×${VIEWPORT.height}, software rendering) opens them at
+zoom ${VIEW.zoom} over the data (\`view=${viewParam()}\`) and is timed from navigation to the map's last \`rendercomplete\` once the
+network is idle: every tile of every layer drawn, the world basemap under them. Cold: the service worker stopped before the
+navigation (it starts, reopens its databases and draws or cuts every tile); warm: the same page opened again right after
+(its tile caches full). Three ways, interleaved, in the same run; median (each run):
 
-| | tiles decoded in the worker | on the page | worker ÷ page |
+| opened as | tiles | cold | warm |
 |---|---|---|---|
-| cold | ${cell(times.cold.worker)} | ${cell(times.cold.page)} | ${(median(times.cold.worker) / median(times.cold.page)).toFixed(2)} |
-| warm | ${cell(times.warm.worker)} | ${cell(times.warm.page)} | ${(median(times.warm.worker) / median(times.warm.page)).toFixed(2)} |
+${VARIANTS.map((v) => `| ${LABEL[v]} | ${tileCount[v]} | ${cell(times.cold[v])} | ${cell(times.warm[v])} |`).join('\n')}
 `)
 }
 
