@@ -16,6 +16,7 @@ import { mvtUrl } from '../api/map.ts'
 import { tileUrl } from '../api/render.ts'
 import type { MapLayerEntry } from '../composables/useMapLayers.ts'
 import { featureStyle, geometryKind, layerColor, type GeometryKind } from './styles.ts'
+import { decodeInWorker, workerTileLoad } from './tile-decoder.ts'
 
 /** The property naming the resource an OpenLayers layer draws. */
 export const RESOURCE_PROP = 'outpostResource'
@@ -38,7 +39,9 @@ const crowdedTile = () => Number(localStorage.getItem('outpost.map.crowdedTile')
 
 const vector: LayerKind = {
   create(entry, selected) {
-    const source = new VectorTileSource({ format: new MVT(), url: mvtUrl([entry.resourceId]) })
+    // Decoded in a worker (map/tile-decoder): a crowded tile's protobuf is not parsed on the page's thread.
+    const source = new VectorTileSource({ format: new MVT(), url: mvtUrl([entry.resourceId]),
+      tileLoadFunction: decodeInWorker() ? workerTileLoad : undefined })
     const crowded = new WeakSet<FeatureLike>()
     const limit = crowdedTile()
     source.on('tileloadend', (e) => {

@@ -10,6 +10,20 @@ import { CHROMIUM_ARGS, findChromium } from '../../scripts/chromium.mjs'
 
 export interface WorkerPage { page: Page; close(): Promise<void> }
 
+/** A JSON request sent from inside the page, so the service worker answers it; throws on an error status. */
+export const pageApi = (page: Page, method: string, path: string, body?: unknown) => page.evaluate(async ({ method, path, body }) => {
+  const res = await fetch(path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
+  const text = await res.text()
+  if (!res.ok) throw new Error(`${method} ${path} → ${res.status} ${text.slice(0, 300)}`)
+  return text ? JSON.parse(text) : null
+}, { method, path, body })
+
+/** Logs in as the administrator (a session cookie) and replaces the first-run password with `password`. */
+export async function loginAdmin(page: Page, password: string): Promise<void> {
+  await pageApi(page, 'POST', '/api/component/auth/login', { login: 'administrator', password: 'admin' })
+  await pageApi(page, 'PUT', '/api/component/auth/user/4', { password })
+}
+
 function killGroup(p: ChildProcess): void {
   try { if (p.pid) process.kill(-p.pid, 'SIGTERM') } catch { /* already gone */ }
 }
