@@ -47,6 +47,22 @@ export interface FormPart {
 export interface Api {
   host: 'node' | 'service-worker'
   request(method: string, path: string, opts?: RequestOptions): Promise<ApiResponse>
+  /**
+   * Sends the requests one after another and answers them in order. A host may do it in one
+   * round trip (the service worker's: one page call instead of one per request).
+   */
+  requestAll?(requests: ReadonlyArray<ApiRequest>): Promise<ApiResponse[]>
+}
+
+/** One request for `requestAll`. */
+export type ApiRequest = [method: string, path: string, opts?: RequestOptions]
+
+/** `requests` one after another, through `api.requestAll` where the host has it. */
+export async function requestAll(api: Api, requests: ReadonlyArray<ApiRequest>): Promise<ApiResponse[]> {
+  if (api.requestAll) return api.requestAll(requests)
+  const out: ApiResponse[] = []
+  for (const [method, path, opts] of requests) out.push(await api.request(method, path, opts))
+  return out
 }
 
 export type Expect = typeof vitestExpect
