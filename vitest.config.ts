@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
+import SlowestFirst from './test/sequencer.ts'
 
 export default defineConfig({
   test: {
@@ -12,5 +13,7 @@ export default defineConfig({
     // worker on CI's 2 cores (766 s, the sum of the files' own times plus imports), while most
     // files wait on what they started (Node hosts in child processes, PostgreSQL, GDAL, sockets).
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    // The slowest files first, so the workers end together (test/sequencer.ts).
+    sequence: { sequencer: SlowestFirst },
   },
 })

@@ -29,7 +29,7 @@ const LAYERS = [
   { name: 'geo/store/image/engines', match: (p) => /^sw\/(geo|store|image)\//.test(p) || p.startsWith('wasm/') },
   { name: 'platform', match: (p) => p.startsWith('sw/platform/') },
   // sw/port is the engine-neutral glue of the data port: one more unit of this layer.
-  { name: 'components', match: (p) => /^sw\/(auth|resource|feature|upload|catalogue|pyramid|diagnostics|export|render|mvt|basemap|sync|ingest|files|spatialdb|port)\//.test(p) },
+  { name: 'components', match: (p) => /^sw\/(auth|resource|feature|upload|catalogue|pyramid|diagnostics|export|render|mvt|basemap|sync|ingest|files|spatialdb|port|ogc)\//.test(p) },
   // Implementations of the data port (sw/sqlite; a future sw/postgres): they use the components' types and pure helpers, never a class.
   { name: 'implementations', match: (p) => p.startsWith('sw/sqlite/') || p.startsWith('sw/postgres/') },
   { name: 'classes', match: (p) => p.startsWith('sw/classes/') && p !== 'sw/classes/registry.ts' },

@@ -16,6 +16,8 @@ export const listFeatureLayers = () =>
 /** Every raster layer, and every raster style (its parent is its layer). */
 export const listRasterLayers = () => request<ResourceItem[]>('/api/resource/search/', { query: { cls: 'raster_layer' } })
 export const listRasterStyles = () => request<ResourceItem[]>('/api/resource/search/', { query: { cls: 'raster_style' } })
+/** Every layer of a remote WMS: each draws itself (it is its own style), from the remote or, offline, from what was kept. */
+export const listWmsLayers = () => request<ResourceItem[]>('/api/resource/search/', { query: { cls: 'wmsclient_layer' } })
 
 /** The vector-tile URL template of resources (drawn bottom first). */
 export const mvtUrl = (ids: number[]) =>

@@ -34,6 +34,7 @@ export type LonLatBox = [number, number, number, number]
 
 export interface WebmapMember {
   initial_extent: LonLatBox | null
+  bookmark_resource: { id: number } | null
   title: string | null
   root_item: { item_type: 'root'; children: WebmapItem[] }
   [key: string]: unknown
@@ -80,6 +81,9 @@ export interface DisplayConfig {
   webmapTitle: string
   initialExtent: LonLatBox | null
   rootItem: { children: DisplayNode[] }
+  /** The vector layer whose features are the map's bookmarks. */
+  bookmarkLayerId: number | null
+  annotations: { enabled: boolean; default: 'no' | 'yes' | 'messages'; scope: { read: boolean; write: boolean; manage: boolean } }
   webmapPlugin: { '@nextgisweb/basemap/plugin/base-map': { basemaps: DisplayBasemap[]; disable: boolean } }
 }
 
@@ -104,6 +108,8 @@ export async function listStyles(): Promise<ResourceItem[]> {
 
 export interface WebmapWrite {
   title?: string | null
+  annotation_enabled?: boolean
+  bookmark_resource?: { id: number } | null
   initial_extent?: LonLatBox
   root_item?: { item_type: 'root'; children: WebmapItem[] }
 }
@@ -114,3 +120,17 @@ export const createWebmap = (parent: number, displayName: string, webmap: Webmap
 
 export const changeWebmap = (id: number, displayName: string, webmap: WebmapWrite) =>
   request<unknown>(`/api/resource/${id}`, { method: 'PUT', json: { resource: { display_name: displayName }, webmap } })
+
+/** An annotation: a shape in EPSG:3857 (WKT) with a text; `own` when the asker wrote it. */
+export interface Annotation { id: number; geom: string; public: boolean; own: boolean; description: string | null; style: unknown }
+
+export const listAnnotations = (webmap: number) => request<Annotation[]>(`/api/resource/${webmap}/annotation/`)
+
+export const createAnnotation = (webmap: number, a: { geom: string; description: string; public: boolean }) =>
+  request<{ id: number }>(`/api/resource/${webmap}/annotation/`, { method: 'POST', json: a })
+
+export const changeAnnotation = (webmap: number, id: number, change: { geom?: string; description?: string }) =>
+  request<{ id: number }>(`/api/resource/${webmap}/annotation/${id}`, { method: 'PUT', json: change })
+
+export const deleteAnnotation = (webmap: number, id: number) =>
+  request<unknown>(`/api/resource/${webmap}/annotation/${id}`, { method: 'DELETE' })

@@ -9,7 +9,7 @@
  * in localStorage, so a reload shows the same layers.
  */
 import { ref, watch } from 'vue'
-import { listFeatureLayers, listRasterLayers, listRasterStyles } from '../api/map.ts'
+import { listFeatureLayers, listRasterLayers, listRasterStyles, listWmsLayers } from '../api/map.ts'
 import { useMapStyles, type ShownStyle } from './useMapStyles.ts'
 
 export interface MapLayerEntry {
@@ -86,7 +86,7 @@ function arrange(shown: ShownStyle[]): MapLayerEntry[] {
 
 /** Reads the layers from the backend, keeping what the person chose for the known ones. */
 async function load(): Promise<void> {
-  const [items, rasters, rasterStyles] = await Promise.all([listFeatureLayers(), listRasterLayers(), listRasterStyles()])
+  const [items, rasters, rasterStyles, wms] = await Promise.all([listFeatureLayers(), listRasterLayers(), listRasterStyles(), listWmsLayers()])
   // Read after the answers: a layer shown or hidden while they were on their way (the list
   // reloads as it opens) keeps that choice instead of the one saved before.
   const saved = readSaved()
@@ -106,7 +106,10 @@ async function load(): Promise<void> {
     return { key: `style:${id}`, kind: 'style', resourceId: id, layerId: r.resource.id, title: r.resource.display_name,
       layerTitle: r.resource.display_name, ...chosen(saved, `style:${id}`) }
   })
-  layers = [...vectors, ...drawn]
+  // A WMS layer is its own style: drawn by the backend like a raster style.
+  const remote = wms.map((r): MapLayerEntry => ({ key: `style:${r.resource.id}`, kind: 'style', resourceId: r.resource.id, layerId: r.resource.id,
+    title: r.resource.display_name, layerTitle: r.resource.display_name, ...chosen(saved, `style:${r.resource.id}`) }))
+  layers = [...vectors, ...drawn, ...remote]
   entries.value = arrange(styles.shown.value)
   loaded.value = true
 }

@@ -18,6 +18,9 @@ export const CLICK_TOLERANCE = 6
 
 const wkt = new WKT()
 
+/** A layer to identify in: its title and its feature layer. */
+export interface IdentifyLayer { title: string; featureLayer: number }
+
 export interface IdentifyToolOptions {
   /** A geometry to identify by (WKT in EPSG:3857) and where to show the answer. */
   identify(wkt: string, at: number[]): void

@@ -27,6 +27,10 @@ import { spatialDbConnection } from './spatialdb_connection/index.ts'
 import { spatialDbLayer } from './spatialdb_layer/index.ts'
 import { webMap } from './webmap/index.ts'
 import { basemapLayer } from './basemap_layer/index.ts'
+import { wmsClientConnection } from './wmsclient_connection/index.ts'
+import { wmsClientLayer } from './wmsclient_layer/index.ts'
+import type { WmsConnectionState, WmsConnections } from '../ogc/client/types.ts'
+import { wmsServerService } from './wmsserver_service/index.ts'
 import type { SpatialDbSource } from '../port/spatialdb.ts'
 import type { SpatialDbCheckLayer, SpatialDbSources } from '../spatialdb/types.ts'
 import type { LinkedNeed, LinkedNeeds } from '../auth/types.ts'
@@ -45,9 +49,12 @@ const CLASSES: ClassFactory[] = [
   spatialDbLayer,
   webMap,
   basemapLayer,
+  wmsClientConnection,
+  wmsClientLayer,
+  wmsServerService,
 ]
 
-export class ClassRegistry implements ClassLookup, FeatureLayers, StoredFiles, SyncLookup, ResourceRefs, SpatialDbSources, LinkedNeeds {
+export class ClassRegistry implements ClassLookup, FeatureLayers, StoredFiles, SyncLookup, ResourceRefs, SpatialDbSources, LinkedNeeds, WmsConnections {
   readonly #classes: ResourceClass[]
   readonly #byId: Map<string, ResourceClass>
   /** Resource id → its ref (`null`: no such resource), as read at the main data's change token `#refsToken`. */
@@ -102,6 +109,10 @@ export class ClassRegistry implements ClassLookup, FeatureLayers, StoredFiles, S
 
   spatialDbSource(id: number): Promise<SpatialDbSource | undefined> {
     return this.#use(id, 'spatialDbConnection', (c, r) => c.source(r))
+  }
+
+  wmsConnection(id: number): Promise<WmsConnectionState | undefined> {
+    return this.#use(id, 'wmsConnection', (c, r) => c.connection(r))
   }
 
   spatialDbTable(id: number): Promise<{ connection: number; table: SpatialDbCheckLayer } | undefined> {

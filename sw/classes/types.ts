@@ -28,6 +28,7 @@ import type { SpatialDbPort } from '../port/spatialdb.ts'
 import type { SpatialDbConnectionProvider, SpatialDbLayerProvider, SpatialDbSources } from '../spatialdb/types.ts'
 import type { LinkedNeed } from '../auth/types.ts'
 import type { Catalogue } from '../catalogue/service.ts'
+import type { WmsConnectionProvider, WmsConnections } from '../ogc/client/types.ts'
 
 export type { AfterCommit, ClassContext, ClassData, Prepared, PrepareEnv, WriteContext } from '../resource/class.ts'
 
@@ -40,7 +41,7 @@ export interface ClassEnv {
   gpkgSources: GpkgSources
   /** The app's registry, for a class whose rules depend on other classes' capabilities (a style's parent,
    *  a connection's credentials for a linked layer). */
-  classes: ClassLookup & SyncLookup & ResourceRefs & SpatialDbSources
+  classes: ClassLookup & SyncLookup & ResourceRefs & SpatialDbSources & WmsConnections
   /**
    * A team's own PostGIS databases (issue 24): the Node host's (sw/postgres/external); absent in
    * the service worker, which cannot open a database connection.
@@ -70,6 +71,8 @@ export interface Capabilities {
   spatialDbConnection?: SpatialDbConnectionProvider
   /** A published table of such a database (`spatialdb_layer`), for the diagnostics: spatialdb/. */
   spatialDbLayer?: SpatialDbLayerProvider
+  /** A remote WMS and how to ask it (`wmsclient_connection`): ogc/client. */
+  wmsConnection?: WmsConnectionProvider
   /**
    * A permission on another resource that reading this one's data needs (a PostGIS layer's
    * `data.read` needs `connection.connect` on its connection, reference ngw-services §4.5).

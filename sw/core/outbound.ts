@@ -29,12 +29,14 @@ const MiB = 1024 * 1024
 /**
  * The defaults (docs/security.md). `json`: a page of a changes feed, a transaction's answer, a
  * layer's schema; `listing`: a remote tree a person is waiting to see; `file`: an attachment
- * (its cap is the upload limit, see `fileLimits`).
+ * (its cap is the upload limit, see `fileLimits`); `wms`: a remote WMS's capabilities and images.
  */
 export const OUTBOUND_LIMITS = {
   json: { maxBytes: 64 * MiB, idleMs: 30_000, totalMs: 120_000 },
   listing: { maxBytes: 64 * MiB, idleMs: 10_000, totalMs: 20_000 },
   file: { maxBytes: 512 * MiB, idleMs: 30_000, totalMs: 600_000 },
+  // A remote WMS's capabilities and images: the original's `wmsclient.timeout` is 15 s.
+  wms: { maxBytes: 32 * MiB, idleMs: 15_000, totalMs: 30_000 },
 } as const satisfies Record<string, OutboundLimits>
 
 export type Fetch = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>

@@ -34,7 +34,7 @@ const USAGE = `Usage: npm run serve -- [--port 8080] [--host 127.0.0.1] [--data 
   --demo     create the demo data set when the data folder is new
   --catalogue  folder in the QMS data layout that replaces the geoservice catalogue at start
   --upload-quota  bytes of pending uploads anonymous users may add to (default 1 GiB)
-  --allow-remote  an address range (CIDR) remote connections and PostGIS connections may reach although it
+  --allow-remote  an address range (CIDR) remote, WMS and PostGIS connections may reach although it
              is not public, when --host is beyond loopback (repeatable; also $OUTPOST_ALLOW_REMOTE,
              comma-separated); a PostGIS Unix socket counts as 127.0.0.1
   --trust-proxy  address range (CIDR) of reverse proxies in front of this host (repeatable; also

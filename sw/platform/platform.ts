@@ -58,7 +58,7 @@ export interface Platform {
    * Limits of the answers read through `fetch` (`core/outbound.ts`); the defaults when absent.
    * A file's size cap is `uploadMaxSize` unless set here.
    */
-  readonly outboundLimits?: Partial<Record<'json' | 'listing' | 'file', OutboundLimits>>
+  readonly outboundLimits?: Partial<Record<'json' | 'listing' | 'file' | 'wms', OutboundLimits>>
   /** The AES-GCM key secrets are encrypted with at rest (remote passwords); the host keeps it. */
   secretKey(): Promise<CryptoKey>
   /** Where the app itself is served from, in the browser (the worker's origin); absent in Node. */

@@ -16,7 +16,7 @@ import { PgUnits } from './uow.ts'
 import { PgTokens } from './tokens.ts'
 import { pgBlobs } from './blobs.ts'
 import { migratePg } from './migrate.ts'
-import { pgMainRead, pgMainWrite } from './tx.ts'
+import { aclTokenOnce, pgMainRead, pgMainWrite } from './tx.ts'
 import { PgFeatureTables } from './features/tables.ts'
 import { pgCatalogue } from './catalogue.ts'
 import { exclusive } from './exclusive.ts'
@@ -54,8 +54,10 @@ export async function openPostgresData(url: string, opts: PostgresPortOptions = 
   }
   const frames = opts.asyncContext?.() as Frames | undefined
   const units = new PgUnits(pool, 'main', frames)
-  const tokens = new PgTokens(async () => (await unavailable(pool.query<{ scope: string; n: number }>('SELECT scope, n FROM outpost_change'))).rows)
+  // Named: each connection parses and plans it once, not on every request.
+  const tokens = new PgTokens(async () => (await unavailable(pool.query<{ scope: string; n: number }>({ name: 'outpost_change', text: 'SELECT scope, n FROM outpost_change' }))).rows)
   await tokens.refresh()
+  const aclToken = aclTokenOnce(tokens)
   const blobs = opts.blobs ?? pgBlobs(pool)
   // Its tables are made with the rest (schema/catalogue.ts): nothing to open on first use.
   const catalogue = pgCatalogue(pool, tokens, frames)
@@ -63,7 +65,7 @@ export async function openPostgresData(url: string, opts: PostgresPortOptions = 
     pool,
     tokens,
     unitOfWork: (fn) => units.write(pgMainWrite, fn, (conn) => tokens.move(conn, ['main'])),
-    read: (fn) => units.read(pgMainRead, fn),
+    read: (fn) => units.read((db, live) => pgMainRead(db, live, aclToken), fn),
     blobs,
     features: new PgFeatureTables(pool, tokens, blobs, frames),
     catalogue: async () => catalogue,

@@ -5,7 +5,7 @@
  * `lock('tree')` is already held by every unit of work (uow.ts's main lock); a layer's lock is
  * an advisory lock of its own, for the feature writes that run outside the main lock.
  */
-import type { MainRead, MainWrite } from '../port/port.ts'
+import type { ChangeTokens, MainRead, MainWrite } from '../port/port.ts'
 import { assembleTx } from '../port/assemble.ts'
 import type { PgConn } from './conn.ts'
 import { journalWrite } from './main/journal.ts'
@@ -55,7 +55,33 @@ export function pgMainWrite(db: PgConn, live: () => void): MainWrite {
   })
 }
 
-/** Read members only: the transaction is READ ONLY. */
-export function pgMainRead(db: PgConn, live: () => void): MainRead {
-  return assembleTx<MainRead, PgConn>(db, live, READ, {})
+/** Answers the ACL's change token (`acl_state`) of a read, given the query that reads it. */
+export type AclToken = (read: () => Promise<number>) => Promise<number>
+
+/**
+ * The ACL token read once per move of the 'main' change counter: `acl_state` changes only in
+ * a main unit of work (the triggers of schema/acl.ts on the tree, principals and membership),
+ * and every one of those moves 'main' (port.ts), which each request refreshes first. So while
+ * 'main' stands still the token read before still holds, and a request's permission check costs
+ * no statement. The counter is taken before the read: a commit between the two only makes the
+ * remembered token newer than its counter, and the next move reads it again.
+ */
+export function aclTokenOnce(tokens: ChangeTokens): AclToken {
+  let known: { main: string; version: number } | undefined
+  return async (read) => {
+    const main = tokens.current('main')
+    if (known?.main === main) return known.version
+    const version = await read()
+    known = { main, version }
+    return version
+  }
+}
+
+/**
+ * Read members only: the transaction is READ ONLY. `aclToken` answers the ACL's token (a unit
+ * of work reads it in its own transaction, which sees its own uncommitted changes).
+ */
+export function pgMainRead(db: PgConn, live: () => void, aclToken?: AclToken): MainRead {
+  const read = aclToken ? { ...READ, acl: (c: PgConn) => { const acl = aclRead(c); return { ...acl, token: () => aclToken(acl.token) } } } : READ
+  return assembleTx<MainRead, PgConn>(db, live, read, {})
 }

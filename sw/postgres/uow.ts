@@ -13,7 +13,8 @@
  *   port allows it), a few times with a growing pause; a lost connection is not retried (the
  *   COMMIT may have happened).
  * - A read is one REPEATABLE READ READ ONLY transaction: one snapshot, taken after every write
- *   acknowledged before the call.
+ *   acknowledged before the call. Its BEGIN is sent with its first statement: a read that
+ *   needs none costs nothing.
  */
 import type pg from 'pg'
 import { enterFrame, liveness, type Frame, type Frames } from '../port/frames.ts'
@@ -97,13 +98,16 @@ export class PgUnits {
     return enterFrame(this.#frames, this, this.#name, async (frame) => {
       const client = await this.#pool.connect()
       let broken: Error | undefined
+      // BEGIN waits for the first statement: a read answered from caches (the ACL's token
+      // while the 'main' counter stands still, tx.ts) costs no round trip at all.
+      let begun: Promise<unknown> | undefined
       try {
-        await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
-        const out = await this.#run(make, connOf(client), fn)
-        await client.query('COMMIT')
+        const conn = lazily(connOf(client), () => (begun ??= client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')))
+        const out = await this.#run(make, conn, fn)
+        if (begun) await client.query('COMMIT')
         return out
       } catch (err) {
-        broken = await rollback(client, err)
+        if (begun) broken = await rollback(client, err)
         throw err
       } finally {
         frame.open = false
@@ -143,6 +147,26 @@ export class PgUnits {
     } finally {
       frame.open = false
     }
+  }
+}
+
+/**
+ * `conn` whose every statement first awaits `before()` (which runs once: the read's deferred
+ * BEGIN). Statements asked for together (a `Promise.all` in a read) go one after another: they
+ * would all wake from the same BEGIN at once, and `pg` deprecates queueing on a busy client.
+ */
+function lazily(conn: PgConn, before: () => Promise<unknown>): PgConn {
+  let tail: Promise<unknown> = Promise.resolve()
+  const inTurn = <T>(run: () => Promise<T>): Promise<T> => {
+    const out = tail.then(before).then(run)
+    tail = out.catch(() => undefined)
+    return out
+  }
+  return {
+    rows: <T>(text: string, params?: readonly unknown[]) => inTurn(() => conn.rows<T>(text, params)),
+    row: <T>(text: string, params?: readonly unknown[]) => inTurn(() => conn.row<T>(text, params)),
+    value: <T>(text: string, params?: readonly unknown[]) => inTurn(() => conn.value<T>(text, params)),
+    exec: (text, params) => inTurn(() => conn.exec(text, params)),
   }
 }
 

@@ -70,13 +70,19 @@ const ICON = 16
 const ROW = 22
 const FONT = { size: 12, bold: false, italic: false }
 
-/** The legend as one image: a row per rule with its icon and title. */
-export async function legendImage(style: VectorStyle, canvas: CanvasFactory): Promise<Uint8Array> {
+/** The size of `legendImage`'s image, without drawing it (a WMS LegendURL states it). */
+export function legendSize(style: VectorStyle, canvas: CanvasFactory): { width: number; height: number } {
   const rules = style.rules.filter((r) => r.enabled)
   const measure = canvas(1, 1)
   measure.ctx.font = fontOf(FONT)
   const textWidth = Math.max(0, ...rules.map((r) => measure.ctx.measureText(r.title).width))
-  const width = Math.ceil(ICON + 12 + textWidth + 4), height = Math.max(1, rules.length * ROW + 4)
+  return { width: Math.ceil(ICON + 12 + textWidth + 4), height: Math.max(1, rules.length * ROW + 4) }
+}
+
+/** The legend as one image: a row per rule with its icon and title. */
+export async function legendImage(style: VectorStyle, canvas: CanvasFactory): Promise<Uint8Array> {
+  const rules = style.rules.filter((r) => r.enabled)
+  const { width, height } = legendSize(style, canvas)
   const s = canvas(width, height)
   rules.forEach((r, i) => {
     const y = 2 + i * ROW

@@ -97,9 +97,9 @@ export function vectorStyleOf(h: StyleHandle): VectorStyle {
 export async function versionOf(services: RenderServices, styles: StyleHandle[]): Promise<string> {
   const parts: string[] = []
   for (const h of styles) {
-    const v = h.renderable.kind === 'vector'
-      ? (await featureSource(services, h.layer.id, h.id)).version
-      : await rasterVersion(services, h.layer)
+    // An image style's pixels are a remote's: its data and what it names (a connection) are the version.
+    const v = h.renderable.kind === 'vector' ? (await featureSource(services, h.layer.id, h.id)).version
+      : h.renderable.kind === 'raster' ? await rasterVersion(services, h.layer) : await h.renderable.imageVersion?.(h.data) ?? ''
     parts.push(`${h.id}:${h.dataText.length}:${h.dataHash}:${v}`)
   }
   return parts.join('|')
@@ -118,9 +118,19 @@ export async function renderStyles(services: RenderServices, surface: Surface, s
   for (const h of styles) {
     opts.signal?.throwIfAborted()
     if (h.renderable.kind === 'vector') drawn = (await drawVectorStyle(services, surface, h, view, opts)) || drawn
+    else if (h.renderable.kind === 'image') drawn = (await drawImageStyle(services, surface, h, view, opts.signal)) || drawn
     else drawn = (await drawRaster(services, surface, h.layer, view, opts.signal)) || drawn
   }
   return drawn
+}
+
+async function drawImageStyle(services: RenderServices, surface: Surface, h: StyleHandle, view: View, signal?: AbortSignal): Promise<boolean> {
+  const rgba = await h.renderable.image!(h.id, h.data, view, signal)
+  if (!rgba) return false
+  const tmp = services.platform.canvas(view.width, view.height)
+  tmp.putRgba(rgba)
+  surface.drawSurface(tmp)
+  return true
 }
 
 async function drawVectorStyle(services: RenderServices, surface: Surface, h: StyleHandle, view: View, opts: RenderOptions): Promise<boolean> {

@@ -13,9 +13,19 @@ import type { GeometryKind, VectorStyle } from './style.ts'
 export interface RenderableStyle {
   /**
    * `vector`: draws its parent feature layer with `vectorStyle`; `raster`: draws its parent
-   * raster layer's pixels.
+   * raster layer's pixels; `image`: draws itself (`image`), such as a remote WMS layer.
    */
-  kind: 'vector' | 'raster'
+  kind: 'vector' | 'raster' | 'image'
+  /**
+   * `image` styles: the pixels of `view` (RGBA, straight alpha, `view.width` × `view.height`),
+   * or `undefined` when there is nothing there; throws an `ApiError` when they cannot be had.
+   */
+  image?(id: number, data: ClassData, view: View, signal?: AbortSignal): Promise<Uint8ClampedArray | undefined>
+  /**
+   * `image` styles: what else their pixels depend on besides their own data (a WMS layer's
+   * connection), as a token that changes with it; cached tiles are kept only while it holds.
+   */
+  imageVersion?(data: ClassData): Promise<string>
   /** The style model of a resource with class data `data`, for a layer of geometry `geom`. */
   vectorStyle?(data: ClassData, geom: GeometryKind): VectorStyle
   /**

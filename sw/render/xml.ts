@@ -65,9 +65,9 @@ function withoutDoctype(xml: string): string {
  */
 export const XML_MAX_LENGTH = 1024 * 1024
 
-/** The root element of `xml`; throws `XmlError`. */
-export function parseXml(source: string): XmlNode {
-  if (source.length > XML_MAX_LENGTH) throw new XmlError(`The document is longer than ${XML_MAX_LENGTH} characters (1 MiB)`)
+/** The root element of `xml`; throws `XmlError`. `maxLength`: a longer document is refused unparsed. */
+export function parseXml(source: string, maxLength = XML_MAX_LENGTH): XmlNode {
+  if (source.length > maxLength) throw new XmlError(`The document is longer than ${maxLength} characters (${Math.round(maxLength / 1048576)} MiB)`)
   const xml = withoutDoctype(source)
   const valid = XMLValidator.validate(xml)
   if (valid !== true) throw new XmlError(valid.err.msg, valid.err.line, valid.err.col)

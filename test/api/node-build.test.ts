@@ -18,7 +18,9 @@ const SERVE = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { 
 const dirs: string[] = []
 const hosts: Host[] = []
 beforeAll(() => {
-  const r = spawnSync(process.execPath, ['scripts/build-node.mjs'], { encoding: 'utf8' })
+  // Emit only: `npm run typecheck` (before vitest in `npm test`) checks these sources, and the
+  // emitted files are the same as a checked build's (compared 27 Nov); it saves ~15 s of CPU.
+  const r = spawnSync(process.execPath, ['scripts/build-node.mjs', '--no-check'], { encoding: 'utf8' })
   expect(r.status, r.stderr + r.stdout).toBe(0)
 }, 300_000)
 afterAll(async () => {

@@ -3,7 +3,16 @@
  * it to MapServer (tags are mapfile keywords; colours are red/green/blue attributes), so
  * MapServer draws the same data with the same style in the render benchmark.
  */
+import { execSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { parseXml, type XmlNode } from '../../sw/render/xml.ts'
+
+/** Installs Debian's mapserver-bin (`map2img`) when it is missing. */
+export function ensureMapserver(): void {
+  if (existsSync('/usr/bin/map2img')) return
+  console.log('installing mapserver-bin with apt-get…')
+  execSync('apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mapserver-bin', { stdio: 'inherit' })
+}
 
 /** Keywords whose value is a quoted string in a mapfile. */
 const QUOTED = new Set(['name', 'text', 'symbol', 'font', 'labelitem', 'classitem', 'title', 'group', 'data', 'image'])
@@ -26,6 +35,8 @@ export interface MapfileOptions {
   data: string
   type: 'polygon' | 'line' | 'point' | 'raster'
   fontset: string
+  /** The map's size in pixels (map2img's `-s` overrides it). @default 256 */
+  size?: number
 }
 
 /** A mapfile drawing `xml` (a `<map>` style) over `data` in EPSG:3857 into a transparent RGBA PNG. */
@@ -37,7 +48,7 @@ export function toMapfile(xml: string, o: MapfileOptions): string {
   const source = o.type === 'raster' ? `    DATA "${o.data}"\n    PROCESSING "RESAMPLE=BILINEAR"`
     : `    CONNECTIONTYPE OGR\n    CONNECTION "${o.data}"\n    DATA "features"\n    PROCESSING "LABEL_NO_CLIP=ON"`
   return `MAP
-  SIZE 256 256
+  SIZE ${o.size ?? 256} ${o.size ?? 256}
   EXTENT -20037508.34 -20037508.34 20037508.34 20037508.34
   UNITS METERS
   PROJECTION "init=epsg:3857" END

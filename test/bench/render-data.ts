@@ -1,7 +1,12 @@
 /**
  * The render benchmark's data, shared by render.bench.ts and ab-render.ts: 20,000 octagons on a
- * grid, the 5-class labelled XML style, and the tile set.
+ * grid, the 5-class labelled XML style, and the tile set; the same polygons as a GeoPackage and an
+ * RGB raster over the same area, for MapServer (render.bench.ts, wms.bench.ts).
  */
+import { execSync } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { writeArrayBuffer } from 'geotiff'
 export const ORIGIN = 20037508.342789244
 export const COLS = 200, ROWS = 100, CELL = 10_000, X0 = 0, Y0 = 5_000_000
 export const N = COLS * ROWS
@@ -40,5 +45,41 @@ export function tileSet(): [number, number, number][] {
 export const extentOf = ([z, x, y]: [number, number, number]) => {
   const s = (2 * ORIGIN) / 2 ** z
   return [-ORIGIN + x * s, ORIGIN - (y + 1) * s, -ORIGIN + (x + 1) * s, ORIGIN - y * s]
+}
+
+
+/** The polygons as `dir/features.gpkg` (layer `features`), written by Debian's ogr2ogr. */
+export function writeGpkg(dir: string): string {
+  const geojson = join(dir, 'features.geojson')
+  writeFileSync(geojson, JSON.stringify({ type: 'FeatureCollection', features: Array.from({ length: N }, (_, i) => {
+    const ring = polygonWkt(i).slice(9, -2).split(',').map((p) => p.split(' ').map(Number))
+    return { type: 'Feature', properties: fieldsOf(i), geometry: { type: 'Polygon', coordinates: [ring] } }
+  }) }))
+  const gpkg = join(dir, 'features.gpkg')
+  execSync(`ogr2ogr -f GPKG ${gpkg} ${geojson} -nln features -a_srs EPSG:3857`)
+  return gpkg
+}
+
+/** The raster: an RGB GeoTIFF (COG) over the same area. */
+export const RW = 4096, RH = 2048
+
+/** Writes the raster with geotiff.js and makes it a COG with Debian's gdal_translate (tiled, DEFLATE, averaged overviews). */
+export function makeRaster(dir: string): string {
+  const px = new Uint8Array(RW * RH * 3)
+  for (let y = 0; y < RH; y++) {
+    for (let x = 0; x < RW; x++) {
+      const o = (y * RW + x) * 3
+      const n = (Math.imul(x * 73856093 ^ y * 19349663, 2654435761) >>> 24) & 31
+      px[o] = (x * 255) / RW + n; px[o + 1] = (y * 255) / RH + n; px[o + 2] = 128 + 64 * Math.sin(x / 40) * Math.cos(y / 40)
+    }
+  }
+  const res = (COLS * CELL) / RW
+  const tif = writeArrayBuffer(Object.assign(px, { width: RW, height: RH }) as never, { width: RW, height: RH, SamplesPerPixel: 3,
+    BitsPerSample: [8, 8, 8], PhotometricInterpretation: 2, PlanarConfiguration: 1, ModelPixelScale: [res, res, 0],
+    ModelTiepoint: [0, 0, 0, X0, Y0 + RH * res, 0], GTModelTypeGeoKey: 1, GTRasterTypeGeoKey: 1, ProjectedCSTypeGeoKey: 3857 })
+  writeFileSync(join(dir, 'raw.tif'), new Uint8Array(tif))
+  const cog = join(dir, 'raster.tif')
+  execSync(`gdal_translate -q -of COG -co BLOCKSIZE=256 -co COMPRESS=DEFLATE -co OVERVIEW_RESAMPLING=AVERAGE ${join(dir, 'raw.tif')} ${cog}`)
+  return cog
 }
 

@@ -18,9 +18,8 @@ import { createApp, nodePlatform, serve } from '../../sw/host/node.ts'
 import { compareImages, pngToImage } from '../api/render-helpers.ts'
 import { machine, median, writeSection } from './report.ts'
 import { openWorkerPage } from './worker-page.ts'
-import { toMapfile } from './mapfile.ts'
-import { writeArrayBuffer } from 'geotiff'
-import { CELL, COLS, extentOf, fieldsOf, N, polygonWkt, STYLE, tileSet, X0, Y0 } from './render-data.ts'
+import { ensureMapserver, toMapfile } from './mapfile.ts'
+import { extentOf, fieldsOf, makeRaster, N, polygonWkt, RH, RW, STYLE, tileSet, writeGpkg } from './render-data.ts'
 
 const PORT = Number(process.env.E2E_PORT ?? 4206)
 const CYCLES = 6
@@ -140,24 +139,12 @@ async function swSide(cog: Uint8Array): Promise<Side> {
   }
 }
 
-function ensureMapserver(): void {
-  if (existsSync('/usr/bin/map2img')) return
-  console.log('installing mapserver-bin with apt-get…')
-  execSync('apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mapserver-bin', { stdio: 'inherit' })
-}
-
 const FONT = ['/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf'].find(existsSync)
 
 /** MapServer's time per tile: `map2img -c n` draws the map n times in one process, so the start-up is subtracted. */
 function mapserverSide(dir: string): { uncached: number[]; pngs: Uint8Array[]; version: string } {
   ensureMapserver()
-  const geojson = join(dir, 'features.geojson')
-  writeFileSync(geojson, JSON.stringify({ type: 'FeatureCollection', features: Array.from({ length: N }, (_, i) => {
-    const ring = polygonWkt(i).slice(9, -2).split(',').map((p) => p.split(' ').map(Number))
-    return { type: 'Feature', properties: fieldsOf(i), geometry: { type: 'Polygon', coordinates: [ring] } }
-  }) }))
-  const gpkg = join(dir, 'features.gpkg')
-  execSync(`ogr2ogr -f GPKG ${gpkg} ${geojson} -nln features -a_srs EPSG:3857`)
+  const gpkg = writeGpkg(dir)
   writeFileSync(join(dir, 'fonts.txt'), `regular ${FONT}\n`)
   const mapfile = join(dir, 'style.map')
   writeFileSync(mapfile, toMapfile(STYLE, { data: gpkg, type: 'polygon', fontset: join(dir, 'fonts.txt') }))
@@ -178,30 +165,6 @@ function mapserverSide(dir: string): { uncached: number[]; pngs: Uint8Array[]; v
   }
   console.log(`mapserver: median ${median(out.uncached).toFixed(1)} ms`)
   return out
-}
-
-// ---- raster: an RGB GeoTIFF (COG) over the same area ----
-
-const RW = 4096, RH = 2048
-
-/** Writes the raster with geotiff.js and makes it a COG with Debian's gdal_translate (tiled, DEFLATE, averaged overviews). */
-function makeRaster(dir: string): string {
-  const px = new Uint8Array(RW * RH * 3)
-  for (let y = 0; y < RH; y++) {
-    for (let x = 0; x < RW; x++) {
-      const o = (y * RW + x) * 3
-      const n = (Math.imul(x * 73856093 ^ y * 19349663, 2654435761) >>> 24) & 31
-      px[o] = (x * 255) / RW + n; px[o + 1] = (y * 255) / RH + n; px[o + 2] = 128 + 64 * Math.sin(x / 40) * Math.cos(y / 40)
-    }
-  }
-  const res = (COLS * CELL) / RW
-  const tif = writeArrayBuffer(Object.assign(px, { width: RW, height: RH }) as never, { width: RW, height: RH, SamplesPerPixel: 3,
-    BitsPerSample: [8, 8, 8], PhotometricInterpretation: 2, PlanarConfiguration: 1, ModelPixelScale: [res, res, 0],
-    ModelTiepoint: [0, 0, 0, X0, Y0 + RH * res, 0], GTModelTypeGeoKey: 1, GTRasterTypeGeoKey: 1, ProjectedCSTypeGeoKey: 3857 })
-  writeFileSync(join(dir, 'raw.tif'), new Uint8Array(tif))
-  const cog = join(dir, 'raster.tif')
-  execSync(`gdal_translate -q -of COG -co BLOCKSIZE=256 -co COMPRESS=DEFLATE -co OVERVIEW_RESAMPLING=AVERAGE ${join(dir, 'raw.tif')} ${cog}`)
-  return cog
 }
 
 const RASTER_STYLE = '<map><layer></layer></map>'

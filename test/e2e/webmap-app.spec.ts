@@ -1,7 +1,7 @@
 import { expect, test, type Frame, type Page } from '@playwright/test'
 import { createServer, type Server } from 'node:http'
 import { createLayer, addFeatures } from '../api/cases/feature.ts'
-import type { Api } from '../api/harness.ts'
+import type { Api, Expect } from '../api/harness.ts'
 import { embedSnippet } from '../../src/webmap/url.ts'
 import { swApi } from './helpers.ts'
 import { firstLogin, NEW_ADMIN_PASSWORD, openApp } from './ui-steps.ts'
@@ -23,9 +23,10 @@ function square(lon: number, lat: number, d: number): string {
 
 /** A polygon layer named `name` with one square, and its default style. */
 async function styledSquare(api: Api, name: string, lon: number, lat: number, d: number) {
-  const layer = await createLayer(api, expect, 'POLYGON', [])
+  const check = expect as unknown as Expect
+  const layer = await createLayer(api, check, 'POLYGON', [])
   expect((await api.request('PUT', `/api/resource/${layer}`, { body: { resource: { display_name: name } } })).status).toBe(200)
-  await addFeatures(api, expect, layer, [{ geom: square(lon, lat, d), fields: {} }])
+  await addFeatures(api, check, layer, [{ geom: square(lon, lat, d), fields: {} }])
   const style = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'engine_style', parent: { id: layer }, display_name: `${name} style` } } })
   expect(style.status).toBe(201)
   return { layer, style: style.body.id as number }
@@ -70,6 +71,8 @@ test('web map in the app: made in the editor, opened as the main view, shared by
   await expect(editor.getByTestId('webmap-editor-items').locator('li')).toHaveText([/Island/, /Lake/])
   await editor.getByRole('button', { name: 'Move Island down' }).click()
   await expect(editor.getByTestId('webmap-editor-items').locator('li')).toHaveText([/Lake/, /Island/])
+  await editor.getByTestId('webmap-annotations-enabled').check()
+  await editor.getByTestId('webmap-bookmark-layer').selectOption({ label: 'Island' })
   await editor.getByTestId('webmap-extent-from-view').click()
   await expect(editor.getByTestId('webmap-extent')).toHaveText(/^29\.\d+, 9\.\d+, 30\.\d+, 10\.\d+$/)
   await editor.getByTestId('webmap-save').click()
@@ -94,6 +97,28 @@ test('web map in the app: made in the editor, opened as the main view, shared by
   await page.getByTestId(`webmap-toggle-${treeIds[0]}`).check()
   await expect.poll(() => drawn(page, lake.style)).toBeGreaterThan(1000)
 
+  // Identify in the web map's layers: a click on the lake names it.
+  const mapBox = (await page.getByTestId('map').boundingBox())!
+  const centre = { x: mapBox.x + mapBox.width / 2, y: mapBox.y + mapBox.height / 2 }
+  await page.mouse.click(centre.x - 120, centre.y + 120)
+  await expect(page.getByTestId('identify-popup')).toHaveAttribute('data-count', '1')
+  await expect(page.getByTestId('identify-popup').locator('h3')).toHaveText('Lake')
+  await page.getByTestId('identify-close').press('Enter')
+
+  // An annotation drawn with ol's Draw is stored (EPSG:3857 WKT, near the click) and listed; the click identifies nothing.
+  await page.getByTestId('annotation-text').fill('Boat ramp')
+  await page.getByTestId('annotation-draw').click()
+  await page.mouse.click(centre.x - 40, centre.y)
+  await expect(page.getByTestId('webmap-annotations')).toHaveAttribute('data-count', '1')
+  await expect(page.getByTestId('webmap-annotations').locator('li')).toContainText('Boat ramp')
+  const notes = (await api.request('GET', `/api/resource/${id}/annotation/`)).body as { geom: string; description: string; own: boolean }[]
+  expect(notes).toMatchObject([{ description: 'Boat ramp', own: true, public: false }])
+  // Near the lake (identify's popup may have panned the map a little before the click).
+  expect(notes[0]!.geom).toMatch(/^POINT ?\(/)
+  const [x] = notes[0]!.geom.match(/-?[\d.]+/g)!.map(Number)
+  expect(Math.abs(x! - (30 * 20037508.34) / 180)).toBeLessThan(150_000)
+  await expect(page.getByTestId('identify-popup')).toBeHidden()
+
   // Share: the link opens the map at this view; the snippet embeds it with the layer panel.
   await page.getByTestId('webmap-share').click()
   const link = await page.getByTestId('webmap-share-link').inputValue()
@@ -111,6 +136,15 @@ test('web map in the app: made in the editor, opened as the main view, shared by
   await other.getByTestId('webmap-share').click()
   expect(await other.getByTestId('webmap-share-link').inputValue()).toBe(link)
   await other.close()
+
+  // A bookmark (the island, the bookmark layer's one feature) moves the map to it: closer in.
+  await page.getByTestId('webmap-bookmarks').selectOption({ index: 1 })
+  await expect.poll(async () => {
+    await page.getByTestId('webmap-share').click()
+    const zoom = Number(/view=([\d.]+)\//.exec(await page.getByTestId('webmap-share-link').inputValue())![1])
+    await page.keyboard.press('Escape')
+    return zoom
+  }).toBeGreaterThan(10.5)
 
   // Closing the web map brings the device's layer list back.
   await page.getByTestId('webmap-close').click()
@@ -160,9 +194,9 @@ test.describe('embed page from a team\'s Node host', () => {
 
     // A page of another origin (localhost, not 127.0.0.1) with the snippet the app makes.
     const snippet = embedSnippet(`${team.base}/`, wm.body.id, { panel: true, title: 'Team lake' })
-    parent = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><h1>Our lakes</h1>${snippet}`))
-    await new Promise<void>((resolve) => parent.listen(0, '127.0.0.1', resolve))
-    const port = (parent.address() as { port: number }).port
+    const server = parent = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><h1>Our lakes</h1>${snippet}`))
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const port = (server.address() as { port: number }).port
 
     const context = await browser.newContext()
     const page = await context.newPage()

@@ -167,6 +167,16 @@ export class Generator {
         extensions: this.#chance(0.4) ? { description: this.json(1), attachment: this.#chance(0.5) ? [{ file_upload: { id: k.upload }, keyname: this.json(1) }] : null } : undefined }),
       spatialdb_check: () => ({ connection: this.#chance(0.5) ? { id: this.#pick([k.spatialdb?.connection ?? 0, 0, k.layer, -1]) } : this.#connectionMember(),
         layer: this.#chance(0.3) ? { id: this.#pick([k.spatialdb?.layer ?? 0, k.layer, 0]) } : this.#layerMember(true) }),
+      // WMS connections and layers (issue 26): each member at its edges; a URL that fails at once (nothing listens on port 9).
+      wmsclient: () => ({ resource: { cls: this.#pick(['wmsclient_connection', 'wmsclient_layer']), parent: { id: this.#pick([0, k.group, k.layer]) },
+        display_name: this.#string() },
+        wmsclient_connection: { url: this.#pick(['http://127.0.0.1:9/wms?map=a', 'ftp://x', '', 7, null, 'http://[::1', 'https://u:p@h.example/']),
+          version: this.#pick(['1.1.1', '1.3.0', '2', null]), username: this.json(1), password: this.json(1),
+          capcache: this.#pick(['query', 'clear', 'flush', null, 1]), insecure: this.json(1), referer: this.json(1) },
+        wmsclient_layer: { connection: { id: this.#pick([0, k.group, k.layer, -1, 2 ** 64]) }, wmslayers: this.#pick(['a', '', 5, 'x'.repeat(2000)]),
+          imgformat: this.#pick(['image/png', '', null]), srs: { id: this.#pick([3857, 4326, 0, 999999]) },
+          remote_srs: this.#pick([undefined, { id: 4326 }, { id: -1 }, 'x', null]),
+          vendor_params: this.#pick([{}, { a: 'b' }, { a: 1 }, [], 'x', { ['x'.repeat(100)]: 'y' }, { SRS: 'EPSG:1' }]) } }),
       catalogue: () => ({ geoservices: [{ id: this.#pick([1, 2, -1, 2 ** 64]), guid: '00000000-0000-4000-8000-000000000001', name: this.#string(),
         type: this.#pick(['tms', 'wms', 'x']), url: this.#pick(STRINGS), created_at: '2024-01-01T00:00:00Z' }] }),
     }
@@ -358,6 +368,8 @@ export class Generator {
         encodeURIComponent(this.#pick(EVIL_LIKES))}`, 'resource'],
       // PostGIS connections and layers made in either spelling (the service worker refuses both: a 422).
       () => ['POST', '/api/resource/', this.#pick(['spatialdb_connection', 'spatialdb_layer'])],
+      // WMS connections and layers (issue 26 item 2).
+      () => ['POST', '/api/resource/', 'wmsclient'],
     ]
     const BASE_ROUTES = routes.length
     // A real PostGIS database (the Node host): the known connection and layer changed, inspected, checked and their features asked.

@@ -62,9 +62,15 @@ function ownedTempDir(prefix: string): string {
   return dir
 }
 
+/**
+ * `OUTPOST_PG_STATS=1` loads `pg_stat_statements` (Debian's server ships it) with planning
+ * tracked: where a benchmark or test wants the server's own time per statement.
+ */
+const STATS = process.env.OUTPOST_PG_STATS === '1' ? ' -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track_planning=on' : ''
+
 const startServer = (bin: string, dir: string, port: number) =>
   // Small shared buffers and many connections: several test files run clusters side by side.
-  runAsOwner(`${bin}/pg_ctl -D ${dir}/data -o "-k ${dir} -p ${port} -c listen_addresses='' -c shared_buffers=32MB -c max_connections=300 -c fsync=on" -l ${dir}/log -w start >/dev/null`)
+  runAsOwner(`${bin}/pg_ctl -D ${dir}/data -o "-k ${dir} -p ${port} -c listen_addresses='' -c shared_buffers=32MB -c max_connections=300 -c fsync=on${STATS}" -l ${dir}/log -w start >/dev/null`)
 
 const stopServer = (bin: string, dir: string) => {
   const r = process.getuid?.() === 0 ? spawnSync('runuser', ['-u', 'postgres', '--', `${bin}/pg_ctl`, '-D', `${dir}/data`, '-m', 'fast', 'stop'], { stdio: 'ignore' })

@@ -4,7 +4,8 @@
  * PIL-style thumbnails (`Image.thumbnail` after `exif_transpose`, optional centre crop) for
  * JPEG (jpeg-js) and PNG (fast-png). Pure JS, so it runs in the worker and in Node alike.
  */
-import { decode as decodeJpeg, encode as encodeJpeg } from 'jpeg-js'
+import { decode as decodeJpeg } from 'jpeg-js'
+import { encodeJpegRgba } from '../../image/jpeg.ts'
 import { coverResize, decodeRgba, encodeRgba, pngSize, type Rgba } from '../../image/png.ts'
 
 export interface ExifFacts {
@@ -98,18 +99,7 @@ function decodeImage(bytes: Uint8Array, mime: string): Rgba {
 }
 
 function encodeImage(img: Rgba, mime: string): Uint8Array {
-  if (mime === 'image/png') return encodeRgba(img)
-  // jpeg-js returns `Buffer.from(bytes)` whenever `module` exists, which a bundler's CommonJS
-  // wrapper provides even in the worker; lend it a stand-in for the duration of the call.
-  const g = globalThis as { Buffer?: unknown }
-  const lent = g.Buffer === undefined
-  if (lent) g.Buffer = { from: (a: ArrayLike<number>) => Uint8Array.from(a) }
-  try {
-    const out = encodeJpeg({ width: img.width, height: img.height, data: img.data }, JPEG_QUALITY).data as Uint8Array
-    return new Uint8Array(out.buffer, out.byteOffset, out.byteLength)
-  } finally {
-    if (lent) delete g.Buffer
-  }
+  return mime === 'image/png' ? encodeRgba(img) : encodeJpegRgba(img, JPEG_QUALITY)
 }
 
 /** Applies EXIF orientation 2–8 so that the image stands upright (PIL `exif_transpose`). */

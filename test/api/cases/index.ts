@@ -35,6 +35,8 @@ import { compatCases } from './compat.ts'
 import { permissionCases } from './permissions.ts'
 import { spatialDbCases } from './spatialdb.ts'
 import { webmapCases } from './webmap.ts'
+import { wmsclientCases } from './wmsclient.ts'
+import { wmsCases } from './wms.ts'
 
 export const CASE_GROUPS: Record<string, ApiCase[]> = {
   pyramid: pyramidCases,
@@ -70,4 +72,6 @@ export const CASE_GROUPS: Record<string, ApiCase[]> = {
   idempotency: idempotencyCases,
   spatialdb: spatialDbCases,
   webmap: webmapCases,
+  wmsclient: wmsclientCases,
+  wms: wmsCases,
 }

@@ -1,0 +1,260 @@
+/**
+ * @module sync/webmap/job
+ * Taking a team's web map offline, as one job: estimate, then bring its layers (linked for
+ * sync, as taking a layer offline does), copies of their styles, a local web map whose items
+ * point at those copies, and the basemap tiles of the chosen area, all under one new group
+ * whose resmeta keeps what was saved (`outpost.offline_map`). A job that fails or is stopped
+ * deletes everything it made: nothing half-saved stays. Saved maps are listed, refreshed (a
+ * sync round of each layer) and removed (the group, and the tiles' blobs).
+ */
+import { ApiError, validationError } from '../../core/error.ts'
+import type { Principal } from '../../auth/types.ts'
+import { progressBoard, requestCancelled, type TrackedProgress } from '../../ingest/progress.ts'
+import type { SyncServices } from '../service.ts'
+import { remoteClient, type RemoteClient } from '../client.ts'
+import type { Credentials } from '../types.ts'
+import { fetchTiles, tileSource } from './basemap-tiles.ts'
+import type { InnerApi } from './inner.ts'
+import { localTree } from './local-map.ts'
+import { readRemoteMap, type Missing, type RemoteMap } from './remote-map.ts'
+import type { OfflineRequest } from './request.ts'
+import { tileBlobPrefix, tileCount, tilesOf } from './tiles.ts'
+
+/** The resmeta key of a saved map's group. */
+export const META_KEY = 'outpost.offline_map'
+/** Bytes of a stored feature, for estimates (points with a few fields; lines and polygons are more). */
+const BYTES_PER_FEATURE = 200
+/** Bytes of a tile when the sample tile cannot be read (a 256 px raster tile of a street map). */
+const TYPICAL_TILE_BYTES = 15_000
+
+export interface SavedMap {
+  /** `saving` while the job runs (a job cut by a killed host stays so: remove it), then `saved`. */
+  state: 'saving' | 'saved'
+  name: string
+  url: string
+  connection: number
+  remote_webmap: number
+  bbox: [number, number, number, number]
+  zooms: [number, number]
+  webmap: number | null
+  layers: { name: string; remote: number; local: number; features: number }[]
+  basemaps: { name: string; resource: number; index: number; url: string; tiles: number; bytes: number }[]
+  missing: Missing[]
+  /** Bytes on the device: the tiles exactly, the features estimated. */
+  size: { tiles: number; features: number; total: number }
+  saved: string
+  refreshed: string | null
+}
+
+export interface JobEnv {
+  /** The request's services object (also the owner of the progress board). */
+  services: SyncServices
+  user: Principal
+  inner: InnerApi
+}
+
+async function connectionOf(env: JobEnv, id: number): Promise<{ creds: Credentials; client: RemoteClient }> {
+  const { services, user } = env
+  const may = await services.data.read((tx) => services.acl.check(tx.acl, user, id, 'connection', 'connect'))
+  const creds = may === false ? undefined : await services.classes.remoteConnection(id)
+  if (!creds) throw validationError(`Resource id = ${id} is not a remote connection you may use - at \`$.connection\``)
+  return { creds, client: remoteClient(creds, services.platform) }
+}
+
+/** The size of one sample tile of `map`'s first basemap (the area's first tile at the lowest zoom), or the typical size. */
+async function sampleTileBytes(env: JobEnv, client: RemoteClient, map: RemoteMap, req: OfflineRequest): Promise<number> {
+  const first = map.basemaps[0]
+  if (!first) return TYPICAL_TILE_BYTES
+  const [z, x, y] = tilesOf(req.bbox, req.zooms).next().value!
+  const bytes = await tileSource(first.url, client, env.services.platform).get(z, x, y, AbortSignal.timeout(15_000)).catch(() => undefined)
+  return bytes?.length || TYPICAL_TILE_BYTES
+}
+
+/** `POST …/webmap_offline/estimate`: what would come, and about how many bytes. */
+export async function estimate(env: JobEnv, req: OfflineRequest) {
+  const { creds, client } = await connectionOf(env, req.connection)
+  const map = await readRemoteMap(client, creds, req.webmap)
+  const tiles = tileCount(req.bbox, req.zooms)
+  const tileBytes = await sampleTileBytes(env, client, map, req)
+  const layers = [...map.layers].map(([id, l]) => ({ remote: id, name: l.name, features: l.features }))
+  const features = layers.reduce((n, l) => n + l.features, 0)
+  const copyable = [...map.styles.values()].filter((s) => COPY[s.cls]).length
+  const missing = [...map.missing, ...[...map.styles].filter(([, s]) => !COPY[s.cls])
+    .map(([id, s]) => ({ kind: 'style' as const, name: `style ${id}`, reason: `a ${s.cls} cannot be copied here` }))]
+  return {
+    name: map.name, extent: map.extent, layers, styles: copyable,
+    basemaps: map.basemaps.map((b) => ({ name: b.name, tiles })),
+    tiles: tiles * map.basemaps.length, tile_bytes: tileBytes, features,
+    bytes: tiles * map.basemaps.length * tileBytes + features * BYTES_PER_FEATURE,
+    missing,
+  }
+}
+
+/** Style classes copied here, with how to make the copy's member from the remote's. */
+const COPY: Record<string, (client: RemoteClient, inner: InnerApi, id: number, member: unknown) => Promise<Record<string, unknown>>> = {
+  engine_style: async (_c, _i, _id, member) => ({ engine_style: { xml: (member as { xml: string }).xml } }),
+  // The original's name for it, when the team's server answers in its spelling.
+  mapserver_style: async (_c, _i, _id, member) => ({ engine_style: { xml: (member as { xml: string }).xml } }),
+  qgis_vector_style: async (client, inner, id) => {
+    const qml = await client.bytes(`/api/resource/${id}/qml`)
+    const upload = await inner.json('PUT', '/api/component/file_upload/', undefined, { raw: qml, type: 'application/xml' })
+    return { qgis_vector_style: { file_upload: { id: upload.id } } }
+  },
+}
+const styleClassOf = (cls: string) => (cls === 'mapserver_style' ? 'engine_style' : cls)
+
+const randomToken = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('')
+
+/** Runs `work` as a nested request of ours watched under `token`: a stop of the job cancels it. */
+async function cancellable<T>(env: JobEnv, signal: AbortSignal, work: (token: string) => Promise<T>): Promise<T> {
+  const token = randomToken()
+  const cancel = () => { try { progressBoard(env.services).cancel(token) } catch { /* it ended already */ } }
+  signal.addEventListener('abort', cancel)
+  try {
+    return await work(token)
+  } finally {
+    signal.removeEventListener('abort', cancel)
+  }
+}
+
+/**
+ * `POST …/webmap_offline/`: takes remote web map `req.webmap` offline. Answers the saved map's
+ * group id and what was saved. On any failure or a stop, what was made is deleted again.
+ */
+export async function takeOffline(env: JobEnv, req: OfflineRequest, progress: TrackedProgress): Promise<{ id: number; saved: SavedMap }> {
+  const { signal } = progress
+  progress.stage('reading')
+  const { creds, client } = await connectionOf(env, req.connection)
+  const map = await readRemoteMap(client, creds, req.webmap)
+  signal.throwIfAborted()
+  const saved: SavedMap = { state: 'saving', name: map.name, url: creds.url, connection: req.connection, remote_webmap: req.webmap, bbox: req.bbox,
+    zooms: req.zooms, webmap: null, layers: [], basemaps: [], missing: [...map.missing],
+    size: { tiles: 0, features: 0, total: 0 }, saved: env.services.platform.now().toISOString(), refreshed: null }
+  const { inner } = env
+  const group = (await inner.json('POST', '/api/resource/', { resource: { cls: 'resource_group', parent: { id: req.parent },
+    display_name: `${map.name} (offline)` }, resmeta: { items: { [META_KEY]: JSON.stringify(saved) } } })).id as number
+  const written: string[] = []
+  try {
+    // Layers: linked for sync, their features pulled now.
+    progress.stage('layers', map.layers.size)
+    const localLayer = new Map<number, number>()
+    for (const [rid, l] of map.layers) {
+      try {
+        const id = await cancellable(env, signal, (token) => inner.json('POST', '/api/resource/', {
+          resource: { cls: 'vector_layer', parent: { id: group }, display_name: l.name },
+          vector_layer: { remote: { connection: { id: req.connection }, resource: { id: rid } } } }, { progress: token }))
+        localLayer.set(rid, id.id)
+        saved.layers.push({ name: l.name, remote: rid, local: id.id, features: l.features })
+      } catch (err) {
+        signal.throwIfAborted()
+        // A layer this account may not read, or of a kind not kept here, is missing; anything else fails the job.
+        if (!(err instanceof ApiError) || err.status !== 422) throw err
+        saved.missing.push({ kind: 'layer', name: l.name, reason: err.opts.message ?? err.title })
+      }
+      progress.done(saved.layers.length)
+    }
+    // Styles: copied under the local layers.
+    progress.stage('styles', map.styles.size)
+    const localStyle = new Map<number, number>()
+    for (const item of map.items) {
+      const layer = localLayer.get(item.layer)
+      const style = map.styles.get(item.style)
+      if (layer === undefined || !style || localStyle.has(item.style)) continue
+      const copy = COPY[style.cls]
+      if (!copy) {
+        saved.missing.push({ kind: 'style', name: item.display_name, reason: `its style is a ${style.cls}, which cannot be copied here` })
+        continue
+      }
+      signal.throwIfAborted()
+      const member = await copy(client, inner, item.style, style.member)
+      const made = await inner.json('POST', '/api/resource/', { resource: { cls: styleClassOf(style.cls), parent: { id: layer },
+        display_name: `${item.display_name} ${item.style}` }, ...member })
+      localStyle.set(item.style, made.id)
+      progress.done(localStyle.size)
+    }
+    // Basemaps: a local basemap layer each, its tiles served by this server from the blobs.
+    const tiles = tileCount(req.bbox, req.zooms)
+    progress.stage('tiles', tiles * map.basemaps.length)
+    let done = 0
+    for (const [index, b] of map.basemaps.entries()) {
+      const report = await fetchTiles(tileSource(b.url, client, env.services.platform), env.services.data.blobs, group, index,
+        req.bbox, req.zooms, signal, written, () => progress.done(++done))
+      if (report.failed) {
+        saved.missing.push({ kind: 'tiles', name: b.name, reason: report.given_up ? `its tiles could not be read from ${new URL(b.url, creds.url).origin}; ${report.tiles} of ${tiles} came`
+          : `${report.failed} of ${tiles} tiles could not be read` })
+      }
+      // A basemap none of whose tiles came is only listed as missing.
+      if (!report.tiles) continue
+      const local = await inner.json('POST', '/api/resource/', { resource: { cls: 'basemap_layer', parent: { id: group }, display_name: b.name },
+        basemap_layer: { url: `/api/resource/${group}/webmap_offline/tile/${index}/{z}/{x}/{y}`, copyright_text: b.copyright_text,
+          z_min: req.zooms[0], z_max: req.zooms[1] } })
+      saved.basemaps.push({ name: b.name, resource: local.id, index, url: b.url, tiles: report.tiles, bytes: report.bytes })
+    }
+    signal.throwIfAborted()
+    progress.stage('saving')
+    const [w, s, e, n] = req.bbox
+    const webmap = await inner.json('POST', '/api/resource/', { resource: { cls: 'webmap', parent: { id: group }, display_name: map.name },
+      webmap: { root_item: localTree(map.root, localStyle), initial_extent: [w, s, e, n] },
+      basemap_webmap: { basemaps: saved.basemaps.map((b) => {
+        const remote = map.basemaps[b.index]!
+        return { resource_id: b.resource, display_name: b.name, enabled: remote.enabled, ...(remote.opacity ? { opacity: remote.opacity } : {}) }
+      }) } })
+    saved.webmap = webmap.id
+    saved.size = sizeOf(saved)
+    saved.state = 'saved'
+    signal.throwIfAborted()
+    await inner.json('PUT', `/api/resource/${group}`, { resmeta: { items: { [META_KEY]: JSON.stringify(saved) } } })
+    return { id: group, saved }
+  } catch (err) {
+    // Nothing half-saved: the group goes with everything under it, then the tiles' blobs.
+    await inner.json('DELETE', `/api/resource/${group}`).catch((e: unknown) => env.services.platform.log('Undoing a map taken offline failed', e))
+    await deleteBlobs(env, written)
+    throw signal.aborted ? (signal.reason instanceof ApiError ? signal.reason : requestCancelled()) : err
+  }
+}
+
+function sizeOf(saved: SavedMap): SavedMap['size'] {
+  const tiles = saved.basemaps.reduce((n, b) => n + b.bytes, 0)
+  const features = saved.layers.reduce((n, l) => n + l.features, 0) * BYTES_PER_FEATURE
+  return { tiles, features, total: tiles + features }
+}
+
+async function deleteBlobs(env: JobEnv, ids: Iterable<string>): Promise<void> {
+  for (const id of ids) await env.services.data.blobs.deleteBlob(id).catch(() => undefined)
+}
+
+/** The saved map of group `id` (`undefined` when the group is none). */
+export async function savedMap(env: JobEnv, id: number): Promise<SavedMap | undefined> {
+  const doc = await env.inner.json('GET', `/api/resource/${id}`)
+  const text = doc?.resmeta?.items?.[META_KEY]
+  return typeof text === 'string' ? JSON.parse(text) as SavedMap : undefined
+}
+
+/** `GET …/webmap_offline/`: the saved maps this person may read. */
+export async function savedMaps(env: JobEnv): Promise<Record<string, unknown>[]> {
+  const found = await env.inner.json('GET', `/api/resource/search/?resmeta__has[${META_KEY}]=true&serialization=full`)
+  return (found as { resource: { id: number }; resmeta: { items: Record<string, unknown> } }[]).flatMap((r) => {
+    const text = r.resmeta?.items?.[META_KEY]
+    return typeof text === 'string' ? [{ id: r.resource.id, ...JSON.parse(text) as SavedMap }] : []
+  })
+}
+
+/** `POST /api/resource/{id}/webmap_offline`: a sync round of each layer of the saved map (the server's changes come, ours go). */
+export async function refresh(env: JobEnv, id: number, saved: SavedMap) {
+  const rounds: Record<string, unknown>[] = []
+  for (const l of saved.layers) rounds.push({ layer: l.local, ...await env.inner.json('POST', `/api/resource/${l.local}/sync`) })
+  const next = { ...saved, refreshed: env.services.platform.now().toISOString() }
+  await env.inner.json('PUT', `/api/resource/${id}`, { resmeta: { items: { [META_KEY]: JSON.stringify(next) } } })
+  return { status: rounds.every((r) => r.status === 'ok') ? 'ok' : rounds.some((r) => r.status === 'error') ? 'error' : 'conflicts', rounds }
+}
+
+/**
+ * `DELETE /api/resource/{id}/webmap_offline`: the group and everything in it, then every tile
+ * blob of the map (listed by prefix: a job cut by a killed host left some too). Answers how many.
+ */
+export async function remove(env: JobEnv, id: number): Promise<{ tiles: number }> {
+  await env.inner.json('DELETE', `/api/resource/${id}`)
+  const ids = await env.services.data.blobs.listBlobs(tileBlobPrefix(id))
+  await deleteBlobs(env, ids)
+  return { tiles: ids.length }
+}

@@ -1,0 +1,111 @@
+/**
+ * Statements each kind of request sends to PostgreSQL (issue 23, docs/team-server.md
+ * "Statements per request"), counted through `pg`'s own `Client.prototype.query` (every
+ * connection of an in-process host goes through it), one request at a time after the same
+ * request once, so each count is that request's with the caches as in use. The ceilings are the
+ * documented counts: a change that adds round trips fails here. And what the cuts must not
+ * break: a permission changed through one process is obeyed by the other on its next request.
+ */
+import type { Server } from 'node:http'
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Api } from './harness.ts'
+import { startNodeApi } from './node-client.ts'
+import { createUser, rule } from './cases/permissions.ts'
+import { postgresData } from '../../sw/host/node.ts'
+import type { OutpostApp } from '../../sw/app.ts'
+import { cluster } from '../pg/shared.ts'
+
+const seen: string[] = []
+const query = pg.Client.prototype.query
+beforeAll(() => {
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const q = args[0] as string | { text?: string; name?: string }
+    seen.push(typeof q === 'string' ? q : (q.text ?? q.name ?? '?'))
+    return (query as (...a: unknown[]) => unknown).apply(this, args)
+  } as typeof query
+})
+afterAll(() => { pg.Client.prototype.query = query })
+
+const hosts: { api: Api; server: Server; app: OutpostApp }[] = []
+let a: Api
+let b: Api
+beforeAll(async () => {
+  const url = await (await cluster()).database('statements')
+  for (let i = 0; i < 2; i++) hosts.push(await startNodeApi({ app: { data: postgresData(url, { maxConnections: 4 }) } }))
+  ;[a, b] = hosts.map((h) => h.api) as [Api, Api]
+})
+afterAll(async () => {
+  for (const h of hosts) {
+    await new Promise<void>((resolve) => h.server.close(() => resolve()))
+    await (await h.app.services()).data.close()
+  }
+})
+
+const newLayer = async (api: Api) => (await api.request('POST', '/api/resource/', { body: { resource: { cls: 'vector_layer', parent: { id: 0 },
+  display_name: `counted ${Math.random()}` }, vector_layer: { srs: { id: 3857 }, geometry_type: 'POINT', fields: [{ keyname: 'name', datatype: 'STRING' }] } } })).body.id as number
+const points = (n: number, tag: string) => Array.from({ length: n }, (_, i) => ({ geom: `POINT(${i * 1000} ${i * 500})`, fields: { name: `${tag}${i}` } }))
+
+describe('statements per request on the PostgreSQL host', () => {
+  let layer: number
+  let fid: number
+  beforeAll(async () => {
+    layer = await newLayer(a)
+    fid = (await a.request('PATCH', `/api/resource/${layer}/feature/`, { body: points(50, 'p') })).body[0].id
+  })
+
+  /** The statements of one request as the administrator (Basic), the second of two alike. */
+  async function count(method: string, path: () => string, body?: () => unknown): Promise<string[]> {
+    for (let i = 0; i < 2; i++) {
+      seen.length = 0
+      const res = await a.request(method, path(), body ? { body: body() } : {})
+      expect(res.status, JSON.stringify(res.body)).toBeLessThan(300)
+    }
+    return [...seen]
+  }
+
+  it('a read costs the change counters and its own snapshot; the permission check none while nothing changed', async () => {
+    let n = 0
+    const resource = await count('GET', () => `/api/resource/${layer}`)
+    const list = await count('GET', () => `/api/resource/${layer}/feature/?limit=100`)
+    const one = await count('GET', () => `/api/resource/${layer}/feature/${fid}`)
+    // A new extent each time: cut anew, never from the tile cache.
+    const tile = await count('GET', () => `/api/component/feature_layer/mvt?resource=${layer}&z=1&x=0&y=0&extent=${1000 + n++}`)
+    expect([resource.length, list.length, one.length, tile.length]).toEqual([10, 5, 5, 2])
+    // The counters first (one named statement), then the tile's one statement: no ACL token, no empty transaction.
+    expect(tile[0]).toBe('SELECT scope, n FROM outpost_change')
+    expect([...resource, ...list, ...one, ...tile].filter((s) => s.includes('acl_state'))).toEqual([])
+  })
+
+  it('a write costs its transaction: an edit 10 statements, a batch of 100 into an opened layer 8, whatever its size', async () => {
+    let n = 0
+    const edit = await count('PUT', () => `/api/resource/${layer}/feature/${fid}`, () => ({ fields: { name: `e${n++}` } }))
+    const batch = await count('PATCH', () => `/api/resource/${layer}/feature/`, () => points(100, `b${n++}`))
+    expect([edit.length, batch.length]).toEqual([10, 8])
+    // The first write to a new layer makes its tables too (once per layer).
+    const fresh = await newLayer(a)
+    seen.length = 0
+    expect((await a.request('PATCH', `/api/resource/${fresh}/feature/`, { body: points(100, 'f') })).status).toBe(200)
+    console.log(`first batch into a new layer: ${seen.length} statements`)
+  })
+
+  it("a permission changed through one process is obeyed by the other on its very next request, both ways", async () => {
+    const u = await createUser(a, expect)
+    const root = await a.request('GET', '/api/resource/0')
+    const rootRules = root.body.resource.permissions
+    expect((await a.request('PUT', '/api/resource/0', { body: { resource: { permissions: [...rootRules,
+      rule(u.id, 'resource', 'read'), rule(u.id, 'data', 'read')] } } })).status).toBe(200)
+    const id = await newLayer(a)
+    const read = async () => (await b.request('GET', `/api/resource/${id}/feature/?limit=1`, { auth: u.auth })).status
+    // B's evaluator holds the layer's rules now (read twice).
+    expect([await read(), await read()]).toEqual([200, 200])
+    expect((await a.request('PUT', `/api/resource/${id}`, { body: { resource: { permissions: [rule(u.id, 'data', 'read', true, 'deny')] } } })).status).toBe(200)
+    expect([await read(), await read()]).toEqual([403, 403])
+    expect((await a.request('PUT', `/api/resource/${id}`, { body: { resource: { permissions: [] } } })).status).toBe(200)
+    expect(await read()).toBe(200)
+    // A membership, not a rule: the user's new group is denied through A, and B obeys at once.
+    const g = (await a.request('POST', '/api/component/auth/group/', { body: { keyname: `g_${u.keyname}`, display_name: `g ${u.keyname}`, members: [u.id] } })).body.id
+    expect((await a.request('PUT', `/api/resource/${id}`, { body: { resource: { permissions: [rule(g, 'data', 'read', true, 'deny')] } } })).status).toBe(200)
+    expect(await read()).toBe(403)
+  })
+})

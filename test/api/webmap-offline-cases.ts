@@ -1,0 +1,235 @@
+/**
+ * Taking a team's web map offline (sw/sync/webmap): the app's backend (`local`: a Node host, or
+ * the service worker in Chromium) and the team's server (`remote`: a Node host). The same cases
+ * run Node↔Node (test/api/webmap-offline.test.ts) and Chromium↔Node
+ * (test/e2e/webmap-offline-sw.spec.ts, which then also cuts the network and draws the map).
+ */
+import type { Api, Expect } from './harness.ts'
+import { expectError, uniq } from './harness.ts'
+import { decodePng, makeLayer, makeStyle, pixel, square } from './render-helpers.ts'
+
+export interface OfflineEnv {
+  local: Api
+  remote: Api
+  /** The team's server as the local backend reaches it. */
+  remoteUrl: string
+  remotePassword: string
+  /** How many tile blobs the local backend keeps whose id starts with `prefix`. */
+  tileBlobs(prefix: string): Promise<number>
+}
+
+export interface OfflineCase { name: string; run(env: OfflineEnv, expect: Expect): Promise<void> }
+
+const R = 6378137
+/** EPSG:4326 degrees → EPSG:3857 metres. */
+export const merc = (lon: number, lat: number) => [R * lon * Math.PI / 180, R * Math.log(Math.tan(Math.PI / 4 + lat * Math.PI / 360))] as const
+
+/** The area taken offline: a small box around 10° E, 50° N. */
+export const AREA = [9.95, 49.95, 10.05, 50.05]
+export const ZOOMS = [8, 11]
+/** The area's tiles at ZOOMS: 1 + 1 + 1 + 4 (at z11 it straddles a column and a row). */
+const AREA_TILES = 7
+
+const RED = '<map><layer><class><style><color red="255" green="0" blue="0"/><size>12</size><symbol>circle</symbol></style></class></layer></map>'
+const BLUE = '<map><layer><class><style><color red="0" green="0" blue="255"/></style></class></layer></map>'
+
+export interface TeamMap { webmap: number; points: number; style: number; basemapLayer: number }
+
+/**
+ * On the team's server: a point layer with three red points in the area, a polygon layer
+ * filling it in blue served as the basemap's tiles (its render/tile), a dead basemap, and a
+ * web map of them.
+ */
+export async function teamMap(env: OfflineEnv, expect: Expect): Promise<TeamMap> {
+  const api = env.remote
+  const pts = [[10, 50], [9.98, 49.98], [10.02, 50.02]].map(([lon, lat], i) => ({ geom: `POINT(${merc(lon!, lat!).join(' ')})`, fields: { name: `p${i}` } }))
+  const points = await makeLayer(api, expect, 'POINT', [{ keyname: 'name', datatype: 'STRING' }], pts)
+  const style = await makeStyle(api, expect, points, RED)
+  const [x0, y0] = merc(9, 49)
+  const [x1, y1] = merc(11, 51)
+  const land = await makeLayer(api, expect, 'POLYGON', [], [{ geom: square(x0, y0, x1, y1), fields: {} }])
+  const landStyle = await makeStyle(api, expect, land, BLUE)
+  const basemap = async (url: string) => {
+    const res = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'basemap_layer', parent: { id: 0 }, display_name: uniq('Basemap') },
+      basemap_layer: { url, copyright_text: 'the team' } } })
+    expect(res.status).toBe(201)
+    return res.body.id as number
+  }
+  const basemapLayer = await basemap(`/api/component/render/tile?resource=${landStyle}&z={z}&x={x}&y={y}`)
+  const dead = await basemap('http://127.0.0.1:9/{z}/{x}/{y}.png')
+  const res = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'webmap', parent: { id: 0 }, display_name: uniq('Wells map') },
+    webmap: { root_item: { item_type: 'root', children: [{ item_type: 'group', display_name: 'Field', group_expanded: true, children: [
+      { item_type: 'layer', display_name: 'Wells', layer_style_id: style, layer_adapter: 'tile', layer_enabled: true, layer_transparency: 10 }] }] } },
+    basemap_webmap: { basemaps: [{ resource_id: basemapLayer, display_name: 'Land', enabled: true }, { resource_id: dead, display_name: 'Gone', enabled: false }] } } })
+  expect(res.status).toBe(201)
+  return { webmap: res.body.id, points, style, basemapLayer }
+}
+
+export async function connect(env: OfflineEnv, expect: Expect): Promise<number> {
+  const res = await env.local.request('POST', '/api/resource/', { body: {
+    resource: { cls: 'remote_connection', parent: { id: 0 }, display_name: uniq('team server') },
+    remote_connection: { url: env.remoteUrl, username: 'administrator', password: env.remotePassword } } })
+  expect(res.status).toBe(201)
+  return res.body.id as number
+}
+
+const VALIDATION = 'nextgisweb.core.exception.ValidationError'
+
+/** Takes `map` offline through `connection`; the answer's body. */
+export async function takeOffline(env: OfflineEnv, expect: Expect, connection: number, map: TeamMap, headers?: Record<string, string>) {
+  const res = await env.local.request('POST', '/api/component/outpost/webmap_offline/', { headers,
+    body: { connection: { id: connection }, webmap: { id: map.webmap }, bbox: AREA, zooms: ZOOMS } })
+  expect(res.status, JSON.stringify(res.body)).toBe(201)
+  return res.body as { id: number; saved: Record<string, any> }
+}
+
+/** The local web map's first layer item (`Field` › `Wells`). */
+export async function wellsItem(api: Api, webmap: number) {
+  return (await api.request('GET', `/api/resource/${webmap}`)).body.webmap.root_item.children[0].children[0]
+}
+
+/** How many pixels of a PNG answer are mostly red (the points) or blue (the land). */
+export function colours(res: { bodyBase64?: string; status: number; headers: Record<string, string> }) {
+  const img = decodePng(res as never)
+  let red = 0
+  let blue = 0
+  for (let y = 0; y < img.height; y++) for (let x = 0; x < img.width; x++) {
+    const [r, g, b, a] = pixel(img, x, y)
+    if (a > 128 && r > 200 && g < 60 && b < 60) red++
+    if (a > 128 && b > 200 && r < 60 && g < 60) blue++
+  }
+  return { red, blue }
+}
+
+export const offlineCases: OfflineCase[] = [
+  {
+    name: 'estimate: the map\'s layers with their feature counts, the area\'s tiles and bytes; bad areas and unknown maps are refused',
+    async run(env, expect) {
+      const map = await teamMap(env, expect)
+      const connection = await connect(env, expect)
+      const url = '/api/component/outpost/webmap_offline/estimate'
+      const body = { connection: { id: connection }, webmap: { id: map.webmap }, bbox: AREA, zooms: ZOOMS }
+      const res = await env.local.request('POST', url, { body })
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      expect(res.body).toMatchObject({ layers: [{ remote: map.points, features: 3 }], styles: 1, features: 3,
+        basemaps: [{ name: 'Land', tiles: AREA_TILES }, { name: 'Gone', tiles: AREA_TILES }], tiles: 2 * AREA_TILES, missing: [] })
+      // The sample tile was read: a PNG of the land, not the typical size.
+      expect(res.body.tile_bytes).toBeGreaterThan(100)
+      expect(res.body.tile_bytes).not.toBe(15_000)
+      expect(res.body.bytes).toBe(2 * AREA_TILES * res.body.tile_bytes + 3 * 200)
+      for (const bad of [{ ...body, bbox: [10, 50, 9, 51] }, { ...body, bbox: [0, 0, 1] }, { ...body, zooms: [5, 3] }, { ...body, zooms: [0, 21] },
+        { ...body, bbox: [-180, -85, 180, 85], zooms: [0, 12] }, { ...body, extra: 1 }]) {
+        expectError(expect, await env.local.request('POST', url, { body: bad }), 422, VALIDATION)
+      }
+      const tooMany = await env.local.request('POST', url, { body: { ...body, bbox: [-180, -85, 180, 85], zooms: [0, 12] } })
+      expect(tooMany.body.message).toMatch(/choose a smaller area or fewer zoom levels/)
+      const notMap = await env.local.request('POST', url, { body: { ...body, webmap: { id: map.points } } })
+      expectError(expect, notMap, 422, VALIDATION)
+      expect(notMap.body.message).toMatch(/is not a web map/)
+      const noConnection = await env.local.request('POST', url, { body: { ...body, connection: { id: 0 } } })
+      expectError(expect, noConnection, 422, VALIDATION)
+      expect(noConnection.body.message).toMatch(/is not a remote connection/)
+      expectError(expect, await env.local.request('POST', url, { auth: 'guest', body }), 403, 'nextgisweb.core.exception.ForbiddenError')
+    },
+  },
+  {
+    name: 'take offline: the layer linked with its features, its style copied, a local web map of them, the basemap\'s tiles kept; listed, refreshed, removed',
+    async run(env, expect) {
+      const map = await teamMap(env, expect)
+      const connection = await connect(env, expect)
+      const { id, saved } = await takeOffline(env, expect, connection, map)
+      expect(saved).toMatchObject({ state: 'saved', connection, remote_webmap: map.webmap, bbox: AREA, zooms: ZOOMS,
+        layers: [{ remote: map.points, features: 3 }], basemaps: [{ name: 'Land', index: 0, tiles: AREA_TILES }] })
+      // The dead basemap is not a failure: it is said to be missing, and why.
+      expect(saved.missing).toEqual([{ kind: 'tiles', name: 'Gone', reason: expect.stringMatching(/could not be read/) }])
+      expect(saved.size.tiles).toBe(saved.basemaps[0].bytes)
+      expect(saved.size.total).toBe(saved.size.tiles + 3 * 200)
+      // The layer is linked for sync and holds the features.
+      const layer = saved.layers[0].local as number
+      expect((await env.local.request('GET', `/api/resource/${layer}/sync`)).body.remote.resource.id).toBe(map.points)
+      expect((await env.local.request('GET', `/api/resource/${layer}/feature_count`)).body.total_count).toBe(3)
+      // The local web map's item points at the local copy of the style, with the item's settings.
+      const item = await wellsItem(env.local, saved.webmap)
+      expect(item).toMatchObject({ display_name: 'Wells', layer_adapter: 'tile', layer_enabled: true, layer_transparency: 10, style_parent_id: layer })
+      const wm = (await env.local.request('GET', `/api/resource/${saved.webmap}`)).body
+      expect(wm.resource.parent.id).toBe(id)
+      expect(wm.webmap.initial_extent).toEqual(AREA)
+      expect(wm.basemap_webmap.basemaps).toEqual([{ resource_id: saved.basemaps[0].resource, display_name: 'Land', enabled: true, opacity: null }])
+      // The copied style draws the points red here.
+      const t = await env.local.request('GET', `/api/component/render/tile?resource=${item.layer_style_id}&z=8&x=135&y=86`)
+      expect(t.status).toBe(200)
+      expect(colours(t).red).toBeGreaterThan(20)
+      // The basemap's tile comes from here, the same bytes as the team's server's.
+      const url = (await env.local.request('GET', `/api/resource/${saved.basemaps[0].resource}`)).body.basemap_layer.url as string
+      expect(url).toBe(`/api/resource/${id}/webmap_offline/tile/0/{z}/{x}/{y}`)
+      const mine = await env.local.request('GET', url.replace('{z}', '8').replace('{x}', '135').replace('{y}', '86'))
+      expect(mine.status).toBe(200)
+      expect(mine.headers['content-type']).toBe('image/png')
+      expect(colours(mine).blue).toBeGreaterThan(30_000)
+      const theirs = await env.remote.request('GET', `/api/resource/${map.basemapLayer}`)
+      const remoteTile = await env.remote.request('GET', (theirs.body.basemap_layer.url as string).replace('{z}', '8').replace('{x}', '135').replace('{y}', '86'))
+      expect(mine.bodyBase64).toBe(remoteTile.bodyBase64)
+      // Outside the area nothing is kept.
+      expect((await env.local.request('GET', url.replace('{z}', '8').replace('{x}', '0').replace('{y}', '0'))).status).toBe(204)
+      expect(await env.tileBlobs(`webmap-offline-${id}-`)).toBe(AREA_TILES)
+      // Listed with its size.
+      const list = (await env.local.request('GET', '/api/component/outpost/webmap_offline/')).body as { id: number; size: { total: number } }[]
+      expect(list.find((m) => m.id === id)?.size.total).toBe(saved.size.total)
+      expect((await env.local.request('GET', `/api/resource/${id}/webmap_offline`)).body).toMatchObject({ id, state: 'saved', refreshed: null })
+      // Refresh brings a change made on the team's server.
+      const [first] = (await env.remote.request('GET', `/api/resource/${map.points}/feature/`)).body
+      expect((await env.remote.request('PUT', `/api/resource/${map.points}/feature/${first.id}`, { body: { fields: { name: 'renamed there' } } })).status).toBe(200)
+      const refreshed = await env.local.request('POST', `/api/resource/${id}/webmap_offline`)
+      expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200)
+      expect(refreshed.body).toMatchObject({ status: 'ok', rounds: [{ layer, status: 'ok', pulled: { updated: 1 } }] })
+      const names = ((await env.local.request('GET', `/api/resource/${layer}/feature/`)).body as { fields: { name: string } }[]).map((f) => f.fields.name)
+      expect(names).toContain('renamed there')
+      expect((await env.local.request('GET', `/api/resource/${id}/webmap_offline`)).body.refreshed).toEqual(expect.any(String))
+      // A guest may not see it; a resource that is not a saved map is a 404.
+      expect((await env.local.request('GET', `/api/resource/${id}/webmap_offline`, { auth: 'guest' })).status).toBeGreaterThanOrEqual(401)
+      expectError(expect, await env.local.request('GET', `/api/resource/${layer}/webmap_offline`), 404, 'outpost.webmap_offline.NotSaved')
+      // The same map again into the same group: its name is taken, nothing more is made.
+      const again = await env.local.request('POST', '/api/component/outpost/webmap_offline/', {
+        body: { connection: { id: connection }, webmap: { id: map.webmap }, bbox: AREA, zooms: ZOOMS } })
+      expectError(expect, again, 422, 'nextgisweb.resource.exception.DisplayNameNotUnique')
+      expect(await env.tileBlobs('webmap-offline-')).toBe(AREA_TILES)
+      // Remove frees the tiles and takes the layers, styles and web map with the group.
+      const removed = await env.local.request('DELETE', `/api/resource/${id}/webmap_offline`)
+      expect(removed.body).toEqual({ freed: { tiles: AREA_TILES } })
+      expect(await env.tileBlobs(`webmap-offline-${id}-`)).toBe(0)
+      for (const gone of [id, layer, saved.webmap, saved.basemaps[0].resource]) {
+        expect((await env.local.request('GET', `/api/resource/${gone}`)).status).toBe(404)
+      }
+      expect(((await env.local.request('GET', '/api/component/outpost/webmap_offline/')).body as { id: number }[]).some((m) => m.id === id)).toBe(false)
+    },
+  },
+  {
+    name: 'stop: a job stopped while it fetches tiles answers 409 and leaves nothing behind',
+    async run(env, expect) {
+      const map = await teamMap(env, expect)
+      const connection = await connect(env, expect)
+      const before = await env.tileBlobs('webmap-offline-')
+      const token = uniq('stop').replace(/[^A-Za-z0-9]/g, '_').padEnd(20, '_')
+      // About 300 tiles: long enough to be stopped while they come.
+      const job = env.local.request('POST', '/api/component/outpost/webmap_offline/', { headers: { 'x-outpost-progress': token },
+        body: { connection: { id: connection }, webmap: { id: map.webmap }, bbox: [9.8, 49.8, 10.2, 50.2], zooms: [8, 13] } })
+      let stage = ''
+      for (let i = 0; i < 600 && stage !== 'tiles'; i++) {
+        const p = await env.local.request('GET', `/api/component/outpost/progress/${token}`)
+        stage = p.status === 200 && p.body.done > 2 ? p.body.stage : ''
+      }
+      expect(stage).toBe('tiles')
+      expect((await env.local.request('DELETE', `/api/component/outpost/progress/${token}`)).status).toBe(202)
+      const res = await job
+      expectError(expect, res, 409, 'nextgisweb.core.exception.OperationalError')
+      const saved = (await env.local.request('GET', '/api/component/outpost/webmap_offline/')).body as { remote_webmap: number }[]
+      expect(saved.some((m) => m.remote_webmap === map.webmap)).toBe(false)
+      const found = await env.local.request('GET', `/api/resource/search/?display_name=${encodeURIComponent(`${(await env.remote.request('GET', `/api/resource/${map.webmap}`)).body.resource.display_name} (offline)`)}`)
+      expect(found.body).toEqual([])
+      expect(await env.tileBlobs('webmap-offline-')).toBe(before)
+      // No linked layer of the team's layer stayed either.
+      const linked = (await env.local.request('GET', '/api/component/outpost/sync/')).body as { remote?: { resource: { id: number } } }[]
+      expect(linked.some((l) => l.remote?.resource.id === map.points)).toBe(false)
+    },
+  },
+]

@@ -1,0 +1,116 @@
+import { expect, test, type Page } from '@playwright/test'
+import type { Server } from 'node:http'
+import type { Api, Expect } from '../api/harness.ts'
+import { NODE_ADMIN_PASSWORD, startNodeApi } from '../api/node-client.ts'
+import { colours, connect, offlineCases, takeOffline, teamMap, wellsItem, type OfflineEnv } from '../api/webmap-offline-cases.ts'
+import { gotoControlled, stopWorker, swApi } from './helpers.ts'
+import { firstLogin, NEW_ADMIN_PASSWORD, openApp } from './ui-steps.ts'
+import { pngToImage, pixel } from '../api/render-helpers.ts'
+
+// Taking a team's web map offline into the app: the backend in the service worker (real
+// IndexedDB), the team's server a Node host across origins. The API cases of
+// test/api/webmap-offline-cases.ts, then the map opened with the network cut and the team's
+// server stopped.
+
+const ORIGIN = `http://127.0.0.1:${Number(process.env.E2E_PORT ?? 4173)}`
+
+/** Tile blobs in the worker's IndexedDB (`outpost`, store `blobs`) whose id starts with `prefix`. */
+const tileBlobs = (page: Page) => (prefix: string) => page.evaluate(async (prefix) => {
+  const db = await new Promise<IDBDatabase>((resolve, reject) => {
+    const open = indexedDB.open('outpost')
+    open.onsuccess = () => resolve(open.result)
+    open.onerror = () => reject(open.error)
+  })
+  try {
+    const count = db.transaction('blobs').objectStore('blobs').count(IDBKeyRange.bound(prefix, prefix + '\uffff'))
+    return await new Promise<number>((resolve, reject) => { count.onsuccess = () => resolve(count.result); count.onerror = () => reject(count.error) })
+  } finally {
+    db.close()
+  }
+}, prefix)
+
+test.describe('a web map taken offline into the service worker', () => {
+  test.describe.configure({ timeout: 120_000 })
+  let remote: { api: Api; server: Server; base: string }
+  let page: Page
+  let env: OfflineEnv
+
+  test.beforeAll(async ({ browser }) => {
+    remote = await startNodeApi({ platform: { corsOrigins: [ORIGIN] } })
+    page = await (await browser.newContext()).newPage()
+    await gotoControlled(page)
+    env = { local: swApi(page), remote: remote.api, remoteUrl: remote.base, remotePassword: NODE_ADMIN_PASSWORD, tileBlobs: tileBlobs(page) }
+  })
+
+  test.afterAll(async () => {
+    await page.context().close()
+    await new Promise((resolve) => remote.server.close(resolve))
+  })
+
+  for (const c of offlineCases) test(c.name, () => c.run(env, expect as unknown as Expect))
+
+  test('with the network cut and the team\'s server stopped, the saved map opens with its layer drawn and its basemap tiles', async () => {
+    const E = expect as unknown as Expect
+    const map = await teamMap(env, E)
+    const { id, saved } = await takeOffline(env, E, await connect(env, E), map)
+    // The person logs in to the app (online, the first time), then the network goes.
+    await openApp(page)
+    await firstLogin(page)
+    await page.context().setOffline(true)
+    await new Promise((resolve) => remote.server.close(resolve))
+    remote.server.closeAllConnections()
+    // The worker starts again from nothing, as after the phone slept.
+    await stopWorker(page.context(), page)
+    await page.goto(`./?webmap=${saved.webmap}`)
+    await page.waitForFunction(() => !!navigator.serviceWorker?.controller, undefined, { timeout: 20_000 })
+    const local = swApi(page, NEW_ADMIN_PASSWORD)
+    const item = await wellsItem(local, saved.webmap)
+    expect(item.display_name).toBe('Wells')
+    // The map opens as the main view: its layer's canvas draws the red points, the basemap the blue land, all from the device.
+    const view = page.getByTestId('webmap-view')
+    await expect(view).toHaveAttribute('data-loaded', 'true')
+    await expect(view.getByTestId('webmap-tree')).toContainText('Wells')
+    await expect(view.getByTestId('webmap-basemap')).toHaveValue('0')
+    await expect.poll(() => page.evaluate((cls) => {
+      let n = 0
+      for (const canvas of document.querySelectorAll<HTMLCanvasElement>(`.${cls} canvas`)) {
+        const d = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data
+        for (let i = 0; i < d.length; i += 4) if (d[i]! > 200 && d[i + 1]! < 60 && d[i + 2]! < 60 && d[i + 3]! > 128) n++
+      }
+      return n
+    }, `outpost-style-${item.layer_style_id}`), { timeout: 30_000 }).toBeGreaterThan(50)
+    const blue = async () => {
+      const img = pngToImage(new Uint8Array(await page.locator('.ol-viewport').screenshot()))
+      let n = 0
+      for (let y = 0; y < img.height; y += 4) for (let x = 0; x < img.width; x += 4) {
+        const [r, g, b] = pixel(img, x, y)
+        if (b > 200 && r < 60 && g < 60) n++
+      }
+      return n
+    }
+    await expect.poll(blue, { timeout: 30_000 }).toBeGreaterThan(5000)
+    // The view says it is an offline copy and what is missing.
+    await expect(view.getByTestId('wmo-view-status')).toContainText('Offline copy of')
+    await expect(view.getByTestId('wmo-view-status')).toContainText('tiles "Gone"')
+    // The layer draws its three red points from the data on the device.
+    const drawn = await local.request('GET', `/api/component/render/tile?resource=${item.layer_style_id}&z=8&x=135&y=86`)
+    expect(drawn.status).toBe(200)
+    expect(colours(drawn).red).toBeGreaterThan(20)
+    // The basemap's tiles of the area come from the device; outside it there are none.
+    const basemap = (await local.request('GET', `/api/resource/${saved.basemaps[0].resource}`)).body.basemap_layer.url as string
+    const at = (z: number, x: number, y: number) => local.request('GET', basemap.replace('{z}', String(z)).replace('{x}', String(x)).replace('{y}', String(y)))
+    for (const [z, x, y] of [[8, 135, 86], [11, 1080, 694], [11, 1081, 695]] as const) {
+      const t = await at(z, x, y)
+      expect(t.status).toBe(200)
+      expect(colours(t).blue).toBeGreaterThan(1000)
+    }
+    expect((await at(12, 0, 0)).status).toBe(204)
+    // What did not come is said, offline too.
+    const kept = await local.request('GET', `/api/resource/${id}/webmap_offline`)
+    expect(kept.body.missing).toEqual([{ kind: 'tiles', name: 'Gone', reason: expect.stringMatching(/could not be read/) }])
+    // A refresh without the team's server is an error report, and changes nothing here.
+    const refresh = await local.request('POST', `/api/resource/${id}/webmap_offline`)
+    expect(refresh.body.status).toBe('error')
+    expect((await local.request('GET', `/api/resource/${saved.layers[0].local}/feature_count`)).body.total_count).toBe(3)
+  })
+})
