@@ -47,6 +47,22 @@ export interface FormPart {
 export interface Api {
   host: 'node' | 'service-worker'
   request(method: string, path: string, opts?: RequestOptions): Promise<ApiResponse>
+  /**
+   * Sends the requests one after another and answers them in order. A host may do it in one
+   * round trip (the service worker's: one page call instead of one per request).
+   */
+  requestAll?(requests: ReadonlyArray<ApiRequest>): Promise<ApiResponse[]>
+}
+
+/** One request for `requestAll`. */
+export type ApiRequest = [method: string, path: string, opts?: RequestOptions]
+
+/** `requests` one after another, through `api.requestAll` where the host has it. */
+export async function requestAll(api: Api, requests: ReadonlyArray<ApiRequest>): Promise<ApiResponse[]> {
+  if (api.requestAll) return api.requestAll(requests)
+  const out: ApiResponse[] = []
+  for (const [method, path, opts] of requests) out.push(await api.request(method, path, opts))
+  return out
 }
 
 export type Expect = typeof vitestExpect
@@ -87,8 +103,11 @@ export function fromWire(status: number, headers: Record<string, string>, text: 
 /** Standard base64 of a string's UTF-8 bytes, or of bytes. */
 export function base64(data: string | Uint8Array): string {
   const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data
+  // Node's Buffer where there is one: a string append per byte took 7.7 s for a 10 MB upload,
+  // and Node's btoa 2.3 s.
+  if (typeof Buffer !== 'undefined') return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')
   let bin = ''
-  for (const b of bytes) bin += String.fromCharCode(b)
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
   return btoa(bin)
 }
 

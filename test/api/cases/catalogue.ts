@@ -3,8 +3,8 @@
  * data set in ../shared/data/qms/, which each case imports first unless the server already
  * serves it. Expectations are computed from the data files, not from the server's code.
  */
-import type { Api, ApiCase, ApiResponse, Expect } from '../harness.ts'
-import { expectError } from '../harness.ts'
+import type { Api, ApiCase, ApiRequest, ApiResponse, Expect } from '../harness.ts'
+import { expectError, requestAll } from '../harness.ts'
 import { ensureQms, LIST_KEYS, newestStatus, qmsData } from './catalogue-data.ts'
 
 const G = (api: Api, path: string, headers: Record<string, string> = {}) => api.request('GET', path, { auth: 'guest', headers })
@@ -298,8 +298,11 @@ export const catalogueCases: ApiCase[] = [
     async run(api, expect) {
       await ensureQms(api)
       const newest = newestStatus()
-      for (const rec of all()) {
-        const r = await G(api, `/api/v1/geoservices/${rec.id}/`)
+      // One round trip for all the reads where the host allows it (192 in a row cost 28 s in the worker).
+      const records = all()
+      const answers = await requestAll(api, records.map((rec): ApiRequest => ['GET', `/api/v1/geoservices/${rec.id}/`, { auth: 'guest' }]))
+      for (const [i, rec] of records.entries()) {
+        const r = answers[i]!
         expectJsonHeaders(expect, r)
         expect(Object.keys(r.body), String(rec.id)).toEqual(Object.keys(rec))
         const s = newest.get(rec.id)
