@@ -22,7 +22,8 @@ const KEEP = 4
 async function sourceOf(services: RenderServices, layer: StyledLayer): Promise<RasterSource> {
   const file = await services.classes.rasterFile(layer.id)
   if (!file) throw notRenderable(layer.id)
-  const { store } = services.platform
+  // The file's chunks live in the data port's blob store (PostgreSQL's or S3 on a team's server), not the host's.
+  const store = services.data.blobs
   return { srs: layer.srs, key: file.key, size: file.size, read: (start, end) => readRange(store, file, start, end) }
 }
 

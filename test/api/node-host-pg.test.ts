@@ -26,13 +26,10 @@ import { cluster } from '../pg/shared.ts'
  */
 const PG_GROUPS: string[] = ['auth', 'catalogue', 'permissions', 'resource', 'pyramid', 'upload', 'blueprint', 'feature',
   'feature-bulk', 'attachment', 'identify', 'export', 'render', 'hardening', 'hardening-auth', 'hardening-values', 'mvt', 'versioning',
-  'compat', 'ingest', 'idempotency', 'webmap', 'wmsclient', 'wms']
+  'compat', 'ingest', 'idempotency', 'webmap', 'wmsclient', 'wms', 'render-raster']
 
 /** Cases that assert what only SQLite's storage does (its R*Tree and the tile index cut from it). */
-const SQLITE_ONLY = new Set(['tiles come from the layer\'s tile index once it is built, and show every edit at once',
-  // Drawing a raster on PostgreSQL fails where geotiff reads the stored file (BlockedSource "Request failed");
-  // the render-raster group is not run here either. Left for the raster/PostgreSQL owner (issue 26 report).
-  'wms: a raster style is drawn, is not queryable and has no legend'])
+const SQLITE_ONLY = new Set(['tiles come from the layer\'s tile index once it is built, and show every edit at once'])
 
 for (const group of PG_GROUPS) {
   const cases = CASE_GROUPS[group]!
