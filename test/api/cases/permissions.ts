@@ -388,7 +388,7 @@ export const permissionCases: ApiCase[] = [
       const layer = await createLayer(api, expect, 'POINT', [{ keyname: 'name', datatype: 'STRING' }])
       await addFeatures(api, expect, layer, [{ geom: 'POINT(1 1)', fields: { name: 'kept' } }])
       const before = [await api.request('GET', `/api/resource/${layer}`), await api.request('GET', `/api/resource/${layer}/feature/`)]
-      const fill = (t: string) => t.replace('{id}', String(layer)).replace(/\{(fid|aid|vid|tid|cid)\}/g, '1')
+      const fill = (t: string) => t.replace('{id}', String(layer)).replace(/\{(fid|aid|vid|tid|cid|i)\}/g, '1')
         .replace('{z}/{x}/{y}', '0/0/0').replace('{z}', '0').replace('{x}', '0').replace('{file}', '0.mvt').replace('{name}', 'x')
       let checked = 0
       for (const d of declared) {
