@@ -32,3 +32,7 @@ export async function listPublishable(): Promise<ResourceItem[]> {
 
 /** The absolute address a desktop GIS connects to (under the app's directory, as every API path). */
 export const wmsServiceUrl = (id: number) => new URL(apiUrl(`/api/resource/${id}/wms`), location.origin).href
+
+/** Reads the connection's capabilities from the service again and stores them (502 with the reason when it fails). */
+export const requeryCapabilities = (connection: number) =>
+  request<unknown>(`/api/resource/${connection}`, { method: 'PUT', json: { wmsclient_connection: { capcache: 'query' } } })

@@ -29,6 +29,12 @@ test('wms: a layer of another service on the map, and a style served to a deskto
     await page.getByTestId('wmsconn-url').fill(remote.url('ok'))
     await page.getByTestId('wmsconn-version').selectOption('1.3.0')
   })
+  // Its details list the layers stored with it; asking again reads them from the service again.
+  await pick(page, 'E2E WMS')
+  await expect(page.getByTestId('wms-caps-layer')).toHaveText([/roads\s*Roads/, /water\s*Rivers/])
+  const capsAsked = remote.capabilities
+  await page.getByTestId('wms-caps-query').click()
+  await expect.poll(() => remote.capabilities).toBe(capsAsked + 1)
   await create(page, 'wmsclient_layer', 'E2E roads', async () => {
     // The capabilities stored with the connection: its leaf layers, the formats it offers.
     await expect(page.getByTestId('wmslayer-layers')).toHaveText(/Roads roads\s+Rivers water/)
