@@ -107,7 +107,7 @@ export const deleteResource = (id: number) =>
   request<unknown>(`/api/resource/${id}`, { method: 'DELETE' })
 
 /** Every resource of class `cls`, unpaged (the `resource` member only). */
-const listOfClass = (cls: string) =>
+export const listOfClass = (cls: string) =>
   request<ResourceItem[]>('/api/resource/search/', { query: { cls, serialization: 'resource' } })
 
 /** Every vector layer (for choosing where to collect features). */

@@ -58,6 +58,8 @@ export class WmsRemote {
   readonly maps: URLSearchParams[] = []
   /** Authorization headers of the `auth` mode's requests. */
   readonly auths: Array<string | undefined> = []
+  /** GetCapabilities answers sent. */
+  capabilities = 0
   /** `flaky` drops every connection while true. */
   down = false
 
@@ -95,7 +97,7 @@ export class WmsRemote {
     }
     if (q.get('map') !== 'test') return void send(400, 'text/plain', 'the service URL lost its own query')
     const request = q.get('request')?.toLowerCase()
-    if (request === 'getcapabilities') return void send(200, 'application/vnd.ogc.wms_xml', caps(q.get('version') ?? '1.1.1'))
+    if (request === 'getcapabilities') return void (this.capabilities++, send(200, 'application/vnd.ogc.wms_xml', caps(q.get('version') ?? '1.1.1')))
     if (request !== 'getmap') return void send(400, 'text/plain', 'unknown request')
     this.maps.push(q)
     const version = q.get('version')

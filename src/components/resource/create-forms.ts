@@ -9,12 +9,18 @@ import type { Component } from 'vue'
 import ResourceCreateLookupTable from './ResourceCreateLookupTable.vue'
 import ResourceCreateVectorLayer from './ResourceCreateVectorLayer.vue'
 import ResourceCreateRemoteConnection from './ResourceCreateRemoteConnection.vue'
+import ResourceCreateWmsConnection from './ResourceCreateWmsConnection.vue'
+import ResourceCreateWmsLayer from './ResourceCreateWmsLayer.vue'
+import ResourceCreateWmsService from './ResourceCreateWmsService.vue'
 import { createDefaultRasterStyle, createDefaultStyle } from '../../style/default-style.ts'
 
 export const CREATE_FORMS: Readonly<Record<string, Component>> = {
   vector_layer: ResourceCreateVectorLayer,
   lookup_table: ResourceCreateLookupTable,
   remote_connection: ResourceCreateRemoteConnection,
+  wmsclient_connection: ResourceCreateWmsConnection,
+  wmsclient_layer: ResourceCreateWmsLayer,
+  wmsserver_service: ResourceCreateWmsService,
 }
 
 /** What follows a class's creation (the new id and the body sent): a new layer gets its default style. */

@@ -18,6 +18,9 @@ const CLASS_BADGES: Record<string, string> = {
   engine_style: 'S',
   qgis_vector_style: 'S',
   raster_style: 'S',
+  wmsclient_connection: 'C',
+  wmsclient_layer: 'W',
+  wmsserver_service: 'W',
 }
 
 const labels = computed(() => new Map(useBlueprint().classes.value.map((c) => [c.identity, c.label])))
