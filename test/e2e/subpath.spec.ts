@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { expect, test, type Page } from '@playwright/test'
 import { WELLS, WELLS_SUMMARY } from '../api/gdal-cases.ts'
 import { swApi } from './helpers.ts'
@@ -84,10 +85,12 @@ test('a start that fails says why on the page instead of "Loading the app…"', 
   await expect(page.getByTestId('splash-text')).toContainText(`${host.url}/demo/service-worker.js`)
   await host.close()
 
-  // The host misses the app's own script (dist/ copied in part): no module runs at all.
-  host = await serveStatic(DIST, '/demo/', (path) => /^assets\/index-[^/]*\.js$/.test(path))
+  // The host misses the app's own script (dist/ copied in part): no module runs at all. Its name is
+  // index.html's module script (the build names it after its entry).
+  const entry = /<script type="module"[^>]*src="\.\/(assets\/[^"]+\.js)"/.exec(readFileSync(`${DIST}/index.html`, 'utf8'))![1]!
+  host = await serveStatic(DIST, '/demo/', (path) => path === entry)
   await page.goto(`${host.url}/demo/`)
   await expect(page.getByTestId('splash')).toHaveAttribute('data-step', 'error')
   await expect(page.getByTestId('splash-text')).toContainText('A file of the app did not load')
-  await expect(page.getByTestId('splash-text')).toContainText(`${host.url}/demo/assets/index-`)
+  await expect(page.getByTestId('splash-text')).toContainText(`${host.url}/demo/${entry}`)
 })
