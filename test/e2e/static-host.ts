@@ -4,6 +4,7 @@
  * whatever answers `/demo/api/…` is the service worker. Not a spec file.
  */
 import { createServer, type Server } from 'node:http'
+import { readFileSync } from 'node:fs'
 import { readFile, stat } from 'node:fs/promises'
 import { extname, join, normalize } from 'node:path'
 import type { AddressInfo } from 'node:net'
@@ -35,4 +36,11 @@ export async function serveStatic(dir: string, prefix: string, refuse: (path: st
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => { server.close(() => resolve()); server.closeAllConnections() }) }
+}
+
+/** The app's own script as the build named it (`assets/main-….js`): the module script `dist/index.html` loads. */
+export function appEntryScript(dist = 'dist'): string {
+  const m = /<script type="module"[^>]*src="\.\/(assets\/[^"]+\.js)"/.exec(readFileSync(`${dist}/index.html`, 'utf8'))
+  if (!m) throw new Error(`No module script in ${dist}/index.html: build the app first (npx vite build).`)
+  return m[1]!
 }

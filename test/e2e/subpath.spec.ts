@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs'
 import { expect, test, type Page } from '@playwright/test'
 import { WELLS, WELLS_SUMMARY } from '../api/gdal-cases.ts'
 import { swApi } from './helpers.ts'
-import { serveStatic, type StaticHost } from './static-host.ts'
+import { appEntryScript, serveStatic, type StaticHost } from './static-host.ts'
 import { firstLogin, NEW_ADMIN_PASSWORD, treeNode } from './ui-steps.ts'
 
 // The built app (dist/) copied to a path of a plain static host, GitHub-Pages style: no Node
@@ -85,9 +84,8 @@ test('a start that fails says why on the page instead of "Loading the app…"', 
   await expect(page.getByTestId('splash-text')).toContainText(`${host.url}/demo/service-worker.js`)
   await host.close()
 
-  // The host misses the app's own script (dist/ copied in part): no module runs at all. Its name is
-  // index.html's module script (the build names it after its entry).
-  const entry = /<script type="module"[^>]*src="\.\/(assets\/[^"]+\.js)"/.exec(readFileSync(`${DIST}/index.html`, 'utf8'))![1]!
+  // The host misses the app's own script (dist/ copied in part): no module runs at all.
+  const entry = appEntryScript(DIST)
   host = await serveStatic(DIST, '/demo/', (path) => path === entry)
   await page.goto(`${host.url}/demo/`)
   await expect(page.getByTestId('splash')).toHaveAttribute('data-step', 'error')

@@ -1,5 +1,6 @@
 import { expect, test, type Page } from '@playwright/test'
 import { decode } from 'fast-png'
+import { appEntryScript } from './static-host.ts'
 import { firstLogin, openApp, pick } from './ui-steps.ts'
 
 // The app shell as a newcomer meets it: a splash in the first paint that follows the worker's
@@ -59,7 +60,8 @@ test('first visit: the splash shows the worker install step by step, with the fi
   // The app's script is held back: what shows meanwhile is the HTML alone.
   let release!: () => void
   const held = new Promise<void>((resolve) => { release = resolve })
-  await page.route(/\/assets\/index-[^/]*\.js$/, async (route) => { await held; await route.continue() })
+  const entry = appEntryScript()
+  await page.route((url) => url.pathname.endsWith(`/${entry}`), async (route) => { await held; await route.continue() })
   await page.goto('/', { waitUntil: 'commit' })
   await expect(page.getByTestId('splash')).toBeVisible()
   await expect(page.getByTestId('splash-text')).toHaveText('Loading the app…')
