@@ -3,10 +3,11 @@
  * A member's `password` kept as a secret at rest (core/secret: AES-GCM with the host's key):
  * the connection classes (`remote_connection`, `spatialdb_connection`) encrypt it in their
  * `prepare`, before the main write, because WebCrypto is asynchronous and a class's write hooks
- * await nothing but their transaction; the write then takes the prepared text.
+ * await nothing but their transaction; the write then takes the prepared text. Reading it back
+ * goes through `secretReader`, which keeps what it decrypted.
  */
 import { expectKind } from '../core/validate.ts'
-import { encryptSecret } from '../core/secret.ts'
+import { decryptSecret, encryptSecret } from '../core/secret.ts'
 import type { Platform } from '../platform/platform.ts'
 import type { ClassContext, Prepared } from './class.ts'
 
@@ -30,3 +31,28 @@ export async function prepareSecret(platform: Platform, members: Record<string, 
 
 /** The password `prepareSecret` encrypted for this write (its member gave one). */
 export const preparedSecret = (ctx: ClassContext) => (ctx.prepared as PreparedSecret).password
+
+/** Stored secrets decrypted with the host's key, each clear text kept by its encrypted text. */
+export interface SecretReader {
+  /** Decrypts (at most 1,000 kept); throws what decryptSecret throws for a text made with another key. */
+  read(encrypted: string): Promise<string>
+  /** The clear text if `read` has already decrypted it (for synchronous answers). */
+  known(encrypted: string): string | undefined
+}
+
+/** A SecretReader: decrypting is asynchronous and not free, so each text is decrypted once. */
+export function secretReader(platform: Platform): SecretReader {
+  const clear = new Map<string, string>()
+  return {
+    async read(encrypted) {
+      let plain = clear.get(encrypted)
+      if (plain === undefined) {
+        plain = await decryptSecret(await platform.secretKey(), encrypted)
+        if (clear.size > 1000) clear.clear()
+        clear.set(encrypted, plain)
+      }
+      return plain
+    },
+    known: (encrypted) => clear.get(encrypted),
+  }
+}

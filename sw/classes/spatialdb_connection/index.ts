@@ -10,8 +10,7 @@
  */
 import { forbidden, validationError } from '../../core/error.ts'
 import { expectKeys, expectObject } from '../../core/validate.ts'
-import { decryptSecret } from '../../core/secret.ts'
-import { prepareSecret, preparedSecret } from '../../resource/secret-member.ts'
+import { prepareSecret, preparedSecret, secretReader } from '../../resource/secret-member.ts'
 import { noDatabaseHere } from '../../spatialdb/errors.ts'
 import { nameOf, portOf, required, sslmodeOf } from '../../spatialdb/params.ts'
 import type { SpatialDbParams, SpatialDbSource } from '../../port/spatialdb.ts'
@@ -43,21 +42,14 @@ function apply(ctx: ClassContext, member: unknown, prev: ConnectionData | undefi
 }
 
 export const spatialDbConnection: ClassFactory = (env) => {
-  /** The decrypted password of each connection, by its encrypted text (decrypting is asynchronous and not free). */
-  const clear = new Map<string, string>()
+  const secrets = secretReader(env.platform)
   const decrypt = async (id: number, encrypted: string) => {
-    let plain = clear.get(encrypted)
-    if (plain === undefined) {
-      try {
-        plain = await decryptSecret(await env.platform.secretKey(), encrypted)
-      } catch {
-        // Made with another key (a data folder moved without its secret.key).
-        throw validationError(`The password of connection ${id} cannot be decrypted with this server's key: set it again.`)
-      }
-      if (clear.size > 1000) clear.clear()
-      clear.set(encrypted, plain)
+    try {
+      return await secrets.read(encrypted)
+    } catch {
+      // Made with another key (a data folder moved without its secret.key).
+      throw validationError(`The password of connection ${id} cannot be decrypted with this server's key: set it again.`)
     }
-    return plain
   }
   return {
     identity: CLASS,
@@ -96,7 +88,7 @@ export const spatialDbConnection: ClassFactory = (env) => {
       const d = raw as unknown as ConnectionData
       if (!await may(ctx, id, 'read')) return { [CLASS]: {} }
       return { [CLASS]: { hostname: d.hostname, port: d.port === null ? null : String(d.port), database: d.database,
-        username: d.username, password: clear.get(d.password) ?? null, sslmode: d.sslmode } }
+        username: d.username, password: secrets.known(d.password) ?? null, sslmode: d.sslmode } }
     },
 
     // Its pool's connections end once the delete has committed.

@@ -10,8 +10,7 @@
  */
 import { forbidden, validationError } from '../../core/error.ts'
 import { expectKeys, expectKind, expectObject } from '../../core/validate.ts'
-import { decryptSecret } from '../../core/secret.ts'
-import { prepareSecret } from '../../resource/secret-member.ts'
+import { prepareSecret, secretReader } from '../../resource/secret-member.ts'
 import { WMS_VERSIONS, type Capcache, type WmsVersion } from '../../ogc/client/capabilities.ts'
 import { queryCapabilities } from '../../ogc/client/request.ts'
 import { forgetKept } from '../../ogc/client/getmap.ts'
@@ -99,23 +98,16 @@ function apply(ctx: ClassContext, member: unknown, prev: ConnectionData | undefi
 }
 
 export const wmsClientConnection: ClassFactory = (env: ClassEnv) => {
-  /** The decrypted password of each connection, by its encrypted text (decrypting is asynchronous). */
-  const clear = new Map<string, string>()
+  const secrets = secretReader(env.platform)
   const decrypt = async (encrypted: string | null): Promise<string | null> => {
     if (encrypted === null) return null
-    let plain = clear.get(encrypted)
-    if (plain === undefined) {
-      try {
-        plain = await decryptSecret(await env.platform.secretKey(), encrypted)
-      } catch (err) {
-        // Made with another key (a data folder moved without its key): it must be set again.
-        env.platform.log('The password of a WMS connection cannot be decrypted', err)
-        return null
-      }
-      if (clear.size > 1000) clear.clear()
-      clear.set(encrypted, plain)
+    try {
+      return await secrets.read(encrypted)
+    } catch (err) {
+      // Made with another key (a data folder moved without its key): it must be set again.
+      env.platform.log('The password of a WMS connection cannot be decrypted', err)
+      return null
     }
-    return plain
   }
   return {
     identity: CLASS,
@@ -167,7 +159,7 @@ export const wmsClientConnection: ClassFactory = (env: ClassEnv) => {
       const out: Record<string, unknown> = {}
       if (await may(ctx, id, 'read')) {
         Object.assign(out, { url: d.url, version: d.version, username: d.username,
-          password: d.password === null ? null : clear.get(d.password) ?? null, insecure: d.insecure, referer: d.referer })
+          password: d.password === null ? null : secrets.known(d.password) ?? null, insecure: d.insecure, referer: d.referer })
       }
       if (await may(ctx, id, 'connect')) out.capcache = d.capcache
       return { [CLASS]: out }
