@@ -7,6 +7,8 @@
 import type { Api, Expect } from './harness.ts'
 import { expectError, uniq } from './harness.ts'
 import { decodePng, makeLayer, makeStyle, pixel, square } from './render-helpers.ts'
+import { TIFFS } from './ingest-files.ts'
+import { uploadFile } from './cases/ingest.ts'
 
 export interface OfflineEnv {
   local: Api
@@ -32,8 +34,9 @@ const AREA_TILES = 7
 
 const RED = '<map><layer><class><style><color red="255" green="0" blue="0"/><size>12</size><symbol>circle</symbol></style></class></layer></map>'
 const BLUE = '<map><layer><class><style><color red="0" green="0" blue="255"/></style></class></layer></map>'
+const GREEN = '<map><layer><class><style><color red="0" green="255" blue="0"/></style></class></layer></map>'
 
-export interface TeamMap { webmap: number; points: number; style: number; basemapLayer: number }
+export interface TeamMap { webmap: number; points: number; style: number; basemapLayer: number; /** The style the basemap's tiles are drawn with. */ land: number }
 
 /**
  * On the team's server: a point layer with three red points in the area, a polygon layer
@@ -62,7 +65,7 @@ export async function teamMap(env: OfflineEnv, expect: Expect): Promise<TeamMap>
       { item_type: 'layer', display_name: 'Wells', layer_style_id: style, layer_adapter: 'tile', layer_enabled: true, layer_transparency: 10 }] }] } },
     basemap_webmap: { basemaps: [{ resource_id: basemapLayer, display_name: 'Land', enabled: true }, { resource_id: dead, display_name: 'Gone', enabled: false }] } } })
   expect(res.status).toBe(201)
-  return { webmap: res.body.id, points, style, basemapLayer }
+  return { webmap: res.body.id, points, style, basemapLayer, land: landStyle }
 }
 
 export async function connect(env: OfflineEnv, expect: Expect): Promise<number> {
@@ -76,9 +79,10 @@ export async function connect(env: OfflineEnv, expect: Expect): Promise<number> 
 const VALIDATION = 'nextgisweb.core.exception.ValidationError'
 
 /** Takes `map` offline through `connection`; the answer's body. */
-export async function takeOffline(env: OfflineEnv, expect: Expect, connection: number, map: TeamMap, headers?: Record<string, string>) {
+export async function takeOffline(env: OfflineEnv, expect: Expect, connection: number, map: { webmap: number }, headers?: Record<string, string>,
+  area: { bbox: number[]; zooms: number[] } = { bbox: AREA, zooms: ZOOMS }) {
   const res = await env.local.request('POST', '/api/component/outpost/webmap_offline/', { headers,
-    body: { connection: { id: connection }, webmap: { id: map.webmap }, bbox: AREA, zooms: ZOOMS } })
+    body: { connection: { id: connection }, webmap: { id: map.webmap }, ...area } })
   expect(res.status, JSON.stringify(res.body)).toBe(201)
   return res.body as { id: number; saved: Record<string, any> }
 }
@@ -88,17 +92,19 @@ export async function wellsItem(api: Api, webmap: number) {
   return (await api.request('GET', `/api/resource/${webmap}`)).body.webmap.root_item.children[0].children[0]
 }
 
-/** How many pixels of a PNG answer are mostly red (the points) or blue (the land). */
+/** How many pixels of a PNG answer are mostly red (the points), blue (the land) or green (the land restyled). */
 export function colours(res: { bodyBase64?: string; status: number; headers: Record<string, string> }) {
   const img = decodePng(res as never)
   let red = 0
   let blue = 0
+  let green = 0
   for (let y = 0; y < img.height; y++) for (let x = 0; x < img.width; x++) {
     const [r, g, b, a] = pixel(img, x, y)
     if (a > 128 && r > 200 && g < 60 && b < 60) red++
     if (a > 128 && b > 200 && r < 60 && g < 60) blue++
+    if (a > 128 && g > 200 && r < 60 && b < 60) green++
   }
-  return { red, blue }
+  return { red, blue, green }
 }
 
 export const offlineCases: OfflineCase[] = [
@@ -179,9 +185,21 @@ export const offlineCases: OfflineCase[] = [
       // Refresh brings a change made on the team's server.
       const [first] = (await env.remote.request('GET', `/api/resource/${map.points}/feature/`)).body
       expect((await env.remote.request('PUT', `/api/resource/${map.points}/feature/${first.id}`, { body: { fields: { name: 'renamed there' } } })).status).toBe(200)
+      // ... and the basemap's tiles again: the land is drawn green there now, and the kept tiles are replaced.
+      expect((await env.remote.request('PUT', `/api/resource/${map.land}`, { body: { engine_style: { xml: GREEN } } })).status).toBe(200)
       const refreshed = await env.local.request('POST', `/api/resource/${id}/webmap_offline`)
       expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200)
-      expect(refreshed.body).toMatchObject({ status: 'ok', rounds: [{ layer, status: 'ok', pulled: { updated: 1 } }] })
+      expect(refreshed.body).toMatchObject({ status: 'ok', rounds: [{ layer, status: 'ok', pulled: { updated: 1 } }],
+        tiles: [{ name: 'Land', tiles: AREA_TILES, failed: 0, replaced: true }] })
+      const moved = (await env.local.request('GET', `/api/resource/${saved.basemaps[0].resource}`)).body.basemap_layer.url as string
+      expect(moved).toBe(`/api/resource/${id}/webmap_offline/tile/1000/{z}/{x}/{y}`)
+      const green = colours(await env.local.request('GET', moved.replace('{z}', '8').replace('{x}', '135').replace('{y}', '86')))
+      expect(green.green).toBeGreaterThan(30_000)
+      expect(green.blue).toBe(0)
+      // The old tiles are gone, the size follows the new ones.
+      expect((await env.local.request('GET', url.replace('{z}', '8').replace('{x}', '135').replace('{y}', '86'))).status).toBe(204)
+      expect(await env.tileBlobs(`webmap-offline-${id}-`)).toBe(AREA_TILES)
+      expect(refreshed.body.saved.size.tiles).toBe(refreshed.body.tiles[0].bytes)
       const names = ((await env.local.request('GET', `/api/resource/${layer}/feature/`)).body as { fields: { name: string } }[]).map((f) => f.fields.name)
       expect(names).toContain('renamed there')
       expect((await env.local.request('GET', `/api/resource/${id}/webmap_offline`)).body.refreshed).toEqual(expect.any(String))
@@ -230,6 +248,86 @@ export const offlineCases: OfflineCase[] = [
       // No linked layer of the team's layer stayed either.
       const linked = (await env.local.request('GET', '/api/component/outpost/sync/')).body as { remote?: { resource: { id: number } } }[]
       expect(linked.some((l) => l.remote?.resource.id === map.points)).toBe(false)
+    },
+  },
+  {
+    name: 'refresh: one stopped while it fetches tiles answers 409 and keeps the kept tiles; a basemap whose tiles fail keeps its old ones whole',
+    async run(env, expect) {
+      const map = await teamMap(env, expect)
+      const connection = await connect(env, expect)
+      // About 300 tiles, as the take's stop case: long enough to stop the refresh while they come.
+      const { id, saved } = await takeOffline(env, expect, connection, map, undefined, { bbox: [9.8, 49.8, 10.2, 50.2], zooms: [8, 13] })
+      const kept = saved.basemaps[0].tiles as number
+      const tileUrl = `/api/resource/${id}/webmap_offline/tile/0/8/135/86`
+      const before = (await env.local.request('GET', tileUrl)).bodyBase64
+      const token = uniq('refr').replace(/[^A-Za-z0-9]/g, '_').padEnd(20, '_')
+      const job = env.local.request('POST', `/api/resource/${id}/webmap_offline`, { headers: { 'x-outpost-progress': token } })
+      let stage = ''
+      for (let i = 0; i < 600 && stage !== 'tiles'; i++) {
+        const p = await env.local.request('GET', `/api/component/outpost/progress/${token}`)
+        stage = p.status === 200 && p.body.done > 2 ? p.body.stage : ''
+      }
+      expect(stage).toBe('tiles')
+      expect((await env.local.request('DELETE', `/api/component/outpost/progress/${token}`)).status).toBe(202)
+      expectError(expect, await job, 409, 'nextgisweb.core.exception.OperationalError')
+      // Nothing changed: the same tiles, only them, the saved map as it was.
+      expect(await env.tileBlobs(`webmap-offline-${id}-`)).toBe(kept)
+      expect((await env.local.request('GET', tileUrl)).bodyBase64).toBe(before)
+      expect((await env.local.request('GET', `/api/resource/${id}/webmap_offline`)).body).toMatchObject({ refreshed: null, basemaps: [{ index: 0, tiles: kept }] })
+      // The basemap's tiles cannot be read any more (its style is gone there): the refresh keeps the old tiles and says so.
+      expect((await env.remote.request('DELETE', `/api/resource/${map.land}`)).status).toBe(200)
+      const failed = await env.local.request('POST', `/api/resource/${id}/webmap_offline`)
+      expect(failed.status, JSON.stringify(failed.body)).toBe(200)
+      expect(failed.body.tiles).toEqual([{ name: 'Land', tiles: 0, bytes: 0, failed: expect.any(Number), replaced: false }])
+      expect(failed.body.saved.missing).toContainEqual({ kind: 'tiles', name: 'Land', reason: expect.stringMatching(/the tiles kept before stay/) })
+      expect(failed.body.saved.basemaps).toMatchObject([{ index: 0, tiles: kept }])
+      expect(await env.tileBlobs(`webmap-offline-${id}-`)).toBe(kept)
+      expect((await env.local.request('GET', tileUrl)).bodyBase64).toBe(before)
+      expect((await env.local.request('DELETE', `/api/resource/${id}/webmap_offline`)).body).toEqual({ freed: { tiles: kept } })
+    },
+  },
+  {
+    name: 'a raster layer of the map comes as a copy of its file with its style, and draws its pixels here',
+    async run(env, expect) {
+      const api = env.remote
+      const source = await uploadFile(api, expect, 'rgb.tif', await TIFFS.rgb())
+      const layer = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'raster_layer', parent: { id: 0 }, display_name: uniq('Ortho') },
+        raster_layer: { srs: { id: 3857 }, source } } })
+      expect(layer.status).toBe(201)
+      const style = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'raster_style', parent: { id: layer.body.id }, display_name: 'Ortho style' } } })
+      expect(style.status).toBe(201)
+      const wm = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'webmap', parent: { id: 0 }, display_name: uniq('Ortho map') },
+        webmap: { root_item: { item_type: 'root', children: [{ item_type: 'layer', display_name: 'Ortho', layer_style_id: style.body.id, layer_adapter: 'image', layer_enabled: true }] } } } })
+      expect(wm.status).toBe(201)
+      const connection = await connect(env, expect)
+      // TIFFS.rgb: 30-31° E, 60-61° N, a square of (200, 100, 50) in its middle.
+      const area = { bbox: [30.4, 60.4, 30.6, 60.6], zooms: [8, 8] }
+      const est = await env.local.request('POST', '/api/component/outpost/webmap_offline/estimate', {
+        body: { connection: { id: connection }, webmap: { id: wm.body.id }, ...area } })
+      expect(est.status, JSON.stringify(est.body)).toBe(200)
+      expect(est.body).toMatchObject({ layers: [{ remote: layer.body.id, features: 0, raster: true }], styles: 1, missing: [] })
+      expect(est.body.raster_bytes).toBeGreaterThan(0)
+      const { id, saved } = await takeOffline(env, expect, connection, { webmap: wm.body.id }, undefined, area)
+      const file = await api.request('GET', `/api/resource/${layer.body.id}/download`)
+      const fileBytes = Buffer.from(file.bodyBase64 ?? '', 'base64').length
+      expect(saved).toMatchObject({ missing: [], layers: [{ remote: layer.body.id, raster: { bytes: fileBytes } }] })
+      expect(saved.size).toMatchObject({ rasters: fileBytes, total: fileBytes })
+      const local = (await env.local.request('GET', `/api/resource/${saved.layers[0].local}`)).body
+      expect(local.resource).toMatchObject({ cls: 'raster_layer', parent: { id } })
+      const theirs = (await api.request('GET', `/api/resource/${layer.body.id}`)).body.raster_layer
+      expect(local.raster_layer).toMatchObject({ xsize: theirs.xsize, ysize: theirs.ysize, band_count: theirs.band_count })
+      const item = (await env.local.request('GET', `/api/resource/${saved.webmap}`)).body.webmap.root_item.children[0]
+      expect(item).toMatchObject({ display_name: 'Ortho', layer_adapter: 'image', style_parent_id: saved.layers[0].local })
+      // The copy draws the square's colour where the original does (render-raster.ts: tile 8/149/73, pixel 176, 159).
+      const t = await env.local.request('GET', `/api/component/render/tile?resource=${item.layer_style_id}&z=8&x=149&y=73`)
+      expect(t.status).toBe(200)
+      const img = decodePng(t as never)
+      expect(pixel(img, 176, 159)).toEqual([200, 100, 50, 255])
+      // Refresh leaves the copy as it is (no sync round of a raster) and answers ok.
+      const refreshed = await env.local.request('POST', `/api/resource/${id}/webmap_offline`)
+      expect(refreshed.body).toMatchObject({ status: 'ok', rounds: [], tiles: [] })
+      expect((await env.local.request('DELETE', `/api/resource/${id}/webmap_offline`)).status).toBe(200)
+      expect((await env.local.request('GET', `/api/resource/${saved.layers[0].local}`)).status).toBe(404)
     },
   },
 ]

@@ -13,12 +13,12 @@ import { progressBoard, requestCancelled, type TrackedProgress } from '../../ing
 import type { SyncServices } from '../service.ts'
 import { remoteClient, type RemoteClient } from '../client.ts'
 import type { Credentials } from '../types.ts'
-import { fetchTiles, tileSource } from './basemap-tiles.ts'
+import { fetchTiles, tileSource, type TileReport } from './basemap-tiles.ts'
 import type { InnerApi } from './inner.ts'
 import { localTree } from './local-map.ts'
 import { readRemoteMap, type Missing, type RemoteMap } from './remote-map.ts'
 import type { OfflineRequest } from './request.ts'
-import { tileBlobPrefix, tileCount, tilesOf } from './tiles.ts'
+import { slotPrefix, tileBlobPrefix, tileCount, tileRoute, tilesOf } from './tiles.ts'
 
 /** The resmeta key of a saved map's group. */
 export const META_KEY = 'outpost.offline_map'
@@ -37,11 +37,13 @@ export interface SavedMap {
   bbox: [number, number, number, number]
   zooms: [number, number]
   webmap: number | null
-  layers: { name: string; remote: number; local: number; features: number }[]
+  /** `raster`: a raster layer's copy, with its file's bytes (it is a snapshot: refresh does not renew it). */
+  layers: { name: string; remote: number; local: number; features: number; raster?: { bytes: number } }[]
+  /** `index`: the slot of the basemap's tile blobs (refresh fills the other slot, then moves over). */
   basemaps: { name: string; resource: number; index: number; url: string; tiles: number; bytes: number }[]
   missing: Missing[]
-  /** Bytes on the device: the tiles exactly, the features estimated. */
-  size: { tiles: number; features: number; total: number }
+  /** Bytes on the device: the tiles and the rasters' files exactly, the features estimated. */
+  size: { tiles: number; features: number; rasters: number; total: number }
   saved: string
   refreshed: string | null
 }
@@ -76,8 +78,10 @@ export async function estimate(env: JobEnv, req: OfflineRequest) {
   const map = await readRemoteMap(client, creds, req.webmap)
   const tiles = tileCount(req.bbox, req.zooms)
   const tileBytes = await sampleTileBytes(env, client, map, req)
-  const layers = [...map.layers].map(([id, l]) => ({ remote: id, name: l.name, features: l.features }))
+  const layers = [...map.layers].map(([id, l]) => ({ remote: id, name: l.name, features: l.features, ...(l.raster ? { raster: true } : {}) }))
   const features = layers.reduce((n, l) => n + l.features, 0)
+  // A raster's file is at most about its samples (8-bit bands; the stored COG is compressed).
+  const rasterBytes = [...map.layers.values()].reduce((n, l) => n + (l.raster?.pixels ?? 0), 0)
   const copyable = [...map.styles.values()].filter((s) => COPY[s.cls]).length
   const missing = [...map.missing, ...[...map.styles].filter(([, s]) => !COPY[s.cls])
     .map(([id, s]) => ({ kind: 'style' as const, name: `style ${id}`, reason: `a ${s.cls} cannot be copied here` }))]
@@ -85,7 +89,8 @@ export async function estimate(env: JobEnv, req: OfflineRequest) {
     name: map.name, extent: map.extent, layers, styles: copyable,
     basemaps: map.basemaps.map((b) => ({ name: b.name, tiles })),
     tiles: tiles * map.basemaps.length, tile_bytes: tileBytes, features,
-    bytes: tiles * map.basemaps.length * tileBytes + features * BYTES_PER_FEATURE,
+    raster_bytes: rasterBytes,
+    bytes: tiles * map.basemaps.length * tileBytes + features * BYTES_PER_FEATURE + rasterBytes,
     missing,
   }
 }
@@ -95,6 +100,8 @@ const COPY: Record<string, (client: RemoteClient, inner: InnerApi, id: number, m
   engine_style: async (_c, _i, _id, member) => ({ engine_style: { xml: (member as { xml: string }).xml } }),
   // The original's name for it, when the team's server answers in its spelling.
   mapserver_style: async (_c, _i, _id, member) => ({ engine_style: { xml: (member as { xml: string }).xml } }),
+  // A raster style has no member: the copy draws the copied file as the original draws its own.
+  raster_style: async () => ({}),
   qgis_vector_style: async (client, inner, id) => {
     const qml = await client.bytes(`/api/resource/${id}/qml`)
     const upload = await inner.json('PUT', '/api/component/file_upload/', undefined, { raw: qml, type: 'application/xml' })
@@ -129,7 +136,7 @@ export async function takeOffline(env: JobEnv, req: OfflineRequest, progress: Tr
   signal.throwIfAborted()
   const saved: SavedMap = { state: 'saving', name: map.name, url: creds.url, connection: req.connection, remote_webmap: req.webmap, bbox: req.bbox,
     zooms: req.zooms, webmap: null, layers: [], basemaps: [], missing: [...map.missing],
-    size: { tiles: 0, features: 0, total: 0 }, saved: env.services.platform.now().toISOString(), refreshed: null }
+    size: { tiles: 0, features: 0, rasters: 0, total: 0 }, saved: env.services.platform.now().toISOString(), refreshed: null }
   const { inner } = env
   const group = (await inner.json('POST', '/api/resource/', { resource: { cls: 'resource_group', parent: { id: req.parent },
     display_name: `${map.name} (offline)` }, resmeta: { items: { [META_KEY]: JSON.stringify(saved) } } })).id as number
@@ -140,16 +147,23 @@ export async function takeOffline(env: JobEnv, req: OfflineRequest, progress: Tr
     const localLayer = new Map<number, number>()
     for (const [rid, l] of map.layers) {
       try {
-        const id = await cancellable(env, signal, (token) => inner.json('POST', '/api/resource/', {
-          resource: { cls: 'vector_layer', parent: { id: group }, display_name: l.name },
-          vector_layer: { remote: { connection: { id: req.connection }, resource: { id: rid } } } }, { progress: token }))
-        localLayer.set(rid, id.id)
-        saved.layers.push({ name: l.name, remote: rid, local: id.id, features: l.features })
+        if (l.raster) {
+          const copy = await copyRaster(env, client, signal, group, rid, l.name, l.raster.srs)
+          localLayer.set(rid, copy.id)
+          saved.layers.push({ name: l.name, remote: rid, local: copy.id, features: 0, raster: { bytes: copy.bytes } })
+        } else {
+          const id = await cancellable(env, signal, (token) => inner.json('POST', '/api/resource/', {
+            resource: { cls: 'vector_layer', parent: { id: group }, display_name: l.name },
+            vector_layer: { remote: { connection: { id: req.connection }, resource: { id: rid } } } }, { progress: token }))
+          localLayer.set(rid, id.id)
+          saved.layers.push({ name: l.name, remote: rid, local: id.id, features: l.features })
+        }
       } catch (err) {
         signal.throwIfAborted()
-        // A layer this account may not read, or of a kind not kept here, is missing; anything else fails the job.
-        if (!(err instanceof ApiError) || err.status !== 422) throw err
-        saved.missing.push({ kind: 'layer', name: l.name, reason: err.opts.message ?? err.title })
+        // A layer this account may not read, of a kind not kept here, or a raster too large for the device, is missing; anything else fails the job.
+        const why = missingReason(err, creds)
+        if (why === undefined) throw err
+        saved.missing.push({ kind: 'layer', name: l.name, reason: why })
       }
       progress.done(saved.layers.length)
     }
@@ -186,7 +200,7 @@ export async function takeOffline(env: JobEnv, req: OfflineRequest, progress: Tr
       // A basemap none of whose tiles came is only listed as missing.
       if (!report.tiles) continue
       const local = await inner.json('POST', '/api/resource/', { resource: { cls: 'basemap_layer', parent: { id: group }, display_name: b.name },
-        basemap_layer: { url: `/api/resource/${group}/webmap_offline/tile/${index}/{z}/{x}/{y}`, copyright_text: b.copyright_text,
+        basemap_layer: { url: tileRoute(group, index), copyright_text: b.copyright_text,
           z_min: req.zooms[0], z_max: req.zooms[1] } })
       saved.basemaps.push({ name: b.name, resource: local.id, index, url: b.url, tiles: report.tiles, bytes: report.bytes })
     }
@@ -213,10 +227,36 @@ export async function takeOffline(env: JobEnv, req: OfflineRequest, progress: Tr
   }
 }
 
+/** Why a layer did not come, when that is a part missing rather than the job failed (`undefined`). */
+function missingReason(err: unknown, creds: Credentials): string | undefined {
+  if (!(err instanceof ApiError)) return undefined
+  if (err.status === 422) return err.opts.message ?? err.title
+  // The raster's download: refused, gone, or larger than this device takes (the upload limit).
+  if (err.status === 502 && typeof err.opts.data?.limit === 'number') return `its file is larger than this device takes: ${err.opts.message ?? ''}`.trim()
+  const remote = Number(err.opts.data?.remote_status)
+  if (err.status === 502 && [401, 403, 404].includes(remote)) return `its file could not be read from ${creds.url} (HTTP ${remote})`
+  return undefined
+}
+
+/**
+ * A copy of remote raster layer `rid`: its file (the stored GeoTIFF, read within the upload
+ * limit) uploaded here and made a raster layer under `group`, as a person uploading it would.
+ */
+async function copyRaster(env: JobEnv, client: RemoteClient, signal: AbortSignal, group: number, rid: number, name: string, srs: number) {
+  const file = await client.bytes(`/api/resource/${rid}/download`)
+  signal.throwIfAborted()
+  const upload = await env.inner.json('PUT', '/api/component/file_upload/', undefined, { raw: file, type: 'image/tiff' })
+  const made = await cancellable(env, signal, (token) => env.inner.json('POST', '/api/resource/', {
+    resource: { cls: 'raster_layer', parent: { id: group }, display_name: name },
+    raster_layer: { srs: { id: srs }, source: { id: upload.id } } }, { progress: token }))
+  return { id: made.id as number, bytes: file.length }
+}
+
 function sizeOf(saved: SavedMap): SavedMap['size'] {
   const tiles = saved.basemaps.reduce((n, b) => n + b.bytes, 0)
   const features = saved.layers.reduce((n, l) => n + l.features, 0) * BYTES_PER_FEATURE
-  return { tiles, features, total: tiles + features }
+  const rasters = saved.layers.reduce((n, l) => n + (l.raster?.bytes ?? 0), 0)
+  return { tiles, features, rasters, total: tiles + features + rasters }
 }
 
 async function deleteBlobs(env: JobEnv, ids: Iterable<string>): Promise<void> {
@@ -239,13 +279,73 @@ export async function savedMaps(env: JobEnv): Promise<Record<string, unknown>[]>
   })
 }
 
-/** `POST /api/resource/{id}/webmap_offline`: a sync round of each layer of the saved map (the server's changes come, ours go). */
-export async function refresh(env: JobEnv, id: number, saved: SavedMap) {
+/** The other blob slot of a basemap's tiles: a refresh fills it while the kept tiles stay in theirs. */
+export const otherSlot = (slot: number) => (slot < SLOTS ? slot + SLOTS : slot - SLOTS)
+/** Basemap slots 0…SLOTS-1 and their refresh twins SLOTS…2·SLOTS-1 (the tile route's `{i}`). */
+export const SLOTS = 1000
+
+export interface TileRefresh { name: string; tiles: number; bytes: number; failed: number; replaced: boolean }
+
+/**
+ * `POST /api/resource/{id}/webmap_offline`: refreshes a saved map. Each kept basemap's tiles of
+ * the area are fetched again into its other slot (progress and Stop as when it was taken);
+ * then a sync round of each linked layer (the server's changes come, ours go); then a basemap
+ * whose every tile came moves over to the new tiles and the old go. A basemap with any tile
+ * that failed keeps its old tiles whole (a crew half-refreshed out of coverage keeps a whole
+ * map). A stop or failure before the rounds drops the new tiles and changes nothing.
+ */
+export async function refresh(env: JobEnv, id: number, saved: SavedMap, progress: TrackedProgress) {
+  const { signal } = progress
+  const { services } = env
+  const { creds, client } = await connectionOf(env, saved.connection)
+  const perMap = tileCount(saved.bbox, saved.zooms)
+  progress.stage('tiles', perMap * saved.basemaps.length)
+  const written: string[] = []
+  const fetched: { slot: number; report: TileReport }[] = []
+  let done = 0
+  try {
+    for (const b of saved.basemaps) {
+      const slot = otherSlot(b.index)
+      // What an earlier refresh cut by a killed host left in that slot goes first.
+      await deleteBlobs(env, await services.data.blobs.listBlobs(slotPrefix(id, slot)))
+      fetched.push({ slot, report: await fetchTiles(tileSource(b.url, client, services.platform), services.data.blobs, id, slot,
+        saved.bbox, saved.zooms, signal, written, () => progress.done(++done)) })
+    }
+    // The last point a Stop is heeded: after it, the rounds and the move run to their end.
+    signal.throwIfAborted()
+  } catch (err) {
+    await deleteBlobs(env, written)
+    throw signal.aborted ? (signal.reason instanceof ApiError ? signal.reason : requestCancelled()) : err
+  }
+  progress.stage('layers', saved.layers.length)
   const rounds: Record<string, unknown>[] = []
-  for (const l of saved.layers) rounds.push({ layer: l.local, ...await env.inner.json('POST', `/api/resource/${l.local}/sync`) })
-  const next = { ...saved, refreshed: env.services.platform.now().toISOString() }
+  for (const l of saved.layers.filter((l) => !l.raster)) {
+    rounds.push({ layer: l.local, ...await env.inner.json('POST', `/api/resource/${l.local}/sync`) })
+    progress.done(rounds.length)
+  }
+  progress.stage('saving')
+  const tiles: TileRefresh[] = []
+  const basemaps: SavedMap['basemaps'] = []
+  const missing = saved.missing.filter((m) => m.kind !== 'tiles' || !saved.basemaps.some((b) => b.name === m.name))
+  for (const [k, b] of saved.basemaps.entries()) {
+    const { slot, report } = fetched[k]!
+    const replaced = report.failed === 0 && report.tiles > 0
+    tiles.push({ name: b.name, tiles: report.tiles, bytes: report.bytes, failed: report.failed, replaced })
+    if (!replaced) {
+      await deleteBlobs(env, await services.data.blobs.listBlobs(slotPrefix(id, slot)))
+      missing.push({ kind: 'tiles', name: b.name, reason: `the refresh could not read ${report.failed} of ${perMap} tiles from ${new URL(b.url, creds.url).origin}; the tiles kept before stay` })
+      basemaps.push(b)
+      continue
+    }
+    await env.inner.json('PUT', `/api/resource/${b.resource}`, { basemap_layer: { url: tileRoute(id, slot) } })
+    await deleteBlobs(env, await services.data.blobs.listBlobs(slotPrefix(id, b.index)))
+    basemaps.push({ ...b, index: slot, tiles: report.tiles, bytes: report.bytes })
+  }
+  const next: SavedMap = { ...saved, basemaps, missing, refreshed: services.platform.now().toISOString() }
+  next.size = sizeOf(next)
   await env.inner.json('PUT', `/api/resource/${id}`, { resmeta: { items: { [META_KEY]: JSON.stringify(next) } } })
-  return { status: rounds.every((r) => r.status === 'ok') ? 'ok' : rounds.some((r) => r.status === 'error') ? 'error' : 'conflicts', rounds }
+  return { status: rounds.every((r) => r.status === 'ok') ? 'ok' : rounds.some((r) => r.status === 'error') ? 'error' : 'conflicts', rounds, tiles,
+    saved: next }
 }
 
 /**

@@ -23,6 +23,9 @@ export interface RemoteItem {
 export interface RemoteBasemap { name: string; resource: number; enabled: boolean; opacity: number | null; url: string
   copyright_text: string | null; z_min: number | null; z_max: number | null }
 
+/** A remote layer: a feature layer with its count, or a raster (its reference system and samples: width × height × bands). */
+export interface RemoteLayer { name: string; features: number; raster?: { srs: number; pixels: number } }
+
 export interface RemoteMap {
   name: string
   /** The map's initial extent `[west, south, east, north]`, when it has one: the area a form starts from. */
@@ -32,7 +35,7 @@ export interface RemoteMap {
   items: RemoteItem[]
   basemaps: RemoteBasemap[]
   /** Per remote layer: its name and feature count; per remote style: its class and member. */
-  layers: Map<number, { name: string; features: number }>
+  layers: Map<number, RemoteLayer>
   styles: Map<number, { cls: string; member: unknown }>
   missing: Missing[]
 }
@@ -81,9 +84,16 @@ export async function readRemoteMap(client: RemoteClient, creds: Credentials, id
   for (const item of map.items) {
     if (!map.layers.has(item.layer) && !gone.has(item.layer)) {
       try {
-        const count = await client.get(`/api/resource/${item.layer}/feature_count`)
         const layerDoc = await client.get(`/api/resource/${item.layer}`)
-        map.layers.set(item.layer, { name: String(layerDoc?.resource?.display_name ?? item.display_name), features: Number(count?.total_count ?? 0) })
+        const name = String(layerDoc?.resource?.display_name ?? item.display_name)
+        const r = layerDoc?.raster_layer
+        if (layerDoc?.resource?.cls === 'raster_layer' && r) {
+          // A raster comes as a copy of its file; its pixels bound what it can weigh (the file is compressed).
+          map.layers.set(item.layer, { name, features: 0, raster: { srs: Number(r.srs?.id), pixels: Number(r.xsize) * Number(r.ysize) * Number(r.band_count) || 0 } })
+        } else {
+          const count = await client.get(`/api/resource/${item.layer}/feature_count`)
+          map.layers.set(item.layer, { name, features: Number(count?.total_count ?? 0) })
+        }
       } catch (err) {
         if (!refusedOrGone(err)) throw err
         gone.add(item.layer)

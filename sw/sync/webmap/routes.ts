@@ -5,7 +5,8 @@
  *   what would come and about how many bytes;
  * - `POST /api/component/outpost/webmap_offline/` (same body, `X-Outpost-Progress` to watch and
  *   stop it): takes it offline, answers `{id, saved}` (201); `GET`: the saved maps;
- * - `GET|POST|DELETE /api/resource/{id}/webmap_offline`: a saved map; refresh it; remove it;
+ * - `GET|POST|DELETE /api/resource/{id}/webmap_offline`: a saved map; refresh it (its tiles again and a sync
+ *   round of each layer, `X-Outpost-Progress` to watch and stop it); remove it;
  * - `GET /api/resource/{id}/webmap_offline/tile/{i}/{z}/{x}/{y}`: its basemap tiles (204: none kept).
  * Every create, sync and delete goes through this server's own API as the asker (inner.ts).
  */
@@ -14,7 +15,7 @@ import { json, readJsonObject } from '../../core/http.ts'
 import { AUTHENTICATED, onPath, type RequestContext, type Routes } from '../../core/routes.ts'
 import type { Principal } from '../../auth/types.ts'
 import { internalServerError } from '../../core/error.ts'
-import { requestProgress } from '../../ingest/progress.ts'
+import { requestProgress, type TrackedProgress } from '../../ingest/progress.ts'
 import type { Identifiers } from '../../core/identifiers.ts'
 import type { SyncServices } from '../service.ts'
 import { imageType } from './basemap-tiles.ts'
@@ -33,6 +34,19 @@ type Ctx = RequestContext<WebmapOfflineVariables>
 const notSaved = (id: number) => new ApiError(404, 'Not a saved map', {
   message: `Resource ${id} is not a web map taken offline.`, exception: 'outpost.webmap_offline.NotSaved', data: { resource_id: id } })
 
+/** Runs `job` reported under the request's progress token: finished with the saved map's id, or failed with the error body. */
+async function tracked<T>(c: Ctx, job: (progress: TrackedProgress) => Promise<T>, idOf: (out: T) => number): Promise<T> {
+  const progress = requestProgress(c.get('services'), c.req.raw)
+  try {
+    const out = await job(progress)
+    progress.finish({ id: idOf(out) })
+    return out
+  } catch (err) {
+    progress.fail(c.get('services').names.errorBody((err instanceof ApiError ? err : internalServerError(err)).toBody()))
+    throw err
+  }
+}
+
 export function mountWebmapOffline(routes: Routes<WebmapOfflineVariables>, appFetch: AppFetch): void {
   const envOf = (c: Ctx): JobEnv => ({ services: c.get('services'), user: c.get('user'), inner: new InnerApi(appFetch, c.req.raw) })
   const savedOf = async (c: Ctx, id: number) => {
@@ -48,15 +62,7 @@ export function mountWebmapOffline(routes: Routes<WebmapOfflineVariables>, appFe
   routes.add('outpost.webmap_offline.collection', '/api/component/outpost/webmap_offline/', ['GET', 'POST'], AUTHENTICATED, async (c) => {
     if (c.req.method === 'GET') return json(await savedMaps(envOf(c)))
     const req = parseOfflineRequest(await readJsonObject(c.req.raw))
-    const progress = requestProgress(c.get('services'), c.req.raw)
-    try {
-      const out = await takeOffline(envOf(c), req, progress)
-      progress.finish({ id: out.id })
-      return json(out, 201)
-    } catch (err) {
-      progress.fail(c.get('services').names.errorBody((err instanceof ApiError ? err : internalServerError(err)).toBody()))
-      throw err
-    }
+    return json(await tracked(c, (progress) => takeOffline(envOf(c), req, progress), (out) => out.id), 201)
   })
 
   routes.add('outpost.webmap_offline.item', '/api/resource/{id}/webmap_offline', ['GET', 'POST', 'DELETE'],
@@ -64,7 +70,7 @@ export function mountWebmapOffline(routes: Routes<WebmapOfflineVariables>, appFe
       const id = Number(c.req.param('id'))
       const { env, saved } = await savedOf(c, id)
       if (c.req.method === 'GET') return json({ id, ...saved })
-      if (c.req.method === 'POST') return json(await refresh(env, id, saved))
+      if (c.req.method === 'POST') return json(await tracked(c, (progress) => refresh(env, id, saved, progress), () => id))
       return json({ freed: await remove(env, id) })
     })
 
@@ -73,5 +79,5 @@ export function mountWebmapOffline(routes: Routes<WebmapOfflineVariables>, appFe
     const bytes = await c.get('services').data.blobs.getBlob(tileBlobId(id, i, z, x, y))
     if (!bytes) return new Response(null, { status: 204 })
     return new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': imageType(bytes), 'cache-control': 'no-cache' } })
-  }, { i: '[0-9]{1,3}', z: '[0-9]{1,2}', x: '[0-9]{1,9}', y: '[0-9]{1,9}' })
+  }, { i: '[0-9]{1,4}', z: '[0-9]{1,2}', x: '[0-9]{1,9}', y: '[0-9]{1,9}' })
 }

@@ -44,6 +44,12 @@ export function* tilesOf(bbox: Bbox4326, zooms: [number, number]): Generator<[nu
 /** The start of the ids of every tile blob of saved map `group`. */
 export const tileBlobPrefix = (group: number) => `webmap-offline-${group}-`
 
+/** The start of the ids of the tile blobs of one basemap slot of saved map `group`. */
+export const slotPrefix = (group: number, slot: number) => `${tileBlobPrefix(group)}${slot}-`
+
+/** This server's tile URL template of basemap slot `slot` of saved map `group` (routes.ts serves it). */
+export const tileRoute = (group: number, slot: number) => `/api/resource/${group}/webmap_offline/tile/${slot}/{z}/{x}/{y}`
+
 /** The blob of tile z/x/y of basemap `index` of saved map `group`. */
 export const tileBlobId = (group: number, index: number, z: number, x: number, y: number) =>
   `${tileBlobPrefix(group)}${index}-${z}-${x}-${y}`
