@@ -14,12 +14,14 @@ export interface Missing { kind: 'layer' | 'style' | 'basemap' | 'tiles'; name: 
 export interface OfflineEstimate {
   name: string
   extent: number[] | null
-  layers: { remote: number; name: string; features: number }[]
+  layers: { remote: number; name: string; features: number; raster?: true }[]
   styles: number
   basemaps: { name: string; tiles: number }[]
   tiles: number
   tile_bytes: number
   features: number
+  /** The rasters' samples: at most about their files' bytes. */
+  raster_bytes: number
   bytes: number
   missing: Missing[]
 }
@@ -32,10 +34,10 @@ export interface SavedMap {
   webmap: number | null
   bbox: Bbox
   zooms: [number, number]
-  layers: { name: string; remote: number; local: number; features: number }[]
+  layers: { name: string; remote: number; local: number; features: number; raster?: { bytes: number } }[]
   basemaps: { name: string; resource: number; tiles: number; bytes: number }[]
   missing: Missing[]
-  size: { tiles: number; features: number; total: number }
+  size: { tiles: number; features: number; rasters: number; total: number }
   saved: string
   refreshed: string | null
 }
@@ -51,8 +53,27 @@ export const takeMapOffline = (a: OfflineAsk, token: string) =>
 
 export const savedMaps = () => request<SavedMap[]>('/api/component/outpost/webmap_offline/')
 
-export const refreshMap = (id: number) =>
-  request<{ status: 'ok' | 'conflicts' | 'error'; rounds: unknown[] }>(`/api/resource/${id}/webmap_offline`, { method: 'POST' })
+/** What a refresh did with one basemap's tiles: `replaced` only when every tile of the area came again. */
+export interface TileRefresh { name: string; tiles: number; bytes: number; failed: number; replaced: boolean }
+
+export interface Refreshed { status: 'ok' | 'conflicts' | 'error'; rounds: unknown[]; tiles: TileRefresh[]; saved: SavedMap }
+
+/** Refreshes saved map `id` (its tiles again, a sync round of each layer), reporting progress under `token` when given. */
+export const refreshMap = (id: number, token?: string) =>
+  request<Refreshed>(`/api/resource/${id}/webmap_offline`, { method: 'POST', headers: token ? { 'X-Outpost-Progress': token } : {} })
+
+/** Stops the refresh reported under `token`; one that had finished already stays done. */
+export async function stopRefresh(token: string): Promise<void> {
+  await request(`/api/component/outpost/progress/${token}`, { method: 'DELETE' }).catch(() => undefined)
+}
+
+/** What a refresh says: its layers' rounds and each basemap's tiles. */
+export function refreshSummary(r: Refreshed): string {
+  if (r.status === 'error') return 'The team server could not be reached: the map stays as it was.'
+  const tiles = r.tiles.map((t) => t.replaced ? `${t.tiles} tiles of "${t.name}" replaced (${(t.bytes / 1048576).toFixed(1)} MB)`
+    : `"${t.name}" keeps its tiles (${t.failed} could not be read)`)
+  return [`The layers have the team server's changes${r.status === 'conflicts' ? ', with conflicts to resolve' : ''}.`, ...tiles.map((t) => `${t}.`)].join(' ')
+}
 
 export const removeMap = (id: number) =>
   request<{ freed: { tiles: number } }>(`/api/resource/${id}/webmap_offline`, { method: 'DELETE' })
