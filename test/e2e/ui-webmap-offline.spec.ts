@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test'
+import { expect, test, type Locator } from '@playwright/test'
 import { NODE_ADMIN_PASSWORD } from '../api/node-client.ts'
 import type { Expect } from '../api/harness.ts'
 import { AREA, teamMap, ZOOMS, type OfflineEnv } from '../api/webmap-offline-cases.ts'
@@ -7,13 +7,19 @@ import { useTeamServer } from './team-server.ts'
 import { firstLogin, NEW_ADMIN_PASSWORD } from './ui-steps.ts'
 
 // Taking a team's web map offline as a person does it, in the Sync panel of the app served by
-// the team's server: choose the area and zooms, see the estimate, take it, see it listed with
-// its size and what is missing, remove it. (The API and the offline map itself:
+// the team's server: choose the area on the form's map (a drawn rectangle, the map's view) or
+// in degrees, and zooms, see the estimate, take it, see it listed with its size and what is
+// missing, refresh it (its tiles again), remove it. (The API and the offline map itself:
 // webmap-offline-sw.spec.ts.)
 
 const server = useTeamServer()
 
-test('the Sync panel takes a team\'s web map offline: area, estimate, progress, listed with its size, removed', async ({ page }) => {
+/** The form's area in degrees, as its fields hold it. */
+async function fields(form: Locator): Promise<number[]> {
+  return Promise.all(['west', 'south', 'east', 'north'].map(async (k) => Number(await form.getByTestId(`wmo-${k}`).inputValue())))
+}
+
+test('the Sync panel takes a team\'s web map offline: area on the map, estimate, progress, listed with its size, refreshed, removed', async ({ page }) => {
   test.setTimeout(120_000)
   await page.goto(server.base)
   await page.waitForFunction(() => !!navigator.serviceWorker?.controller, undefined, { timeout: 20_000 })
@@ -33,6 +39,31 @@ test('the Sync panel takes a team\'s web map offline: area, estimate, progress, 
   // The map's own extent (the world) to start with, at zooms that fit it.
   await expect(form.getByTestId('wmo-estimate-text')).toContainText('1 layer (3 features)')
   await expect(form.getByTestId('wmo-zmax')).toHaveValue('4')
+
+  // A rectangle dragged over the middle half of the form's map is the area, in degrees; "Use
+  // this view" takes all the map shows, which holds it, twice as wide (x is linear in longitude).
+  const picker = form.getByTestId('wmo-area-map')
+  await expect(picker).toHaveAttribute('data-rendered-at', /\d/)
+  await picker.scrollIntoViewIfNeeded()
+  const box = (await picker.boundingBox())!
+  await form.getByTestId('wmo-draw').click()
+  await page.mouse.click(box.x + box.width * 0.25, box.y + box.height * 0.25)
+  await page.mouse.move(box.x + box.width * 0.6, box.y + box.height * 0.6, { steps: 4 })
+  await page.mouse.click(box.x + box.width * 0.75, box.y + box.height * 0.75)
+  await expect(form.getByTestId('wmo-draw')).toHaveAttribute('aria-pressed', 'false')
+  const drawn = await fields(form)
+  await form.getByTestId('wmo-use-view').click()
+  await expect.poll(async () => (await fields(form))[0]).not.toBe(drawn[0])
+  const view = await fields(form)
+  expect(view[0]).toBeLessThan(drawn[0]!)
+  expect(view[1]).toBeLessThan(drawn[1]!)
+  expect(view[2]).toBeGreaterThan(drawn[2]!)
+  expect(view[3]).toBeGreaterThan(drawn[3]!)
+  expect((drawn[2]! - drawn[0]!) / (view[2]! - view[0]!)).toBeCloseTo(0.5, 1)
+  // The estimate follows the area chosen on the map.
+  await expect(form.getByTestId('wmo-estimate-text')).toContainText('1 layer (3 features)')
+
+  // Typed degrees stay the precise way.
   for (const [i, k] of ['west', 'south', 'east', 'north'].entries()) await form.getByTestId(`wmo-${k}`).fill(String(AREA[i]))
   await form.getByTestId('wmo-zmin').fill(String(ZOOMS[0]))
   await form.getByTestId('wmo-zmax').fill(String(ZOOMS[1]))
@@ -45,8 +76,15 @@ test('the Sync panel takes a team\'s web map offline: area, estimate, progress, 
   await expect(saved.getByTestId('wmo-size')).toHaveText(/^0\.0 MB$/)
   await expect(saved.getByTestId('wmo-saved-missing')).toContainText('Missing: tiles "Gone"')
   await expect(saved.getByTestId('wmo-open')).toHaveAttribute('href', /^\.\/\?webmap=\d+$/)
+  await expect(saved.getByTestId('wmo-tiles')).toHaveText('7 tiles')
   // Its layer is among the offline layers, linked for sync.
   await expect(page.locator('[data-testid="sync-layer"]')).toHaveCount(1)
+
+  // Refresh fetches the area's tiles again and says so.
+  await saved.getByTestId('wmo-refresh').click()
+  await expect(page.getByTestId('info-notice').filter({ hasText: 'Refreshed' })).toContainText('7 tiles of "Land" replaced')
+  await expect(saved.getByTestId('wmo-tiles')).toHaveText('7 tiles')
+  expect((await local.request('GET', '/api/component/outpost/webmap_offline/')).body[0].basemaps[0].index).toBe(1000)
 
   await saved.getByTestId('wmo-remove').click()
   await expect(saved).toHaveCount(0)

@@ -111,6 +111,8 @@ test.describe('a web map taken offline into the service worker', () => {
     // A refresh without the team's server is an error report, and changes nothing here.
     const refresh = await local.request('POST', `/api/resource/${id}/webmap_offline`)
     expect(refresh.body.status).toBe('error')
+    expect(refresh.body.tiles).toMatchObject([{ name: 'Land', tiles: 0, replaced: false }])
+    expect(await env.tileBlobs(`webmap-offline-${id}-0-`)).toBe(saved.basemaps[0].tiles)
     expect((await local.request('GET', `/api/resource/${saved.layers[0].local}/feature_count`)).body.total_count).toBe(3)
   })
 })
