@@ -20,6 +20,12 @@ export interface OfflineEnv {
   tileBlobs(prefix: string): Promise<number>
 }
 
+/**
+ * Makes the cases' files before they run: GDAL's first start blocks this process for seconds,
+ * and a host's keep-alive socket to the team's server can expire under it (ECONNRESET).
+ */
+export const offlineFixtures = () => TIFFS.rgb()
+
 export interface OfflineCase { name: string; run(env: OfflineEnv, expect: Expect): Promise<void> }
 
 const R = 6378137
@@ -268,6 +274,8 @@ export const offlineCases: OfflineCase[] = [
         stage = p.status === 200 && p.body.done > 2 ? p.body.stage : ''
       }
       expect(stage).toBe('tiles')
+      // A second refresh of the same map meanwhile is refused: both would fill the same slot.
+      expectError(expect, await env.local.request('POST', `/api/resource/${id}/webmap_offline`), 409, 'outpost.webmap_offline.RefreshRunning')
       expect((await env.local.request('DELETE', `/api/component/outpost/progress/${token}`)).status).toBe(202)
       expectError(expect, await job, 409, 'nextgisweb.core.exception.OperationalError')
       // Nothing changed: the same tiles, only them, the saved map as it was.

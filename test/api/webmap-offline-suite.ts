@@ -8,7 +8,7 @@ import type { Server } from 'node:http'
 import { NODE_ADMIN_PASSWORD, startNodeApi } from './node-client.ts'
 import type { Api } from './harness.ts'
 import type { OutpostApp } from '../../sw/app.ts'
-import { offlineCases, type OfflineEnv } from './webmap-offline-cases.ts'
+import { offlineCases, offlineFixtures, type OfflineEnv } from './webmap-offline-cases.ts'
 
 const close = (s: Server) => new Promise<void>((resolve) => s.close(() => resolve()))
 
@@ -17,6 +17,7 @@ export function offlineSuite(label: string, startLocal: () => Promise<{ api: Api
     let remote: { api: Api; server: Server; base: string }
     let local: { api: Api; server: Server; app: OutpostApp }
     beforeAll(async () => {
+      await offlineFixtures()
       remote = await startNodeApi()
       local = await startLocal()
     })

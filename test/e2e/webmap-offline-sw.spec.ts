@@ -2,7 +2,7 @@ import { expect, test, type Page } from '@playwright/test'
 import type { Server } from 'node:http'
 import type { Api, Expect } from '../api/harness.ts'
 import { NODE_ADMIN_PASSWORD, startNodeApi } from '../api/node-client.ts'
-import { colours, connect, offlineCases, takeOffline, teamMap, wellsItem, type OfflineEnv } from '../api/webmap-offline-cases.ts'
+import { colours, connect, offlineCases, offlineFixtures, takeOffline, teamMap, wellsItem, type OfflineEnv } from '../api/webmap-offline-cases.ts'
 import { gotoControlled, stopWorker, swApi } from './helpers.ts'
 import { firstLogin, NEW_ADMIN_PASSWORD, openApp } from './ui-steps.ts'
 import { pngToImage, pixel } from '../api/render-helpers.ts'
@@ -36,6 +36,7 @@ test.describe('a web map taken offline into the service worker', () => {
   let env: OfflineEnv
 
   test.beforeAll(async ({ browser }) => {
+    await offlineFixtures()
     remote = await startNodeApi({ platform: { corsOrigins: [ORIGIN] } })
     page = await (await browser.newContext()).newPage()
     await gotoControlled(page)

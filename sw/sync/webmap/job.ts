@@ -295,6 +295,26 @@ export interface TileRefresh { name: string; tiles: number; bytes: number; faile
  * map). A stop or failure before the rounds drops the new tiles and changes nothing.
  */
 export async function refresh(env: JobEnv, id: number, saved: SavedMap, progress: TrackedProgress) {
+  // Two refreshes of one map would fill the same slot: the second waits its turn (asked again).
+  const running = refreshing.get(env.services) ?? new Set<number>()
+  refreshing.set(env.services, running)
+  if (running.has(id)) throw refreshRunning(id)
+  running.add(id)
+  try {
+    return await refreshOnce(env, id, saved, progress)
+  } finally {
+    running.delete(id)
+  }
+}
+
+/** Saved maps being refreshed, per services object (one per host: the worker, a Node process). */
+const refreshing = new WeakMap<object, Set<number>>()
+
+const refreshRunning = (id: number) => new ApiError(409, 'Refresh under way', {
+  message: `Saved map ${id} is being refreshed already; try again when that refresh has ended.`,
+  exception: 'outpost.webmap_offline.RefreshRunning', data: { resource_id: id } })
+
+async function refreshOnce(env: JobEnv, id: number, saved: SavedMap, progress: TrackedProgress) {
   const { signal } = progress
   const { services } = env
   const { creds, client } = await connectionOf(env, saved.connection)
@@ -317,9 +337,10 @@ export async function refresh(env: JobEnv, id: number, saved: SavedMap, progress
     await deleteBlobs(env, written)
     throw signal.aborted ? (signal.reason instanceof ApiError ? signal.reason : requestCancelled()) : err
   }
-  progress.stage('layers', saved.layers.length)
+  const linked = saved.layers.filter((l) => !l.raster)
+  progress.stage('layers', linked.length)
   const rounds: Record<string, unknown>[] = []
-  for (const l of saved.layers.filter((l) => !l.raster)) {
+  for (const l of linked) {
     rounds.push({ layer: l.local, ...await env.inner.json('POST', `/api/resource/${l.local}/sync`) })
     progress.done(rounds.length)
   }
