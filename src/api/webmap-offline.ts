@@ -67,12 +67,14 @@ export async function stopRefresh(token: string): Promise<void> {
   await request(`/api/component/outpost/progress/${token}`, { method: 'DELETE' }).catch(() => undefined)
 }
 
-/** What a refresh says: its layers' rounds and each basemap's tiles. */
-export function refreshSummary(r: Refreshed): string {
-  if (r.status === 'error') return 'The team server could not be reached: the map stays as it was.'
-  const tiles = r.tiles.map((t) => t.replaced ? `${t.tiles} tiles of "${t.name}" replaced (${(t.bytes / 1048576).toFixed(1)} MB)`
-    : `"${t.name}" keeps its tiles (${t.failed} could not be read)`)
-  return [`The layers have the team server's changes${r.status === 'conflicts' ? ', with conflicts to resolve' : ''}.`, ...tiles.map((t) => `${t}.`)].join(' ')
+/** What a refresh says: a title (nothing changed: "Not refreshed") and its layers' rounds and each basemap's tiles. */
+export function refreshSummary(r: Refreshed): { title: string; message: string } {
+  const layers = r.status === 'error' ? 'The layers could not be synced with the team server.'
+    : `The layers have the team server's changes${r.status === 'conflicts' ? ', with conflicts to resolve' : ''}.`
+  const tiles = r.tiles.map((t) => t.replaced ? `${t.tiles} tiles of "${t.name}" replaced (${(t.bytes / 1048576).toFixed(1)} MB).`
+    : `"${t.name}" keeps its tiles (${t.failed} could not be read).`)
+  const nothing = r.status === 'error' && !r.tiles.some((t) => t.replaced)
+  return { title: nothing ? 'Not refreshed' : 'Refreshed', message: [layers, ...tiles].join(' ') }
 }
 
 export const removeMap = (id: number) =>

@@ -114,6 +114,10 @@ test.describe('a web map taken offline into the service worker', () => {
     expect(refresh.body.status).toBe('error')
     expect(refresh.body.tiles).toMatchObject([{ name: 'Land', tiles: 0, replaced: false }])
     expect(await env.tileBlobs(`webmap-offline-${id}-0-`)).toBe(saved.basemaps[0].tiles)
+    // The view's Refresh says the same, and the map keeps drawing its basemap from the kept tiles.
+    await view.getByTestId('wmo-view-refresh').click()
+    await expect(page.getByTestId('info-notice').filter({ hasText: 'Not refreshed' })).toContainText('"Land" keeps its tiles')
+    await expect.poll(blue, { timeout: 30_000 }).toBeGreaterThan(5000)
     expect((await local.request('GET', `/api/resource/${saved.layers[0].local}/feature_count`)).body.total_count).toBe(3)
   })
 })
