@@ -63,6 +63,8 @@ function layer111(input: CapabilitiesInput, l: LayerFacts): string {
   const hint = (v: number | null, fallback: number) => (v === null ? fallback : v * PIXEL_M * Math.SQRT2)
   return el('Layer', { queryable: l.queryable ? 1 : 0 }, [
     el('Name', null, l.config.keyname), el('Title', null, l.config.display_name),
+    // The original names EPSG:3857 on every layer (the root's list is inherited anyway).
+    el('SRS', null, 'EPSG:3857'),
     ...(l.lonLat ? [el('LatLonBoundingBox', bboxAttrs(l.lonLat))] : []),
     l.native && el('BoundingBox', { SRS: `EPSG:${l.native.srs}`, ...bboxAttrs(l.native.bbox) }),
     style(input, l),

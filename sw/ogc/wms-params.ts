@@ -59,7 +59,7 @@ export async function crsOf(params: WmsParams, version: WmsVersion, epsg: EpsgSo
     const m = re.exec(raw)
     if (m) { code = Number(m[1]); break }
   }
-  if (code === undefined) throw invalidSrs(`Invalid SRS: '${raw}'.`)
+  if (code === undefined) throw invalidSrs(`Could not recognize SRS format '${raw}'.`)
   const def = await loadProjection(code, epsg)
   if (!def) throw invalidSrs(`SRS (id=${code}) not found.`)
   return { srs: code, yx: version === '1.3.0' && def.geographic, name: `EPSG:${code}` }

@@ -27,6 +27,8 @@ function values(v: unknown, key?: string): unknown {
   if (Array.isArray(v)) return v.map((x) => values(x))
   if (typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, values(x, k)]))
   if (typeof v === 'string') return v.replace(/https?:\/\/[^/\s"']+/g, 'ORIGIN').replace(/\d+/g, 'N')
+  // Coordinates through two projection libraries agree to about 1e-12, not to the last bit.
+  if (typeof v === 'number' && !Number.isInteger(v)) return Number(v.toPrecision(10))
   return v
 }
 
@@ -34,7 +36,7 @@ const json = (res: ApiResponse) => (res.body === undefined ? (res.text ? `<${res
 /** Only the named member of a resource's JSON. */
 const member = (name: string) => (res: ApiResponse) => (res.status === 200 ? values(res.body?.[name]) : json(res))
 
-const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@', processEntities: false })
+const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@' })
 /** An XML answer as its content type and its tree (numbers kept, digits in text masked by `values`). */
 const xmlTree = (res: ApiResponse) => ({ type: res.headers['content-type'] ?? null,
   tree: res.text.trimStart().startsWith('<') ? values(xml.parse(res.text)) : `<${res.text.slice(0, 60)}>` })
@@ -80,6 +82,23 @@ async function user(s: Side, what: string): Promise<{ id: number; auth: Auth }> 
 
 const allow = (principal: number, permission: string, scope = '', propagate = true) =>
   ({ action: 'allow', principal: { id: principal }, identity: '', scope, permission, propagate })
+
+/**
+ * Lets `principal` read the root (not what is under it): the original requires `resource.read`
+ * on every ancestor of a resource read. The rule stays on the original's root.
+ */
+async function readRoot(s: Side, principal: number): Promise<void> {
+  const root = (await s.quiet('GET', '/api/resource/0')).body.resource.permissions as { principal: { id: number }; permission: string }[]
+  if (root.some((r) => r.principal.id === principal && r.permission === 'read')) return
+  const res = await s.quiet('PUT', '/api/resource/0', { body: { resource: { permissions: [...root, allow(principal, 'read', 'resource', false)] } } })
+  if (res.status !== 200) throw new Error(`the root's permissions answered ${res.status}: ${res.text.slice(0, 200)}`)
+}
+
+/** The id of the guest user on this side. */
+async function guestId(s: Side): Promise<number> {
+  const users = (await s.quiet('GET', '/api/component/auth/user/')).body as { id: number; keyname: string }[]
+  return users.find((u) => u.keyname === 'guest')!.id
+}
 
 const wms = (id: number, query: string) => `/api/resource/${id}/wms?${query}`
 const CAPS = 'SERVICE=WMS&REQUEST=GetCapabilities'
@@ -163,6 +182,7 @@ export const webmapWmsScenarios: Scenario[] = [
     await s.send('the map after the delete', 'GET', `/api/resource/${id}`, {}, member('webmap'))
     await s.send('display_config after the delete', 'GET', `/api/resource/${id}/webmap/display_config`, {}, json)
     const reader = await user(s, 'reader')
+    await readRoot(s, reader.id)
     await s.quiet('PUT', `/api/resource/${s.parent}`, { body: { resource: { permissions: [
       allow(reader.id, 'read', 'resource'), allow(reader.id, 'read', 'data')] } } })
     await s.quiet('PUT', `/api/resource/${hidden.layer}`, { body: { resource: { permissions: [
@@ -199,13 +219,15 @@ export const webmapWmsScenarios: Scenario[] = [
     const bl = (await create('create basemap_layer', { url: 'https://tile.openstreetmap.org/{z}/{x}/{y}.png', qms,
       copyright_text: '© OSM', copyright_url: 'https://osm.org/copyright' })).body?.id
     await s.send('read basemap_layer', 'GET', `/api/resource/${bl}`, {}, member('basemap_layer'))
+    const bl2 = (await create('create a second', { url: 'https://a/{z}/{x}/{y}.png' })).body?.id
     await create('qms not JSON', { url: 'https://a/{z}/{x}/{y}.png', qms: 'not json' })
     await create('no url', { qms: null })
     await create('z_min > z_max', { url: 'https://a/{z}/{x}/{y}.png', z_min: 10, z_max: 5 })
     const item = { resource_id: bl, display_name: 'OSM', enabled: true, opacity: 0.5 }
     const id = await webmap(s)
     const put = (label: string, m: unknown) => s.send(label, 'PUT', `/api/resource/${id}`, { body: { basemap_webmap: m } })
-    await put('basemaps', { basemaps: [item, { ...item, display_name: 'OSM 2', enabled: false, opacity: null, position: 7 }],
+    await put('one basemap layer twice', { basemaps: [item, { ...item, display_name: 'OSM 2' }] })
+    await put('basemaps', { basemaps: [item, { ...item, resource_id: bl2, display_name: 'OSM 2', enabled: false, opacity: null, position: 7 }],
       background_color: 'a0b1c2', disable: false })
     await s.send('read basemap_webmap', 'GET', `/api/resource/${id}`, {}, member('basemap_webmap'))
     await s.send('display_config basemap plugin', 'GET', `/api/resource/${id}/webmap/display_config`, {}, (res) => values(res.body?.mid))
@@ -232,9 +254,10 @@ export const webmapWmsScenarios: Scenario[] = [
   } },
   { name: 'wmsserver_service: the protocol', async run(s) {
     const { style } = await rasterStyle(s)
+    const other = await rasterStyle(s)
     const id = await s.create('wmsserver_service', s.parent, { wmsserver_service: { layers: [
       { keyname: 'square', display_name: 'Square', resource_id: style, min_scale_denom: null, max_scale_denom: null },
-      { keyname: 'limited', display_name: 'Limited', resource_id: style, min_scale_denom: 1000000, max_scale_denom: 1000 }] } })
+      { keyname: 'limited', display_name: 'Limited', resource_id: other.style, min_scale_denom: 1000000, max_scale_denom: 1000 }] } })
     await s.send('GetCapabilities', 'GET', wms(id, CAPS), {}, xmlTree)
     await s.send('GetCapabilities 1.1.1', 'GET', wms(id, `${CAPS}&VERSION=1.1.1`), {}, xmlTree)
     await s.send('GetCapabilities 1.3.0', 'GET', wms(id, `${CAPS}&VERSION=1.3.0`), {}, xmlTree)
@@ -266,8 +289,9 @@ export const webmapWmsScenarios: Scenario[] = [
     await s.send('wms of a group', 'GET', wms(s.parent, CAPS), {}, xmlTree)
     // Who may use it: the group lets guests read resources but not connect.
     const reader = await user(s, 'wms')
-    const users = (await s.quiet('GET', '/api/component/auth/user/')).body as { id: number; keyname: string }[]
-    const guest = users.find((u) => u.keyname === 'guest')!.id
+    const guest = await guestId(s)
+    await readRoot(s, reader.id)
+    await readRoot(s, guest)
     await s.quiet('PUT', `/api/resource/${s.parent}`, { body: { resource: { permissions: [
       allow(guest, 'read', 'resource'), allow(reader.id, 'read', 'resource'), allow(reader.id, 'read', 'data'),
       { ...allow(guest, 'connect', 'service'), action: 'deny' }, { ...allow(reader.id, 'connect', 'service'), action: 'deny' }] } } })
@@ -292,7 +316,7 @@ export const webmapWmsScenarios: Scenario[] = [
     await conn('remote refuses the login', { url: remote.url('auth'), version: '1.1.1', capcache: 'query' })
     const layer = (await s.send('layer of it', 'POST', '/api/resource/', { body: {
       resource: { cls: 'wmsclient_layer', parent: { id: s.parent }, display_name: s.name('wmsl') },
-      wmsclient_layer: { connection: { id }, wmslayers: 'roads', imgformat: 'image/png', srs: { id: 3857 } } } })).body?.id
+      wmsclient_layer: { connection: { id }, wmslayers: 'roads', imgformat: 'image/png', srs: { id: 3857 }, remote_srs: { id: 3857 } } } })).body?.id
     await s.send('read the layer', 'GET', `/api/resource/${layer}`, {}, member('wmsclient_layer'))
   } },
 ]
