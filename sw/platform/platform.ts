@@ -55,6 +55,13 @@ export interface Platform {
    */
   fetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response>
   /**
+   * Outbound HTTP that reaches this app's own API: what the WMS client uses, so a WMS service of
+   * this app can be its remote. Absent where `fetch` of the host's own address already reaches
+   * it (Node); the worker's answers its own origin's `/api/` in-process (host/sw-inward.ts).
+   * Sync keeps `fetch`: there the origin's API over the network is the team's server.
+   */
+  selfFetch?(input: RequestInfo | URL, init?: RequestInit): Promise<Response>
+  /**
    * Limits of the answers read through `fetch` (`core/outbound.ts`); the defaults when absent.
    * A file's size cap is `uploadMaxSize` unless set here.
    */
