@@ -12,7 +12,7 @@ import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
 import { decode as decodeJpeg } from 'jpeg-js'
 import { ApiError } from '../../core/error.ts'
 import type { Bbox } from '../../geo/geometry.ts'
-import { projectionOf } from '../../geo/srs.ts'
+import { isYxOrder, projectionOf } from '../../geo/srs.ts'
 import { reprojectBbox, transformer } from '../../geo/reproject.ts'
 import { decodeRgba } from '../../image/png.ts'
 import type { Store } from '../../store/store.ts'
@@ -42,12 +42,13 @@ export type MapHost = WmsHost & { store: Store; log(message: string, err?: unkno
 const FIXED = new Set(['service', 'request', 'version', 'srs', 'crs'])
 
 /**
- * The GetMap URL of `bbox` (in `remoteSrs`, x/y order) at `width` × `height`. For 1.3.0 a
- * geographic system's box is sent latitude first, as the standard has it (§6.6).
+ * The GetMap URL of `bbox` (in `remoteSrs`, x/y order) at `width` × `height`. For 1.3.0 the box
+ * is sent in the system's own axis order, as the standard has it (§6.6): latitude first for a
+ * geographic system, northing first for a projected one so defined (EPSG:31466, EPSG:3035…).
  */
 export function getMapUrl(conn: WmsConnection, layer: WmsLayerParams, bbox: Bbox, width: number, height: number): string {
-  const geographic = projectionOf(layer.remoteSrs)?.geographic ?? false
-  const b = conn.version === '1.3.0' && geographic ? [bbox[1], bbox[0], bbox[3], bbox[2]] : bbox
+  const def = projectionOf(layer.remoteSrs)
+  const b = conn.version === '1.3.0' && def && isYxOrder(def) ? [bbox[1], bbox[0], bbox[3], bbox[2]] : bbox
   const params = new Map<string, [string, string]>()
   const set = (k: string, v: string) => params.set(k.toLowerCase(), [k, v])
   set('layers', layer.wmslayers)
