@@ -66,6 +66,8 @@ export interface Platform {
    * A file's size cap is `uploadMaxSize` unless set here.
    */
   readonly outboundLimits?: Partial<Record<'json' | 'listing' | 'file' | 'wms', OutboundLimits>>
+  /** Most WMS images kept for offline use (`MAX_KEPT` of ogc/client/getmap.ts when absent; tests set a few). */
+  readonly wmsKept?: number
   /** The AES-GCM key secrets are encrypted with at rest (remote passwords); the host keeps it. */
   secretKey(): Promise<CryptoKey>
   /** Where the app itself is served from, in the browser (the worker's origin); absent in Node. */
