@@ -58,6 +58,9 @@ export async function sendWms(host: WmsHost, conn: WmsConnection, url: string, l
   return boundedFetch(host.selfFetch ?? host.fetch, url, { headers, credentials: 'omit', signal }, limits)
 }
 
+/** The largest answer read as a possible ServiceException report. */
+const EXCEPTION_MAX_BYTES = 1024 * 1024
+
 /**
  * The error of an answer with an HTTP error status: the remote's ServiceException when it sent
  * one (a WMS, ours included, answers most errors so), else its status.
@@ -68,13 +71,14 @@ async function failure(res: BoundedResponse, origin: string, what: string): Prom
     res.discard()
     return wmsFailed(origin, what, res.status, type)
   }
+  const text = await res.text()
+  if (text.length > EXCEPTION_MAX_BYTES) return wmsFailed(origin, what, res.status, type)
   try {
-    parseCapabilities(await res.text())
+    parseCapabilities(text)
   } catch (err) {
     if (err instanceof CapabilitiesError && err.kind === 'exception') {
       return err.code === LOOP_CODE ? wmsLoop(origin) : wmsException(origin, what, err.code, err.message)
     }
-    if (err instanceof ApiError) throw err
   }
   return wmsFailed(origin, what, res.status, type)
 }
@@ -114,9 +118,6 @@ export async function queryCapabilities(host: WmsHost, conn: WmsConnection, sign
     throw wmsMalformed(origin, what, err.message, type)
   }
 }
-
-/** The largest answer read as a possible ServiceException report. */
-const EXCEPTION_MAX_BYTES = 1024 * 1024
 
 /** An image the remote answered: its bytes as sent, and whether it is a PNG or a JPEG. */
 export interface RemoteImage { bytes: Uint8Array; format: 'png' | 'jpeg' }
