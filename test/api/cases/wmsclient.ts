@@ -233,8 +233,14 @@ export const wmsclientCases: ApiCase[] = [
       const user = { username: login.login, password: login.password }
       await setRules(api, expect, squares.id, [rule(u.id, 'resource', 'read'), rule(u.id, 'service', 'connect')])
       await setRules(api, expect, vl, [rule(u.id, 'resource', 'read'), rule(u.id, 'data', 'read')])
-      // Without credentials the service asks for them (401): the connection is refused and not made.
-      const guest = await post(api, 'wmsclient_connection', { url: squares.url, version: '1.3.0', capcache: 'query' })
+      // Without credentials the service asks for them (401): the connection is refused and not made. It
+      // is created by the administrator's session: the session cookie does not go with the connection's requests.
+      const session = { auth: 'guest', credentials: 'include' } as const
+      const admin = { login: 'administrator', password: api.host === 'node' ? 'test-admin-password' : 'admin' }
+      expect((await api.request('POST', '/api/component/auth/login', { ...session, body: admin })).status).toBe(200)
+      const guest = await api.request('POST', '/api/resource/', { ...session, body: { resource: { cls: 'wmsclient_connection', parent: { id: 0 },
+        display_name: uniq('Guest') }, wmsclient_connection: { url: squares.url, version: '1.3.0', capcache: 'query' } } })
+      expect((await api.request('POST', '/api/component/auth/logout', session)).status).toBe(200)
       expect502(expect, guest, 'Remote server error')
       expect(guest.body.data.remote_status).toBe(401)
       expect(guest.body.message).toContain('the login or the permission was refused')
