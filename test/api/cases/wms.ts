@@ -167,7 +167,7 @@ export const wmsCases: ApiCase[] = [
     },
   },
   {
-    name: 'wms: GetMap draws the layers in order, first at the bottom, as the render path draws them, in EPSG:3857, EPSG:4326 (both axis orders) and CRS:84, as PNG or JPEG, within scale limits',
+    name: 'wms: GetMap draws the layers in order, first at the bottom, as the render path draws them, in EPSG:3857, EPSG:4326 and the northing-first EPSG:3035 (both axis orders) and CRS:84, as PNG or JPEG, within scale limits',
     async run(api, expect) {
       const { red, blue } = await squares(api, expect)
       const id = await createService(api, expect, [{ keyname: 'red', display_name: 'Red', resource_id: red },
@@ -197,6 +197,13 @@ export const wmsCases: ApiCase[] = [
       // Any EPSG code the index has: UTM 31N around 3° E.
       const utm = expectPng(expect, await wms(api, id, getMap('red', 'SRS=EPSG:32631&BBOX=400000,100000,600000,300000')))
       expect(isColor(pixel(utm, 100, 100), [255, 0, 0])).toBe(true)
+      // A projected system whose axes are northing, easting (LAEA Europe): 1.3.0 reads its box northing first, 1.1.1 x,y.
+      const laea = (v: string, srs: string, bbox: string) => wms(api, id, `${q(v)}&${srs}=EPSG:3035&BBOX=${bbox}`)
+      const xy = expectPng(expect, await laea('1.1.1', 'SRS', '3000000,-2500000,5000000,-1500000'))
+      expect(isColor(pixel(xy, 65, 40), [255, 0, 0])).toBe(true)
+      expect(isColor(pixel(xy, 180, 50), [255, 0, 0])).toBe(false)
+      expect(compareImages(xy, expectPng(expect, await laea('1.3.0', 'CRS', '-2500000,3000000,-1500000,5000000')), { channel: 0, share: 0 }).share).toBe(0)
+      expect(compareImages(xy, expectPng(expect, await laea('1.3.0', 'CRS', '3000000,-2500000,5000000,-1500000')), { channel: 0, share: 0 }).share).toBeGreaterThan(0.01)
       const jpeg = await wms(api, id, getMap('red', 'SRS=EPSG:3857&BBOX=0,0,2000000,2000000').replace('image/png', 'image/jpeg'))
       expect(jpeg.headers['content-type']).toBe('image/jpeg')
       const j = decodeJpeg(Buffer.from(jpeg.bodyBase64!, 'base64'), { useTArray: true })
