@@ -10,6 +10,7 @@ import { json, requestId } from './core/http.ts'
 import { RouteTable } from './core/routes.ts'
 import { sharedStart } from './core/once.ts'
 import { corsHeaders, preflight } from './core/cors.ts'
+import { noteHops } from './core/hops.ts'
 import type { Platform } from './platform/platform.ts'
 import { openServices, type DataOpener, type Services, type SpatialDbOpener } from './services.ts'
 import { Identifiers, type IdentifierStyle } from './core/identifiers.ts'
@@ -92,6 +93,8 @@ export function createApp(platform: Platform, opts: AppOptions = {}): OutpostApp
 
   app.use('*', async (c, next) => {
     c.set('started', performance.now())
+    // A WMS request this server (or another) sent to itself: how deep it is (core/hops.ts).
+    noteHops(c.req.raw)
     c.set('peer', c.env?.peer)
     const s = await services()
     // Before anything reads a cache: what other processes on the same database committed

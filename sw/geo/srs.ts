@@ -7,6 +7,7 @@
  * lacks, or whose definition proj4 cannot use, stay unknown: callers answer 422, never guess.
  */
 import proj4 from 'proj4'
+import { isNorthingFirst } from './northing-first.ts'
 
 export interface SrsDef {
   id: number
@@ -44,6 +45,15 @@ export function findSrs(id: number): SrsDef | undefined {
 
 export function listSrs(): readonly SrsDef[] {
   return DEFS
+}
+
+/**
+ * Whether the system's own axis order is y, x: latitude first (a geographic system) or
+ * northing first (a projected one such as EPSG:31466 or EPSG:3035). WMS 1.3.0 boxes follow it;
+ * coordinates here are always x, y. A definition with its own `+axis` gives them in its order already.
+ */
+export function isYxOrder(def: SrsDef): boolean {
+  return def.geographic || (isNorthingFirst(def.id) && !/\+axis=/.test(def.proj4))
 }
 
 /**

@@ -60,6 +60,8 @@ export interface NodePlatformOptions {
   uploadQuota?: number
   /** Limits of answers read from other servers. @default OUTBOUND_LIMITS (core/outbound.ts) */
   outboundLimits?: Platform['outboundLimits']
+  /** Most WMS images kept for offline use (tests set a few). */
+  wmsKept?: number
 }
 
 /** The process's one async-local storage: each instance adds its own hooks to every promise. */
@@ -84,6 +86,7 @@ export function nodePlatform(opts: NodePlatformOptions): Platform {
     asset: readAsset,
     uploadQuota: opts.uploadQuota,
     outboundLimits: opts.outboundLimits,
+    wmsKept: opts.wmsKept,
     asyncContext: opts.guardUnitsOfWork ? processContext : undefined,
     now: () => new Date(),
     log: opts.log ?? ((message, err) => console.error(message, err ?? '')),

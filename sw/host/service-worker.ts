@@ -24,6 +24,7 @@ import { EPSG_INDEX_PATH, swEpsg } from './sw-epsg.ts'
 import { swSecretKey } from './sw-secret.ts'
 import { syncAll, syncHost } from '../sync/round.ts'
 import { backendPath, fromBackend, inScope, scopePath, toBackend } from './sw-scope.ts'
+import { inwardFetch } from './sw-inward.ts'
 
 declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: Array<{ url: string; revision: string | null }> }
 
@@ -64,6 +65,8 @@ const platform: Platform = {
   admin: { password: 'admin', mustChange: true },
   // The network: a fetch made by the worker does not pass through its own fetch handler.
   fetch: (input, init) => networkFetch(input, init),
+  // The WMS client's: this app's own API answers in-process (a WMS service of the app as its remote).
+  selfFetch: inwardFetch(self.location.origin, BASE, (request) => app.fetch(request), (input, init) => networkFetch(input, init)),
   secretKey: swSecretKey(indexedDB),
   origin: self.location.origin,
   // Shipped files are precached: read them from there, so they are there offline.

@@ -17,8 +17,8 @@ export interface LayerFacts {
   queryable: boolean
   /** The layer's data in degrees (`[minLon, minLat, maxLon, maxLat]`); `null` when it has none. */
   lonLat: Bbox | null
-  /** The layer's data in its own system, when that is not EPSG:4326. */
-  native?: { srs: number; bbox: Bbox }
+  /** The layer's data in its own system, when that is not EPSG:4326; `yx`: its 1.3.0 box is northing (latitude) first. */
+  native?: { srs: number; bbox: Bbox; yx: boolean }
   /** The size of its legend image; absent when it has none. */
   legend?: { width: number; height: number }
 }
@@ -63,6 +63,8 @@ function layer111(input: CapabilitiesInput, l: LayerFacts): string {
   const hint = (v: number | null, fallback: number) => (v === null ? fallback : v * PIXEL_M * Math.SQRT2)
   return el('Layer', { queryable: l.queryable ? 1 : 0 }, [
     el('Name', null, l.config.keyname), el('Title', null, l.config.display_name),
+    // The original names EPSG:3857 on every layer (the root's list is inherited anyway).
+    el('SRS', null, 'EPSG:3857'),
     ...(l.lonLat ? [el('LatLonBoundingBox', bboxAttrs(l.lonLat))] : []),
     l.native && el('BoundingBox', { SRS: `EPSG:${l.native.srs}`, ...bboxAttrs(l.native.bbox) }),
     style(input, l),
@@ -75,13 +77,16 @@ function layer130(input: CapabilitiesInput, l: LayerFacts): string {
   return el('Layer', { queryable: l.queryable ? 1 : 0 }, [
     el('Name', null, l.config.keyname), el('Title', null, l.config.display_name),
     ...(l.lonLat ? geographic130(l.lonLat) : []),
-    l.native && el('BoundingBox', { CRS: `EPSG:${l.native.srs}`, ...bboxAttrs(l.native.bbox) }),
+    l.native && el('BoundingBox', { CRS: `EPSG:${l.native.srs}`, ...bboxAttrs(l.native.yx ? yxBox(l.native.bbox) : l.native.bbox) }),
     style(input, l),
     // The original's min is the zoomed-out limit, the larger denominator (§2.4).
     max !== null && el('MinScaleDenominator', null, String(max)),
     min !== null && el('MaxScaleDenominator', null, String(min)),
   ])
 }
+
+/** An x, y box in y, x order. */
+const yxBox = (b: Bbox): Bbox => [b[1], b[0], b[3], b[2]]
 
 const bboxAttrs = (b: Bbox) => ({ minx: f6(b[0]), miny: f6(b[1]), maxx: f6(b[2]), maxy: f6(b[3]) })
 
@@ -91,7 +96,7 @@ function geographic130(b: Bbox): string[] {
     el('EX_GeographicBoundingBox', null, [el('westBoundLongitude', null, f6(b[0])), el('eastBoundLongitude', null, f6(b[2])),
       el('southBoundLatitude', null, f6(b[1])), el('northBoundLatitude', null, f6(b[3]))]),
     el('BoundingBox', { CRS: 'CRS:84', ...bboxAttrs(b) }),
-    el('BoundingBox', { CRS: 'EPSG:4326', ...bboxAttrs([b[1], b[0], b[3], b[2]]) }),
+    el('BoundingBox', { CRS: 'EPSG:4326', ...bboxAttrs(yxBox(b)) }),
   ]
 }
 

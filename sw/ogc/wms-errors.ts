@@ -15,7 +15,7 @@ export const styleNotDefined = (name: string) => coded(422, 'StyleNotDefined', `
 export const invalidFormat = (format: string) => coded(422, 'InvalidFormat', `Invalid FORMAT parameter: '${format}'.`)
 /** `InvalidSRS`; a 1.3.0 answer names it `InvalidCRS` (wms-exception.ts). */
 export const invalidSrs = (message: string) => coded(422, 'InvalidSRS', message)
-export const layerNotQueryable = (name: string) => coded(422, 'LayerNotQueryable', `Layer '${name}' is not queryable.`)
+export const layerNotQueryable = (name: string) => coded(422, 'LayerNotQueryable', `Layer '${name}' not queryable.`)
 export const invalidPoint = (message: string) => coded(422, 'InvalidPoint', message)
 export const invalidValue = (message: string) => coded(422, undefined, message)
 /** The original answers a missing parameter with a 500 (a KeyError); a 400 says what is missing. */
@@ -25,4 +25,4 @@ export const missingParameter = (name: string) =>
 export const badRequest = (message: string, code?: string) =>
   new ApiError(400, 'Bad request', { message, exception: 'nextgisweb.pyramid.exception.PyramidHTTPError',
     data: code ? { code } : {} })
-export const noLegend = () => coded(422, undefined, 'Legend is not available for this layer.')
+export const noLegend = () => coded(422, undefined, 'Legend is not available for this layer')

@@ -12,9 +12,12 @@ import type { WmsParams, WmsVersion } from './wms-params.ts'
 import { MAX_IMAGE_SIZE } from './wms-params.ts'
 import { encodeMap, type MapFormat } from './wms-image.ts'
 
-/** 1.1.1 as the original sends it (no declaration, no namespace); OWSLib 1.3.0 needs the OGC namespace and `text/xml`. */
+/**
+ * 1.1.1 as the original sends it (no declaration, no namespace, and no charset: WebOb drops the
+ * one NGW passes for a type outside text/*); OWSLib 1.3.0 needs the OGC namespace and `text/xml`.
+ */
 const REPORT = {
-  '1.1.1': { type: 'application/vnd.ogc.se_xml; charset=utf-8', attrs: { version: '1.1.1' } },
+  '1.1.1': { type: 'application/vnd.ogc.se_xml', attrs: { version: '1.1.1' } },
   '1.3.0': { type: 'text/xml; charset=utf-8', attrs: { xmlns: 'http://www.opengis.net/ogc', version: '1.3.0' } },
 } as const
 
@@ -43,7 +46,8 @@ function sizeOf(params: WmsParams): [number, number] | undefined {
 /**
  * The answer to a failed GetMap: the report, or, when `EXCEPTIONS` asks for it and the size
  * can be read, a transparent image (with the message drawn in grey for `in image`; empty
- * for `blank`) in the requested format, with the error's status.
+ * for `blank`) in the requested format, as a 200 like the original's: a client asking for the
+ * error in the image draws whatever image comes, and GDAL and QGIS drop a non-200 one.
  */
 export async function mapException(err: ApiError, version: WmsVersion, params: WmsParams, canvas: CanvasFactory): Promise<Response> {
   const mode = (params.get('EXCEPTIONS') ?? '').toUpperCase()
@@ -61,5 +65,5 @@ export async function mapException(err: ApiError, version: WmsVersion, params: W
     s.ctx.fillText(exceptionText(err), 4, 4)
   }
   const bytes = await encodeMap(canvas, s, format, { transparent: true, color: '#ffffff' })
-  return new Response(bytes as Uint8Array<ArrayBuffer>, { status: err.status, headers: { 'content-type': format } })
+  return new Response(bytes as Uint8Array<ArrayBuffer>, { status: 200, headers: { 'content-type': format } })
 }

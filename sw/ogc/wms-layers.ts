@@ -8,6 +8,7 @@ import type { Principal } from '../auth/types.ts'
 import { allowed } from '../auth/checkpoint.ts'
 import { reprojectBbox } from '../geo/reproject.ts'
 import type { Bbox } from '../geo/geometry.ts'
+import { isYxOrder, projectionOf } from '../geo/srs.ts'
 import { legendSize } from '../render/legend.ts'
 import { loadStyles, vectorStyleOf, type StyleHandle } from '../render/service.ts'
 import type { LayerFacts } from './wms-capabilities.ts'
@@ -66,6 +67,12 @@ function toLonLat(e: { bbox: Bbox; srs: number }): Bbox | null {
   }
 }
 
+/** Whether a box in `srs` is y, x in 1.3.0; an unknown system (its box could not be read) is x, y. */
+function yxOf(srs: number): boolean {
+  const def = projectionOf(srs)
+  return def ? isYxOrder(def) : false
+}
+
 export async function layerFacts(services: WmsServices, layers: WmsLayerConfig[]): Promise<LayerFacts[]> {
   const handles = await loadStyles(services, layers.map((l) => l.resource_id))
   const out: LayerFacts[] = []
@@ -77,7 +84,7 @@ export async function layerFacts(services: WmsServices, layers: WmsLayerConfig[]
       config,
       queryable: await isQueryable(services, h),
       lonLat: extent ? toLonLat(extent) : null,
-      native: extent && extent.srs !== 4326 ? extent : undefined,
+      native: extent && extent.srs !== 4326 ? { ...extent, yx: yxOf(extent.srs) } : undefined,
       legend: style?.rules.some((r) => r.enabled) ? legendSize(style, services.platform.canvas) : undefined,
     })
   }

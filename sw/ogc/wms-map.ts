@@ -7,7 +7,7 @@
 import type { Principal } from '../auth/types.ts'
 import { requireIds } from '../auth/checkpoint.ts'
 import { projectionOf } from '../geo/srs.ts'
-import { legendImage } from '../render/legend.ts'
+import { legendImage, rasterLegendIcon } from '../render/legend.ts'
 import { loadStyles, renderStyles, vectorStyleOf } from '../render/service.ts'
 import type { WmsLayerConfig, WmsService, WmsServices } from './types.ts'
 import { bboxOf, crsOf, required, scaleOf, sizeOf, type WmsParams, type WmsVersion } from './wms-params.ts'
@@ -48,11 +48,12 @@ export async function getMap(services: WmsServices, user: Principal, svc: WmsSer
   return { bytes: await encodeMap(canvas, surface, format, bg), format }
 }
 
-/** The legend of `LAYER` (singular; FORMAT and STYLE are ignored, §2.6) as a PNG. */
+/** The legend of `LAYER` (singular; FORMAT and STYLE are ignored, §2.6) as a PNG; a raster style's is an icon, as the original's. */
 export async function getLegend(services: WmsServices, user: Principal, svc: WmsService, params: WmsParams): Promise<Uint8Array> {
   const layer = layerByKeyname(svc, required(params, 'LAYER'))
   await requireIds(services, user, [layer.resource_id], 'data', 'read')
   const [style] = await loadStyles(services, [layer.resource_id])
+  if (style!.renderable.kind === 'raster') return rasterLegendIcon(services.platform.canvas)
   if (style!.renderable.kind !== 'vector') throw noLegend()
   return legendImage(vectorStyleOf(style!), services.platform.canvas)
 }

@@ -5,7 +5,7 @@
  * order 1.3.0 gives it; the box and the image size.
  */
 import type { Bbox } from '../geo/geometry.ts'
-import { loadProjection, type EpsgSource } from '../geo/srs.ts'
+import { isYxOrder, loadProjection, type EpsgSource } from '../geo/srs.ts'
 import { invalidPoint, invalidSrs, invalidValue, missingParameter } from './wms-errors.ts'
 
 export type WmsVersion = '1.1.1' | '1.3.0'
@@ -47,7 +47,8 @@ const FORMS = [/^EPSG:(\d{1,9})$/i, /^urn:ogc:def:crs:EPSG:[^:]*:(\d{1,9})$/i, /
 
 /**
  * `SRS` (else `CRS`): `EPSG:n`, its URN and URL forms, or `CRS:84`; any code of the EPSG index
- * proj4 can use. In 1.3.0 a geographic EPSG system is latitude first (§6.6); 1.1.1 and CRS:84
+ * proj4 can use. In 1.3.0 a box is in its system's axis order (§6.6): latitude first for a
+ * geographic EPSG system, northing first for the projected ones so defined; 1.1.1 and CRS:84
  * are always x, y.
  */
 export async function crsOf(params: WmsParams, version: WmsVersion, epsg: EpsgSource): Promise<WmsCrs> {
@@ -59,10 +60,10 @@ export async function crsOf(params: WmsParams, version: WmsVersion, epsg: EpsgSo
     const m = re.exec(raw)
     if (m) { code = Number(m[1]); break }
   }
-  if (code === undefined) throw invalidSrs(`Invalid SRS: '${raw}'.`)
+  if (code === undefined) throw invalidSrs(`Could not recognize SRS format '${raw}'.`)
   const def = await loadProjection(code, epsg)
   if (!def) throw invalidSrs(`SRS (id=${code}) not found.`)
-  return { srs: code, yx: version === '1.3.0' && def.geographic, name: `EPSG:${code}` }
+  return { srs: code, yx: version === '1.3.0' && isYxOrder(def), name: `EPSG:${code}` }
 }
 
 /** `BBOX` as `[minX, minY, maxX, maxY]` in the system's x, y order. */

@@ -55,10 +55,19 @@ export interface Platform {
    */
   fetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response>
   /**
+   * Outbound HTTP that reaches this app's own API: what the WMS client uses, so a WMS service of
+   * this app can be its remote. Absent where `fetch` of the host's own address already reaches
+   * it (Node); the worker's answers its own origin's `/api/` in-process (host/sw-inward.ts).
+   * Sync keeps `fetch`: there the origin's API over the network is the team's server.
+   */
+  selfFetch?(input: RequestInfo | URL, init?: RequestInit): Promise<Response>
+  /**
    * Limits of the answers read through `fetch` (`core/outbound.ts`); the defaults when absent.
    * A file's size cap is `uploadMaxSize` unless set here.
    */
   readonly outboundLimits?: Partial<Record<'json' | 'listing' | 'file' | 'wms', OutboundLimits>>
+  /** Most WMS images kept for offline use (`MAX_KEPT` of ogc/client/getmap.ts when absent; tests set a few). */
+  readonly wmsKept?: number
   /** The AES-GCM key secrets are encrypted with at rest (remote passwords); the host keeps it. */
   secretKey(): Promise<CryptoKey>
   /** Where the app itself is served from, in the browser (the worker's origin); absent in Node. */

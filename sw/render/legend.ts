@@ -95,3 +95,19 @@ export async function legendImage(style: VectorStyle, canvas: CanvasFactory): Pr
   })
   return s.png()
 }
+
+/**
+ * A raster style's legend: a fixed 16 px icon, as the original's raster_style answers (it
+ * draws no preview of the raster, which may be slow): four shaded cells, a raster's pixels.
+ */
+export function rasterLegendIcon(canvas: CanvasFactory): Promise<Uint8Array> {
+  const s = canvas(16, 16)
+  const cells = [[1, 1, 'rgba(76,140,74,1)'], [8, 1, 'rgba(160,196,110,1)'], [1, 8, 'rgba(214,196,140,1)'], [8, 8, 'rgba(120,96,64,1)']] as const
+  for (const [x, y, colour] of cells) {
+    s.ctx.fillStyle = colour
+    s.ctx.beginPath()
+    s.ctx.rect(x, y, 7, 7)
+    s.ctx.fill()
+  }
+  return s.png()
+}

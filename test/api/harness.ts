@@ -46,6 +46,8 @@ export interface FormPart {
 
 export interface Api {
   host: 'node' | 'service-worker'
+  /** Where the API is, as its own clients reach it (`http://127.0.0.1:port`, the page's origin), when known. */
+  origin?: string
   request(method: string, path: string, opts?: RequestOptions): Promise<ApiResponse>
   /**
    * Sends the requests one after another and answers them in order. A host may do it in one

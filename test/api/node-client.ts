@@ -45,6 +45,7 @@ export function httpApi(base: string, adminPassword = NODE_ADMIN_PASSWORD): Api 
   const jar = new Map<string, string>()
   return {
     host: 'node',
+    origin: base,
     async request(method, path, opts = {}) {
       const w = toWire(method, path, opts, adminPassword)
       if (w.credentials === 'include' && jar.size) {

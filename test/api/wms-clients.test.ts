@@ -15,7 +15,7 @@ import { join } from 'node:path'
 import type { Server } from 'node:http'
 import type { Api } from './harness.ts'
 import { NODE_ADMIN_PASSWORD, startNodeApi } from './node-client.ts'
-import { decodePng, isColor, makeLayer, makeStyle, pixel, pngToImage, square } from './render-helpers.ts'
+import { isColor, makeLayer, makeStyle, pixel, pngToImage, square } from './render-helpers.ts'
 
 let api: Api
 let server: Server
@@ -96,22 +96,5 @@ describe('WMS clients against the Node host', () => {
     const guest = await run('gdalinfo', [`WMS:${url}`])
     expect(guest.status).not.toBe(0)
     expect(guest.stderr).toMatch(/401/)
-  })
-  it('our WMS client reads this server: capabilities stored with its layer, the layer drawn through render with its pixels', async () => {
-    const conn = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'wmsclient_connection', parent: { id: 0 }, display_name: 'Round trip' },
-      wmsclient_connection: { url, version: '1.3.0', username: 'administrator', password: NODE_ADMIN_PASSWORD, capcache: 'query' } } })
-    expect(conn.status, conn.text).toBe(201)
-    const member = (await api.request('GET', `/api/resource/${conn.body.id}`)).body.wmsclient_connection
-    expect(member.capcache.layers).toEqual([expect.objectContaining({ id: 'red', title: 'Red square' })])
-    expect(member.capcache.formats).toContain('image/png')
-    const layer = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'wmsclient_layer', parent: { id: 0 }, display_name: 'Red via WMS' },
-      wmsclient_layer: { connection: { id: conn.body.id }, wmslayers: 'red', imgformat: 'image/png', srs: { id: 3857 } } } })
-    expect(layer.status, layer.text).toBe(201)
-    // Tile z=2 x=2 y=1 spans 0…10,018,754 m east and north: the square fills its lower-left tenth.
-    const tile = await api.request('GET', `/api/component/render/tile?resource=${layer.body.id}&z=2&x=2&y=1`)
-    expect(tile.status, tile.text).toBe(200)
-    const img = decodePng(tile)
-    expect(isColor(pixel(img, 10, 245), [255, 0, 0])).toBe(true)
-    expect(pixel(img, 200, 50)[3]).toBe(0)
   })
 })

@@ -68,4 +68,35 @@ describe('WMS client limits (Node host)', () => {
     const allowed = await connect(await host({ fetch: guardedFetch(parseCidrs(['127.0.0.0/8'])) }), remote.url('ok'))
     expect(allowed.status, allowed.text).toBe(201)
   })
+
+  it('keeps at most the configured number of images: the oldest go first, and the map still answers', async () => {
+    const api = await host({ wmsKept: 2 })
+    const remote = await wmsRemote()
+    const conn = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'wmsclient_connection', parent: { id: 0 },
+      display_name: uniq('WMS') }, wmsclient_connection: { url: remote.url('flaky') } } })
+    const layer = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'wmsclient_layer', parent: { id: 0 },
+      display_name: uniq('WMS layer') }, wmsclient_layer: { connection: { id: conn.body.id }, wmslayers: 'roads', imgformat: 'image/png', srs: { id: 3857 } } } })
+    expect(layer.status, layer.text).toBe(201)
+    const tile = (x: number) => api.request('GET', `/api/component/render/tile?resource=${layer.body.id}&z=3&x=${x}&y=2&cache=false`)
+    for (let x = 0; x < 3; x++) expect((await tile(x)).status).toBe(200)
+    remote.down = true
+    try {
+      // Three seen, two kept: the first went.
+      const offline = []
+      for (let x = 0; x < 3; x++) offline.push((await tile(x)).status)
+      expect(offline).toEqual([502, 200, 200])
+    } finally {
+      remote.down = false
+    }
+    // Online again the map answers, and keeping goes on: the newest push the oldest out.
+    for (const x of [3, 0]) expect((await tile(x)).status).toBe(200)
+    remote.down = true
+    try {
+      const offline = []
+      for (let x = 0; x < 4; x++) offline.push((await tile(x)).status)
+      expect(offline).toEqual([200, 502, 502, 200])
+    } finally {
+      remote.down = false
+    }
+  })
 })

@@ -54,6 +54,7 @@ export function swApi(page: Page, adminPassword = SW_ADMIN_PASSWORD): Api {
   }
   return {
     host: 'service-worker',
+    origin: new URL(page.url()).origin,
     requestAll,
     async request(method, path, opts = {}) {
       return (await requestAll([[method, path, opts]]))[0]!

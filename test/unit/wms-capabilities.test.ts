@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest'
 import { CapabilitiesError, parseCapabilities } from '../../sw/ogc/client/capabilities.ts'
 import { getMapUrl } from '../../sw/ogc/client/getmap.ts'
 import { withParams } from '../../sw/ogc/client/request.ts'
+import { loadProjection } from '../../sw/geo/srs.ts'
+import { isNorthingFirst } from '../../sw/geo/northing-first.ts'
+import { nodeEpsg } from '../../sw/host/node-epsg.ts'
 
 const doc = (layers: string, root = 'WMT_MS_Capabilities version="1.1.1"') =>
   `<?xml version="1.0"?><${root}><Capability><Request><GetMap><Format>image/png</Format></GetMap></Request>${layers}</Capability></${root.split(' ')[0]}>`
@@ -63,5 +66,16 @@ describe('ogc/client GetMap URLs', () => {
       [10, 20, 30, 40], 256, 128))
     expect(Object.fromEntries(url.searchParams)).toEqual({ layers: 'a', styles: '', FORMAT: 'image/jpeg', bbox: '20,10,40,30', width: '256', height: '128',
       transparent: 'true', crs: 'EPSG:4326', service: 'WMS', request: 'GetMap', version: '1.3.0' })
+  })
+
+  it('send 1.3.0 boxes of a northing-first projected system (EPSG:3035) northing first, and of an easting-first one as they are', async () => {
+    const conn = { id: 1, url: 'https://h.example/wms', version: '1.3.0' as const, username: null, password: null }
+    for (const code of [3035, 32631]) expect(await loadProjection(code, nodeEpsg)).toBeDefined()
+    const bbox = (remoteSrs: number, version: '1.1.1' | '1.3.0' = '1.3.0') => new URL(getMapUrl({ ...conn, version },
+      { wmslayers: 'a', imgformat: 'image/png', remoteSrs, vendorParams: {} }, [10, 20, 30, 40], 256, 128)).searchParams.get('bbox')
+    expect([bbox(3035), bbox(3035, '1.1.1'), bbox(32631), bbox(3857)]).toEqual(['20,10,40,30', '10,20,30,40', '10,20,30,40', '10,20,30,40'])
+    // From the EPSG dataset's own axes: Gauss-Krüger and SWEREF99 TM are northing first; UTM, RD New and LV95 are not.
+    expect([31466, 3006, 2193, 3035].map(isNorthingFirst)).toEqual([true, true, true, true])
+    expect([32631, 28992, 2056, 3857, 3413, 4326].map(isNorthingFirst)).toEqual([false, false, false, false, false, false])
   })
 })

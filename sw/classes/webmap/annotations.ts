@@ -63,11 +63,13 @@ const KEYS = ['geom', 'public', 'description', 'style', 'id', 'own', 'user_id', 
 /** A new annotation from a POST body; returns the document with it and its id. */
 export function create(d: WebMapData, body: Record<string, unknown>, userId: number): { doc: WebMapData; id: number } {
   expectKeys(body, KEYS, '$')
-  if (body.geom === undefined) throw validationError('Object missing required field `geom` - at `$`')
+  // Both required, as in the original (5.4 and HEAD); at the body's root msgspec names no place.
+  if (body.geom === undefined) throw validationError('Object missing required field `geom`')
+  if (body.public === undefined) throw validationError('Object missing required field `public`')
   if (d.annotations.length >= MAX_ANNOTATIONS) throw validationError(`A web map holds at most ${MAX_ANNOTATIONS} annotations.`)
   const a: Annotation = {
     id: d.next_id, geom: geomOf(body.geom),
-    public: body.public === undefined ? false : expectKind<boolean>('bool', body.public, '$.public'),
+    public: expectKind<boolean>('bool', body.public, '$.public'),
     description: body.description === undefined ? null : descriptionOf(body.description),
     style: body.style === undefined ? null : styleOf(body.style),
     user_id: userId,

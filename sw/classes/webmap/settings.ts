@@ -17,15 +17,21 @@ const SIDES = ['left', 'bottom', 'right', 'top'] as const
 const LIMIT = [180, 90, 180, 90]
 const WORLD: Sides = [-180, -90, 180, 90]
 
-/** The options a web map may set (5.1+, `webmap/option`), with their defaults and labels. */
+/**
+ * The options a web map may set (5.1+, `webmap/option`), with their defaults, and labels,
+ * categories and orders in the original's words (checked against NGW 5.4; HEAD has the same).
+ */
 export const OPTIONS: Record<string, { label: string; category: string; order: number; default: boolean }> = {
-  'webmap.identification_attributes': { label: 'Show feature attributes on identification', category: 'identification', order: 0, default: true },
-  'webmap.identification_geometry': { label: 'Show geometry info on identification', category: 'identification', order: 1, default: false },
-  'webmap.hmux': { label: 'Load layers through one multiplexed request', category: 'performance', order: 0, default: false },
+  'webmap.identification_attributes': { label: 'Feature attributes', category: 'identification', order: 0, default: true },
+  'webmap.identification_geometry': { label: 'Geometry info', category: 'identification', order: 0, default: false },
+  'webmap.hmux': { label: 'Request multiplexing', category: 'miscellaneous', order: 0, default: false },
 }
+/** All four of the original's categories, the two without options of ours included (its frontend lists them). */
 export const OPTION_CATEGORIES = {
-  identification: { identity: 'identification', label: 'Identification', order: 0 },
-  performance: { identity: 'performance', label: 'Performance', order: 1 },
+  panel: { identity: 'panel', label: 'Panels', order: -80 },
+  tool: { identity: 'tool', label: 'Tools', order: -60 },
+  identification: { identity: 'identification', label: 'Identification', order: -40 },
+  miscellaneous: { identity: 'miscellaneous', label: 'Miscellaneous', order: 100 },
 }
 
 /** `[west, south, east, north]` or null; each side within its range. */

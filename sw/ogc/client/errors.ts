@@ -7,6 +7,7 @@
  */
 import { ApiError } from '../../core/error.ts'
 import { EXTERNAL_SERVICE_ERROR as EXTERNAL } from '../../core/outbound.ts'
+import { MAX_HOPS } from '../../core/hops.ts'
 
 /** Longest text kept of a remote's exception. */
 const REASON_CHARS = 200
@@ -22,6 +23,18 @@ export const wmsException = (origin: string, what: string, code: string | null, 
   new ApiError(502, 'WMS exception', {
     message: `The WMS at ${origin} answered ${what} with an exception${code ? ` (${code})` : ''}: ${shortText(text) || 'no text'}.`,
     data: { url: origin, code }, exception: EXTERNAL })
+
+/** The code our WMS server reports a request loop with (its ServiceException's `code`). */
+export const LOOP_CODE = 'RequestLoop'
+
+/**
+ * A WMS request that would be `MAX_HOPS` deep in WMS requests (core/hops.ts): a layer of a WMS
+ * service drawn, directly or through other services, from that same service. Every level
+ * above answers this same error, not an exception wrapped in an exception.
+ */
+export const wmsLoop = (origin: string) => new ApiError(502, 'WMS request loop', {
+  message: `A map from the WMS at ${origin} needs a map from a WMS again, more than ${MAX_HOPS} requests deep: a WMS layer is drawn, directly or through other services, from the WMS service it is a layer of.`,
+  data: { url: origin, code: LOOP_CODE }, exception: EXTERNAL })
 
 /** The remote answered something that is not what was asked for: `wrong` says what it was. */
 export const wmsMalformed = (origin: string, what: string, wrong: string, contentType: string | null) =>

@@ -5,14 +5,14 @@
  * differ, and the images kept for offline use. A GetMap answer that arrives is kept (as the
  * remote sent it, by the hash of its URL) in the host's store; when the remote cannot be
  * reached (offline, down, too slow) the kept image of that same request is drawn instead, and
- * without one the error says so. Kept images are bounded in number (`MAX_KEPT`).
+ * without one the error says so. Kept images are bounded in number (`MAX_KEPT`), the oldest going first.
  */
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
 import { decode as decodeJpeg } from 'jpeg-js'
 import { ApiError } from '../../core/error.ts'
 import type { Bbox } from '../../geo/geometry.ts'
-import { projectionOf } from '../../geo/srs.ts'
+import { isYxOrder, projectionOf } from '../../geo/srs.ts'
 import { reprojectBbox, transformer } from '../../geo/reproject.ts'
 import { decodeRgba } from '../../image/png.ts'
 import type { Store } from '../../store/store.ts'
@@ -29,25 +29,26 @@ export interface WmsLayerParams {
   vendorParams: Record<string, string>
 }
 
-/** Images kept for offline use, in all (the oldest-written are not known to a blob store: any go). */
+/** Images kept for offline use, in all, unless the host says otherwise (`Platform.wmsKept`). */
 export const MAX_KEPT = 5000
-/** A kept image is checked for the bound every this many writes. */
+/** The bound is checked every this many images kept (a tenth of the bound when that is less). */
 const TRIM_EVERY = 100
 /** Largest decoded image, in pixels (a view is at most 8192 × 8192 by the render routes). */
 const MAX_PIXELS = 8192 * 8192
 
-export type MapHost = WmsHost & { store: Store; log(message: string, err?: unknown): void }
+export type MapHost = WmsHost & { store: Store; wmsKept?: number; log(message: string, err?: unknown): void }
 
 /** Parameters the layer's `vendor_params` may not override: they say what is being asked. */
 const FIXED = new Set(['service', 'request', 'version', 'srs', 'crs'])
 
 /**
- * The GetMap URL of `bbox` (in `remoteSrs`, x/y order) at `width` × `height`. For 1.3.0 a
- * geographic system's box is sent latitude first, as the standard has it (§6.6).
+ * The GetMap URL of `bbox` (in `remoteSrs`, x/y order) at `width` × `height`. For 1.3.0 the box
+ * is sent in the system's own axis order, as the standard has it (§6.6): latitude first for a
+ * geographic system, northing first for a projected one so defined (EPSG:31466, EPSG:3035…).
  */
 export function getMapUrl(conn: WmsConnection, layer: WmsLayerParams, bbox: Bbox, width: number, height: number): string {
-  const geographic = projectionOf(layer.remoteSrs)?.geographic ?? false
-  const b = conn.version === '1.3.0' && geographic ? [bbox[1], bbox[0], bbox[3], bbox[2]] : bbox
+  const def = projectionOf(layer.remoteSrs)
+  const b = conn.version === '1.3.0' && def && isYxOrder(def) ? [bbox[1], bbox[0], bbox[3], bbox[2]] : bbox
   const params = new Map<string, [string, string]>()
   const set = (k: string, v: string) => params.set(k.toLowerCase(), [k, v])
   set('layers', layer.wmslayers)
@@ -71,20 +72,38 @@ const keptId = (conn: number, url: string) => `wmsc-${conn}-${bytesToHex(sha256(
 /** The prefix of every image kept for connection `conn` (`forgetKept`). */
 export const keptPrefix = (conn: number) => `wmsc-${conn}-`
 
-const writes = new WeakMap<Store, number>()
+/**
+ * The images kept by this process, oldest first (one written again moves to the end). A blob
+ * store keeps no order, so images kept before this process started count as older than all of these.
+ */
+const order = new WeakMap<Store, { ids: Map<string, true>; writes: number }>()
 
 async function keep(host: MapHost, id: string, bytes: Uint8Array): Promise<void> {
+  const max = host.wmsKept ?? MAX_KEPT
+  let o = order.get(host.store)
+  if (!o) order.set(host.store, o = { ids: new Map(), writes: 0 })
   try {
     await host.store.putBlob(id, bytes)
-    const n = (writes.get(host.store) ?? 0) + 1
-    writes.set(host.store, n)
-    if (n % TRIM_EVERY === 0) {
-      const all = await host.store.listBlobs('wmsc-')
-      for (const old of all.slice(0, Math.max(0, all.length - MAX_KEPT))) if (old !== id) await host.store.deleteBlob(old)
-    }
+    o.ids.delete(id)
+    o.ids.set(id, true)
+    if (++o.writes % Math.max(1, Math.min(TRIM_EVERY, Math.ceil(max / 10))) === 0) await trimKept(host.store, o.ids, max)
   } catch (err) {
     // A full store costs the offline copy, not the map.
     host.log('A WMS image could not be kept for offline use', err)
+  }
+}
+
+/** Drops the oldest kept images beyond `max`: those of earlier processes first, then this one's in the order kept. */
+async function trimKept(store: Store, ids: Map<string, true>, max: number): Promise<void> {
+  const all = await store.listBlobs('wmsc-')
+  if (all.length <= max) return
+  const present = new Set(all)
+  const ours = [...ids.keys()].filter((id) => present.has(id))
+  const mine = new Set(ours)
+  const oldestFirst = [...all.filter((id) => !mine.has(id)), ...ours]
+  for (const id of oldestFirst.slice(0, all.length - max)) {
+    await store.deleteBlob(id)
+    ids.delete(id)
   }
 }
 

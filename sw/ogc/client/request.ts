@@ -7,10 +7,11 @@
  */
 import { toBase64 } from '../../core/bytes.ts'
 import { ApiError } from '../../core/error.ts'
+import { HOPS_HEADER, hopsOf, MAX_HOPS } from '../../core/hops.ts'
 import { boundedFetch, OUTBOUND_LIMITS, type BoundedResponse, type OutboundLimits } from '../../core/outbound.ts'
 import type { Platform } from '../../platform/platform.ts'
 import { CAPABILITIES_MAX_CHARS, CapabilitiesError, parseCapabilities, type Capcache, type WmsVersion } from './capabilities.ts'
-import { wmsException, wmsFailed, wmsMalformed, wmsUnreachable } from './errors.ts'
+import { LOOP_CODE, wmsException, wmsFailed, wmsLoop, wmsMalformed, wmsUnreachable } from './errors.ts'
 
 /** A connection as the client uses it: the password in clear (decrypted by its class). */
 export interface WmsConnection {
@@ -22,7 +23,7 @@ export interface WmsConnection {
 }
 
 /** What the client needs of the host. */
-export type WmsHost = Pick<Platform, 'fetch' | 'outboundLimits'> & Partial<Pick<Platform, 'host' | 'origin'>>
+export type WmsHost = Pick<Platform, 'fetch' | 'outboundLimits'> & Partial<Pick<Platform, 'host' | 'origin' | 'selfFetch'>>
 
 /** `url` with `params` set in its query: a parameter already there under any case of the name is replaced. */
 export function withParams(url: string, params: ReadonlyArray<readonly [string, string]>): string {
@@ -41,15 +42,45 @@ const limitsOf = (host: WmsHost): OutboundLimits => ({ ...OUTBOUND_LIMITS.wms, .
 export const appOriginOf = (host: WmsHost) => (host.host === 'service-worker' ? host.origin : undefined)
 
 /**
- * Sends a GET to the remote; a network failure (or a refused address) becomes `onUnreachable`'s
- * error, a timeout or an oversized answer the 502 of `core/outbound.ts`.
+ * Sends a GET to the remote; a network failure rejects as `fetch` does, a timeout or an
+ * oversized answer is the 502 of `core/outbound.ts`. `signal` is the asking request's: a
+ * request that is itself `MAX_HOPS` deep in WMS requests sends none (core/hops.ts).
  */
 export async function sendWms(host: WmsHost, conn: WmsConnection, url: string, limits: OutboundLimits, signal?: AbortSignal): Promise<BoundedResponse> {
+  const hops = hopsOf(signal) + 1
+  if (hops > MAX_HOPS) throw wmsLoop(new URL(conn.url).origin)
   const headers: Record<string, string> = {}
   if (conn.username && conn.password) {
     headers.authorization = 'Basic ' + toBase64(new TextEncoder().encode(`${conn.username}:${conn.password}`))
   }
-  return boundedFetch(host.fetch, url, { headers, credentials: 'omit', signal }, limits)
+  // From a browser, a header of ours would make every other origin's WMS answer a CORS preflight first.
+  if (host.host !== 'service-worker' || new URL(url).origin === host.origin) headers[HOPS_HEADER] = String(hops)
+  return boundedFetch(host.selfFetch ?? host.fetch, url, { headers, credentials: 'omit', signal }, limits)
+}
+
+/** The largest answer read as a possible ServiceException report. */
+const EXCEPTION_MAX_BYTES = 1024 * 1024
+
+/**
+ * The error of an answer with an HTTP error status: the remote's ServiceException when it sent
+ * one (a WMS, ours included, answers most errors so), else its status.
+ */
+async function failure(res: BoundedResponse, origin: string, what: string): Promise<ApiError> {
+  const type = res.headers.get('content-type')
+  if (!/xml/i.test(type ?? '')) {
+    res.discard()
+    return wmsFailed(origin, what, res.status, type)
+  }
+  const text = await res.text()
+  if (text.length > EXCEPTION_MAX_BYTES) return wmsFailed(origin, what, res.status, type)
+  try {
+    parseCapabilities(text)
+  } catch (err) {
+    if (err instanceof CapabilitiesError && err.kind === 'exception') {
+      return err.code === LOOP_CODE ? wmsLoop(origin) : wmsException(origin, what, err.code, err.message)
+    }
+  }
+  return wmsFailed(origin, what, res.status, type)
 }
 
 /** Whether a network failure (not an answer, not one of our limits) is what `err` is. */
@@ -75,10 +106,7 @@ export async function queryCapabilities(host: WmsHost, conn: WmsConnection, sign
     throw err
   }
   const type = res.headers.get('content-type')
-  if (!res.ok) {
-    res.discard()
-    throw wmsFailed(origin, what, res.status, type)
-  }
+  if (!res.ok) throw await failure(res, origin, what)
   const text = await res.text()
   if (looksHtml(type, text.slice(0, 512))) throw wmsMalformed(origin, what, 'an HTML page, not a WMS capabilities document', type)
   try {
@@ -90,9 +118,6 @@ export async function queryCapabilities(host: WmsHost, conn: WmsConnection, sign
     throw wmsMalformed(origin, what, err.message, type)
   }
 }
-
-/** The largest answer read as a possible ServiceException report. */
-const EXCEPTION_MAX_BYTES = 1024 * 1024
 
 /** An image the remote answered: its bytes as sent, and whether it is a PNG or a JPEG. */
 export interface RemoteImage { bytes: Uint8Array; format: 'png' | 'jpeg' }
@@ -118,10 +143,7 @@ export async function fetchMap(host: WmsHost, conn: WmsConnection, url: string, 
     res.discard()
     return null
   }
-  if (!res.ok) {
-    res.discard()
-    throw wmsFailed(origin, what, res.status, type)
-  }
+  if (!res.ok) throw await failure(res, origin, what)
   const bytes = await res.bytes()
   const format = imageKind(bytes)
   if (format) return { bytes, format }

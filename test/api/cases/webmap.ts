@@ -319,7 +319,9 @@ export const webmapCases: ApiCase[] = [
       expect((await api.request('GET', `${base}${priv.body.id}`, { auth: author.auth })).status).toBe(404)
       // Bad input: 422 (the original: 500); an unknown id: 404; not a web map: 404.
       expectError(expect, await post(author.auth, { geom: 'POINT(1)', public: true }), 422, VALIDATION)
-      expectError(expect, await post(author.auth, { public: true }), 422, VALIDATION)
+      // geom and public are required, in the original's words (checked against NGW 5.4).
+      expect((await post(author.auth, { public: true })).body.message).toBe('Object missing required field `geom`')
+      expect((await post(author.auth, { geom: 'POINT(1 1)' })).body.message).toBe('Object missing required field `public`')
       expectError(expect, await post(author.auth, { geom: 'POINT(1 1)', style: 'red' }), 422, VALIDATION)
       expect((await api.request('GET', `${base}99999`, { auth: author.auth })).status).toBe(404)
       expect((await api.request('GET', base, { auth: author.auth })).body.map((a: { id: number }) => a.id)).toEqual([pub.body.id])
@@ -373,7 +375,10 @@ export const webmapCases: ApiCase[] = [
       expectError(expect, await api.request('GET', `/api/resource/${a.layer}/webmap/display_config`), 404, NOT_FOUND)
       const schema = (await api.request('GET', '/api/component/webmap/option/schema', { auth: 'guest' })).body
       expect(Object.keys(schema.options)).toEqual(['webmap.identification_attributes', 'webmap.identification_geometry', 'webmap.hmux'])
-      expect(schema.options['webmap.hmux']).toMatchObject({ identity: 'webmap.hmux', default: false })
+      // The original's labels, categories and orders (checked against NGW 5.4).
+      expect(schema.options['webmap.hmux']).toEqual({ identity: 'webmap.hmux', label: 'Request multiplexing', category: 'miscellaneous', order: 0, default: false })
+      expect(Object.keys(schema.categories)).toEqual(['panel', 'tool', 'identification', 'miscellaneous'])
+      expect(schema.categories.identification).toEqual({ identity: 'identification', label: 'Identification', order: -40 })
     },
   },
   {

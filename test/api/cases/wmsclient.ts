@@ -5,13 +5,15 @@
  * (test/api/wms-remote.ts), in the layer's `remote_srs` with the axis order of each version;
  * remotes that answer an exception, an HTML page or too much; the images kept for offline use.
  * In the service worker the remote is another origin: the test WMS sends CORS headers, and one
- * that does not gets an error that says so.
+ * that does not gets an error that says so. And the round trip: our own WMS server (a
+ * `wmsserver_service` of the same host, reached at its own address; the worker answers it
+ * in-process) as the remote, with the connection's user's permissions.
  */
 import type { Api, ApiCase, ApiResponse, Expect } from '../harness.ts'
 import { expectError, uniq } from '../harness.ts'
-import { decodePng } from '../render-helpers.ts'
+import { compareImages, decodePng, makeLayer, makeStyle, square } from '../render-helpers.ts'
 import { colourAt, WMS_SECRET, wmsRemote, type WmsMode } from '../wms-remote.ts'
-import { createUser, rule } from './permissions.ts'
+import { createUser, rule, setRules } from './permissions.ts'
 
 const VALIDATION = 'nextgisweb.core.exception.ValidationError'
 const EXTERNAL = 'nextgisweb.core.exception.ExternalServiceError'
@@ -212,6 +214,64 @@ export const wmsclientCases: ApiCase[] = [
         remote.down = false
       }
       expect(centre(expect, await tile(api, id, 3, 6, 5, '&cache=false'))).toEqual([...colourAt(1, -1), 255])
+    },
+  },
+  {
+    name: 'wmsclient: our own WMS server as the remote: capabilities 1.3.0 stored, the layer drawn with the server\'s pixels under the connection user\'s permissions; a guest-only connection is refused; a service drawn from itself is a loop error',
+    async run(api, expect) {
+      expect(api.origin).toBeDefined()
+      const vl = await makeLayer(api, expect, 'POLYGON', [{ keyname: 'name', datatype: 'STRING' }], [{ geom: square(0, 0, 1e6, 1e6), fields: { name: 'a' } }])
+      const red = await makeStyle(api, expect, vl, '<map><layer><class><style><color red="255" green="0" blue="0"/></style></class></layer></map>')
+      const service = async (layers: unknown[]) => {
+        const res = await post(api, 'wmsserver_service', { layers })
+        expect(res.status, res.text).toBe(201)
+        return { id: res.body.id as number, url: `${api.origin}/api/resource/${res.body.id}/wms` }
+      }
+      const squares = await service([{ keyname: 'red', display_name: 'Red square', resource_id: red }])
+      const u = await createUser(api, expect)
+      const login = u.auth as { login: string; password: string }
+      const user = { username: login.login, password: login.password }
+      await setRules(api, expect, squares.id, [rule(u.id, 'resource', 'read'), rule(u.id, 'service', 'connect')])
+      await setRules(api, expect, vl, [rule(u.id, 'resource', 'read'), rule(u.id, 'data', 'read')])
+      // Without credentials the service asks for them (401): the connection is refused and not made. It
+      // is created by the administrator's session: the session cookie does not go with the connection's requests.
+      const session = { auth: 'guest', credentials: 'include' } as const
+      const admin = { login: 'administrator', password: api.host === 'node' ? 'test-admin-password' : 'admin' }
+      expect((await api.request('POST', '/api/component/auth/login', { ...session, body: admin })).status).toBe(200)
+      const guest = await api.request('POST', '/api/resource/', { ...session, body: { resource: { cls: 'wmsclient_connection', parent: { id: 0 },
+        display_name: uniq('Guest') }, wmsclient_connection: { url: squares.url, version: '1.3.0', capcache: 'query' } } })
+      expect((await api.request('POST', '/api/component/auth/logout', session)).status).toBe(200)
+      expect502(expect, guest, 'Remote server error')
+      expect(guest.body.data.remote_status).toBe(401)
+      expect(guest.body.message).toContain('the login or the permission was refused')
+      const conn = await connection(api, expect, 'ok', { url: squares.url, version: '1.3.0', ...user, capcache: 'query' })
+      const caps = (await member(api, conn)).capcache
+      expect(caps.layers).toEqual([{ id: 'red', title: 'Red square', bbox: expect.any(Array) }])
+      expect(caps.layers[0].bbox.map((n: number) => Number(n.toFixed(4)))).toEqual([0, 0, 8.9832, 8.9466])
+      expect(caps.formats).toContain('image/png')
+      expect(caps.srs).toEqual(expect.arrayContaining(['CRS:84', 'EPSG:4326', 'EPSG:3857']))
+      // Tile z=2 x=2 y=1 spans 0…10,018,754 m east and north: the square fills its lower-left tenth.
+      const id = await layer(api, expect, conn, { wmslayers: 'red' })
+      const own = decodePng(await tile(api, red, 2, 2, 1))
+      const through = await tile(api, id, 2, 2, 1)
+      expect(through.status, through.text).toBe(200)
+      expect(compareImages(decodePng(through), own, { channel: 2, share: 0 }).share).toBe(0)
+      expect(own.data[(245 * 256 + 10) * 4]).toBe(255)
+      // The connection's user, not the asker, is who the service sees: without data.read the map is refused.
+      await setRules(api, expect, vl, [rule(u.id, 'resource', 'read')])
+      const refused = await tile(api, id, 2, 2, 1, '&cache=false')
+      expect502(expect, refused, 'WMS exception')
+      expect(refused.body.message).toContain("Insufficient 'read' permission in scope 'data'")
+      // A service whose layer is a WMS layer of that same service: a clear error, not requests without end.
+      const loopConn = await connection(api, expect, 'ok', { ...user })
+      const loop = await layer(api, expect, loopConn, { wmslayers: 'self' })
+      const self = await service([{ keyname: 'self', display_name: 'Itself', resource_id: loop }])
+      await setRules(api, expect, self.id, [rule(u.id, 'resource', 'read'), rule(u.id, 'service', 'connect')])
+      for (const r of [loop, loopConn]) await setRules(api, expect, r, [rule(u.id, 'resource', 'read'), rule(u.id, 'data', 'read'), rule(u.id, 'connection', 'connect')])
+      expect((await api.request('PUT', `/api/resource/${loopConn}`, { body: { wmsclient_connection: { url: self.url } } })).status).toBe(200)
+      const looped = await tile(api, loop, 0, 0, 0)
+      expect502(expect, looped, 'WMS request loop')
+      expect(looped.body.message).toContain('from the WMS service it is a layer of')
     },
   },
 ]
