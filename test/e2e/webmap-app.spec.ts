@@ -172,7 +172,7 @@ test('a web map of more layers than stay open in the worker: opened again, no ti
   const api = swApi(page, NEW_ADMIN_PASSWORD)
   // Seventeen layers, one more than stay open (sw/store/residency.ts): the map asks for their
   // tiles layer after layer, so layers are closed and reopened while it is drawn (issue 25).
-  const layers = []
+  const layers: { layer: number; style: number }[] = []
   for (let i = 0; i < 17; i++) layers.push(await styledSquare(api, `Square ${i}`, 30, 10, 0.3 + i * 0.1))
   const wm = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'webmap', parent: { id: 0 }, display_name: 'Squares' },
     webmap: { root_item: { item_type: 'root', children: layers.map((l, i) => ({ item_type: 'layer', display_name: `Square ${i}`,
