@@ -56,7 +56,8 @@ export type ChangeScope = 'main' | 'catalogue' | `layer:${number}`
 export interface ChangeTokens {
   /**
    * Synchronous and cheap: the token of `scope` as this process knows it. It changes after
-   * any commit (of any process) that may have changed that data, and on a reopen. Opaque:
+   * any commit (of any process) that may have changed that data, and on a reopen that may read
+   * other content (not one after closing a database for memory). Opaque:
    * compare with ===.
    */
   current(scope: ChangeScope): string

@@ -2,11 +2,13 @@
  * @module render/routes
  * `render.tile`, `render.image`, `render.legend_symbols`, `render.resource_legend_symbols`,
  * `render.legend` and style files such as `/api/resource/{id}/qml` (spec §4.8, §4.9;
- * reference §9). Reads are open to everyone, as every read of this server is.
+ * reference §9). Reads are open to everyone, as every read of this server is. Outpost's own
+ * `GET /api/component/outpost/render/tile_cache` (administrators) tells what the tile cache
+ * holds and how often it answered.
  */
 import { invalidParameter, pageNotFound, parameterRequired } from '../core/error.ts'
 import { json } from '../core/http.ts'
-import { onPath, onQuery, type RequestContext, type Routes } from '../core/routes.ts'
+import { ADMINISTRATOR, onPath, onQuery, type RequestContext, type Routes } from '../core/routes.ts'
 import { lastValue, queryBool, queryInt } from '../core/validate.ts'
 import { projectionOf } from '../geo/srs.ts'
 import type { Bbox } from '../geo/geometry.ts'
@@ -137,6 +139,9 @@ export function mountRender(routes: Routes<RenderVariables>): void {
     if (cacheable && token === await versionOf(services, styles)) cache.set(key, token, png)
     return answer(services, png, status, 256, 256)
   })
+
+  routes.add('outpost.render_tile_cache', '/api/component/outpost/render/tile_cache', 'GET', ADMINISTRATOR, (c) =>
+    json(tileCacheOf(c.get('services')).stats()))
 
   routes.add('render.image', '/api/component/render/image', 'GET', onQuery('data', 'read'), async (c) => {
     const params = paramsOf(c)

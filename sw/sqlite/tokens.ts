@@ -1,7 +1,8 @@
 /**
  * @module sqlite/tokens
  * The change tokens of the SQLite port (issue 22): `${serial}:${version}` of the database
- * behind a scope. `Database.version` moves after a saved write, a reopen and a failed save;
+ * behind a scope. `Database.version` moves after a saved write, a failed save and a reopen after the
+ * storage failed (not after a reopen that follows a release for memory: same content);
  * the serial tells two instances apart (a reopened layer restarts its count). So a token
  * moves exactly when the caches keyed on `Database.version` drop entries today. No `refresh`:
  * one process owns its folder (sw/host/node-lock.ts).

@@ -56,6 +56,13 @@ export class Database {
   #conn: Connection | undefined
   #queue: Promise<unknown> = Promise.resolve()
   #version = 0
+  /**
+   * The next connection may read what the last one did not (there was none, or it was dropped
+   * after the storage failed): opening it moves the version. A release for memory does not:
+   * the store holds exactly what that connection read, so caches keyed on the version (drawn
+   * tiles, cut vector tiles) stay valid while a layer is closed and reopened.
+   */
+  #unseen = true
   #closed = false
   /** A release is queued and no request has used the database since. */
   #releasing = false
@@ -89,8 +96,9 @@ export class Database {
   }
 
   /**
-   * Changes whenever the content may have changed (a saved write, a reopen): what was read
-   * at one version still holds while it stays the same.
+   * Changes whenever the content may have changed (a saved write, a failed save, a reopen
+   * after the storage failed; not a reopen after a release): what was read at one version
+   * still holds while it stays the same.
    */
   get version(): number {
     return this.#version
@@ -228,7 +236,8 @@ export class Database {
       file.close()
       throw err
     }
-    this.#version++
+    if (this.#unseen) this.#version++
+    this.#unseen = false
     return this.#conn
   }
 
@@ -290,7 +299,10 @@ export class Database {
     if (c.db.isOpen() && this.#sqlite.capi.sqlite3_get_autocommit(c.db.pointer!) === 0) {
       try { c.db.exec('ROLLBACK') } catch { clean = false }
     }
-    if (!clean) this.#disconnect()
+    if (!clean) {
+      this.#disconnect()
+      this.#unseen = true
+    }
     return mapped
   }
 
@@ -303,6 +315,7 @@ export class Database {
     } catch (err) {
       // The file holds a commit the store does not: drop it; the next request reopens.
       this.#disconnect()
+      this.#unseen = true
       this.#version++
       throw err instanceof ApiError ? err : operationalError(`Saving database '${this.name}' failed.`, err)
     }

@@ -16,8 +16,16 @@ export interface Resident {
   release(): void
 }
 
+/**
+ * Evictable databases open at once by default. A map asks for its layers' tiles in turn, each
+ * layer's tile needing its database: with fewer open than the map shows, every tile reopens one
+ * (a reload from IndexedDB in the worker) and the least recently used is always the next asked
+ * for. Sixteen keeps a web map of that many layers open; memory stays bounded by `bytes`.
+ */
+export const OPEN_DATABASES = 16
+
 export interface ResidencyLimits {
-  /** Most evictable databases open at once. @default 6 */
+  /** Most evictable databases open at once. @default OPEN_DATABASES */
   count?: number
   /** Most bytes they may hold together (the one in use stays open regardless). @default 384 MiB */
   bytes?: number
@@ -32,7 +40,7 @@ export class Residency {
   #bytes: number
   #idleMs: number
 
-  constructor({ count = 6, bytes = 384 * 2 ** 20, idleMs = 5 * 60_000 }: ResidencyLimits = {}) {
+  constructor({ count = OPEN_DATABASES, bytes = 384 * 2 ** 20, idleMs = 5 * 60_000 }: ResidencyLimits = {}) {
     this.#count = count
     this.#bytes = bytes
     this.#idleMs = idleMs

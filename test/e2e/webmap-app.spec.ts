@@ -164,6 +164,41 @@ test('web map in the app: made in the editor, opened as the main view, shared by
   await context.close()
 })
 
+test('a web map of more layers than stay open in the worker: opened again, no tile is drawn anew', async ({ browser }) => {
+  const context = await browser.newContext()
+  const page = await context.newPage()
+  await openApp(page)
+  await firstLogin(page)
+  const api = swApi(page, NEW_ADMIN_PASSWORD)
+  // Seventeen layers, one more than stay open (sw/store/residency.ts): the map asks for their
+  // tiles layer after layer, so layers are closed and reopened while it is drawn (issue 25).
+  const layers: { layer: number; style: number }[] = []
+  for (let i = 0; i < 17; i++) layers.push(await styledSquare(api, `Square ${i}`, 30, 10, 0.3 + i * 0.1))
+  const wm = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'webmap', parent: { id: 0 }, display_name: 'Squares' },
+    webmap: { root_item: { item_type: 'root', children: layers.map((l, i) => ({ item_type: 'layer', display_name: `Square ${i}`,
+      layer_style_id: l.style, layer_adapter: 'tile', layer_enabled: true })) } } } })
+  expect(wm.status).toBe(201)
+  const stats = async () => (await api.request('GET', '/api/component/outpost/render/tile_cache')).body as { hits: number; misses: number }
+  const opened = async () => {
+    await expect(page.getByTestId('webmap-view')).toHaveAttribute('data-loaded', 'true')
+    for (const l of layers) await expect.poll(() => drawn(page, l.style)).toBeGreaterThan(100)
+    await page.waitForLoadState('networkidle')
+  }
+  await page.goto(`/?webmap=${wm.body.id}&view=6/10/30`)
+  await opened()
+  const cold = await stats()
+  expect(cold.misses).toBeGreaterThanOrEqual(17)
+  // As many layers open as may be: a web map of ten does not close its own layers in turn.
+  expect((await api.request('GET', '/api/component/outpost/storage')).body.layers_open).toBe(16)
+  // Opened again: every tile comes from the worker's cache, the layers closed meanwhile included.
+  await page.reload()
+  await opened()
+  const warm = await stats()
+  expect(warm.hits - cold.hits).toBeGreaterThanOrEqual(17)
+  expect(warm.misses).toBe(cold.misses)
+  await context.close()
+})
+
 test.describe('embed page from a team\'s Node host', () => {
   const team = useTeamServer()
   let parent: Server | undefined

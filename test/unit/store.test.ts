@@ -11,7 +11,7 @@ import { MemoryStore } from '../../sw/store/memory.ts'
 import type { Store } from '../../sw/store/store.ts'
 import { FileStore } from '../../sw/host/node-store.ts'
 import { ApiError } from '../../sw/core/error.ts'
-import { Residency, residencyOf } from '../../sw/store/residency.ts'
+import { OPEN_DATABASES, Residency, residencyOf } from '../../sw/store/residency.ts'
 import { createSqliteLoader } from '../../wasm/sqlite.ts'
 import { storeContract } from './store-contract.ts'
 import { HookedStore } from './hooked-store.ts'
@@ -339,27 +339,30 @@ describe('Database: housekeeping', () => {
 })
 
 describe('Database: residency', () => {
-  it('keeps at most six evictable databases open; the others give their memory back and reopen with their data and functions', async () => {
+  it('keeps at most OPEN_DATABASES evictable databases open; the others give their memory back and reopen with their data and functions', async () => {
     const sqlite = await createSqliteLoader()()
     const store = idbStore()
     const dbs: Database[] = []
-    for (let i = 0; i < 9; i++) {
+    for (let i = 0; i < OPEN_DATABASES + 3; i++) {
       const db = await Database.open(sqlite, store, `layer-${i}`, migrate, { evictable: true,
         onConnect: (d) => d.createFunction('tag', () => `db ${i}`, { arity: 0, deterministic: true }) })
       await addItem(db, `item of ${i}`, 100_000)
       dbs.push(db)
     }
+    const versions = dbs.map((d) => d.version)
     await Promise.all(dbs.map((d) => d.read(() => undefined)))
     const stats = residencyOf(store).stats()
-    expect(stats.count).toBe(6)
+    expect(stats.count).toBe(OPEN_DATABASES)
     // Released ones hold nothing; open ones their pages.
     expect(dbs.slice(0, 3).map((d) => d.resident())).toEqual([0, 0, 0])
-    expect(dbs[8]!.resident()).toBeGreaterThan(0)
+    expect(dbs.at(-1)!.resident()).toBeGreaterThan(0)
     for (const [i, db] of dbs.entries()) {
       expect(await names(db)).toEqual([`item of ${i}`])
       expect(await db.read((d) => d.selectValue('SELECT tag()'))).toBe(`db ${i}`)
     }
-    expect(residencyOf(store).stats().count).toBe(6)
+    expect(residencyOf(store).stats().count).toBe(OPEN_DATABASES)
+    // Reopened with the content they were released with: the version (what tile caches key on) stays.
+    expect(dbs.map((d) => d.version)).toEqual(versions)
   })
 
   it('releases a database unused for longer than the idle time', () => {

@@ -76,7 +76,7 @@ export class VectorFeatureLayer implements FeatureLayer {
     this.gpkg = gpkgStorage(layer, meta)
   }
 
-  /** The layer database's version: it moves after a saved write, a reload and a failed save. */
+  /** The layer database's version: it moves after a saved write, a failed save and a reload after a failure (not an eviction's). */
   token(): string {
     return String(this.layer.db.version)
   }

@@ -151,7 +151,7 @@ class LayerTables implements GpkgTables {
 export function gpkgStorage(layer: Layer, meta: LayerMeta): GpkgStorage {
   let kept: KeptStatements | undefined
   return {
-    // The database's version: it moves after a saved write, a reload and a failed save (as the
+    // The database's version: it moves after a saved write, a failed save and a reload after a failure (as the
     // port's `layer:N` token will, sw/sqlite/tokens.ts); a reopen is told by `connection`.
     token: () => String(layer.db.version),
     read<T>(fn: (t: GpkgTables) => T, filter?: FeatureFilter): Promise<T> {

@@ -5,6 +5,7 @@
  * canonical form.
  */
 import type { SqlDb } from '../../store/database.ts'
+import { RowReader, SQLITE_BLOB, SQLITE_FLOAT, SQLITE_INTEGER, SQLITE_TEXT } from '../../store/row-reader.ts'
 import { flatten } from '../../geo/flat.ts'
 import { bboxOf, type Bbox, type Geometry } from '../../geo/geometry.ts'
 import { decodeGpkg } from '../../geo/gpkg.ts'
@@ -26,6 +27,20 @@ import { getTransaction, transactionOps, transactionResults } from './transactio
 import type { Layer } from './layer.ts'
 
 type Bind = FieldValue
+
+/** Column `i` as oo1's `Stmt.get` answers it: integers past 2^53 as BigInt, blobs copied. */
+function storedValue(r: RowReader, i: number): FieldValue {
+  switch (r.type(i)) {
+    case SQLITE_INTEGER: {
+      const v = r.number(i)
+      return Number.isSafeInteger(v) ? v : BigInt(r.text(i))
+    }
+    case SQLITE_FLOAT: return r.number(i)
+    case SQLITE_TEXT: return r.text(i)
+    case SQLITE_BLOB: return r.blobView(i)!.slice()
+    default: return null
+  }
+}
 
 /** sqlite-wasm refuses an empty bind array on a statement without parameters. */
 export const binding = (b: Bind[]) => (b.length ? b as never : undefined)
@@ -150,18 +165,27 @@ export class LayerReader implements FeatureRead, FeatureHistory {
     })
   }
 
+  /**
+   * Read with SQLite's column functions straight (store/row-reader): a drawn tile reads every
+   * feature in its padded box, and oo1's per-row arrays and double blob copies were a fifth
+   * of a cold web map's drawing (issue 25).
+   */
   inBox(box: Bbox, fields: readonly Field[]): BoxRow[] {
     const cols = fields.map((f) => `, f.${columnOf(f.id)}`).join('')
+    const r = new RowReader(this.layer.db.sqlite, this.db, `SELECT f.fid, f.geom${cols} FROM ${RTREE_TABLE} r
+      JOIN ${FEATURE_TABLE} f ON f.fid = r.id
+      WHERE r.minx <= ? AND r.maxx >= ? AND r.miny <= ? AND r.maxy >= ? AND f.geom IS NOT NULL ORDER BY f.fid`,
+    [box[2], box[0], box[3], box[1]])
     const out: BoxRow[] = []
-    this.db.exec({
-      sql: `SELECT f.fid, f.geom${cols} FROM ${RTREE_TABLE} r JOIN ${FEATURE_TABLE} f ON f.fid = r.id
-        WHERE r.minx <= ? AND r.maxx >= ? AND r.miny <= ? AND r.maxy >= ? AND f.geom IS NOT NULL ORDER BY f.fid`,
-      bind: [box[2], box[0], box[3], box[1]], rowMode: 'array',
-      callback: (r: unknown) => {
-        const a = r as FieldValue[]
-        out.push({ fid: Number(a[0]), geom: a[1] as Uint8Array, values: a.slice(2) })
-      },
-    })
+    try {
+      while (r.step()) {
+        const values: FieldValue[] = []
+        for (let i = 0; i < fields.length; i++) values.push(storedValue(r, i + 2))
+        out.push({ fid: r.number(0), geom: r.blobView(1)?.slice() ?? new Uint8Array(0), values })
+      }
+    } finally {
+      r.finalize()
+    }
     return out
   }
 

@@ -149,17 +149,30 @@ export const renderCases: ApiCase[] = [
     },
   },
   {
-    name: 'any edit of the layer or the style invalidates the cached tile',
+    name: 'any edit of the layer or the style invalidates the cached tile; the cache counts what it answered and what was drawn',
     async run(api, expect) {
+      const stats = async () => {
+        const res = await api.request('GET', '/api/component/outpost/render/tile_cache')
+        expect(res.status).toBe(200)
+        return res.body as { tiles: number; bytes: number; hits: number; misses: number }
+      }
       const layer = await seed(api, expect)
       const style = await makeStyle(api, expect, layer, TWO_CLASSES)
+      const s0 = await stats()
       expect(isColor(pixel(await tile(api, expect, style, T.z, T.x, T.y), 50, 50), RED)).toBe(true)
-      // Cached: the same answer again.
+      // Cached: the same answer again, not drawn again.
       expect(isColor(pixel(await tile(api, expect, style, T.z, T.x, T.y), 50, 50), RED)).toBe(true)
+      const s1 = await stats()
+      expect([s1.misses - s0.misses, s1.hits - s0.hits]).toEqual([1, 1])
+      expect(s1.tiles).toBeGreaterThan(0)
+      expect(s1.bytes).toBeGreaterThan(0)
       const list = await api.request('GET', `/api/resource/${layer}/feature/?fld_kind=a`)
       const fid = list.body[0].id
       expect((await api.request('PUT', `/api/resource/${layer}/feature/${fid}`, { body: { fields: { kind: 'z', num: 9 } } })).status).toBe(200)
       expect(isColor(pixel(await tile(api, expect, style, T.z, T.x, T.y), 50, 50), BLUE)).toBe(true)
+      expect((await stats()).misses - s1.misses).toBe(1)
+      expectError(expect, await api.request('GET', '/api/component/outpost/render/tile_cache', { auth: 'guest' }), 403,
+        'nextgisweb.core.exception.ForbiddenError')
       const green = TWO_CLASSES.replace('red="20" green="20" blue="230"', 'red="20" green="200" blue="20"')
       expect((await api.request('PUT', `/api/resource/${style}`, { body: { engine_style: { xml: green } } })).status).toBe(200)
       expect(isColor(pixel(await tile(api, expect, style, T.z, T.x, T.y), 50, 50), [20, 200, 20])).toBe(true)
