@@ -354,6 +354,8 @@ async function main(): Promise<void> {
   const host = async (args: string[] = [], dir = mkdtempSync(join(tmpdir(), 'outpost-team-bench-'))) => {
     if (!dirs.includes(dir)) dirs.push(dir)
     const h = await startHost(dir, args, SERVE)
+    // A host's own log (an error behind a 500) goes to the run's output.
+    h.proc.stderr!.on('data', (b: Buffer) => process.stderr.write(`[host ${h.base}] ${b}`))
     hosts.push(h)
     const c = client(h.base)
     clients.push(c)
