@@ -147,13 +147,64 @@ export function answerLostAs503(pool: pg.Pool): pg.Pool {
   return pool
 }
 
-export function connOf(client: pg.ClientBase): PgConn {
-  const q = (text: string, params?: readonly unknown[]) => client.query(text, exact(params)).catch(refusedText)
+/**
+ * Names of the statements this process sends again and again, by text: a named statement is
+ * parsed once per connection and, after PostgreSQL's first five runs, planned once (a generic
+ * plan, when its cost is no worse than the custom ones'), where an unnamed one is parsed and
+ * planned on every run. A read of the mix (a resource, a page of features) is 3–6 such
+ * statements. Only a text seen `NAME_AFTER` times gets a name (one-off texts, such as a batch's
+ * INSERT over its own field set, do not fill the server's memory), and at most `MAX_NAMES`
+ * texts do: each connection keeps up to that many prepared statements.
+ */
+const NAMES = new Map<string, string>()
+const SEEN = new Map<string, number>()
+const NAME_AFTER = 3
+const MAX_NAMES = 300
+let named = 0
+
+function nameOf(text: string): string | undefined {
+  const name = NAMES.get(text)
+  if (name || NAMES.size >= MAX_NAMES) return name
+  const n = (SEEN.get(text) ?? 0) + 1
+  if (n < NAME_AFTER) {
+    // Bounded: texts seen rarely are forgotten now and then.
+    if (SEEN.size >= 20 * MAX_NAMES) SEEN.clear()
+    SEEN.set(text, n)
+    return undefined
+  }
+  SEEN.delete(text)
+  NAMES.set(text, `outpost_s${++named}`)
+  return NAMES.get(text)
+}
+
+/**
+ * A prepared statement whose result columns changed type under it (PostgreSQL: "cached plan
+ * must not change result type"; a table dropped and made again with a column of the same name
+ * and another type, which only a `migrate --replace` under a running host does) fails once: its
+ * text gets a new name, prepared anew on its next run.
+ */
+function renamedAfter(text: string, err: unknown): never {
+  if ((err as { code?: string }).code === '0A000' && NAMES.has(text)) NAMES.set(text, `outpost_s${++named}`)
+  throw err
+}
+
+/**
+ * `prepared`: the statements sent often are named (`nameOf`). Only for our own schema: a team's
+ * database (external/) changes its tables under us, where a prepared statement would fail.
+ */
+export function connOf(client: pg.ClientBase, prepared = false): PgConn {
+  const config = (text: string, params: readonly unknown[] | undefined, rowMode?: 'array') => {
+    // Only statements with values go by the extended protocol, where a name is possible (and a text is one statement).
+    const name = prepared && params?.length ? nameOf(text) : undefined
+    return { text, values: exact(params), rowMode, ...(name ? { name } : {}) }
+  }
+  const q = (text: string, params?: readonly unknown[], rowMode?: 'array') =>
+    client.query(config(text, params, rowMode)).catch((err: unknown) => renamedAfter(text, err)).catch(refusedText)
   return {
     rows: async <T>(text: string, params?: readonly unknown[]) => (await q(text, params)).rows as T[],
     row: async <T>(text: string, params?: readonly unknown[]) => (await q(text, params)).rows[0] as T | undefined,
     value: async <T>(text: string, params?: readonly unknown[]) => {
-      const r = await client.query({ text, values: exact(params), rowMode: 'array' }).catch(refusedText)
+      const r = await q(text, params, 'array')
       return (r.rows[0] as unknown[] | undefined)?.[0] as T | undefined
     },
     exec: async (text, params) => (await q(text, params)).rowCount ?? 0,

@@ -13,7 +13,7 @@ import type { BlobStore, DataPort } from '../port/port.ts'
 import type { Frames } from '../port/frames.ts'
 import { answerLostAs503, connOf, inTransaction, poolConfig, reasonOf } from './conn.ts'
 import { PgUnits } from './uow.ts'
-import { PgTokens } from './tokens.ts'
+import { CLOCK, PgTokens } from './tokens.ts'
 import { pgBlobs } from './blobs.ts'
 import { migratePg } from './migrate.ts'
 import { aclTokenOnce, pgMainRead, pgMainWrite } from './tx.ts'
@@ -55,7 +55,8 @@ export async function openPostgresData(url: string, opts: PostgresPortOptions = 
   const frames = opts.asyncContext?.() as Frames | undefined
   const units = new PgUnits(pool, 'main', frames)
   // Named: each connection parses and plans it once, not on every request.
-  const tokens = new PgTokens(async () => (await unavailable(pool.query<{ scope: string; n: number }>({ name: 'outpost_change', text: 'SELECT scope, n FROM outpost_change' }))).rows)
+  const tokens = new PgTokens(async (after) => (await unavailable(pool.query<{ scope: string; n: number }>({ name: 'outpost_change',
+    text: `SELECT scope, n FROM outpost_change WHERE n > $1 AND scope <> '${CLOCK}'`, values: [after] }))).rows)
   await tokens.refresh()
   const aclToken = aclTokenOnce(tokens)
   const blobs = opts.blobs ?? pgBlobs(pool)

@@ -12,6 +12,7 @@ import type { LayerMeta } from '../feature/types.ts'
 import { LAYER_COUNTERS, MAIN_TABLES, type CatalogueMeta, type Counters, type LayerTable, type TableRows } from '../port/transfer.ts'
 import { connOf, type PgConn } from './conn.ts'
 import { MAIN_LOCK } from './uow.ts'
+import { CLOCK, MOVE } from './tokens.ts'
 import { ensureTables, storedLayers, tablesOf, type LayerTables } from './features/schema.ts'
 
 /** Rows per INSERT: one round trip each, bounded statement size. */
@@ -137,9 +138,9 @@ export function restoreOn(client: pg.ClientBase): Restore {
       }
     },
     async moveTokens(scopes) {
-      await conn.exec(`UPDATE outpost_change SET n = n + 1 WHERE scope <> ALL($1::text[])`, [scopes])
-      await conn.exec(`INSERT INTO outpost_change (scope, n) SELECT unnest($1::text[]), 1
-        ON CONFLICT (scope) DO UPDATE SET n = outpost_change.n + 1`, [scopes])
+      // Every scope there is and those named: one move (tokens.ts), past every value a host has seen.
+      await conn.exec(MOVE, [[...new Set([...scopes, ...(await conn.rows<{ scope: string }>(`SELECT scope FROM outpost_change WHERE scope <> $1`,
+        [CLOCK])).map((r) => r.scope)])]])
     },
     async putBlob(id, data) {
       for (let part = 0, at = 0; part === 0 || at < data.length; part++, at += PART) {

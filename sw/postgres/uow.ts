@@ -74,7 +74,7 @@ export class PgUnits {
       try {
         await client.query('BEGIN')
         await client.query('SELECT pg_advisory_xact_lock($1)', [this.#lock])
-        const conn = connOf(client)
+        const conn = connOf(client, true)
         const out = await this.#run(make, conn, fn)
         const after = await beforeCommit?.(conn)
         await client.query('COMMIT')
@@ -102,7 +102,7 @@ export class PgUnits {
       // while the 'main' counter stands still, tx.ts) costs no round trip at all.
       let begun: Promise<unknown> | undefined
       try {
-        const conn = lazily(connOf(client), () => (begun ??= client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')))
+        const conn = lazily(connOf(client, true), () => (begun ??= client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')))
         const out = await this.#run(make, conn, fn)
         if (begun) await client.query('COMMIT')
         return out

@@ -17,11 +17,18 @@ import type { OutpostApp } from '../../sw/app.ts'
 import { cluster } from '../pg/shared.ts'
 
 const seen: string[] = []
+/** The rows each read of the change counters answered (the pool's callback form), in order. */
+const counterRows: number[] = []
 const query = pg.Client.prototype.query
 beforeAll(() => {
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
     const q = args[0] as string | { text?: string; name?: string }
     seen.push(typeof q === 'string' ? q : (q.text ?? q.name ?? '?'))
+    const last = args.length - 1
+    if (typeof q === 'object' && q.name === 'outpost_change' && typeof args[last] === 'function') {
+      const cb = args[last] as (err: unknown, r?: { rows: unknown[] }) => void
+      args[last] = (err: unknown, r?: { rows: unknown[] }) => { if (r) counterRows.push(r.rows.length); cb(err, r) }
+    }
     return (query as (...a: unknown[]) => unknown).apply(this, args)
   } as typeof query
 })
@@ -73,20 +80,43 @@ describe('statements per request on the PostgreSQL host', () => {
     const tile = await count('GET', () => `/api/component/feature_layer/mvt?resource=${layer}&z=1&x=0&y=0&extent=${1000 + n++}`)
     expect([resource.length, list.length, one.length, tile.length]).toEqual([10, 5, 5, 2])
     // The counters first (one named statement), then the tile's one statement: no ACL token, no empty transaction.
-    expect(tile[0]).toBe('SELECT scope, n FROM outpost_change')
+    expect(tile[0]).toBe("SELECT scope, n FROM outpost_change WHERE n > $1 AND scope <> '*'")
     expect([...resource, ...list, ...one, ...tile].filter((s) => s.includes('acl_state'))).toEqual([])
   })
 
-  it('a write costs its transaction: an edit 10 statements, a batch of 100 into an opened layer 8, whatever its size', async () => {
+  it('a write costs its transaction: an edit 10 statements, a batch of 100 into an opened layer 6, whatever its size', async () => {
     let n = 0
     const edit = await count('PUT', () => `/api/resource/${layer}/feature/${fid}`, () => ({ fields: { name: `e${n++}` } }))
     const batch = await count('PATCH', () => `/api/resource/${layer}/feature/`, () => points(100, `b${n++}`))
-    expect([edit.length, batch.length]).toEqual([10, 8])
+    expect([edit.length, batch.length]).toEqual([10, 6])
     // The first write to a new layer makes its tables too (once per layer).
     const fresh = await newLayer(a)
     seen.length = 0
     expect((await a.request('PATCH', `/api/resource/${fresh}/feature/`, { body: points(100, 'f') })).status).toBe(200)
     console.log(`first batch into a new layer: ${seen.length} statements`)
+  })
+
+  it('the change counters a request reads are those moved since the last request, not one per layer ever written', async () => {
+    const layers: number[] = []
+    for (let i = 0; i < 6; i++) {
+      layers.push(await newLayer(a))
+      expect((await a.request('PATCH', `/api/resource/${layers[i]}/feature/`, { body: points(2, `l${i}`) })).status).toBe(200)
+    }
+    const refreshOf = async (api: Api, path: string) => {
+      counterRows.length = 0
+      const res = await api.request('GET', path)
+      expect(res.status).toBe(200)
+      expect(counterRows).toHaveLength(1)
+      return { rows: counterRows[0], body: res.body }
+    }
+    await refreshOf(a, `/api/resource/${layers[0]}`)
+    expect((await refreshOf(a, `/api/resource/${layers[0]}`)).rows).toBe(0)
+    // One feature written through B: A's next request reads that one layer's counter, and sees the feature.
+    expect((await b.request('PATCH', `/api/resource/${layers[3]}/feature/`, { body: points(1, 'fromB') })).status).toBe(200)
+    const after = await refreshOf(a, `/api/resource/${layers[3]}/feature/?limit=10`)
+    expect(after.rows).toBe(1)
+    expect(after.body.map((f: { fields: { name: string } }) => f.fields.name)).toContain('fromB0')
+    expect((await refreshOf(a, `/api/resource/${layers[3]}/feature/?limit=10`)).rows).toBe(0)
   })
 
   it("a permission changed through one process is obeyed by the other on its very next request, both ways", async () => {

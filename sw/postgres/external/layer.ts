@@ -36,7 +36,7 @@ import { liveness, type Frame } from '../../port/frames.ts'
 import { connOf, type PgConn } from '../conn.ts'
 import { bindableId } from '../params.ts'
 import { rollback } from '../uow.ts'
-import { listFilter, orderAndPage, Params, whereSql, type TableColumns } from '../features/filter.ts'
+import { listFilter, listSql, Params, whereSql, type TableColumns } from '../features/filter.ts'
 import { canonical, fromCanonical } from '../features/values.ts'
 import { fieldsSet } from '../features/writer.ts'
 import { engineTile, type EngineTileOptions, type TileAt } from '../features/tile.ts'
@@ -184,8 +184,8 @@ class RemoteReader implements FeatureRead {
     if (labelField) cols.push(`${canonical(this.cols.field(labelField), labelField.datatype)} AS label`)
     // A feature id past the id column's range (or 2^53) is no feature of it.
     if (query.fid !== undefined && !bindableId(query.fid)) return []
-    const rows = await this.db.rows<Record<string, unknown>>(`SELECT ${cols.join(', ')} FROM ${this.table} f
-      ${whereSql(listFilter(query), this.meta.fields, this.cols, p)} ${orderAndPage(query, this.cols, p)}`, p.values)
+    const rows = await this.db.rows<Record<string, unknown>>(listSql(cols.join(', '), `${this.table} f`,
+      whereSql(listFilter(query), this.meta.fields, this.cols, p), query, this.cols, p), p.values)
     return rows.map((r) => {
       const row: FeatureRow = { fid: Number(r.fid), geom: geometryOf(r.geom as Uint8Array | null),
         values: shape.fields.map((f, i) => canonicalOf(f.datatype, r[`v${i}`])) }

@@ -19,7 +19,7 @@ import type {
 import type { PgConn } from '../conn.ts'
 import { tablesOf, type LayerTables } from './schema.ts'
 import { canonical, fromCanonical } from './values.ts'
-import { listFilter, orderAndPage, ownColumns, Params, whereSql, type TableColumns } from './filter.ts'
+import { listFilter, listSql, ownColumns, Params, whereSql, type TableColumns } from './filter.ts'
 import { attachmentsAt, descriptionAt, featuresAt, itemVersion, latestVersion, listVersions, versionOf } from './versions.ts'
 import { changedFids, changes, summary } from './changes.ts'
 import { getTransaction, transactionOps, transactionResults } from './transactions.ts'
@@ -64,8 +64,7 @@ export class PgLayerReader implements FeatureRead, FeatureHistory {
     }
     if (versioned) cols.push(`${v ? 'f.vid' : `(SELECT vid FROM ${this.t.vstate} s WHERE s.fid = f.fid)`} AS vid`)
     const source = v ? featuresAt(this.t, this.meta.fields, v) : this.t.features
-    const sql = `SELECT ${cols.join(', ')} FROM ${source} f ${whereSql(listFilter(q), this.meta.fields, this.cols, p)}
-      ${orderAndPage(q, this.cols, p)}`
+    const sql = listSql(cols.join(', '), `${source} f`, whereSql(listFilter(q), this.meta.fields, this.cols, p), q, this.cols, p)
     const rows = await this.db.rows<Record<string, unknown>>(sql, p.values)
     return rows.map((r) => {
       const row: FeatureRow = { fid: r.fid as number, geom: geometryOf(r.geom as Uint8Array | null),

@@ -46,14 +46,34 @@ export class PgVersionTracker {
     return this.#vid
   }
 
-  /** New features, and the descriptions they came with: one statement each for a whole batch. */
-  async created(fids: number[], described: number[]): Promise<void> {
-    const v = await this.vid()
-    await this.db.exec(`INSERT INTO ${this.t.vstate} (fid, vid, op) SELECT unnest($1::bigint[]), $2::bigint, 'C'`, [fids, v])
-    if (described.length) {
-      await this.db.exec(`INSERT INTO ${this.t.extVstate} (ext, eid, fid, vid, op) SELECT 'description', f, f, $2::bigint, 'C'
-        FROM unnest($1::bigint[]) AS f`, [described, v])
+  /**
+   * New features recorded in the statement that inserts them: `insert` (an INSERT … RETURNING
+   * fid, its values in `p`) becomes a data-modifying CTE, and the same statement makes this
+   * write's version (at its first change) and the features' `_vstate` rows from what it
+   * returned. As separate statements the `_vstate` rows were 40–75 % of a batch's INSERT time
+   * (10,000 fids sent back to the server as an array, parsed, and a round trip). Returns the
+   * fids in the order `insert` returns them.
+   */
+  async insertCreated(insert: string, p: Params): Promise<number[]> {
+    const known = this.#vid && await this.#vid
+    const version = known !== undefined ? `SELECT ${p.add(known)}::bigint AS id`
+      : `INSERT INTO ${this.t.version} (id, tstamp, user_id) SELECT coalesce(max(id), 0) + 1, ${p.add(this.tstamp)}::text,
+        ${p.add(this.userId)}::bigint FROM ${this.t.version} RETURNING id`
+    const rows = await this.db.rows<{ fid: number; vid: number }>(`WITH f AS (${insert}), v AS (${version}),
+      s AS (INSERT INTO ${this.t.vstate} (fid, vid, op) SELECT f.fid, v.id, 'C' FROM f, v)
+      SELECT fid, (SELECT id FROM v) AS vid FROM f`, p.values)
+    if (known === undefined && rows.length) {
+      this.#version = rows[0]!.vid
+      this.#vid = Promise.resolve(this.#version)
     }
+    return rows.map((r) => r.fid)
+  }
+
+  /** The descriptions new features came with: one statement for a whole batch. */
+  async described(fids: number[]): Promise<void> {
+    if (!fids.length) return
+    await this.db.exec(`INSERT INTO ${this.t.extVstate} (ext, eid, fid, vid, op) SELECT 'description', f, f, $2::bigint, 'C'
+      FROM unnest($1::bigint[]) AS f`, [fids, await this.vid()])
   }
 
   /** Keeps the current values of the features `where` picks (on `f`), unless this version already did. */

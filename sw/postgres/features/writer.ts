@@ -85,15 +85,18 @@ export class PgLayerWriter extends PgLayerReader implements FeatureWrite, Featur
     const p = new Params()
     const arrays = [`${p.add(geoms)}::bytea[]`, ...fields.map((f, k) => `${p.add(columns[k])}::${COLUMN_TYPES[f.datatype]}[]`)]
     const names = fields.map((_, k) => `c${k}`)
-    const fids = (await this.db.rows<{ fid: number }>(`INSERT INTO ${this.t.features} (geom${fields.map((f) => `, ${columnOf(f.id)}`).join('')})
+    const insert = `INSERT INTO ${this.t.features} (geom${fields.map((f) => `, ${columnOf(f.id)}`).join('')})
       SELECT ST_GeomFromWKB(u.g, ${p.add(this.meta.srs)})${names.map((n) => `, u.${n}`).join('')}
-      FROM unnest(${arrays.join(', ')}) AS u(g${names.map((n) => `, ${n}`).join('')}) RETURNING fid`, p.values)).map((r) => r.fid)
+      FROM unnest(${arrays.join(', ')}) AS u(g${names.map((n) => `, ${n}`).join('')}) RETURNING fid`
+    // On a versioned layer the version and the features' `_vstate` rows come in the same statement.
+    const fids = this.#tracker ? await this.#tracker.insertCreated(insert, p)
+      : (await this.db.rows<{ fid: number }>(insert, p.values)).map((r) => r.fid)
     const described = inputs.map((input, k) => [fids[k]!, input.description] as const).filter(([, d]) => !!d)
     if (described.length) {
       await this.db.exec(`INSERT INTO ${this.t.description} (fid, value) SELECT * FROM unnest($1::bigint[], $2::text[])`,
         [described.map(([fid]) => fid), described.map(([, d]) => d)])
     }
-    await this.#tracker?.created(fids, described.map(([fid]) => fid))
+    await this.#tracker?.described(described.map(([fid]) => fid))
     return fids
   }
 

@@ -32,4 +32,8 @@ export const portSchema: ComponentSchema = { component: 'port', steps: [
        RETURNING seq INTO last;
      RETURN last - n + 1;
    END $$;`,
+  // One change sequence (tokens.ts): the clock row `*` at the highest counter so far, so every
+  // later move is past every value already handed out; a refresh reads the rows past a value.
+  `INSERT INTO outpost_change (scope, n) SELECT '*', coalesce(max(n), 0) FROM outpost_change;
+   CREATE INDEX outpost_change_n ON outpost_change (n);`,
 ] }

@@ -265,6 +265,8 @@ export const featureCases: ApiCase[] = [
       // count ascending with nulls last, ties by fid; descending puts nulls first.
       expect(ids(await api.request('GET', `${base}?order_by=count`))).toEqual([fids[1], fids[3], fids[0], fids[2], fids[4]])
       expect(ids(await api.request('GET', `${base}?order_by=-count,name`))).toEqual([fids[4], fids[2], fids[0], fids[1], fids[3]])
+      // A page of that order (PostgreSQL picks a page's rows first, then reads their values: the order must hold through both).
+      expect(ids(await api.request('GET', `${base}?order_by=-count,name&limit=3&offset=1`))).toEqual([fids[2], fids[0], fids[1]])
       expectError(expect, await api.request('GET', `${base}?order_by=nosuch`), 422, VALIDATION)
       expectError(expect, await api.request('GET', `${base}?limit=-1`), 422, VALIDATION)
     },
