@@ -207,8 +207,9 @@ describe("a table of a team's PostGIS: types, both sides, SRIDs", () => {
     pool.on('connect', (client) => {
       const query = client.query.bind(client) as (...a: unknown[]) => unknown
       ;(client as unknown as { query: (...a: unknown[]) => unknown }).query = (...a: unknown[]) => {
-        // Statements with rows (`rows`, `row`) come as text and values; `value`'s as an object.
-        if (typeof a[0] === 'string' && /^SELECT/.test(a[0].trim())) logged.push({ text: a[0], values: (a[1] ?? []) as unknown[] })
+        // Statements come as a config object (conn.ts); a bare text and values from elsewhere.
+        const c = typeof a[0] === 'string' ? { text: a[0], values: a[1] } : a[0] as { text?: unknown; values?: unknown }
+        if (typeof c.text === 'string' && /^SELECT/.test(c.text.trim())) logged.push({ text: c.text, values: (c.values ?? []) as unknown[] })
         return query(...a)
       }
     })
