@@ -71,7 +71,7 @@ export const publishCases: PublishCase[] = [
       expect(out).toMatchObject({ updated: false, remembered: true, styles: 1, basemaps: 1, annotations: 1,
         layers: [{ local: map.layer, how: 'created', pushed: 3 }],
         skipped: [{ kind: 'basemap', name: 'Kept', reason: 'its tiles are served by this device only' }] })
-      expect(out.url).toBe(`${env.remoteUrl}/?webmap=${out.id}`)
+      expect(out.url).toBe(`${env.remoteUrl}/embed.html?webmap=${out.id}&panel=1`)
       // There: the map in its group, its item on the copy of the style, the style on the new layer.
       const there = (await env.remote.request('GET', `/api/resource/${out.id}`)).body
       expect(there.resource.parent.id).toBe(out.group)
@@ -131,7 +131,7 @@ export const publishCases: PublishCase[] = [
         rule(user.id, 'data', 'read'), rule(user.id, 'data', 'write'), rule(user.id, 'webmap', 'annotation_read'), rule(user.id, 'webmap', 'annotation_write'),
         rule(user.id, 'data', 'write', true, 'deny', 'vector_layer')])
       const res = await env.local.request('POST', '/api/resource/', { body: { resource: { cls: 'remote_connection', parent: { id: 0 }, display_name: uniq('team as user') },
-        remote_connection: { url: env.remoteUrl, username: user.keyname, password: user.auth.password } } })
+        remote_connection: { url: env.remoteUrl, username: user.keyname, password: 'pw-' + user.keyname } } })
       expect(res.status).toBe(201)
       const connection = res.body.id as number
       const refused = await publish(env.local, map.webmap, connection, parent)

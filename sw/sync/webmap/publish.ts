@@ -41,11 +41,14 @@ export interface PublishAnswer {
 const SETTINGS = ['initial_extent', 'constraining_extent', 'title', 'draw_order_enabled', 'editable', 'annotation_enabled',
   'annotation_default', 'legend_symbols', 'measure_srs', 'options']
 
-/** Whether the team's server is an Outpost host (its app opens `/?webmap=`), else the original (`/resource/{id}/display`). */
+/**
+ * The link that opens map `id` from the team's server for anyone: an Outpost host's embed page
+ * (its app's `?webmap=` would open the map of the opener's own device), or the original's display page.
+ */
 async function mapLink(client: RemoteClient, id: number): Promise<string> {
   const version = await client.get('/api/component/pyramid/pkg_version').catch(() => undefined)
   const base = client.creds.url.replace(/\/+$/, '')
-  return typeof version?.outpost === 'string' ? `${base}/?webmap=${id}` : `${base}/resource/${id}/display`
+  return typeof version?.outpost === 'string' ? `${base}/embed.html?webmap=${id}&panel=1` : `${base}/resource/${id}/display`
 }
 
 /**
