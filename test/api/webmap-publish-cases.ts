@@ -118,6 +118,14 @@ export const publishCases: PublishCase[] = [
       expect((await env.remote.request('GET', `/api/resource/${out.id}/annotation/`)).body).toHaveLength(1)
       expect((await env.remote.request('GET', `/api/resource/?parent=${out.group}`)).body.map((r: { resource: { cls: string } }) => r.resource.cls).sort())
         .toEqual(['basemap_layer', 'vector_layer', 'webmap'])
+      // Unlinked here, the layer is made there anew on the next publish, and every feature goes up again (its old marks are dropped).
+      const unlinked = await env.local.request('PUT', `/api/resource/${map.layer}`, { body: { vector_layer: { remote: null } } })
+      expect(unlinked.status).toBe(200)
+      expect((await env.local.request('GET', `/api/resource/${map.layer}`)).body.vector_layer.remote).toBeUndefined()
+      const anew = await publish(env.local, map.webmap, connection, parent)
+      expect(anew.status, JSON.stringify(anew.body)).toBe(200)
+      expect(anew.body).toMatchObject({ id: out.id, updated: true, layers: [{ how: 'created', pushed: 4 }] })
+      expect(anew.body.layers[0].remote).not.toBe(remoteLayer)
     },
   },
   {

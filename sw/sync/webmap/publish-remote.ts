@@ -12,6 +12,8 @@ import { loginOf, remoteFailed, remoteReadRefused, remoteReason } from '../error
 const REFUSALS = [400, 401, 403, 404, 409, 422]
 
 const DISPLAY_NAME_NOT_UNIQUE = 'nextgisweb.resource.exception.DisplayNameNotUnique'
+/** Names tried by `createUnique`. */
+const UNIQUE_TRIES = 5
 
 /**
  * The team's server refuses the account a write a publish needs (403). A 422 as a refused read
@@ -63,6 +65,21 @@ export class RemoteWriter {
     if (!Number.isSafeInteger(id)) throw remoteFailed(this.client.creds.url, 502, undefined)
     this.created.push(id)
     return id
+  }
+
+  /**
+   * `create`, with ` (2)`, ` (3)`… after the name while one of that name is there (a layer made
+   * again in a map's group, a style beside a linked layer's own): the first free name of a few.
+   */
+  async createUnique(body: { resource: { display_name: string } & Record<string, unknown> } & Record<string, unknown>, what: string): Promise<number> {
+    const name = body.resource.display_name
+    for (let n = 1; ; n++) {
+      try {
+        return await this.create({ ...body, resource: { ...body.resource, display_name: n === 1 ? name : `${name} (${n})` } }, what)
+      } catch (err) {
+        if (n >= UNIQUE_TRIES || !(err instanceof ApiError && err.opts.data?.remote && (err.opts.data.remote as { exception?: unknown }).exception === DISPLAY_NAME_NOT_UNIQUE)) throw err
+      }
+    }
   }
 
   /** Deletes what was made, newest first (a group after what is in it); what is gone already is no matter. */

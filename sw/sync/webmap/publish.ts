@@ -102,7 +102,7 @@ async function publishTo(env: JobEnv, plan: Plan, before: Published | undefined,
   for (const layer of plan.layers.values()) {
     signal.throwIfAborted()
     if (layer.how === 'create') {
-      layer.remote = await writer.create({ resource: { cls: 'vector_layer', parent: { id: group }, display_name: layer.name },
+      layer.remote = await writer.createUnique({ resource: { cls: 'vector_layer', parent: { id: group }, display_name: layer.name },
         vector_layer: layer.member, feature_layer: { versioning: { enabled: true } } }, `create layer '${layer.name}' in group ${group}`)
     }
     progress.done(++n)
@@ -121,7 +121,7 @@ async function publishTo(env: JobEnv, plan: Plan, before: Published | undefined,
       styles[style.local] = kept
     } else {
       const layer = plan.layers.get(style.layer)!.remote!
-      styles[style.local] = await writer.create({ resource: { cls: style.cls, parent: { id: layer }, display_name: style.name }, ...member },
+      styles[style.local] = await writer.createUnique({ resource: { cls: style.cls, parent: { id: layer }, display_name: style.name }, ...member },
         `create style '${style.name}' under layer ${layer}`)
     }
     progress.done(++n)
@@ -239,7 +239,7 @@ async function publishBasemaps(env: JobEnv, plan: Plan, before: Published | unde
       await writer.send('PUT', `/api/resource/${kept}`, member, `change basemap ${kept}`)
       there = kept
     } else {
-      there = await writer.create({ resource: { cls: 'basemap_layer', parent: { id: group }, display_name: String(doc.resource.display_name) }, ...member },
+      there = await writer.createUnique({ resource: { cls: 'basemap_layer', parent: { id: group }, display_name: String(doc.resource.display_name) }, ...member },
         `create basemap '${doc.resource.display_name}' in group ${group}`)
     }
     made[b.resource_id] = there
