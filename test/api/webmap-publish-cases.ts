@@ -52,8 +52,8 @@ export async function teamGroup(remote: Api, expect: Expect, permissions?: unkno
   return res.body.id as number
 }
 
-export async function publish(api: Api, webmap: number, connection: number, parent: number) {
-  return api.request('POST', `/api/resource/${webmap}/webmap_publish`, { body: { connection: { id: connection }, parent: { id: parent } } })
+export async function publish(api: Api, webmap: number, connection: number, parent: number, headers?: Record<string, string>) {
+  return api.request('POST', `/api/resource/${webmap}/webmap_publish`, { headers, body: { connection: { id: connection }, parent: { id: parent } } })
 }
 
 const VALIDATION = 'nextgisweb.core.exception.ValidationError'
@@ -65,9 +65,12 @@ export const publishCases: PublishCase[] = [
       const map = await deviceMap(env.local, expect)
       const connection = await connect(env as OfflineEnv, expect)
       const parent = await teamGroup(env.remote, expect)
-      const res = await publish(env.local, map.webmap, connection, parent)
+      const token = `publish-${uniq('t').replace(/[^A-Za-z0-9]/g, '')}`.padEnd(16, '0')
+      const res = await publish(env.local, map.webmap, connection, parent, { 'X-Outpost-Progress': token })
       expect(res.status, JSON.stringify(res.body)).toBe(200)
       const out = res.body
+      // Watched as the other jobs are: done, with the map there as its result.
+      expect((await env.local.request('GET', `/api/component/outpost/progress/${token}`)).body).toMatchObject({ state: 'done', result: { id: out.id } })
       expect(out).toMatchObject({ updated: false, remembered: true, styles: 1, basemaps: 1, annotations: 1,
         layers: [{ local: map.layer, how: 'created', pushed: 3 }],
         skipped: [{ kind: 'basemap', name: 'Kept', reason: 'its tiles are served by this device only' }] })
@@ -126,6 +129,35 @@ export const publishCases: PublishCase[] = [
       expect(anew.status, JSON.stringify(anew.body)).toBe(200)
       expect(anew.body).toMatchObject({ id: out.id, updated: true, layers: [{ how: 'created', pushed: 4 }] })
       expect(anew.body.layers[0].remote).not.toBe(remoteLayer)
+    },
+  },
+  {
+    name: 'publish: a layer linked to that server already is used as it is, its style added there; one linked elsewhere is a 422 naming the item',
+    async run(env, expect) {
+      const remoteLayer = await makeLayer(env.remote, expect, 'POINT', [{ keyname: 'name', datatype: 'STRING' }],
+        [{ geom: `POINT(${merc(10, 50).join(' ')})`, fields: { name: 'team well' } }])
+      const connection = await connect(env as OfflineEnv, expect)
+      const linked = await env.local.request('POST', '/api/resource/', { body: { resource: { cls: 'vector_layer', parent: { id: 0 }, display_name: uniq('Team wells') },
+        vector_layer: { remote: { connection: { id: connection }, resource: { id: remoteLayer } } } } })
+      expect(linked.status, JSON.stringify(linked.body)).toBe(201)
+      const style = await makeStyle(env.local, expect, linked.body.id, RED)
+      const wm = await env.local.request('POST', '/api/resource/', { body: { resource: { cls: 'webmap', parent: { id: 0 }, display_name: uniq('Team wells map') },
+        webmap: { root_item: { item_type: 'root', children: [{ item_type: 'layer', display_name: 'Team wells', layer_style_id: style, layer_adapter: 'image', layer_enabled: true }] } } } })
+      expect(wm.status).toBe(201)
+      // The same server under another spelling of its address is another server to the link: refused, naming the item.
+      const other = await env.local.request('POST', '/api/resource/', { body: { resource: { cls: 'remote_connection', parent: { id: 0 }, display_name: uniq('team by name') },
+        remote_connection: { url: env.remoteUrl.replace('127.0.0.1', 'localhost'), username: 'administrator', password: env.remotePassword } } })
+      const parent = await teamGroup(env.remote, expect)
+      const elsewhere = await publish(env.local, wm.body.id, other.body.id, parent)
+      expectError(expect, elsewhere, 422, VALIDATION)
+      expect(elsewhere.body.message).toBe(`Layer item 'Team wells': its layer is linked to a layer of ${env.remoteUrl}; it can only be published there.`)
+      expect((await env.remote.request('GET', `/api/resource/?parent=${parent}`)).body).toEqual([])
+      const res = await publish(env.local, wm.body.id, connection, parent)
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      expect(res.body.layers).toEqual([{ name: expect.any(String), local: linked.body.id, remote: remoteLayer, how: 'linked', pushed: 0 }])
+      const item = (await env.remote.request('GET', `/api/resource/${res.body.id}`)).body.webmap.root_item.children[0]
+      expect(item).toMatchObject({ display_name: 'Team wells', style_parent_id: remoteLayer, layer_adapter: 'image' })
+      expect((await env.remote.request('GET', `/api/resource/${item.layer_style_id}`)).body.engine_style.xml).toBe(RED)
     },
   },
   {
