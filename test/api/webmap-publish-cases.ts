@@ -9,6 +9,7 @@ import { expectError, uniq } from './harness.ts'
 import { makeLayer, makeStyle } from './render-helpers.ts'
 import { colours, connect, merc, type OfflineEnv } from './webmap-offline-cases.ts'
 import { createUser, rule, setRules } from './cases/permissions.ts'
+import { fixture, qmlStyle } from './cases/render-qml.ts'
 
 export type PublishEnv = Omit<OfflineEnv, 'tileBlobs'>
 
@@ -132,7 +133,7 @@ export const publishCases: PublishCase[] = [
     },
   },
   {
-    name: 'publish: a layer linked to that server already is used as it is, its style added there; one linked elsewhere is a 422 naming the item',
+    name: 'publish: a layer linked to that server already is used as it is, its engine and QGIS styles added there; one linked elsewhere is a 422 naming the item; linking refusals',
     async run(env, expect) {
       const remoteLayer = await makeLayer(env.remote, expect, 'POINT', [{ keyname: 'name', datatype: 'STRING' }],
         [{ geom: `POINT(${merc(10, 50).join(' ')})`, fields: { name: 'team well' } }])
@@ -141,9 +142,21 @@ export const publishCases: PublishCase[] = [
         vector_layer: { remote: { connection: { id: connection }, resource: { id: remoteLayer } } } } })
       expect(linked.status, JSON.stringify(linked.body)).toBe(201)
       const style = await makeStyle(env.local, expect, linked.body.id, RED)
+      const qml = fixture('categorized.qml')
+      const qgis = (await qmlStyle(env.local, expect, linked.body.id, qml)).body.id as number
       const wm = await env.local.request('POST', '/api/resource/', { body: { resource: { cls: 'webmap', parent: { id: 0 }, display_name: uniq('Team wells map') },
-        webmap: { root_item: { item_type: 'root', children: [{ item_type: 'layer', display_name: 'Team wells', layer_style_id: style, layer_adapter: 'image', layer_enabled: true }] } } } })
+        webmap: { root_item: { item_type: 'root', children: [{ item_type: 'layer', display_name: 'Team wells', layer_style_id: style, layer_adapter: 'image', layer_enabled: true },
+          { item_type: 'layer', display_name: 'By kind', layer_style_id: qgis, layer_adapter: 'tile' }] } } } })
       expect(wm.status).toBe(201)
+      // Linking a layer that exists here: refused while it is linked, or when the remote layer lacks one of its fields.
+      const twice = await env.local.request('PUT', `/api/resource/${linked.body.id}`, { body: { vector_layer: { remote: { connection: { id: connection }, resource: { id: remoteLayer } } } } })
+      expectError(expect, twice, 422, VALIDATION)
+      expect(twice.body.message).toMatch(/is linked already/)
+      const wider = await makeLayer(env.local, expect, 'POINT', [{ keyname: 'name', datatype: 'STRING' }, { keyname: 'depth', datatype: 'REAL' }], [])
+      const lacks = await env.local.request('PUT', `/api/resource/${wider}`, { body: { vector_layer: { remote: { connection: { id: connection }, resource: { id: remoteLayer } } } } })
+      expectError(expect, lacks, 422, VALIDATION)
+      expect(lacks.body.message).toBe(`Remote layer ${remoteLayer} has no field 'depth' of type REAL - at \`$.vector_layer.remote.resource\``)
+      expect((await env.local.request('GET', `/api/resource/${wider}`)).body.vector_layer.remote).toBeUndefined()
       // The same server under another spelling of its address is another server to the link: refused, naming the item.
       const other = await env.local.request('POST', '/api/resource/', { body: { resource: { cls: 'remote_connection', parent: { id: 0 }, display_name: uniq('team by name') },
         remote_connection: { url: env.remoteUrl.replace('127.0.0.1', 'localhost'), username: 'administrator', password: env.remotePassword } } })
@@ -158,6 +171,10 @@ export const publishCases: PublishCase[] = [
       const item = (await env.remote.request('GET', `/api/resource/${res.body.id}`)).body.webmap.root_item.children[0]
       expect(item).toMatchObject({ display_name: 'Team wells', style_parent_id: remoteLayer, layer_adapter: 'image' })
       expect((await env.remote.request('GET', `/api/resource/${item.layer_style_id}`)).body.engine_style.xml).toBe(RED)
+      // The QGIS style goes as its QML file.
+      const byKind = (await env.remote.request('GET', `/api/resource/${res.body.id}`)).body.webmap.root_item.children[1]
+      expect(byKind).toMatchObject({ display_name: 'By kind', style_parent_id: remoteLayer })
+      expect((await env.remote.request('GET', `/api/resource/${byKind.layer_style_id}/qml`)).text).toBe(qml)
     },
   },
   {
