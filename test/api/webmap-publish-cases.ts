@@ -212,8 +212,19 @@ export const publishCases: PublishCase[] = [
       expectError(expect, notGroup, 422, VALIDATION)
       expect(notGroup.body.message).toMatch(/is not a group/)
       expect((await env.remote.request('GET', `/api/resource/?parent=${parent}`)).body).toEqual([])
-      // Published again with an account that may write, the layer links anew and all its features go up.
+      // Here, a person who may read the map but not write its layer is refused before anything goes there.
+      const reader = await createUser(env.local, expect)
       const admin = await connect(env as OfflineEnv, expect)
+      await setRules(env.local, expect, admin, [rule(reader.id, 'resource', 'read', false), rule(reader.id, 'connection', 'connect', false)])
+      await setRules(env.local, expect, map.webmap, [rule(reader.id, 'resource', 'read', false)])
+      await setRules(env.local, expect, map.style, [rule(reader.id, 'resource', 'read', false), rule(reader.id, 'data', 'read', false)])
+      await setRules(env.local, expect, map.layer, [rule(reader.id, 'resource', 'read', false), rule(reader.id, 'data', 'read', false)])
+      const notWriter = await env.local.request('POST', `/api/resource/${map.webmap}/webmap_publish`, { auth: reader.auth,
+        body: { connection: { id: admin }, parent: { id: parent } } })
+      expectError(expect, notWriter, 403, 'nextgisweb.core.exception.InsufficientPermissions')
+      expect(notWriter.body.data).toMatchObject({ resource: { id: map.layer }, scope: 'resource', permission: 'update' })
+      expect((await env.remote.request('GET', `/api/resource/?parent=${parent}`)).body).toEqual([])
+      // Published again with an account that may write, the layer links anew and all its features go up.
       const ok = await publish(env.local, map.webmap, admin, await teamGroup(env.remote, expect))
       expect(ok.status, JSON.stringify(ok.body)).toBe(200)
       expect(ok.body.layers).toMatchObject([{ how: 'created', pushed: 3 }])

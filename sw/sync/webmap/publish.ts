@@ -8,7 +8,7 @@
  * there, unlinks what was linked here and puts back a map it had changed. The map remembers where
  * it went (resmeta `outpost.published`): the next publish updates the same map there.
  */
-import { ApiError } from '../../core/error.ts'
+import { ApiError, insufficientPermissions } from '../../core/error.ts'
 import { requestCancelled, type TrackedProgress } from '../../ingest/progress.ts'
 import type { RemoteClient } from '../client.ts'
 import { remoteFailed } from '../errors.ts'
@@ -61,6 +61,15 @@ export async function publishWebmap(env: JobEnv, id: number, req: PublishRequest
   progress.stage('reading')
   const { creds, client } = await connectionOf(env, req.connection)
   const plan = await planPublish(inner, id, creds, (c) => services.classes.remoteConnection(c))
+  // A new layer is linked (resource.update) and synced (data.write) here: a refusal comes before anything is made there.
+  for (const layer of plan.layers.values()) {
+    if (layer.how !== 'create') continue
+    for (const [scope, permission] of [['resource', 'update'], ['data', 'write']] as const) {
+      if (await services.data.read((tx) => services.acl.check(tx.acl, env.user, layer.local, scope, permission)) !== true) {
+        throw insufficientPermissions(permission, scope, layer.local)
+      }
+    }
+  }
   // An earlier publish is updated while its map is there; gone, the map is made anew.
   const before = plan.before && (await client.json('GET', `/api/resource/${plan.before.webmap}`, undefined, [401, 403, 404])).status === 200
     ? plan.before : undefined
