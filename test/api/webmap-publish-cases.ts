@@ -165,8 +165,11 @@ export const publishCases: PublishCase[] = [
       expectError(expect, elsewhere, 422, VALIDATION)
       expect(elsewhere.body.message).toBe(`Layer item 'Team wells': its layer is linked to a layer of ${env.remoteUrl}; it can only be published there.`)
       expect((await env.remote.request('GET', `/api/resource/?parent=${parent}`)).body).toEqual([])
-      const res = await publish(env.local, wm.body.id, connection, parent)
-      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      // Two at once: one publishes, the other is refused while it runs.
+      const both = await Promise.all([publish(env.local, wm.body.id, connection, parent), publish(env.local, wm.body.id, connection, parent)])
+      expect(both.map((r) => r.status).sort(), JSON.stringify(both.map((r) => r.body))).toEqual([200, 409])
+      const res = both.find((r) => r.status === 200)!
+      expectError(expect, both.find((r) => r.status === 409)!, 409, 'outpost.webmap_publish.PublishRunning')
       expect(res.body.layers).toEqual([{ name: expect.any(String), local: linked.body.id, remote: remoteLayer, how: 'linked', pushed: 0 }])
       const item = (await env.remote.request('GET', `/api/resource/${res.body.id}`)).body.webmap.root_item.children[0]
       expect(item).toMatchObject({ display_name: 'Team wells', style_parent_id: remoteLayer, layer_adapter: 'image' })

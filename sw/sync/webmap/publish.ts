@@ -8,7 +8,7 @@
  * there, unlinks what was linked here and puts back a map it had changed. The map remembers where
  * it went (resmeta `outpost.published`): the next publish updates the same map there.
  */
-import { ApiError, insufficientPermissions } from '../../core/error.ts'
+import { ApiError, insufficientPermissions, validationError } from '../../core/error.ts'
 import { requestCancelled, type TrackedProgress } from '../../ingest/progress.ts'
 import type { RemoteClient } from '../client.ts'
 import { remoteFailed } from '../errors.ts'
@@ -56,6 +56,26 @@ async function mapLink(client: RemoteClient, id: number): Promise<string> {
  * server. Answers the map there; on any failure or a stop, nothing it made stays.
  */
 export async function publishWebmap(env: JobEnv, id: number, req: PublishRequest, progress: TrackedProgress): Promise<PublishAnswer> {
+  // Two publishes of one map at once would both make it there: the second is refused (asked again, it updates).
+  const running = publishing.get(env.services) ?? new Set<number>()
+  publishing.set(env.services, running)
+  if (running.has(id)) throw publishRunning(id)
+  running.add(id)
+  try {
+    return await publishOnce(env, id, req, progress)
+  } finally {
+    running.delete(id)
+  }
+}
+
+/** Web maps being published, per services object (one per host: the worker, a Node process). */
+const publishing = new WeakMap<object, Set<number>>()
+
+const publishRunning = (id: number) => new ApiError(409, 'Publish under way', {
+  message: `Web map ${id} is being published already; try again when that has ended.`,
+  exception: 'outpost.webmap_publish.PublishRunning', data: { resource_id: id } })
+
+async function publishOnce(env: JobEnv, id: number, req: PublishRequest, progress: TrackedProgress): Promise<PublishAnswer> {
   const { signal } = progress
   const { inner, services } = env
   progress.stage('reading')
@@ -76,8 +96,8 @@ export async function publishWebmap(env: JobEnv, id: number, req: PublishRequest
   if (!before) {
     const parent = await client.json('GET', `/api/resource/${req.parent}`, undefined, [401, 403, 404])
     if (parent.status !== 200 || parent.body?.resource?.cls !== 'resource_group') {
-      throw new ApiError(422, 'Validation error', { message: `Resource ${req.parent} is not a group ${creds.username ?? 'a guest'} may read on ${creds.url} - at \`$.parent\``,
-        exception: 'nextgisweb.core.exception.ValidationError', data: { url: creds.url, remote_status: parent.status } })
+      throw validationError(`Resource ${req.parent} is not a group ${creds.username ?? 'a guest'} may read on ${creds.url} - at \`$.parent\``,
+        { url: creds.url, remote_status: parent.status })
     }
   }
   signal.throwIfAborted()
