@@ -11,10 +11,10 @@
 import { ApiError, insufficientPermissions, validationError } from '../../core/error.ts'
 import { requestCancelled, type TrackedProgress } from '../../ingest/progress.ts'
 import type { RemoteClient } from '../client.ts'
-import { remoteFailed } from '../errors.ts'
 import { connectionOf, type JobEnv } from './job.ts'
 import { innerBytes } from './inner.ts'
 import { localTree } from './local-map.ts'
+import { oldWebmap, pickBasemapSettings, publishAnnotations, publishBasemaps, settingsOf } from './publish-members.ts'
 import type { Missing } from './remote-map.ts'
 import { linkMember, planPublish, PUBLISHED_KEY, type Plan, type PublishRequest, type Published } from './publish-plan.ts'
 import { RemoteWriter, remoteWriteRefused } from './publish-remote.ts'
@@ -37,9 +37,6 @@ export interface PublishAnswer {
   remembered: boolean
 }
 
-/** The `webmap` member's settings copied as they are (the extent scalars are the arrays' other spelling). */
-const SETTINGS = ['initial_extent', 'constraining_extent', 'title', 'draw_order_enabled', 'editable', 'annotation_enabled',
-  'annotation_default', 'legend_symbols', 'measure_srs', 'options']
 
 /**
  * The link that opens map `id` from the team's server for anyone: an Outpost host's embed page
@@ -159,7 +156,7 @@ async function publishTo(env: JobEnv, plan: Plan, before: Published | undefined,
   progress.stage('webmap')
   const basemaps = await publishBasemaps(env, plan, before, group, writer, skipped)
   const m = plan.webmap
-  const settings: Record<string, unknown> = Object.fromEntries(SETTINGS.filter((k) => m[k] !== undefined).map((k) => [k, m[k]]))
+  const settings: Record<string, unknown> = settingsOf(m)
   const bookmark = m.bookmark_resource?.id as number | undefined
   const bookmarkThere = bookmark === undefined ? undefined : plan.layers.get(bookmark)?.remote
   settings.bookmark_resource = bookmarkThere === undefined ? null : { id: bookmarkThere }
@@ -219,82 +216,4 @@ async function publishTo(env: JobEnv, plan: Plan, before: Published | undefined,
     })
   return { id: webmap, url: await mapLink(client, webmap), group, updated: !!before, layers, styles: plan.styles.size, basemaps: basemaps.items.length,
     annotations: annotations.made.length, skipped, remembered }
-}
-
-/** The map's `webmap` member as read there, in the shape it is written back (read-only keys dropped). */
-function oldWebmap(w: Record<string, any>): Record<string, unknown> { // reason: the team's server's member, sent back
-  const out: Record<string, unknown> = Object.fromEntries(SETTINGS.filter((k) => w?.[k] !== undefined).map((k) => [k, w[k]]))
-  out.bookmark_resource = w?.bookmark_resource ? { id: w.bookmark_resource.id } : null
-  out.root_item = localTree(w?.root_item ?? {}, new Map(collectStyles(w?.root_item).map((s) => [s, s])))
-  return out
-}
-
-/** Style ids of a tree's layer items. */
-function collectStyles(node: any): number[] { // reason: a web map tree as answered
-  const out: number[] = []
-  const walk = (n: any, depth: number) => { // reason: as above
-    for (const c of Array.isArray(n?.children) ? n.children : []) {
-      if (c?.item_type === 'layer') out.push(Number(c.layer_style_id))
-      else if (depth < 32) walk(c, depth + 1)
-    }
-  }
-  walk(node, 0)
-  return out
-}
-
-const pickBasemapSettings = (b: Record<string, unknown> | undefined) =>
-  Object.fromEntries(['background_color', 'disable'].filter((k) => b?.[k] !== undefined).map((k) => [k, b![k]]))
-
-/**
- * The map's basemaps there: a basemap whose tiles come from anywhere (an `http(s)` URL) is
- * copied (or its earlier copy changed); one served by this server only (a path here: tiles
- * kept on the device) is skipped, and said.
- */
-async function publishBasemaps(env: JobEnv, plan: Plan, before: Published | undefined, group: number, writer: RemoteWriter, skipped: Missing[]) {
-  const items: Record<string, unknown>[] = []
-  const made: Record<string, number> = {}
-  for (const b of (plan.basemapWebmap?.basemaps ?? []) as { resource_id: number; display_name: string; enabled: boolean; opacity: number | null }[]) {
-    const doc = await env.inner.json('GET', `/api/resource/${b.resource_id}`)
-    const layer = doc.basemap_layer as Record<string, unknown> | undefined
-    if (typeof layer?.url !== 'string' || !/^https?:\/\//i.test(layer.url)) {
-      skipped.push({ kind: 'basemap', name: b.display_name, reason: typeof layer?.url === 'string' ? 'its tiles are served by this device only' : 'you may not read it here' })
-      continue
-    }
-    const member = { basemap_layer: Object.fromEntries(['url', 'qms', 'copyright_text', 'copyright_url', 'z_min', 'z_max']
-      .filter((k) => layer[k] !== undefined).map((k) => [k, layer[k]])) }
-    const kept = before?.basemaps[b.resource_id]
-    let there: number
-    if (kept !== undefined && (await writer.client.json('GET', `/api/resource/${kept}`, undefined, [403, 404])).status === 200) {
-      await writer.send('PUT', `/api/resource/${kept}`, member, `change basemap ${kept}`)
-      there = kept
-    } else {
-      there = await writer.createUnique({ resource: { cls: 'basemap_layer', parent: { id: group }, display_name: String(doc.resource.display_name) }, ...member },
-        `create basemap '${doc.resource.display_name}' in group ${group}`)
-    }
-    made[b.resource_id] = there
-    items.push({ resource_id: there, display_name: b.display_name, enabled: b.enabled, ...(b.opacity ? { opacity: b.opacity } : {}) })
-  }
-  return { items, made }
-}
-
-/** The map's annotations the asker sees here, made there (the account there is their author). */
-async function publishAnnotations(env: JobEnv, plan: Plan, webmap: number, writer: RemoteWriter, skipped: Missing[]) {
-  const made: number[] = []
-  const list = await env.inner.json('GET', `/api/resource/${plan.id}/annotation/`).catch((err: unknown) => {
-    if (err instanceof ApiError && err.status === 403) return undefined
-    throw err
-  })
-  if (!list) {
-    if (plan.webmap.annotation_enabled) skipped.push({ kind: 'layer', name: 'annotations', reason: 'you may not read them here' })
-    return { made }
-  }
-  for (const a of list as { geom: string; public: boolean; description?: string | null; style?: unknown }[]) {
-    const res = await writer.send('POST', `/api/resource/${webmap}/annotation/`, { geom: a.geom, public: a.public, description: a.description ?? null,
-      ...(a.style !== undefined ? { style: a.style } : {}) }, `add an annotation to web map ${webmap}`)
-    const id = Number(res?.id)
-    if (!Number.isSafeInteger(id)) throw remoteFailed(writer.client.creds.url, 502, undefined)
-    made.push(id)
-    writer.madePaths.push(`/api/resource/${webmap}/annotation/${id}`)
-  }
-  return { made }
 }
