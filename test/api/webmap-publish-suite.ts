@@ -26,6 +26,6 @@ export function publishSuite(label: string, startLocal: () => Promise<{ api: Api
       await close(remote.server)
     })
     const env = (): PublishEnv => ({ local: local.api, remote: remote.api, remoteUrl: remote.base, remotePassword: NODE_ADMIN_PASSWORD })
-    for (const c of publishCases) it(c.name, () => c.run(env(), expect), 60_000)
+    for (const c of publishCases) it(c.name, () => c.run(env(), expect), 120_000)
   })
 }

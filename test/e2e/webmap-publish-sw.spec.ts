@@ -75,6 +75,9 @@ test.describe('a web map published from the service worker to a team\'s server',
     expect(link).toMatch(new RegExp(`^${remote.base}/embed\\.html\\?webmap=\\d+&panel=1$`))
     const id = Number(new URL(link).searchParams.get('webmap'))
     expect(await dialog.getByTestId('webmap-publish-snippet').inputValue()).toContain(`src="${remote.base}/embed.html?webmap=${id}&amp;panel=1"`)
+    // The dialog now says where it went, and that publishing again updates that map.
+    await expect(dialog.getByTestId('webmap-publish-before')).toContainText(`Published to ${remote.base}`)
+    await expect(dialog.getByTestId('webmap-publish-go')).toHaveText('Publish again')
     // What the app shows is what the worker remembers.
     expect((await swApi(page, NEW_ADMIN_PASSWORD).request('GET', `/api/resource/${map.webmap}/webmap_publish`)).body.webmap).toBe(id)
 
