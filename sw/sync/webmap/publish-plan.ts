@@ -95,8 +95,9 @@ export async function planPublish(inner: InnerApi, id: number, creds: Credential
     const cls = String(style.resource.cls)
     if (!STYLE_CLASSES.includes(cls)) throw validationError(`${itemName(name)}: its style is a ${cls}, which cannot be published (only ${STYLE_CLASSES.join(' and ')}).`)
     const layerId = Number(style.resource.parent.id)
-    plan.styles.set(styleId, { local: styleId, name: String(style.resource.display_name), cls, layer: layerId,
-      ...(cls === 'engine_style' ? { xml: String(style.engine_style.xml) } : {}) })
+    const xml = style.engine_style?.xml
+    if (cls === 'engine_style' && typeof xml !== 'string') throw validationError(`${itemName(name)}: you may not read its style's XML (data.read on style ${styleId}).`)
+    plan.styles.set(styleId, { local: styleId, name: String(style.resource.display_name), cls, layer: layerId, ...(cls === 'engine_style' ? { xml } : {}) })
     if (plan.layers.has(layerId)) continue
     const layer = await inner.json('GET', `/api/resource/${layerId}`)
     const lcls = String(layer.resource.cls)
