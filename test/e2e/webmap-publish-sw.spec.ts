@@ -65,6 +65,7 @@ test.describe('a web map published from the service worker to a team\'s server',
     await expect(view).toHaveAttribute('data-loaded', 'true')
     await view.getByTestId('webmap-share').click()
     const dialog = page.getByTestId('dialog-webmap-share')
+    await dialog.getByTestId('webmap-publish-open').click()
     await dialog.getByTestId('webmap-publish-connection').selectOption(String(connection))
     await dialog.getByTestId('webmap-publish-group').filter({ hasText: name }).click()
     await expect(dialog.getByTestId('webmap-publish-folder')).toHaveText(`Main group › ${name}`)
