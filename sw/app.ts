@@ -7,7 +7,7 @@
 import { Hono } from 'hono'
 import { ApiError, internalServerError, pageNotFound } from './core/error.ts'
 import { json, requestId } from './core/http.ts'
-import { RouteTable } from './core/routes.ts'
+import { RouteTable, type RequestMarks } from './core/routes.ts'
 import { sharedStart } from './core/once.ts'
 import { corsHeaders, preflight } from './core/cors.ts'
 import { noteHops } from './core/hops.ts'
@@ -46,6 +46,8 @@ interface AppEnv {
     services: Services
     /** When the app began the request (`performance.now()`): routes report their work from it (Server-Timing). */
     started: number
+    /** When the change tokens were read and the request authenticated (`performance.now()`), for Server-Timing's phases. */
+    marks: RequestMarks
   }
 }
 
@@ -100,8 +102,10 @@ export function createApp(platform: Platform, opts: AppOptions = {}): OutpostApp
     // Before anything reads a cache: what other processes on the same database committed
     // moves the change tokens now (PostgreSQL: one query; SQLite owns its folder and has none).
     await s.data.tokens.refresh?.()
+    const refreshed = performance.now()
     c.set('services', s)
     await authenticate(c)
+    c.set('marks', { refreshed, authenticated: performance.now() })
     await next()
   })
 

@@ -20,6 +20,14 @@ export interface RequestContext<V> {
   get<K extends keyof V>(key: K): V[K]
 }
 
+/** Moments of a request before its handler (`performance.now()`), for `Server-Timing`'s phases. */
+export interface RequestMarks {
+  /** The change tokens read (other processes' commits seen: one statement on PostgreSQL). */
+  refreshed: number
+  /** The request's credentials judged. */
+  authenticated: number
+}
+
 /**
  * Answers a request; `undefined` passes it to the next handler of the same path (a route the
  * original overloads per resource class, such as `resource.export`, is served by several

@@ -56,8 +56,8 @@ const layerName = (id: number, opts: TileOptions) => `${opts.layerPrefix ?? LAYE
 const emptyLayer = (meta: LayerMeta, opts: TileOptions) => new LayerEncoder(layerName(meta.resourceId, opts), opts.extent,
   meta.fields.map((f) => f.keyname), meta.fields.map((f) => VALUE_KIND[f.datatype]))
 
-/** An encoded MVT layer, whether it came from the tile cache, and from where. */
-export interface LayerTile { bytes: Uint8Array; cached: boolean; source: TileSource }
+/** An encoded MVT layer, whether it came from the tile cache, and from where; `ms`: an engine's cut, its time. */
+export interface LayerTile { bytes: Uint8Array; cached: boolean; source: TileSource; ms?: number }
 
 /**
  * Where a layer's tile came from: the tile cache, the layer's tile index, its R*Tree (while
@@ -122,15 +122,20 @@ async function genericLayerTile(cache: TileCache, layer: FeatureLayer, t: TileAd
     ? layer.tile(t, { extent: opts.extent, padding: opts.padding, simplification: opts.simplification,
       layerName: layerName(layer.meta.resourceId, opts), thinAbove: THIN_ABOVE, grid: GRID })
     : genericTile(layer, t, opts)
+  const timed = async (): Promise<LayerTile> => {
+    const t0 = performance.now()
+    const bytes = await cut()
+    return { bytes, cached: false, source, ms: performance.now() - t0 }
+  }
   const token = layer.token?.()
-  if (token === undefined) return { bytes: await cut(), cached: false, source }
+  if (token === undefined) return timed()
   cache.syncToken(layer.meta.resourceId, token, signature)
   const hit = cache.get(key)
   if (hit) return { bytes: hit, cached: true, source: 'cache' }
-  const bytes = await cut()
+  const out = await timed()
   // A write of this process during the read moved the token: what was read may predate it, so it is not kept.
-  if (layer.token!() === token) cache.set(key, layer.meta.resourceId, box, bytes)
-  return { bytes, cached: false, source }
+  if (layer.token!() === token) cache.set(key, layer.meta.resourceId, box, out.bytes)
+  return out
 }
 
 async function buildIndex(cache: TileCache, layer: FeatureLayer, log: (message: string, err?: unknown) => void): Promise<void> {
@@ -228,6 +233,8 @@ export interface Tile {
   cached: boolean
   /** Where the layers that were not in the tile cache came from (each once). */
   sources: TileSource[]
+  /** The longest of the engines' cuts (layers are cut side by side), ms; none when no engine cut. */
+  engineMs?: number
 }
 
 /**
@@ -238,6 +245,7 @@ export async function renderTile(services: DataOutServices, layers: readonly Fea
   opts: TileOptions): Promise<Tile> {
   const parts = await Promise.all(layers.map((l) => layerTile(services, l, t, opts)))
   const out = concatBytes(parts.map((p) => p.bytes))
+  const engines = parts.filter((p) => p.ms !== undefined).map((p) => p.ms!)
   return { bytes: out.length ? out : null, cached: parts.every((p) => p.cached),
-    sources: [...new Set(parts.filter((p) => !p.cached).map((p) => p.source))] }
+    sources: [...new Set(parts.filter((p) => !p.cached).map((p) => p.source))], ...(engines.length ? { engineMs: Math.max(...engines) } : {}) }
 }
