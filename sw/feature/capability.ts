@@ -6,7 +6,7 @@
  */
 import type { Platform } from '../platform/platform.ts'
 import type { LinkedNeeds, Principal } from '../auth/types.ts'
-import type { DataPort } from '../port/port.ts'
+import type { DataPort, PendingRefresh } from '../port/port.ts'
 import type { AclEvaluator } from '../auth/acl.ts'
 import type { ClassLookup } from '../resource/class.ts'
 import type { ResourceRefs } from '../resource/types.ts'
@@ -37,6 +37,8 @@ export interface DataOutVariables {
   started?: number
   /** When the app had read the change tokens and authenticated the request. */
   marks?: RequestMarks
+  /** Set when the route carries the request's refresh of the change tokens (`RouteOptions.carriesRefresh`). */
+  pendingRefresh?: PendingRefresh
 }
 
 /** A resource asked for as a feature layer whose class is none (reference §9: 422). */

@@ -82,7 +82,8 @@ async function answer(c: RequestContext<DataOutVariables>, ids: number[], t: Til
     layers.push(layer)
   }
   const found = performance.now()
-  const { bytes, cached, sources, engineMs = 0 } = await renderTile(services, layers, t, { ...opts, layerPrefix: services.names.mvtPrefix })
+  const { bytes, cached, sources, engineMs = 0 } = await renderTile(services, layers, t, { ...opts, layerPrefix: services.names.mvtPrefix },
+    c.get('pendingRefresh'))
   const done = performance.now()
   const marks = c.get('marks') ?? { refreshed: started, authenticated: started }
   const timing = serverTiming(cached, done - started, sources, { tokens: marks.refreshed - started, auth: marks.authenticated - marks.refreshed,
@@ -90,6 +91,9 @@ async function answer(c: RequestContext<DataOutVariables>, ids: number[], t: Til
   if (!bytes) return new Response(null, { status: 204, headers: { 'server-timing': timing } })
   return new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': MVT_TYPE, 'server-timing': timing } })
 }
+
+/** An uncached tile is one statement on PostgreSQL, which reads the change counters too (port.ts `PendingRefresh`). */
+const CARRIES = { carriesRefresh: true }
 
 export function mountMvt(routes: Routes<DataOutVariables>): void {
   routes.add('feature_layer.mvt', '/api/component/feature_layer/mvt', 'GET', onQuery('data', 'read'), (c) => {
@@ -99,12 +103,12 @@ export function mountMvt(routes: Routes<DataOutVariables>): void {
     if (!ids.length || lastValue(params, 'resource') === '') throw invalidParameter('resource', 'At least one resource is required.')
     const t = tileAddress(required(params, 'z'), required(params, 'x'), required(params, 'y'))
     return answer(c, ids, t, tileOptions(params))
-  })
+  }, undefined, CARRIES)
 
   // Deprecated since 3.0.4 (spec §4.9), kept for old clients: the same tile of one layer.
   routes.add('feature_layer.mvt', '/api/resource/{id}/{z}/{x}/{file}', 'GET', onPath('data', 'read'), (c) => {
     const n = (k: string) => Number(c.req.param(k))
     const t = tileAddress(n('z'), n('x'), parseInt(c.req.param('file') ?? '', 10))
     return answer(c, [n('id')], t, tileOptions(new URL(c.req.url).searchParams))
-  }, { file: '[0-9]+\\.mvt' })
+  }, { file: '[0-9]+\\.mvt' }, CARRIES)
 }

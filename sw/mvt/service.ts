@@ -11,6 +11,7 @@ import { padBbox, tileBbox } from '../geo/tile.ts'
 import type { FeatureLayer, LayerMeta } from '../feature/types.ts'
 import type { GpkgTables } from '../feature/types.ts'
 import type { DataOutServices } from '../feature/capability.ts'
+import type { PendingRefresh } from '../port/port.ts'
 import { canonicalValue, rowValue, VALUE_KIND, type RowValue } from '../feature/row-values.ts'
 import { concatBytes } from '../core/bytes.ts'
 import { indexBudget, TileCache } from './cache.ts'
@@ -74,14 +75,21 @@ export type TileSource = 'cache' | 'index' | 'rtree' | 'indexing' | 'engine' | '
  * or are read through the generic feature reads, cached while the layer's change token stays
  * (no token: uncached).
  */
-export async function layerTile(services: DataOutServices, layer: FeatureLayer, t: TileAddress, opts: TileOptions): Promise<LayerTile> {
+export async function layerTile(services: DataOutServices, layer: FeatureLayer, t: TileAddress, opts: TileOptions,
+  pending?: PendingRefresh): Promise<LayerTile> {
   const { meta, gpkg } = layer
   const id = meta.resourceId
   const cache = tileCacheOf(services)
   const key = `${id}/${t.z}/${t.x}/${t.y}/${opts.extent}/${opts.padding}/${opts.simplification}`
   const box = padBbox(tileBbox(t.z, t.x, t.y), opts.padding)
   const signature = signatureOf(meta)
-  if (!gpkg) return genericLayerTile(cache, layer, t, opts, key, box, signature)
+  if (pending && !pending.done) {
+    // The request put off reading the change tokens: only an engine's statement carries the
+    // read, and only for a tile the cache may not hold (a cached one needs no statement).
+    const cachedMaybe = cache.isCurrent(id, layer.token?.() ?? '', signature) && cache.get(key)
+    if (gpkg || !layer.tile || cachedMaybe) await pending.run()
+  }
+  if (!gpkg) return genericLayerTile(cache, layer, t, opts, key, box, signature, pending)
   const fromIndex = () => cache.index(id)?.cut(layerName(id, opts), opts.extent, indexFrame(t, opts), THIN_ABOVE)
   if (cache.isCurrent(id, gpkg.token(), signature)) {
     const hit = cache.get(key)
@@ -116,12 +124,16 @@ export async function layerTile(services: DataOutServices, layer: FeatureLayer, 
  */
 /** A tile of a layer without GeoPackage storage, cached on its change token when it has one. */
 async function genericLayerTile(cache: TileCache, layer: FeatureLayer, t: TileAddress, opts: TileOptions, key: string, box: Bbox,
-  signature: string): Promise<LayerTile> {
+  signature: string, pending?: PendingRefresh): Promise<LayerTile> {
   const source = layer.tile ? 'engine' : 'generic'
-  const cut = () => layer.tile
-    ? layer.tile(t, { extent: opts.extent, padding: opts.padding, simplification: opts.simplification,
-      layerName: layerName(layer.meta.resourceId, opts), thinAbove: THIN_ABOVE, grid: GRID })
-    : genericTile(layer, t, opts)
+  const cut = async () => {
+    if (!layer.tile) return genericTile(layer, t, opts)
+    const bytes = await layer.tile(t, { extent: opts.extent, padding: opts.padding, simplification: opts.simplification,
+      layerName: layerName(layer.meta.resourceId, opts), thinAbove: THIN_ABOVE, grid: GRID }, pending)
+    // An engine of another port leaves the read to us: before the tile is answered (or kept) at all.
+    await pending?.run()
+    return bytes
+  }
   const timed = async (): Promise<LayerTile> => {
     const t0 = performance.now()
     const bytes = await cut()
@@ -129,6 +141,15 @@ async function genericLayerTile(cache: TileCache, layer: FeatureLayer, t: TileAd
   }
   const token = layer.token?.()
   if (token === undefined) return timed()
+  // Put off: the tile is cut first (the cache holds nothing for it), and kept only if the read it carried moved no token.
+  if (pending && !pending.done) {
+    const out = await timed()
+    if (layer.token!() === token) {
+      cache.syncToken(layer.meta.resourceId, token, signature)
+      cache.set(key, layer.meta.resourceId, box, out.bytes)
+    }
+    return out
+  }
   cache.syncToken(layer.meta.resourceId, token, signature)
   const hit = cache.get(key)
   if (hit) return { bytes: hit, cached: true, source: 'cache' }
@@ -239,11 +260,14 @@ export interface Tile {
 
 /**
  * The tile of several layers, bottom first: the concatenation of their MVT layers, or
- * `null` bytes when none has a feature in it.
+ * `null` bytes when none has a feature in it. `pending`: the request's put-off refresh of the
+ * change tokens (port.ts `PendingRefresh`), settled before this resolves.
  */
 export async function renderTile(services: DataOutServices, layers: readonly FeatureLayer[], t: TileAddress,
-  opts: TileOptions): Promise<Tile> {
-  const parts = await Promise.all(layers.map((l) => layerTile(services, l, t, opts)))
+  opts: TileOptions, pending?: PendingRefresh): Promise<Tile> {
+  // A put-off refresh is carried by one layer's statement: with several layers, read first.
+  if (pending && layers.length !== 1) await pending.run()
+  const parts = await Promise.all(layers.map((l) => layerTile(services, l, t, opts, pending)))
   const out = concatBytes(parts.map((p) => p.bytes))
   const engines = parts.filter((p) => p.ms !== undefined).map((p) => p.ms!)
   return { bytes: out.length ? out : null, cached: parts.every((p) => p.cached),
