@@ -95,12 +95,14 @@ export function tileStatement(table: TileTable, t: TileAt, opts: EngineTileOptio
   const inner = [`(${cols.id})::bigint AS __fid`, `${g} AS __g`, ...attrs.map((a) => a.inner)].join(', ')
   const thin = Math.floor(opts.thinAbove)
   const [z, x, y] = [p.add(t.z), p.add(t.x), p.add(t.y)]
-  let geom = 'g3'
+  // In EPSG:3857 already: the stored geometry as it is (no ST_Transform, no lateral row per feature).
+  const g3 = srid === 3857 ? '__g' : 'g3'
+  let geom = g3
   if (opts.simplification > 0 && !/POINT/.test(meta.geometryType)) {
     // Clipped to the padded tile first, as our cut simplifies only what is left of a feature
     // (simplified whole, a line keeps other vertices near the edge); one inside it as it is.
     const padded = `(SELECT ST_TileEnvelope(${z}, ${x}, ${y}, margin => ${p.add(opts.padding)}))`
-    geom = `ST_Simplify(CASE WHEN g3 @ ${padded} THEN g3 ELSE ST_ClipByBox2D(g3, ${padded}) END, ${
+    geom = `ST_Simplify(CASE WHEN ${g3} @ ${padded} THEN ${g3} ELSE ST_ClipByBox2D(${g3}, ${padded}) END, ${
       p.add((opts.simplification * tileSize(t.z)) / opts.extent)})`
   }
   const extent = p.add(opts.extent)
@@ -114,7 +116,7 @@ export function tileStatement(table: TileTable, t: TileAt, opts: EngineTileOptio
     SELECT ST_AsMVT(m, ${p.add(opts.layerName)}, ${extent}, '__g', '__fid')${carryAfter === undefined ? '' : `, ${movedAfter(p.add(carryAfter))}`} FROM (
       SELECT __fid, ${attrs.flatMap((a) => a.outer).join(', ')}${attrs.length ? ', ' : ''}ST_AsMVTGeom(${geom},
         (SELECT ST_TileEnvelope(${z}, ${x}, ${y})::box2d), ${extent}, ${p.add(Math.round(opts.extent * opts.padding))}, true) AS __g
-      FROM picked CROSS JOIN LATERAL (SELECT ${srid === 3857 ? '__g' : `ST_Transform(ST_SetSRID(__g, ${s}), 3857)`} AS g3 OFFSET 0) r
+      FROM picked${srid === 3857 ? '' : ` CROSS JOIN LATERAL (SELECT ST_Transform(ST_SetSRID(__g, ${s}), 3857) AS g3 OFFSET 0) r`}
       ) m`
   return { text, values: p.values }
 }
