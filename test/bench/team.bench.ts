@@ -233,7 +233,9 @@ async function loadBare(client: pg.ClientBase): Promise<void> {
 }
 
 /** Per kind: each tile's time (ms); the host's `Server-Timing` (`server`) and its phases too. */
-interface TileTimes { host: number[]; server: number[]; phases: Phases; bare: number[]; prepared: number[]; ours: number[] }
+interface TileTimes { host: number[]; server: number[]; phases: Phases; bare: number[]; prepared: number[]; ours: number[]; before: number[]; floor: number[]
+  /** CPU ms per run of each kind (the host process, the cluster's processes, this process as the client): work, not waiting. */
+  cpu: Record<string, CpuSample> }
 
 /**
  * The tile set, the kinds interleaved per tile (so they meet the same moments of the machine's
@@ -247,11 +249,11 @@ interface TileTimes { host: number[]; server: number[]; phases: Phases; bare: nu
  * (sw/postgres/features/tile.ts, thinning included) on the host's layer table, through
  * `engineTile` on a connection of our own to the host's database.
  */
-async function tileRuns(c: Client, big: number, client: pg.ClientBase, hostDb: pg.ClientBase): Promise<TileTimes> {
+async function tileRuns(c: Client, big: number, client: pg.ClientBase, hostDb: pg.ClientBase, cpu: () => CpuSample, before?: Client): Promise<TileTimes> {
   const out: TileTimes = { host: [], server: [], phases: Object.fromEntries(PHASES.map((k) => [k, []])) as unknown as Phases,
-    bare: [], prepared: [], ours: [] }
+    bare: [], prepared: [], ours: [], before: [], floor: [], cpu: {} }
   const layer = await tileTableOf(c, big)
-  for (const t of TILES) await ok(c, 'GET', tilePath(big, t, '&extent=4095'))
+  for (const h of before ? [c, before] : [c]) for (const t of TILES) await ok(h, 'GET', tilePath(big, t, '&extent=4095'))
   const sql = `SELECT ST_AsMVT(q, 'svc:1', 4096, 'geom', 'fid') AS tile FROM (
     SELECT fid, name, n, ST_AsMVTGeom(geom, ST_TileEnvelope($1, $2, $3), 4096, 205, true) AS geom
     FROM p100k WHERE geom && ST_TileEnvelope($1, $2, $3, margin => 0.05)) q`
@@ -274,17 +276,27 @@ async function tileRuns(c: Client, big: number, client: pg.ClientBase, hostDb: p
     ['bare', ([z, x, y]) => twice(() => client.query(sql, [z, x, y]))()],
     ['prepared', ([z, x, y]) => twice(() => client.query({ name: 'bare_tile', text: sql, values: [z, x, y] }))()],
     ['ours', ([z, x, y]) => twice(() => engineTile(hostDb, layer, { z, x, y }, opts))()],
+    // The least a request to the host costs: HTTP, the change counters' read, routing, a small JSON answer.
+    ['floor', async () => (await ok(c, 'GET', '/api/component/pyramid/pkg_version')).ms],
   ]
+  // Another build's host on the same database (`BENCH_TEAM_BEFORE`): an A/B of the request in the same run.
+  if (before) kinds.push(['before', async (t) => (await ok(before, 'GET', tilePath(big, t))).ms])
   for (const [i, t] of TILES.entries()) {
     for (let k = 0; k < kinds.length; k++) {
       const [kind, run] = kinds[(i + k) % kinds.length]!
+      const c0 = cpu()
       ;(out[kind] as number[]).push(await run(t))
+      const c1 = cpu(), sum = (out.cpu[kind] ??= { host: 0, postgres: 0, client: 0 })
+      // A statement alone ran twice (the first untimed): half of it.
+      const runs = ['bare', 'prepared', 'ours'].includes(kind) ? 2 : 1
+      for (const w of ['host', 'postgres', 'client'] as const) sum[w] += (c1[w] - c0[w]) / TILES.length / runs
     }
   }
   const m = median
   console.log(`${TILES.length} uncached tiles, medians: host ${m(out.host).toFixed(2)} ms (server ${m(out.server).toFixed(2)}: ${
     PHASES.map((k) => `${k} ${m(out.phases[k]).toFixed(2)}`).join(', ')}); alone: bare ${m(out.bare).toFixed(2)}, prepared ${
-    m(out.prepared).toFixed(2)}, ours ${m(out.ours).toFixed(2)} ms`)
+    m(out.prepared).toFixed(2)}, ours ${m(out.ours).toFixed(2)} ms; CPU ms per run (host/postgres/client): ${Object.entries(out.cpu).map(([k, v]) =>
+    `${k} ${v.host.toFixed(2)}/${v.postgres.toFixed(2)}/${v.client.toFixed(2)}`).join(', ')}; a request of pkg_version ${m(out.floor).toFixed(2)} ms${before ? `; the other build's host ${m(out.before).toFixed(2)} ms` : ''}`)
   return out
 }
 
@@ -338,6 +350,11 @@ function cpuOf(pid: number): number {
   }
 }
 /** The cluster's postmaster and its children (backends, writers): their pids. */
+/** CPU ms used so far by a host process, the cluster's processes and this process (statements through `pg` include their twice-run). */
+interface CpuSample { host: number; postgres: number; client: number }
+const cpuSampler = (hostPid: number, pgPids: number[]) => (): CpuSample => ({ host: cpuOf(hostPid) * 1000,
+  postgres: pgPids.reduce((a, p) => a + cpuOf(p), 0) * 1000, client: (process.cpuUsage().user + process.cpuUsage().system) / 1000 })
+
 function clusterPids(db: Postgis): number[] {
   const postmaster = Number(readFileSync(join(db.host, 'data', 'postmaster.pid'), 'utf8').split('\n')[0])
   const out = [postmaster]
@@ -437,14 +454,20 @@ async function main(): Promise<void> {
     if (process.env.BENCH_TEAM_ONLY === 'tiles') {
       // Only the tile part, printed, docs/benchmarks.md left as it is: for working on the tile path.
       await loadBare(db.client)
-      await tileRuns(pgHost.c, await loadBig(pgHost.c, 'PostgreSQL host'), db.client, hostDb)
+      // BENCH_TEAM_BEFORE=<another checkout, built>: its host on the same database, asked for each tile too.
+      const other = process.env.BENCH_TEAM_BEFORE
+      const before = other ? await startHost(mkdtempSync(join(tmpdir(), 'outpost-team-bench-')), ['--database', url],
+        [...SERVE.slice(0, -1), join(other, 'scripts/serve.mjs')]) : undefined
+      if (before) hosts.push(before)
+      await tileRuns(pgHost.c, await loadBig(pgHost.c, 'PostgreSQL host'), db.client, hostDb, cpuSampler(pgHost.h.proc.pid!, clusterPids(db)),
+        before && client(before.base))
       return
     }
     const sqliteHost = await host()
     const remote = await host()
     const pgr = await bare(db)
     const onPg = await hostFeatures(pgHost.c, 'PostgreSQL host')
-    const tiles = await tileRuns(pgHost.c, onPg.bigLayer, db.client, hostDb)
+    const tiles = await tileRuns(pgHost.c, onPg.bigLayer, db.client, hostDb, cpuSampler(pgHost.h.proc.pid!, clusterPids(db)))
     const onSqlite = await hostFeatures(sqliteHost.c, 'SQLite host')
     const syncPg = await syncSide(pgHost.c, remote.c, 'sync, PostgreSQL host local')
     const syncSqlite = await syncSide(sqliteHost.c, remote.c, 'sync, SQLite host local')
@@ -516,12 +539,24 @@ async function main(): Promise<void> {
       '| | median | × bare `ST_AsMVT` | × bare, prepared |',
       '|---|---|---|---|',
       ...([['bare `ST_AsMVT`', tiles.bare], ['bare `ST_AsMVT`, prepared', tiles.prepared], ['our tile statement alone (prepared)', tiles.ours],
-        ['PostgreSQL host, request', tiles.host], ['PostgreSQL host, server (`Server-Timing`)', tiles.server]] as [string, number[]][])
+        ['PostgreSQL host, request', tiles.host], ['PostgreSQL host, server (`Server-Timing`)', tiles.server],
+        ['for scale: a request to the host that reads nothing but the counters (`pyramid/pkg_version`)', tiles.floor]] as [string, number[]][])
         .map(([what, v]) => `| ${what} | ${fmt(m(v))} ms | ${ratio(m(v), m(tiles.bare))} | ${ratio(m(v), m(tiles.prepared))} |`),
       '',
       'Where the host\'s request goes, median of each phase over the tile set (medians need not add up): the request\'s time outside',
       'its `Server-Timing` (HTTP both ways, node-server turning it into a `Request` and the `Response` into bytes), then the phases',
       'the `Server-Timing` names (sw/mvt/routes.ts `TilePhases`).',
+      '',
+      'CPU per tile (ms; from /proc, so work, not waiting, and little moved by other work on the machine: each run sampled before',
+      'and after; the client is the benchmark\'s own process, `pg` or `node:http`):',
+      '',
+      '| | PostgreSQL | Node host | client | in all |',
+      '|---|---|---|---|---|',
+      ...([['bare `ST_AsMVT`', 'bare'], ['bare `ST_AsMVT`, prepared', 'prepared'], ['our tile statement alone', 'ours'], ['PostgreSQL host, request', 'host'],
+        ['`pyramid/pkg_version`', 'floor']] as const).map(([what, k]) => {
+        const v = tiles.cpu[k]!
+        return `| ${what} | ${fmt(v.postgres)} | ${k === 'host' || k === 'floor' ? fmt(v.host) : '–'} | ${fmt(v.client)} | ${fmt(v.postgres + (k === 'host' || k === 'floor' ? v.host : 0) + v.client)} |`
+      }),
       '',
       '| phase | ms |',
       '|---|---|',
