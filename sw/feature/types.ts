@@ -11,7 +11,7 @@ import type { PastRequest } from '../core/idempotency.ts'
 import type { Bbox, Geometry } from '../geo/geometry.ts'
 import type { HistoryRead, HistoryWrite } from './history-types.ts'
 import type { ResourceRef } from '../resource/types.ts'
-import type { PendingRefresh } from '../port/port.ts'
+import type { PendingRefresh } from '../port/pending.ts'
 
 /** NGW's geometry types of a feature layer (vector and PostGIS layers alike). */
 export const GEOMETRY_TYPES = ['POINT', 'LINESTRING', 'POLYGON', 'MULTIPOINT', 'MULTILINESTRING', 'MULTIPOLYGON',

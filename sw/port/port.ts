@@ -15,6 +15,9 @@ import type { UploadRead, UploadWrite } from '../upload/repository.ts'
 import type { FeatureTables, FieldRead, FieldWrite } from './features.ts'
 export type { FeatureTables, FieldRead, FieldWrite } from './features.ts'
 import type { SqliteCapability } from './sqlite.ts'
+import type { PendingRefresh } from './pending.ts'
+
+export type { PendingRefresh }
 
 /** A value or its promise: a hook that may finish at once or later (the transition's class hooks). */
 export type Awaitable<T> = T | Promise<T>
@@ -72,22 +75,6 @@ export interface ChangeTokens {
    * uncached vector tile's, one round trip instead of two). Absent where `refresh` is.
    */
   defer?(): PendingRefresh
-}
-
-/**
- * A refresh put off so that the request's own statement can carry it. Until it is `done`, the
- * request runs on caches as of its start; once done, `stale` says whether the main data (users,
- * sessions, permissions, resources: what the checks read from caches) moved meanwhile, and then
- * the request is answered anew, refreshed first (sw/app.ts). So a request is answered as if it
- * had refreshed first: what it read from caches was current at its statement's snapshot.
- */
-export interface PendingRefresh {
-  /** Whether the counters were read (carried by a statement, or by `run`). */
-  readonly done: boolean
-  /** Reads them now, as `refresh` does: what a request does that has no statement to carry them (a no-op once done). */
-  run(): Promise<void>
-  /** Once done: whether the main data moved since the request began. */
-  readonly stale: boolean
 }
 
 export interface DataPort {
