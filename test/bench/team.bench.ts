@@ -543,10 +543,6 @@ async function main(): Promise<void> {
         ['for scale: a request to the host that reads nothing but the counters (`pyramid/pkg_version`)', tiles.floor]] as [string, number[]][])
         .map(([what, v]) => `| ${what} | ${fmt(m(v))} ms | ${ratio(m(v), m(tiles.bare))} | ${ratio(m(v), m(tiles.prepared))} |`),
       '',
-      'Where the host\'s request goes, median of each phase over the tile set (medians need not add up): the request\'s time outside',
-      'its `Server-Timing` (HTTP both ways, node-server turning it into a `Request` and the `Response` into bytes), then the phases',
-      'the `Server-Timing` names (sw/mvt/routes.ts `TilePhases`).',
-      '',
       'CPU per tile (ms; from /proc, so work, not waiting, and little moved by other work on the machine: each run sampled before',
       'and after; the client is the benchmark\'s own process, `pg` or `node:http`):',
       '',
@@ -557,6 +553,10 @@ async function main(): Promise<void> {
         const v = tiles.cpu[k]!
         return `| ${what} | ${fmt(v.postgres)} | ${k === 'host' || k === 'floor' ? fmt(v.host) : '–'} | ${fmt(v.client)} | ${fmt(v.postgres + (k === 'host' || k === 'floor' ? v.host : 0) + v.client)} |`
       }),
+      '',
+      'Where the host\'s request goes, median of each phase over the tile set (medians need not add up): the request\'s time outside',
+      'its `Server-Timing` (HTTP both ways, node-server turning it into a `Request` and the `Response` into bytes), then the phases',
+      'the `Server-Timing` names (sw/mvt/routes.ts `TilePhases`).',
       '',
       '| phase | ms |',
       '|---|---|',
