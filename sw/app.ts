@@ -7,11 +7,12 @@
 import { Hono } from 'hono'
 import { ApiError, internalServerError, pageNotFound } from './core/error.ts'
 import { json, requestId } from './core/http.ts'
-import { RouteTable } from './core/routes.ts'
+import { RouteTable, type RequestMarks } from './core/routes.ts'
 import { sharedStart } from './core/once.ts'
 import { corsHeaders, preflight } from './core/cors.ts'
 import { noteHops } from './core/hops.ts'
 import type { Platform } from './platform/platform.ts'
+import type { PendingRefresh } from './port/port.ts'
 import { openServices, type DataOpener, type Services, type SpatialDbOpener } from './services.ts'
 import { Identifiers, type IdentifierStyle } from './core/identifiers.ts'
 import { authenticate } from './auth/middleware.ts'
@@ -41,12 +42,19 @@ import { mountWmsServer } from './classes/wmsserver_service/routes.ts'
 
 /** Every per-request value: the union of the components' contexts. */
 interface AppEnv {
-  /** What the host passed with the request (`OutpostApp.fetch`'s second argument). */
-  Bindings: RequestInfo | undefined
+  /**
+   * What the host passed with the request (`OutpostApp.fetch`'s second argument); `refreshFirst`:
+   * a request answered anew, which reads the change tokens before anything else.
+   */
+  Bindings: (RequestInfo & { refreshFirst?: boolean }) | undefined
   Variables: Omit<AuthVariables, 'services'> & {
     services: Services
     /** When the app began the request (`performance.now()`): routes report their work from it (Server-Timing). */
     started: number
+    /** When the change tokens were read and the request authenticated (`performance.now()`), for Server-Timing's phases. */
+    marks: RequestMarks
+    /** The request's put-off refresh of the change tokens, when its route carries it (core/routes.ts `RouteOptions`). */
+    pendingRefresh: PendingRefresh | undefined
   }
 }
 
@@ -99,11 +107,25 @@ export function createApp(platform: Platform, opts: AppOptions = {}): OutpostApp
     c.set('peer', c.env?.peer)
     const s = await services()
     // Before anything reads a cache: what other processes on the same database committed
-    // moves the change tokens now (PostgreSQL: one query; SQLite owns its folder and has none).
-    await s.data.tokens.refresh?.()
+    // moves the change tokens now (PostgreSQL: one query; SQLite owns its folder and has none),
+    // unless the route carries that read in its own statement (an uncached tile's).
+    const pending = !c.env?.refreshFirst && routes.carriesRefresh(c) ? s.data.tokens.defer?.() : undefined
+    if (pending) c.set('pendingRefresh', pending)
+    else await s.data.tokens.refresh?.()
+    const refreshed = performance.now()
     c.set('services', s)
     await authenticate(c)
+    c.set('marks', { refreshed, authenticated: performance.now() })
     await next()
+    if (!pending) return
+    // The route answered without a statement to carry the read (an error, a cached tile): read now.
+    await pending.run()
+    // What the checks read from caches was not current: answered anew, the tokens read first.
+    if (!pending.stale) return
+    const fresh = await app.fetch(c.req.raw, { ...c.env, refreshFirst: true })
+    // Cleared first: Hono copies the headers of the answer it replaces onto the new one.
+    c.res = undefined
+    c.res = fresh
   })
 
   mountPyramid(routes)

@@ -9,6 +9,7 @@
  * one table serves every component while none of them knows the app.
  */
 import type { Context, Env, HonoRequest } from 'hono'
+import { matchedRoutes } from 'hono/route'
 import { pageNotFound } from './error.ts'
 import { isSafeIdText } from './limits.ts'
 
@@ -18,6 +19,14 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPT
 export interface RequestContext<V> {
   readonly req: HonoRequest
   get<K extends keyof V>(key: K): V[K]
+}
+
+/** Moments of a request before its handler (`performance.now()`), for `Server-Timing`'s phases. */
+export interface RequestMarks {
+  /** The change tokens read (other processes' commits seen: one statement on PostgreSQL). */
+  refreshed: number
+  /** The request's credentials judged. */
+  authenticated: number
 }
 
 /**
@@ -49,7 +58,20 @@ export type Needs = Need | Partial<Record<Method, Need>>
 /** A route's declaration as `outpost.route_needs` lists it (the route-table sweep reads it). */
 export interface Declared { name: string; template: string; method: Method; need: Need }
 
+const methodsOf = (methods: Method | Method[]) => (Array.isArray(methods) ? methods : [methods])
+
 const isNeed = (n: Needs): n is Need => 'public' in n || 'user' in n || 'scope' in n
+
+/** How a route runs, beyond what it needs. */
+export interface RouteOptions {
+  /**
+   * The handler reads the change tokens itself (through the request's `pendingRefresh`, in its
+   * one statement or before its first cache), so the app does not read them before it: one round
+   * trip less on PostgreSQL. The app answers the request anew when what its checks read from
+   * caches turns out stale (port.ts `PendingRefresh`). For GET routes without side effects.
+   */
+  carriesRefresh?: boolean
+}
 
 /** The registration side of the route table, as a component sees it. */
 export interface Routes<V> {
@@ -58,7 +80,7 @@ export interface Routes<V> {
    * `needs` is met. `patterns` overrides the path pattern of named params (an upload's `{id}` is hex).
    */
   add(name: string, template: string, methods: Method | Method[], needs: Needs, handler: Handler<V>,
-    patterns?: Record<string, string>): void
+    patterns?: Record<string, string>, options?: RouteOptions): void
 }
 
 /** Numeric path segments as the original's `uint` matcher accepts them. */
@@ -76,6 +98,8 @@ export class RouteTable<E extends Env & { Variables: object }> implements Routes
   #app: Router<E>
   #guard: (c: RequestContext<E['Variables']>, need: Need) => void | Promise<void>
   #declared: Declared[] = []
+  /** The handlers of routes that carry their refresh (`RouteOptions.carriesRefresh`). */
+  #carriers = new WeakSet<object>()
 
   /**
    * `guard` runs once a route matched, before its handler, with the route's need for the
@@ -87,7 +111,8 @@ export class RouteTable<E extends Env & { Variables: object }> implements Routes
   }
 
   add(name: string, template: string, methods: Method | Method[], needs: Needs, handler: Handler<E['Variables']>,
-    patterns: Record<string, string> = {}): void {
+    patterns: Record<string, string> = {}, options: RouteOptions = {}): void {
+    if (options.carriesRefresh && methodsOf(methods).some((m) => m !== 'GET')) throw new Error(`Route ${name}: only GET routes may carry their refresh`)
     const list = Array.isArray(methods) ? methods : [methods]
     const needOf = {} as Record<string, Need>
     for (const m of list) {
@@ -113,7 +138,15 @@ export class RouteTable<E extends Env & { Variables: object }> implements Routes
       if (res) return res
       await next()
     }
+    if (options.carriesRefresh) this.#carriers.add(guarded)
     for (const m of list) this.#app.on(m, path, guarded)
+  }
+
+  /** Whether the route matched by `c` carries its refresh (`RouteOptions.carriesRefresh`); false when several match. */
+  carriesRefresh(c: Context<E>): boolean {
+    // The app's middleware is registered for every method ('ALL'); routes for theirs.
+    const handlers = matchedRoutes(c).filter((r) => r.method !== 'ALL')
+    return handlers.length === 1 && this.#carriers.has(handlers[0]!.handler)
   }
 
   /** Every route's declaration, per method. */

@@ -6,13 +6,14 @@
  */
 import type { Platform } from '../platform/platform.ts'
 import type { LinkedNeeds, Principal } from '../auth/types.ts'
-import type { DataPort } from '../port/port.ts'
+import type { DataPort, PendingRefresh } from '../port/port.ts'
 import type { AclEvaluator } from '../auth/acl.ts'
 import type { ClassLookup } from '../resource/class.ts'
 import type { ResourceRefs } from '../resource/types.ts'
 import { resourceNotFound } from '../resource/errors.ts'
 import { validationError } from '../core/error.ts'
 import type { Identifiers } from '../core/identifiers.ts'
+import type { RequestMarks } from '../core/routes.ts'
 import type { FeatureLayer, FeatureLayers, GpkgFiles } from './types.ts'
 
 /** What the data-out components use of the app's services. */
@@ -34,6 +35,10 @@ export interface DataOutVariables {
   user: Principal
   /** When the app began the request (`performance.now()`). */
   started?: number
+  /** When the app had read the change tokens and authenticated the request. */
+  marks?: RequestMarks
+  /** Set when the route carries the request's refresh of the change tokens (`RouteOptions.carriesRefresh`). */
+  pendingRefresh?: PendingRefresh
 }
 
 /** A resource asked for as a feature layer whose class is none (reference §9: 422). */

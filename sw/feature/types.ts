@@ -11,6 +11,7 @@ import type { PastRequest } from '../core/idempotency.ts'
 import type { Bbox, Geometry } from '../geo/geometry.ts'
 import type { HistoryRead, HistoryWrite } from './history-types.ts'
 import type { ResourceRef } from '../resource/types.ts'
+import type { PendingRefresh } from '../port/pending.ts'
 
 /** NGW's geometry types of a feature layer (vector and PostGIS layers alike). */
 export const GEOMETRY_TYPES = ['POINT', 'LINESTRING', 'POLYGON', 'MULTIPOINT', 'MULTILINESTRING', 'MULTIPOLYGON',
@@ -254,9 +255,11 @@ export interface FeatureLayer {
    * `padding`, simplified by `simplification` tile units, a tile holding more than `thinAbove`
    * features thinned to one small feature per `grid` × `grid` cell — or no bytes when none is in
    * it. mvt/service.ts keeps the caching; without it tiles come from `gpkg` or the generic reads.
+   * `pending`: the request's put-off refresh of the change tokens, which an engine whose own port
+   * it is reads in the same statement (and settles); another leaves it to the caller.
    */
   tile?(t: { z: number; x: number; y: number }, opts: { extent: number; padding: number; simplification: number; layerName: string;
-    thinAbove: number; grid: number }): Promise<Uint8Array>
+    thinAbove: number; grid: number }, pending?: PendingRefresh): Promise<Uint8Array>
 }
 
 /** The capability a resource class provides (`capabilities.featureLayer`). */

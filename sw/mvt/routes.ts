@@ -36,6 +36,22 @@ function tileAddress(z: number, x: number, y: number): TileAddress {
   return { z, x, y }
 }
 
+/** The phases of a cut tile's request, ms each (`serverTiming`). */
+export interface TilePhases {
+  /** Reading the change tokens (PostgreSQL: the counters' statement). */
+  tokens: number
+  /** Judging the credentials. */
+  auth: number
+  /** The route's permission check (and routing). */
+  check: number
+  /** Parsing the request and finding its layers (heads, feature layers: caches). */
+  layers: number
+  /** The longest engine cut (PostGIS: the `ST_AsMVT` statement, its round trip included); 0 without one. */
+  engine: number
+  /** The rest to the tile's bytes: the tile cache, cutting in this process, joining the layers. */
+  tile: number
+}
+
 /**
  * `Server-Timing` of a tile answer: the server's own work from the app's start on the request
  * (authentication, routing, resource and permission checks) to the tile's bytes (`cut` when
@@ -43,13 +59,17 @@ function tileAddress(z: number, x: number, y: number): TileAddress {
  * benchmark can tell it from the transport's time. A cut names where its layers came from in
  * `desc`: `index` (the layer's tile index), `rtree`, `indexing` (the R*Tree while the index
  * is being built), `engine` (the layer's engine: PostGIS's `ST_AsMVT`), `generic`; several
- * joined by `+`.
+ * joined by `+`; then its phases, one metric each (`TilePhases`), which add up to its `dur`.
  */
-export const serverTiming = (cached: boolean, ms: number, sources: readonly string[] = []) =>
-  `${cached ? 'cache' : 'cut'};dur=${ms.toFixed(2)}${!cached && sources.length ? `;desc=${sources.join('+')}` : ''}`
+export function serverTiming(cached: boolean, ms: number, sources: readonly string[] = [], phases?: TilePhases): string {
+  const head = `${cached ? 'cache' : 'cut'};dur=${ms.toFixed(2)}${!cached && sources.length ? `;desc=${sources.join('+')}` : ''}`
+  if (cached || !phases) return head
+  return [head, ...Object.entries(phases).map(([k, v]) => `${k};dur=${v.toFixed(2)}`)].join(', ')
+}
 
 async function answer(c: RequestContext<DataOutVariables>, ids: number[], t: TileAddress, opts: TileOptions): Promise<Response> {
-  const started = c.get('started') ?? performance.now()
+  const entered = performance.now()
+  const started = c.get('started') ?? entered
   const services = c.get('services')
   const heads = await resourceHeads(services, ids)
   const layers = []
@@ -61,11 +81,19 @@ async function answer(c: RequestContext<DataOutVariables>, ids: number[], t: Til
     if (!layer) throw resourceNotFound(id)
     layers.push(layer)
   }
-  const { bytes, cached, sources } = await renderTile(services, layers, t, { ...opts, layerPrefix: services.names.mvtPrefix })
-  const timing = serverTiming(cached, performance.now() - started, sources)
+  const found = performance.now()
+  const { bytes, cached, sources, engineMs = 0 } = await renderTile(services, layers, t, { ...opts, layerPrefix: services.names.mvtPrefix },
+    c.get('pendingRefresh'))
+  const done = performance.now()
+  const marks = c.get('marks') ?? { refreshed: started, authenticated: started }
+  const timing = serverTiming(cached, done - started, sources, { tokens: marks.refreshed - started, auth: marks.authenticated - marks.refreshed,
+    check: entered - marks.authenticated, layers: found - entered, engine: engineMs, tile: done - found - engineMs })
   if (!bytes) return new Response(null, { status: 204, headers: { 'server-timing': timing } })
   return new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': MVT_TYPE, 'server-timing': timing } })
 }
+
+/** An uncached tile is one statement on PostgreSQL, which reads the change counters too (port.ts `PendingRefresh`). */
+const CARRIES = { carriesRefresh: true }
 
 export function mountMvt(routes: Routes<DataOutVariables>): void {
   routes.add('feature_layer.mvt', '/api/component/feature_layer/mvt', 'GET', onQuery('data', 'read'), (c) => {
@@ -75,12 +103,12 @@ export function mountMvt(routes: Routes<DataOutVariables>): void {
     if (!ids.length || lastValue(params, 'resource') === '') throw invalidParameter('resource', 'At least one resource is required.')
     const t = tileAddress(required(params, 'z'), required(params, 'x'), required(params, 'y'))
     return answer(c, ids, t, tileOptions(params))
-  })
+  }, undefined, CARRIES)
 
   // Deprecated since 3.0.4 (spec §4.9), kept for old clients: the same tile of one layer.
   routes.add('feature_layer.mvt', '/api/resource/{id}/{z}/{x}/{file}', 'GET', onPath('data', 'read'), (c) => {
     const n = (k: string) => Number(c.req.param(k))
     const t = tileAddress(n('z'), n('x'), parseInt(c.req.param('file') ?? '', 10))
     return answer(c, [n('id')], t, tileOptions(new URL(c.req.url).searchParams))
-  }, { file: '[0-9]+\\.mvt' })
+  }, { file: '[0-9]+\\.mvt' }, CARRIES)
 }

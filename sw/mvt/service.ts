@@ -11,6 +11,7 @@ import { padBbox, tileBbox } from '../geo/tile.ts'
 import type { FeatureLayer, LayerMeta } from '../feature/types.ts'
 import type { GpkgTables } from '../feature/types.ts'
 import type { DataOutServices } from '../feature/capability.ts'
+import type { PendingRefresh } from '../port/port.ts'
 import { canonicalValue, rowValue, VALUE_KIND, type RowValue } from '../feature/row-values.ts'
 import { concatBytes } from '../core/bytes.ts'
 import { indexBudget, TileCache } from './cache.ts'
@@ -56,8 +57,8 @@ const layerName = (id: number, opts: TileOptions) => `${opts.layerPrefix ?? LAYE
 const emptyLayer = (meta: LayerMeta, opts: TileOptions) => new LayerEncoder(layerName(meta.resourceId, opts), opts.extent,
   meta.fields.map((f) => f.keyname), meta.fields.map((f) => VALUE_KIND[f.datatype]))
 
-/** An encoded MVT layer, whether it came from the tile cache, and from where. */
-export interface LayerTile { bytes: Uint8Array; cached: boolean; source: TileSource }
+/** An encoded MVT layer, whether it came from the tile cache, and from where; `ms`: an engine's cut, its time. */
+export interface LayerTile { bytes: Uint8Array; cached: boolean; source: TileSource; ms?: number }
 
 /**
  * Where a layer's tile came from: the tile cache, the layer's tile index, its R*Tree (while
@@ -74,14 +75,21 @@ export type TileSource = 'cache' | 'index' | 'rtree' | 'indexing' | 'engine' | '
  * or are read through the generic feature reads, cached while the layer's change token stays
  * (no token: uncached).
  */
-export async function layerTile(services: DataOutServices, layer: FeatureLayer, t: TileAddress, opts: TileOptions): Promise<LayerTile> {
+export async function layerTile(services: DataOutServices, layer: FeatureLayer, t: TileAddress, opts: TileOptions,
+  pending?: PendingRefresh): Promise<LayerTile> {
   const { meta, gpkg } = layer
   const id = meta.resourceId
   const cache = tileCacheOf(services)
   const key = `${id}/${t.z}/${t.x}/${t.y}/${opts.extent}/${opts.padding}/${opts.simplification}`
   const box = padBbox(tileBbox(t.z, t.x, t.y), opts.padding)
   const signature = signatureOf(meta)
-  if (!gpkg) return genericLayerTile(cache, layer, t, opts, key, box, signature)
+  if (pending && !pending.done) {
+    // The request put off reading the change tokens: only an engine's statement carries the
+    // read, and only for a tile the cache may not hold (a cached one needs no statement).
+    const cachedMaybe = cache.isCurrent(id, layer.token?.() ?? '', signature) && cache.get(key)
+    if (gpkg || !layer.tile || cachedMaybe) await pending.run()
+  }
+  if (!gpkg) return genericLayerTile(cache, layer, t, opts, key, box, signature, pending)
   const fromIndex = () => cache.index(id)?.cut(layerName(id, opts), opts.extent, indexFrame(t, opts), THIN_ABOVE)
   if (cache.isCurrent(id, gpkg.token(), signature)) {
     const hit = cache.get(key)
@@ -116,21 +124,39 @@ export async function layerTile(services: DataOutServices, layer: FeatureLayer, 
  */
 /** A tile of a layer without GeoPackage storage, cached on its change token when it has one. */
 async function genericLayerTile(cache: TileCache, layer: FeatureLayer, t: TileAddress, opts: TileOptions, key: string, box: Bbox,
-  signature: string): Promise<LayerTile> {
+  signature: string, pending?: PendingRefresh): Promise<LayerTile> {
   const source = layer.tile ? 'engine' : 'generic'
-  const cut = () => layer.tile
-    ? layer.tile(t, { extent: opts.extent, padding: opts.padding, simplification: opts.simplification,
-      layerName: layerName(layer.meta.resourceId, opts), thinAbove: THIN_ABOVE, grid: GRID })
-    : genericTile(layer, t, opts)
+  const cut = async () => {
+    if (!layer.tile) return genericTile(layer, t, opts)
+    const bytes = await layer.tile(t, { extent: opts.extent, padding: opts.padding, simplification: opts.simplification,
+      layerName: layerName(layer.meta.resourceId, opts), thinAbove: THIN_ABOVE, grid: GRID }, pending)
+    // An engine of another port leaves the read to us: before the tile is answered (or kept) at all.
+    await pending?.run()
+    return bytes
+  }
+  const timed = async (): Promise<LayerTile> => {
+    const t0 = performance.now()
+    const bytes = await cut()
+    return { bytes, cached: false, source, ms: performance.now() - t0 }
+  }
   const token = layer.token?.()
-  if (token === undefined) return { bytes: await cut(), cached: false, source }
+  if (token === undefined) return timed()
+  // Put off: the tile is cut first (the cache holds nothing for it), and kept only if the read it carried moved no token.
+  if (pending && !pending.done) {
+    const out = await timed()
+    if (layer.token!() === token) {
+      cache.syncToken(layer.meta.resourceId, token, signature)
+      cache.set(key, layer.meta.resourceId, box, out.bytes)
+    }
+    return out
+  }
   cache.syncToken(layer.meta.resourceId, token, signature)
   const hit = cache.get(key)
   if (hit) return { bytes: hit, cached: true, source: 'cache' }
-  const bytes = await cut()
+  const out = await timed()
   // A write of this process during the read moved the token: what was read may predate it, so it is not kept.
-  if (layer.token!() === token) cache.set(key, layer.meta.resourceId, box, bytes)
-  return { bytes, cached: false, source }
+  if (layer.token!() === token) cache.set(key, layer.meta.resourceId, box, out.bytes)
+  return out
 }
 
 async function buildIndex(cache: TileCache, layer: FeatureLayer, log: (message: string, err?: unknown) => void): Promise<void> {
@@ -228,16 +254,22 @@ export interface Tile {
   cached: boolean
   /** Where the layers that were not in the tile cache came from (each once). */
   sources: TileSource[]
+  /** The longest of the engines' cuts (layers are cut side by side), ms; none when no engine cut. */
+  engineMs?: number
 }
 
 /**
  * The tile of several layers, bottom first: the concatenation of their MVT layers, or
- * `null` bytes when none has a feature in it.
+ * `null` bytes when none has a feature in it. `pending`: the request's put-off refresh of the
+ * change tokens (port.ts `PendingRefresh`), settled before this resolves.
  */
 export async function renderTile(services: DataOutServices, layers: readonly FeatureLayer[], t: TileAddress,
-  opts: TileOptions): Promise<Tile> {
-  const parts = await Promise.all(layers.map((l) => layerTile(services, l, t, opts)))
+  opts: TileOptions, pending?: PendingRefresh): Promise<Tile> {
+  // A put-off refresh is carried by one layer's statement: with several layers, read first.
+  if (pending && layers.length !== 1) await pending.run()
+  const parts = await Promise.all(layers.map((l) => layerTile(services, l, t, opts, pending)))
   const out = concatBytes(parts.map((p) => p.bytes))
+  const engines = parts.filter((p) => p.ms !== undefined).map((p) => p.ms!)
   return { bytes: out.length ? out : null, cached: parts.every((p) => p.cached),
-    sources: [...new Set(parts.filter((p) => !p.cached).map((p) => p.source))] }
+    sources: [...new Set(parts.filter((p) => !p.cached).map((p) => p.source))], ...(engines.length ? { engineMs: Math.max(...engines) } : {}) }
 }

@@ -15,6 +15,9 @@ import type { UploadRead, UploadWrite } from '../upload/repository.ts'
 import type { FeatureTables, FieldRead, FieldWrite } from './features.ts'
 export type { FeatureTables, FieldRead, FieldWrite } from './features.ts'
 import type { SqliteCapability } from './sqlite.ts'
+import type { PendingRefresh } from './pending.ts'
+
+export type { PendingRefresh }
 
 /** A value or its promise: a hook that may finish at once or later (the transition's class hooks). */
 export type Awaitable<T> = T | Promise<T>
@@ -67,6 +70,11 @@ export interface ChangeTokens {
    * per request.
    */
   refresh?(): Promise<void>
+  /**
+   * Instead of `refresh`, for a request whose one statement can carry the read (PostgreSQL: an
+   * uncached vector tile's, one round trip instead of two). Absent where `refresh` is.
+   */
+  defer?(): PendingRefresh
 }
 
 export interface DataPort {

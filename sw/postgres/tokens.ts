@@ -16,7 +16,7 @@
  * become visible: a snapshot that sees value k sees every value below it. A process's own
  * moves never raise the refresh's mark (another process's lower value may not be read yet).
  */
-import type { ChangeScope, ChangeTokens } from '../port/port.ts'
+import type { ChangeScope, ChangeTokens, PendingRefresh } from '../port/port.ts'
 import type { PgConn } from './conn.ts'
 
 let opened = 0
@@ -53,7 +53,16 @@ export class PgTokens implements ChangeTokens {
   }
 
   async refresh(): Promise<void> {
-    for (const { scope, n } of await this.#read(this.#seen)) {
+    this.#apply(await this.#read(this.#seen))
+  }
+
+  defer(): PgPendingRefresh {
+    return new PgPendingRefresh(this, this.#seen, this.current('main'), (rows) => this.#apply(rows))
+  }
+
+  /** What one read of the counters past the mark answered (every row past it in one snapshot): the mark moves to the highest. */
+  #apply(rows: readonly { scope: string; n: number }[]): void {
+    for (const { scope, n } of rows) {
       this.#note(scope, n)
       if (n > this.#seen) this.#seen = n
     }
@@ -71,5 +80,47 @@ export class PgTokens implements ChangeTokens {
   /** Counters only go up: an answer older than what this process already knows is ignored. */
   #note(scope: string, n: number): void {
     if (n > (this.#known.get(scope) ?? 0)) this.#known.set(scope, n)
+  }
+}
+
+/**
+ * The counters' read as a column of another statement (`movedAfter`), so that one round trip
+ * carries both: a statement is one snapshot, so what it read (an uncached tile) is exactly as of
+ * the counters it answers with.
+ */
+export const movedAfter = (after: string) => `(SELECT coalesce(json_agg(json_build_array(scope, n)), '[]') FROM outpost_change
+  WHERE n > ${after} AND scope <> '${CLOCK}')`
+
+/** A refresh of `PgTokens` put off (`defer`): `after` is where the carrying statement reads from, `take` what it read. */
+export class PgPendingRefresh implements PendingRefresh {
+  #done = false
+  #stale = false
+
+  constructor(readonly tokens: PgTokens, readonly after: number, readonly main: string, readonly apply: (rows: { scope: string; n: number }[]) => void) {}
+
+  get done(): boolean {
+    return this.#done
+  }
+
+  get stale(): boolean {
+    return this.#stale
+  }
+
+  async run(): Promise<void> {
+    if (this.#done) return
+    await this.tokens.refresh()
+    this.#settle()
+  }
+
+  /** The `[scope, n]` pairs `movedAfter(after)` answered. */
+  take(moved: readonly [string, number][]): void {
+    this.apply(moved.map(([scope, n]) => ({ scope, n })))
+    this.#settle()
+  }
+
+  #settle(): void {
+    this.#done = true
+    // Every cache a request checks with is keyed on 'main': unmoved, they were current at the read's snapshot.
+    this.#stale = this.tokens.current('main') !== this.main
   }
 }

@@ -15,6 +15,7 @@ import { createUser, rule } from './cases/permissions.ts'
 import { postgresData } from '../../sw/host/node.ts'
 import type { OutpostApp } from '../../sw/app.ts'
 import { cluster } from '../pg/shared.ts'
+import { bytesOf, decodeTile } from './mvt-decode.ts'
 
 const seen: string[] = []
 /** The rows each read of the change counters answered (the pool's callback form), in order. */
@@ -78,9 +79,10 @@ describe('statements per request on the PostgreSQL host', () => {
     const one = await count('GET', () => `/api/resource/${layer}/feature/${fid}`)
     // A new extent each time: cut anew, never from the tile cache.
     const tile = await count('GET', () => `/api/component/feature_layer/mvt?resource=${layer}&z=1&x=0&y=0&extent=${1000 + n++}`)
-    expect([resource.length, list.length, one.length, tile.length]).toEqual([10, 5, 5, 2])
-    // The counters first (one named statement), then the tile's one statement: no ACL token, no empty transaction.
-    expect(tile[0]).toBe("SELECT scope, n FROM outpost_change WHERE n > $1 AND scope <> '*'")
+    expect([resource.length, list.length, one.length, tile.length]).toEqual([10, 5, 5, 1])
+    // The counters first (one named statement); an uncached tile's one statement reads them itself: no ACL token, no empty transaction.
+    expect(resource[0]).toBe("SELECT scope, n FROM outpost_change WHERE n > $1 AND scope <> '*'")
+    expect(tile[0]).toMatch(/ST_AsMVT[^]*FROM outpost_change/)
     expect([...resource, ...list, ...one, ...tile].filter((s) => s.includes('acl_state'))).toEqual([])
   })
 
@@ -137,5 +139,42 @@ describe('statements per request on the PostgreSQL host', () => {
     const g = (await a.request('POST', '/api/component/auth/group/', { body: { keyname: `g_${u.keyname}`, display_name: `g ${u.keyname}`, members: [u.id] } })).body.id
     expect((await a.request('PUT', `/api/resource/${id}`, { body: { resource: { permissions: [rule(g, 'data', 'read', true, 'deny')] } } })).status).toBe(200)
     expect(await read()).toBe(403)
+  })
+
+  it("an uncached tile reads the counters in its own statement: another process's write shows in it, its permission changes are obeyed at once", async () => {
+    const u = await createUser(a, expect)
+    const rootRules = (await a.request('GET', '/api/resource/0')).body.resource.permissions
+    expect((await a.request('PUT', '/api/resource/0', { body: { resource: { permissions: [...rootRules,
+      rule(u.id, 'resource', 'read'), rule(u.id, 'data', 'read')] } } })).status).toBe(200)
+    const id = await newLayer(a)
+    expect((await a.request('PATCH', `/api/resource/${id}/feature/`, { body: points(1, 'first') })).status).toBe(200)
+    let extent = 3000
+    /** B's tile 0/0/0 as `u`: its status, its features' names, its statements; `extent` new unless `again` (then from B's tile cache). */
+    const tile = async (again = false) => {
+      seen.length = 0
+      const res = await b.request('GET', `/api/component/feature_layer/mvt?resource=${id}&z=0&x=0&y=0&extent=${again ? extent : ++extent}`, { auth: u.auth })
+      const names = res.status === 200 ? decodeTile(bytesOf(res.bodyBase64))[`svc:${id}`]!.features.map((f) => f.properties.name).sort() : []
+      return { status: res.status, names, statements: [...seen] }
+    }
+    expect((await tile()).names).toEqual(['first0'])
+    // Written through A: B's next uncached tile shows it, in one statement (the counters' read carried).
+    expect((await a.request('PATCH', `/api/resource/${id}/feature/`, { body: points(1, 'second') })).status).toBe(200)
+    const after = await tile()
+    expect(after.names).toEqual(['first0', 'second0'])
+    expect(after.statements).toHaveLength(1)
+    // That tile was not kept (its read moved the layer's token: cached tiles are keyed on tokens before a cut); the next one
+    // is, and B answers it from its tile cache with the counters only. After another write through A, that tile is not answered.
+    // (Opening the layer at its new token reads its newest version first: a read of its own, as before any cut.)
+    expect((await tile(true)).statements.filter((q) => !/^(BEGIN|COMMIT|SELECT coalesce\(max\(id\))/.test(q))).toEqual([expect.stringMatching(/ST_AsMVT/)])
+    expect(await tile(true)).toMatchObject({ names: ['first0', 'second0'], statements: [expect.stringMatching(/^SELECT scope, n FROM outpost_change/)] })
+    expect((await a.request('PATCH', `/api/resource/${id}/feature/`, { body: points(1, 'third') })).status).toBe(200)
+    expect((await tile(true)).names).toEqual(['first0', 'second0', 'third0'])
+    // Denied through A while B's caches allow: B's next tile is refused (answered anew once the carried read showed the change)…
+    expect((await a.request('PUT', `/api/resource/${id}`, { body: { resource: { permissions: [rule(u.id, 'data', 'read', true, 'deny')] } } })).status).toBe(200)
+    expect((await tile()).status).toBe(403)
+    expect((await tile()).status).toBe(403)
+    // …and allowed again through A while B's caches refuse: B's next tile is answered.
+    expect((await a.request('PUT', `/api/resource/${id}`, { body: { resource: { permissions: [] } } })).status).toBe(200)
+    expect(await tile()).toMatchObject({ status: 200, names: ['first0', 'second0', 'third0'] })
   })
 })

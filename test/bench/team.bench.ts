@@ -27,6 +27,12 @@ import { NODE_ADMIN_PASSWORD } from '../api/node-client.ts'
 import { machine, median, timeRuns, writeSection } from './report.ts'
 import { startPostgis, type Postgis } from './postgis.ts'
 import { pointFeature, tileSet } from './tiles-data.ts'
+import pg from 'pg'
+import { engineTile, type TileTable } from '../../sw/postgres/features/tile.ts'
+import { ownColumns } from '../../sw/postgres/features/filter.ts'
+import { tablesOf } from '../../sw/postgres/features/schema.ts'
+import { GRID, THIN_ABOVE } from '../../sw/mvt/select.ts'
+import type { Field, LayerMeta } from '../../sw/feature/types.ts'
 
 const PORT = Number(process.env.E2E_PORT ?? 4373)
 const BATCH = 10_000
@@ -109,12 +115,12 @@ const tilePath = (id: number, [z, x, y]: [number, number, number], extra = '') =
 
 /** `batch`: into a new layer as created by default (versioning on); `plain`: one with versioning off, as bare PostGIS's table. */
 interface FeatureTimes { batch: number[]; plain: number[]; list: number[]; read: number[]; edit: number[] }
-interface HostTimes extends FeatureTimes { tiles: number[]; tilesServer: number[]; bigLayer: number; layer: number; fids: number[] }
+interface HostTimes extends FeatureTimes { bigLayer: number; layer: number; fids: number[] }
 
-async function hostFeatures(c: Client, label: string, withTiles: boolean): Promise<HostTimes> {
+async function hostFeatures(c: Client, label: string): Promise<HostTimes> {
   // A server in use has compiled its request path (V8's JIT), as PostgreSQL's is compiled C.
   for (let k = 0; k < 500; k++) await ok(c, 'GET', '/api/component/pyramid/pkg_version')
-  const out: HostTimes = { batch: [], plain: [], list: [], read: [], edit: [], tiles: [], tilesServer: [], bigLayer: 0, layer: 0, fids: [] }
+  const out: HostTimes = { batch: [], plain: [], list: [], read: [], edit: [], bigLayer: 0, layer: 0, fids: [] }
   // Versioned (a new layer's default) and plain batches in turn, so both meet the same moments of the machine's load.
   for (let i = 0; i < 2 * RUNS; i++) {
     const versioned = i % 2 === 0
@@ -135,12 +141,7 @@ async function hostFeatures(c: Client, label: string, withTiles: boolean): Promi
   out.fids = json<{ id: number }[]>(await ok(c, 'GET', `/api/resource/${out.layer}/feature/?fields=&geom=no`)).map((f) => f.id)
   for (let i = 0; i < READS; i++) out.read.push((await ok(c, 'GET', `/api/resource/${out.layer}/feature/${out.fids[(i * 37) % BATCH]}`)).ms)
   // The big layer: the tiles benchmark's 100,000 points, for the edits and the tiles.
-  const big = out.bigLayer = await newLayer(c, TILE_FIELDS)
-  const t0 = performance.now()
-  for (let i = 0; i < BIG; i += BATCH) {
-    await ok(c, 'PATCH', `/api/resource/${big}/feature/`, tilePoints(i, i + BATCH).map((f) => ({ geom: f.wkt, fields: { name: f.name, n: f.n } })))
-  }
-  console.log(`${label}: ${BIG} points loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+  const big = out.bigLayer = await loadBig(c, label)
   const first = json<{ id: number }[]>(await ok(c, 'GET', `/api/resource/${big}/feature/?limit=1&fields=&geom=no`))[0]!.id
   for (let i = 0; i <= EDITS; i++) {
     const e = await ok(c, 'PUT', `/api/resource/${big}/feature/${first + 1000 * i + 17}`,
@@ -148,28 +149,36 @@ async function hostFeatures(c: Client, label: string, withTiles: boolean): Promi
     if (i > 0) out.edit.push(e.ms) // the first edit warms the statement path
   }
   console.log(`${label}: list ${median(out.list).toFixed(0)} ms, read ${median(out.read).toFixed(2)} ms, edit in ${BIG} ${median(out.edit).toFixed(1)} ms`)
-  if (!withTiles) return out
-  // As the tiles benchmark: the set cut once at `extent=4095` (warm, never timed), then each tile's
-  // first request at the default extent (uncached: cut anew) is timed.
-  for (const t of TILES) await ok(c, 'GET', tilePath(big, t, '&extent=4095'))
-  for (const t of TILES) {
-    const r = await ok(c, 'GET', tilePath(big, t))
-    const m = /^(cut|cache);dur=([\d.]+)/.exec(r.serverTiming)
-    if (m?.[1] !== 'cut') throw new Error(`${label}: tile ${t.join('/')} was not cut anew (${r.serverTiming})`)
-    out.tiles.push(r.ms)
-    out.tilesServer.push(Number(m[2]))
-  }
-  console.log(`${label}: ${TILES.length} uncached tiles, median ${median(out.tiles).toFixed(2)} ms (server ${median(out.tilesServer).toFixed(2)} ms)`)
   return out
+}
+
+/** A new layer of the tiles benchmark's 100,000 points: its id. */
+async function loadBig(c: Client, label: string): Promise<number> {
+  const big = await newLayer(c, TILE_FIELDS)
+  const t0 = performance.now()
+  for (let i = 0; i < BIG; i += BATCH) {
+    await ok(c, 'PATCH', `/api/resource/${big}/feature/`, tilePoints(i, i + BATCH).map((f) => ({ geom: f.wkt, fields: { name: f.name, n: f.n } })))
+  }
+  console.log(`${label}: ${BIG} points loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+  return big
+}
+
+/** The phases a cut tile's `Server-Timing` names (sw/mvt/routes.ts `TilePhases`). */
+const PHASES = ['tokens', 'auth', 'check', 'layers', 'engine', 'tile'] as const
+type Phases = Record<(typeof PHASES)[number], number[]>
+const PHASE_NAMES: Record<(typeof PHASES)[number], string> = {
+  tokens: '`tokens`: the change counters\' read (one statement)', auth: '`auth`: the credentials (cached)',
+  check: '`check`: routing and the permission check (cached)', layers: '`layers`: the request\'s layers (cached)',
+  engine: '`engine`: the tile statement (its round trip, and `pg` reading the answer)', tile: '`tile`: the tile cache and the rest',
 }
 
 // ---- bare PostGIS: the same rows through `pg` ----
 
-interface BareTimes extends FeatureTimes { tiles: number[]; rowwise: number }
+interface BareTimes extends FeatureTimes { rowwise: number }
 
 async function bare(db: Postgis): Promise<BareTimes> {
   const { client } = db
-  const out: BareTimes = { batch: [], plain: [], list: [], read: [], edit: [], tiles: [], rowwise: 0 }
+  const out: BareTimes = { batch: [], plain: [], list: [], read: [], edit: [], rowwise: 0 }
   const table = async (name: string) => {
     // The layer table's own column types (postgres/features/schema.ts): a bigint identity, varchar for STRING.
     await client.query(`CREATE TABLE ${name} (fid bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY, geom geometry(Point, 3857), name varchar,
@@ -199,6 +208,20 @@ async function bare(db: Postgis): Promise<BareTimes> {
     out.read.push(performance.now() - t0)
   }
   // The tiles benchmark's points, for the edits and `ST_AsMVT`.
+  await loadBare(client)
+  for (let i = 0; i <= EDITS; i++) {
+    const t0 = performance.now()
+    await client.query(`UPDATE p100k SET geom = ST_GeomFromText($1, 3857), name = $2, n = $3 WHERE fid = $4`,
+      [`POINT(${4e6 + i} ${7.6e6})`, `edited ${i}`, -i, 1000 * i + 17])
+    if (i > 0) out.edit.push(performance.now() - t0)
+  }
+  console.log(`postgis: batch ${median(out.batch).toFixed(0)} ms, list ${median(out.list).toFixed(0)} ms, read ${median(out.read).toFixed(2)} ms, ` +
+    `edit ${median(out.edit).toFixed(2)} ms`)
+  return out
+}
+
+/** The tiles benchmark's points in a bare table `p100k` with a GiST index, as tiles.bench.ts makes it. */
+async function loadBare(client: pg.ClientBase): Promise<void> {
   await client.query(`CREATE TABLE p100k (fid serial PRIMARY KEY, geom geometry(Point, 3857), name text, n integer)`)
   for (let i = 0; i < BIG; i += 50_000) {
     const fs = tilePoints(i, Math.min(BIG, i + 50_000))
@@ -207,25 +230,81 @@ async function bare(db: Postgis): Promise<BareTimes> {
   }
   await client.query('CREATE INDEX ON p100k USING gist (geom)')
   await client.query('VACUUM ANALYZE p100k')
-  for (let i = 0; i <= EDITS; i++) {
-    const t0 = performance.now()
-    await client.query(`UPDATE p100k SET geom = ST_GeomFromText($1, 3857), name = $2, n = $3 WHERE fid = $4`,
-      [`POINT(${4e6 + i} ${7.6e6})`, `edited ${i}`, -i, 1000 * i + 17])
-    if (i > 0) out.edit.push(performance.now() - t0)
-  }
-  // tiles.bench.ts's query: features in the tile grown by 5 %, clipped and encoded; each run twice, the second timed.
+}
+
+/** Per kind: each tile's time (ms); the host's `Server-Timing` (`server`) and its phases too. */
+interface TileTimes { host: number[]; server: number[]; phases: Phases; bare: number[]; prepared: number[]; ours: number[]; before: number[]; floor: number[]
+  /** CPU ms per run of each kind (the host process, the cluster's processes, this process as the client): work, not waiting. */
+  cpu: Record<string, CpuSample> }
+
+/**
+ * The tile set, the kinds interleaved per tile (so they meet the same moments of the machine's
+ * load). `host`: the PostgreSQL host's request for the tile at the default extent after the set
+ * was cut once at `extent=4095` (so it is cut anew, never from the tile cache), as the tiles
+ * benchmark does; `server` its `Server-Timing`. The statements alone through `pg`, no HTTP, each
+ * run twice and the second timed: `bare`, tiles.bench.ts's query on `p100k` (features in the
+ * tile grown by 5 %, clipped and encoded), unnamed (parsed and planned each run), as that
+ * benchmark sends it; `prepared`, the same text as a named statement (parsed once, planned once
+ * after five runs), as the host sends its own; `ours`, the host's own statement
+ * (sw/postgres/features/tile.ts, thinning included) on the host's layer table, through
+ * `engineTile` on a connection of our own to the host's database.
+ */
+async function tileRuns(c: Client, big: number, client: pg.ClientBase, hostDb: pg.ClientBase, cpu: () => CpuSample, before?: Client): Promise<TileTimes> {
+  const out: TileTimes = { host: [], server: [], phases: Object.fromEntries(PHASES.map((k) => [k, []])) as unknown as Phases,
+    bare: [], prepared: [], ours: [], before: [], floor: [], cpu: {} }
+  const layer = await tileTableOf(c, big)
+  for (const h of before ? [c, before] : [c]) for (const t of TILES) await ok(h, 'GET', tilePath(big, t, '&extent=4095'))
   const sql = `SELECT ST_AsMVT(q, 'svc:1', 4096, 'geom', 'fid') AS tile FROM (
     SELECT fid, name, n, ST_AsMVTGeom(geom, ST_TileEnvelope($1, $2, $3), 4096, 205, true) AS geom
     FROM p100k WHERE geom && ST_TileEnvelope($1, $2, $3, margin => 0.05)) q`
-  for (const [z, x, y] of TILES) {
-    await client.query(sql, [z, x, y])
+  const opts = { extent: 4096, padding: 0.05, simplification: 8, layerName: `svc:${big}`, thinAbove: THIN_ABOVE, grid: GRID }
+  const twice = (run: () => Promise<unknown>) => async () => {
+    await run()
     const t0 = performance.now()
-    await client.query(sql, [z, x, y])
-    out.tiles.push(performance.now() - t0)
+    await run()
+    return performance.now() - t0
   }
-  console.log(`postgis: batch ${median(out.batch).toFixed(0)} ms, list ${median(out.list).toFixed(0)} ms, read ${median(out.read).toFixed(2)} ms, ` +
-    `edit ${median(out.edit).toFixed(2)} ms, ST_AsMVT ${median(out.tiles).toFixed(2)} ms`)
+  const kinds: [keyof TileTimes, (t: [number, number, number]) => Promise<number>][] = [
+    ['host', async (t) => {
+      const r = await ok(c, 'GET', tilePath(big, t))
+      const m = /^(cut|cache);dur=([\d.]+)/.exec(r.serverTiming)
+      if (m?.[1] !== 'cut') throw new Error(`tile ${t.join('/')} was not cut anew (${r.serverTiming})`)
+      out.server.push(Number(m[2]))
+      for (const k of PHASES) out.phases[k].push(Number(new RegExp(`(?:^|, )${k};dur=([\\d.]+)`).exec(r.serverTiming)?.[1] ?? NaN))
+      return r.ms
+    }],
+    ['bare', ([z, x, y]) => twice(() => client.query(sql, [z, x, y]))()],
+    ['prepared', ([z, x, y]) => twice(() => client.query({ name: 'bare_tile', text: sql, values: [z, x, y] }))()],
+    ['ours', ([z, x, y]) => twice(() => engineTile(hostDb, layer, { z, x, y }, opts))()],
+    // The least a request to the host costs: HTTP, the change counters' read, routing, a small JSON answer.
+    ['floor', async () => (await ok(c, 'GET', '/api/component/pyramid/pkg_version')).ms],
+  ]
+  // Another build's host on the same database (`BENCH_TEAM_BEFORE`): an A/B of the request in the same run.
+  if (before) kinds.push(['before', async (t) => (await ok(before, 'GET', tilePath(big, t))).ms])
+  for (const [i, t] of TILES.entries()) {
+    for (let k = 0; k < kinds.length; k++) {
+      const [kind, run] = kinds[(i + k) % kinds.length]!
+      const c0 = cpu()
+      ;(out[kind] as number[]).push(await run(t))
+      const c1 = cpu(), sum = (out.cpu[kind] ??= { host: 0, postgres: 0, client: 0 })
+      // A statement alone ran twice (the first untimed): half of it.
+      const runs = ['bare', 'prepared', 'ours'].includes(kind) ? 2 : 1
+      for (const w of ['host', 'postgres', 'client'] as const) sum[w] += (c1[w] - c0[w]) / TILES.length / runs
+    }
+  }
+  const m = median
+  console.log(`${TILES.length} uncached tiles, medians: host ${m(out.host).toFixed(2)} ms (server ${m(out.server).toFixed(2)}: ${
+    PHASES.map((k) => `${k} ${m(out.phases[k]).toFixed(2)}`).join(', ')}); alone: bare ${m(out.bare).toFixed(2)}, prepared ${
+    m(out.prepared).toFixed(2)}, ours ${m(out.ours).toFixed(2)} ms; CPU ms per run (host/postgres/client): ${Object.entries(out.cpu).map(([k, v]) =>
+    `${k} ${v.host.toFixed(2)}/${v.postgres.toFixed(2)}/${v.client.toFixed(2)}`).join(', ')}; a request of pkg_version ${m(out.floor).toFixed(2)} ms${before ? `; the other build's host ${m(out.before).toFixed(2)} ms` : ''}`)
   return out
+}
+
+/** The host's layer of the 100,000 points as its tile statement sees it (field ids from the API). */
+async function tileTableOf(c: Client, id: number): Promise<TileTable> {
+  const r = json<{ feature_layer: { fields: Field[] } }>(await ok(c, 'GET', `/api/resource/${id}`))
+  const meta: LayerMeta = { resourceId: id, srs: 3857, geometryType: 'POINT', fields: r.feature_layer.fields }
+  return { from: `${tablesOf(id).features} f`, cols: ownColumns(3857), srid: 3857, meta }
 }
 
 // ---- (c) sync: first pull and push of 10,000 ----
@@ -271,6 +350,11 @@ function cpuOf(pid: number): number {
   }
 }
 /** The cluster's postmaster and its children (backends, writers): their pids. */
+/** CPU ms used so far by a host process, the cluster's processes and this process (statements through `pg` include their twice-run). */
+interface CpuSample { host: number; postgres: number; client: number }
+const cpuSampler = (hostPid: number, pgPids: number[]) => (): CpuSample => ({ host: cpuOf(hostPid) * 1000,
+  postgres: pgPids.reduce((a, p) => a + cpuOf(p), 0) * 1000, client: (process.cpuUsage().user + process.cpuUsage().system) / 1000 })
+
 function clusterPids(db: Postgis): number[] {
   const postmaster = Number(readFileSync(join(db.host, 'data', 'postmaster.pid'), 'utf8').split('\n')[0])
   const out = [postmaster]
@@ -361,14 +445,30 @@ async function main(): Promise<void> {
     clients.push(c)
     return { h, c, dir }
   }
+  let hostDb: pg.Client | undefined
   try {
     const url = await db.newDatabase('team')
     const pgHost = await host(['--database', url])
+    hostDb = new pg.Client({ connectionString: url })
+    await hostDb.connect()
+    if (process.env.BENCH_TEAM_ONLY === 'tiles') {
+      // Only the tile part, printed, docs/benchmarks.md left as it is: for working on the tile path.
+      await loadBare(db.client)
+      // BENCH_TEAM_BEFORE=<another checkout, built>: its host on the same database, asked for each tile too.
+      const other = process.env.BENCH_TEAM_BEFORE
+      const before = other ? await startHost(mkdtempSync(join(tmpdir(), 'outpost-team-bench-')), ['--database', url],
+        [...SERVE.slice(0, -1), join(other, 'scripts/serve.mjs')]) : undefined
+      if (before) hosts.push(before)
+      await tileRuns(pgHost.c, await loadBig(pgHost.c, 'PostgreSQL host'), db.client, hostDb, cpuSampler(pgHost.h.proc.pid!, clusterPids(db)),
+        before && client(before.base))
+      return
+    }
     const sqliteHost = await host()
     const remote = await host()
     const pgr = await bare(db)
-    const onPg = await hostFeatures(pgHost.c, 'PostgreSQL host', true)
-    const onSqlite = await hostFeatures(sqliteHost.c, 'SQLite host', false)
+    const onPg = await hostFeatures(pgHost.c, 'PostgreSQL host')
+    const tiles = await tileRuns(pgHost.c, onPg.bigLayer, db.client, hostDb, cpuSampler(pgHost.h.proc.pid!, clusterPids(db)))
+    const onSqlite = await hostFeatures(sqliteHost.c, 'SQLite host')
     const syncPg = await syncSide(pgHost.c, remote.c, 'sync, PostgreSQL host local')
     const syncSqlite = await syncSide(sqliteHost.c, remote.c, 'sync, SQLite host local')
     // The read mix on the PostgreSQL host's data: pages of the 10,000-feature layer, single
@@ -397,7 +497,7 @@ async function main(): Promise<void> {
       r.bench.toFixed(2)} | ${r.others.toFixed(2)} | ${(r.hosts + r.postgres + r.bench + r.others).toFixed(2)} of 2 |`
     const batchRatio = m(onPg.batch) / m(pgr.batch)
     const plainRatio = m(onPg.plain) / m(pgr.batch)
-    const tileRatio = m(onPg.tiles) / m(pgr.tiles)
+    const tileRatio = m(tiles.host) / m(tiles.bare)
     const scale = two.rps / one.rps
     const body = [
       `Machine: ${machine()}; ${db.version} (throwaway cluster, fsync on, \`shared_buffers=32MB\`), reached over a Unix socket.`,
@@ -429,13 +529,39 @@ async function main(): Promise<void> {
       '',
       `### Uncached vector tiles (${TILES.length} tiles of the tiles benchmark's ${BIG.toLocaleString('en')} points, zooms 5–14)`,
       '',
-      'PostgreSQL host: each tile\'s first request at the default extent after the set was cut once at `extent=4095` (so it is',
-      'cut anew, never from the tile cache), as the tiles benchmark does; "server" is its `Server-Timing`. `ST_AsMVT`: the tiles',
-      'benchmark\'s query on a bare table of the same points with a GiST index, each run twice and the second timed.',
+      'The kinds interleaved per tile. PostgreSQL host: each tile\'s first request at the default extent after the set was cut once',
+      'at `extent=4095` (so it is cut anew, never from the tile cache), as the tiles benchmark does; "server" is its `Server-Timing`.',
+      'The statements alone through `pg` (no HTTP), each run twice and the second timed: bare `ST_AsMVT` is the tiles benchmark\'s',
+      'query on a bare table of the same points with a GiST index, sent unnamed as that benchmark sends it (parsed and planned each',
+      'time) and as a named statement (prepared: parsed once, planned once after five runs, as the host sends its own); "ours" is',
+      'the host\'s own statement (sw/postgres/features/tile.ts, with the thinning) on the host\'s layer table, prepared.',
       '',
-      '| | `ST_AsMVT` alone | PostgreSQL host, request | PostgreSQL host, server |',
+      '| | median | × bare `ST_AsMVT` | × bare, prepared |',
       '|---|---|---|---|',
-      `| median | ${fmt(m(pgr.tiles))} ms | ${fmt(m(onPg.tiles))} ms (${ratio(m(onPg.tiles), m(pgr.tiles))}) | ${fmt(m(onPg.tilesServer))} ms (${ratio(m(onPg.tilesServer), m(pgr.tiles))}) |`,
+      ...([['bare `ST_AsMVT`', tiles.bare], ['bare `ST_AsMVT`, prepared', tiles.prepared], ['our tile statement alone (prepared)', tiles.ours],
+        ['PostgreSQL host, request', tiles.host], ['PostgreSQL host, server (`Server-Timing`)', tiles.server],
+        ['for scale: a request to the host that reads nothing but the counters (`pyramid/pkg_version`)', tiles.floor]] as [string, number[]][])
+        .map(([what, v]) => `| ${what} | ${fmt(m(v))} ms | ${ratio(m(v), m(tiles.bare))} | ${ratio(m(v), m(tiles.prepared))} |`),
+      '',
+      'CPU per tile (ms; from /proc, so work, not waiting, and little moved by other work on the machine: each run sampled before',
+      'and after; the client is the benchmark\'s own process, `pg` or `node:http`):',
+      '',
+      '| | PostgreSQL | Node host | client | in all |',
+      '|---|---|---|---|---|',
+      ...([['bare `ST_AsMVT`', 'bare'], ['bare `ST_AsMVT`, prepared', 'prepared'], ['our tile statement alone', 'ours'], ['PostgreSQL host, request', 'host'],
+        ['`pyramid/pkg_version`', 'floor']] as const).map(([what, k]) => {
+        const v = tiles.cpu[k]!
+        return `| ${what} | ${fmt(v.postgres)} | ${k === 'host' || k === 'floor' ? fmt(v.host) : '–'} | ${fmt(v.client)} | ${fmt(v.postgres + (k === 'host' || k === 'floor' ? v.host : 0) + v.client)} |`
+      }),
+      '',
+      'Where the host\'s request goes, median of each phase over the tile set (medians need not add up): the request\'s time outside',
+      'its `Server-Timing` (HTTP both ways, node-server turning it into a `Request` and the `Response` into bytes), then the phases',
+      'the `Server-Timing` names (sw/mvt/routes.ts `TilePhases`).',
+      '',
+      '| phase | ms |',
+      '|---|---|',
+      `| outside the server's timing (HTTP, node-server) | ${fmt(m(tiles.host.map((h, i) => h - tiles.server[i]!)))} |`,
+      ...PHASES.map((k) => `| ${PHASE_NAMES[k]} | ${fmt(m(tiles.phases[k]))} |`),
       '',
       `### Sync: first pull and push of ${SYNC_N.toLocaleString('en')} features (median of ${RUNS})`,
       '',
@@ -470,12 +596,14 @@ async function main(): Promise<void> {
       `| batch of 10,000 within 1.5× of bare PostGIS (a layer as bare's table: versioning off) | ${plainRatio.toFixed(2)}× (${fmt(m(onPg.plain))} vs ${fmt(m(pgr.batch))} ms) | ${met(plainRatio <= 1.5)} |`,
       `| the same, versioning on (a new layer's default; bare keeps no versions) | ${batchRatio.toFixed(2)}× (${fmt(m(onPg.batch))} vs ${fmt(m(pgr.batch))} ms) | ${met(batchRatio <= 1.5)} |`,
       `| a single edit under 30 ms | ${fmt(m(onPg.edit))} ms | ${met(m(onPg.edit) < 30)} |`,
-      `| uncached tiles no slower than \`ST_AsMVT\` alone | ${tileRatio.toFixed(2)}× of its time (${fmt(m(onPg.tiles))} vs ${fmt(m(pgr.tiles))} ms) | ${met(tileRatio <= 1)} |`,
+      `| uncached tiles no slower than \`ST_AsMVT\` alone | ${tileRatio.toFixed(2)}× of its time (${fmt(m(tiles.host))} vs ${fmt(m(tiles.bare))} ms; ${
+        ratio(m(tiles.host), m(tiles.prepared))} of it prepared) | ${met(tileRatio <= 1)} |`,
       `| a second process ≥ 1.6× read throughput where cores allow | ${scale.toFixed(2)}× (${one.rps.toFixed(0)} → ${two.rps.toFixed(0)} requests/s) | ${met(scale >= 1.6)} |`,
     ].join('\n')
     console.log(body)
     writeSection('Team server (PostgreSQL)', body)
   } finally {
+    await hostDb?.end().catch(() => undefined)
     for (const c of clients) c.close()
     for (const h of hosts) await kill(h)
     await db.stop()

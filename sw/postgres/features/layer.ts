@@ -13,10 +13,10 @@
  */
 import { ApiError, operationalError } from '../../core/error.ts'
 import type { FeatureLayer, FeatureRead, FeatureWrite, LayerMeta, WriteActor } from '../../feature/types.ts'
-import type { ChangeScope } from '../../port/port.ts'
+import type { ChangeScope, PendingRefresh } from '../../port/port.ts'
 import type { PgConn } from '../conn.ts'
 import type { PgUnits } from '../uow.ts'
-import type { PgTokens } from '../tokens.ts'
+import { PgPendingRefresh, type PgTokens } from '../tokens.ts'
 import { PgLayerReader } from './reader.ts'
 import { PgLayerWriter } from './writer.ts'
 import { tablesOf } from './schema.ts'
@@ -36,12 +36,16 @@ export class PgFeatureLayer implements FeatureLayer {
     return this.tokens.current(this.#scope)
   }
 
-  /** A database that fails the tile's statement is a 503 (the request changed nothing), never a 500. */
-  async tile(t: TileAt, opts: EngineTileOptions): Promise<Uint8Array> {
+  /**
+   * A database that fails the tile's statement is a 503 (the request changed nothing), never a
+   * 500. A refresh the request put off on this port is carried by the statement (tokens.ts).
+   */
+  async tile(t: TileAt, opts: EngineTileOptions, pending?: PendingRefresh): Promise<Uint8Array> {
+    const carry = pending instanceof PgPendingRefresh && pending.tokens === this.tokens && !pending.done ? pending : undefined
     const table: TileTable = { from: `${tablesOf(this.meta.resourceId).features} f`, cols: ownColumns(this.meta.srs), srid: this.meta.srs,
       meta: this.meta }
     try {
-      return await this.units.once((conn) => engineTile(conn, table, t, opts))
+      return await this.units.once((conn) => engineTile(conn, table, t, opts, carry))
     } catch (err) {
       if (err instanceof ApiError) throw err
       throw operationalError(`The database failed to cut tile ${t.z}/${t.x}/${t.y}: ${(err as Error)?.message ?? String(err)}`, err)

@@ -28,6 +28,8 @@
  * the tolerance of the other's outline), `ST_AsMVTGeom` then drops what is under half a unit
  * (where our R*Tree path skips a line or polygon under one unit) and rounds halves to even.
  * Unsimplified, positions agree within one tile unit.
+ * A request that put off its refresh of the change counters (tokens.ts `defer`) has them read by
+ * the same statement: one round trip for both.
  */
 import pg from 'pg'
 import type { FeatureLayer, Field, LayerMeta } from '../../feature/types.ts'
@@ -35,6 +37,7 @@ import { reprojectBbox } from '../../geo/reproject.ts'
 import { padBbox, tileBbox, tileSize } from '../../geo/tile.ts'
 import { Params, type TableColumns } from './filter.ts'
 import { canonical } from './values.ts'
+import { movedAfter, type PgPendingRefresh } from '../tokens.ts'
 
 export type TileAt = Parameters<NonNullable<FeatureLayer['tile']>>[0]
 export type EngineTileOptions = Parameters<NonNullable<FeatureLayer['tile']>>[1]
@@ -69,8 +72,11 @@ function attribute(f: Field, i: number, cols: TableColumns): { inner: string; ou
   }
 }
 
-/** The one statement of tile `t` of `table` (its text and values). */
-export function tileStatement(table: TileTable, t: TileAt, opts: EngineTileOptions): { text: string; values: unknown[] } {
+/**
+ * The one statement of tile `t` of `table` (its text and values); with `carryAfter`, a second
+ * column holds the change counters moved past it (tokens.ts `movedAfter`).
+ */
+export function tileStatement(table: TileTable, t: TileAt, opts: EngineTileOptions, carryAfter?: number): { text: string; values: unknown[] } {
   const { from, cols, srid, meta } = table
   const p = new Params()
   // The padded tile in the stored SRID, as service.ts's tileFrame reprojects it (edges sampled).
@@ -89,12 +95,14 @@ export function tileStatement(table: TileTable, t: TileAt, opts: EngineTileOptio
   const inner = [`(${cols.id})::bigint AS __fid`, `${g} AS __g`, ...attrs.map((a) => a.inner)].join(', ')
   const thin = Math.floor(opts.thinAbove)
   const [z, x, y] = [p.add(t.z), p.add(t.x), p.add(t.y)]
-  let geom = 'g3'
+  // In EPSG:3857 already: the stored geometry as it is (no ST_Transform, no lateral row per feature).
+  const g3 = srid === 3857 ? '__g' : 'g3'
+  let geom = g3
   if (opts.simplification > 0 && !/POINT/.test(meta.geometryType)) {
     // Clipped to the padded tile first, as our cut simplifies only what is left of a feature
     // (simplified whole, a line keeps other vertices near the edge); one inside it as it is.
     const padded = `(SELECT ST_TileEnvelope(${z}, ${x}, ${y}, margin => ${p.add(opts.padding)}))`
-    geom = `ST_Simplify(CASE WHEN g3 @ ${padded} THEN g3 ELSE ST_ClipByBox2D(g3, ${padded}) END, ${
+    geom = `ST_Simplify(CASE WHEN ${g3} @ ${padded} THEN ${g3} ELSE ST_ClipByBox2D(${g3}, ${padded}) END, ${
       p.add((opts.simplification * tileSize(t.z)) / opts.extent)})`
   }
   const extent = p.add(opts.extent)
@@ -105,10 +113,10 @@ export function tileStatement(table: TileTable, t: TileAt, opts: EngineTileOptio
     picked AS (SELECT * FROM hits WHERE NOT (SELECT yes FROM full_tile)${points ? '' : `
       UNION ALL SELECT ${inner} FROM ${from} WHERE (SELECT yes FROM full_tile) AND ${g} && ${box} AND NOT (${small})`}
       UNION ALL SELECT ${inner} FROM ${from} WHERE (SELECT yes FROM full_tile) AND ${cols.id} IN (SELECT fid FROM cells))
-    SELECT ST_AsMVT(m, ${p.add(opts.layerName)}, ${extent}, '__g', '__fid') FROM (
+    SELECT ST_AsMVT(m, ${p.add(opts.layerName)}, ${extent}, '__g', '__fid')${carryAfter === undefined ? '' : `, ${movedAfter(p.add(carryAfter))}`} FROM (
       SELECT __fid, ${attrs.flatMap((a) => a.outer).join(', ')}${attrs.length ? ', ' : ''}ST_AsMVTGeom(${geom},
         (SELECT ST_TileEnvelope(${z}, ${x}, ${y})::box2d), ${extent}, ${p.add(Math.round(opts.extent * opts.padding))}, true) AS __g
-      FROM picked CROSS JOIN LATERAL (SELECT ${srid === 3857 ? '__g' : `ST_Transform(ST_SetSRID(__g, ${s}), 3857)`} AS g3 OFFSET 0) r
+      FROM picked${srid === 3857 ? '' : ` CROSS JOIN LATERAL (SELECT ST_Transform(ST_SetSRID(__g, ${s}), 3857) AS g3 OFFSET 0) r`}
       ) m`
   return { text, values: p.values }
 }
@@ -123,10 +131,13 @@ const MAX_NAMES = 1000
  * values), so a tile costs no parse and, after PostgreSQL's first five runs, no planning: planning
  * this statement took 0.5 ms, about what bare `ST_AsMVT` of a small tile takes in all.
  */
-export async function engineTile(client: pg.ClientBase, table: TileTable, t: TileAt, opts: EngineTileOptions): Promise<Uint8Array> {
-  const { text, values } = tileStatement(table, t, opts)
+export async function engineTile(client: pg.ClientBase, table: TileTable, t: TileAt, opts: EngineTileOptions,
+  carry?: PgPendingRefresh): Promise<Uint8Array> {
+  const { text, values } = tileStatement(table, t, opts, carry?.after)
   let name = NAMES.get(text)
   if (!name && NAMES.size < MAX_NAMES) NAMES.set(text, name = `outpost_tile_${NAMES.size}`)
   const r = await client.query({ name, text, values, rowMode: 'array' })
-  return ((r.rows[0] as unknown[] | undefined)?.[0] as Uint8Array | null | undefined) ?? new Uint8Array(0)
+  const row = r.rows[0] as unknown[] | undefined
+  carry?.take((row?.[1] ?? []) as [string, number][])
+  return (row?.[0] as Uint8Array | null | undefined) ?? new Uint8Array(0)
 }
