@@ -18,6 +18,8 @@ export interface OfflineEnv {
   remotePassword: string
   /** How many tile blobs the local backend keeps whose id starts with `prefix`. */
   tileBlobs(prefix: string): Promise<number>
+  /** How many tiles the team's server has drawn for anyone so far (its `render/tile` requests). */
+  remoteTiles(): number
 }
 
 /**
@@ -49,7 +51,7 @@ export interface TeamMap { webmap: number; points: number; style: number; basema
  * filling it in blue served as the basemap's tiles (its render/tile), a dead basemap, and a
  * web map of them.
  */
-export async function teamMap(env: OfflineEnv, expect: Expect): Promise<TeamMap> {
+export async function teamMap(env: OfflineEnv, expect: Expect, opts: { twoLive?: boolean } = {}): Promise<TeamMap> {
   const api = env.remote
   const pts = [[10, 50], [9.98, 49.98], [10.02, 50.02]].map(([lon, lat], i) => ({ geom: `POINT(${merc(lon!, lat!).join(' ')})`, fields: { name: `p${i}` } }))
   const points = await makeLayer(api, expect, 'POINT', [{ keyname: 'name', datatype: 'STRING' }], pts)
@@ -66,10 +68,13 @@ export async function teamMap(env: OfflineEnv, expect: Expect): Promise<TeamMap>
   }
   const basemapLayer = await basemap(`/api/component/render/tile?resource=${landStyle}&z={z}&x={x}&y={y}`)
   const dead = await basemap('http://127.0.0.1:9/{z}/{x}/{y}.png')
+  // A second live basemap (the land under a style of its own) for a map whose basemaps come at once.
+  const second = opts.twoLive ? [{ resource_id: await basemap(`/api/component/render/tile?resource=${await makeStyle(api, expect, land, BLUE)}&z={z}&x={x}&y={y}`),
+    display_name: 'Land 2', enabled: false }] : []
   const res = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'webmap', parent: { id: 0 }, display_name: uniq('Wells map') },
     webmap: { root_item: { item_type: 'root', children: [{ item_type: 'group', display_name: 'Field', group_expanded: true, children: [
       { item_type: 'layer', display_name: 'Wells', layer_style_id: style, layer_adapter: 'tile', layer_enabled: true, layer_transparency: 10 }] }] } },
-    basemap_webmap: { basemaps: [{ resource_id: basemapLayer, display_name: 'Land', enabled: true }, { resource_id: dead, display_name: 'Gone', enabled: false }] } } })
+    basemap_webmap: { basemaps: [{ resource_id: basemapLayer, display_name: 'Land', enabled: true }, ...second, { resource_id: dead, display_name: 'Gone', enabled: false }] } } })
   expect(res.status).toBe(201)
   return { webmap: res.body.id, points, style, basemapLayer, land: landStyle }
 }
@@ -111,6 +116,67 @@ export function colours(res: { bodyBase64?: string; status: number; headers: Rec
     if (a > 128 && g > 200 && r < 60 && b < 60) green++
   }
   return { red, blue, green }
+}
+
+/** An area of 85 tiles at zooms 8-12: long enough to be stopped, or its host killed, while its tiles come. */
+export const BIG = { bbox: [9.8, 49.8, 10.2, 50.2], zooms: [8, 12] }
+const BIG_TILES = 85
+
+/** A progress token of the ingest's form. */
+export const progressToken = (what: string) => uniq(what).replace(/[^A-Za-z0-9]/g, '_').padEnd(20, '_')
+
+/** Waits until the job reported under `token` is fetching tiles and has a few. */
+export async function reachTiles(env: OfflineEnv, expect: Expect, token: string): Promise<void> {
+  let stage = ''
+  for (let i = 0; i < 600 && stage !== 'tiles'; i++) {
+    const p = await env.local.request('GET', `/api/component/outpost/progress/${token}`)
+    stage = p.status === 200 && p.body.done > 2 ? p.body.stage : ''
+  }
+  expect(stage).toBe('tiles')
+}
+
+/**
+ * Saved map `id` of `map` (teamMap with twoLive, area BIG), cut while its tiles came: listed
+ * incomplete with its layer, refresh refused; resumed, it asks the team's server only for the
+ * tiles not stored (none twice), its progress never below them; then whole; remove frees all.
+ */
+export async function resumeChecked(env: OfflineEnv, expect: Expect, id: number, map: TeamMap): Promise<void> {
+  const listed = ((await env.local.request('GET', '/api/component/outpost/webmap_offline/')).body as Record<string, any>[]).find((m) => m.id === id)
+  expect(listed).toMatchObject({ state: 'incomplete', stopped: expect.any(String), webmap: null, layers: [{ remote: map.points, features: 3 }] })
+  const layer = listed!.layers[0].local as number
+  expect((await env.local.request('GET', `/api/resource/${layer}/feature_count`)).body.total_count).toBe(3)
+  expectError(expect, await env.local.request('POST', `/api/resource/${id}/webmap_offline`), 409, 'outpost.webmap_offline.Incomplete')
+  const kept = await env.tileBlobs(`webmap-offline-${id}-0-`) + await env.tileBlobs(`webmap-offline-${id}-1-`)
+  expect(kept).toBeGreaterThan(0)
+  expect(kept).toBeLessThan(2 * BIG_TILES)
+  const drawnBefore = env.remoteTiles()
+  const token = progressToken('resume')
+  const job = env.local.request('POST', `/api/resource/${id}/webmap_offline/resume`, { headers: { 'x-outpost-progress': token } })
+  const seen: number[] = []
+  let answer: Awaited<typeof job> | undefined
+  void job.then((r) => { answer = r })
+  while (!answer) {
+    const p = await env.local.request('GET', `/api/component/outpost/progress/${token}`)
+    if (p.status === 200 && p.body.state === 'running' && p.body.stage === 'tiles') seen.push(p.body.done)
+  }
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+  // Only the tiles not stored came (the dead basemap's are not the team's server's), and the count started at those stored.
+  expect(env.remoteTiles() - drawnBefore).toBe(2 * BIG_TILES - kept)
+  expect(seen.every((n) => n >= kept), `progress ${seen.join(',')} from ${kept} kept`).toBe(true)
+  const saved = answer.body.saved
+  expect(saved).toMatchObject({ state: 'saved', layers: [{ local: layer }],
+    basemaps: [{ name: 'Land', tiles: BIG_TILES }, { name: 'Land 2', tiles: BIG_TILES }] })
+  expect(saved.stopped).toBeUndefined()
+  expect(saved.missing).toEqual([{ kind: 'tiles', name: 'Gone', reason: expect.stringMatching(/could not be read/) }])
+  expect(saved.size.tiles).toBe(saved.basemaps[0].bytes + saved.basemaps[1].bytes)
+  expect(await env.tileBlobs(`webmap-offline-${id}-`)).toBe(2 * BIG_TILES)
+  expect(colours(await env.local.request('GET', `/api/resource/${id}/webmap_offline/tile/1/12/2160/1388`)).blue).toBeGreaterThan(30_000)
+  const item = await wellsItem(env.local, saved.webmap)
+  expect(item).toMatchObject({ display_name: 'Wells', style_parent_id: layer })
+  expect((await env.local.request('GET', `/api/resource/${saved.webmap}`)).body.basemap_webmap.basemaps).toHaveLength(2)
+  expectError(expect, await env.local.request('POST', `/api/resource/${id}/webmap_offline/resume`), 409, 'outpost.webmap_offline.NotIncomplete')
+  expect((await env.local.request('DELETE', `/api/resource/${id}/webmap_offline`)).body).toEqual({ freed: { tiles: 2 * BIG_TILES } })
+  expect((await env.local.request('GET', `/api/resource/${layer}`)).status).toBe(404)
 }
 
 export const offlineCases: OfflineCase[] = [
@@ -228,32 +294,19 @@ export const offlineCases: OfflineCase[] = [
     },
   },
   {
-    name: 'stop: a job stopped while it fetches tiles answers 409 and leaves nothing behind',
+    name: 'stop: a stopped job keeps what came as an incomplete map; resume fetches only the tiles not stored, its count going on from them, both basemaps at once',
     async run(env, expect) {
-      const map = await teamMap(env, expect)
+      const map = await teamMap(env, expect, { twoLive: true })
       const connection = await connect(env, expect)
-      const before = await env.tileBlobs('webmap-offline-')
-      const token = uniq('stop').replace(/[^A-Za-z0-9]/g, '_').padEnd(20, '_')
-      // About 300 tiles: long enough to be stopped while they come.
+      const token = progressToken('stop')
       const job = env.local.request('POST', '/api/component/outpost/webmap_offline/', { headers: { 'x-outpost-progress': token },
-        body: { connection: { id: connection }, webmap: { id: map.webmap }, bbox: [9.8, 49.8, 10.2, 50.2], zooms: [8, 13] } })
-      let stage = ''
-      for (let i = 0; i < 600 && stage !== 'tiles'; i++) {
-        const p = await env.local.request('GET', `/api/component/outpost/progress/${token}`)
-        stage = p.status === 200 && p.body.done > 2 ? p.body.stage : ''
-      }
-      expect(stage).toBe('tiles')
+        body: { connection: { id: connection }, webmap: { id: map.webmap }, ...BIG } })
+      await reachTiles(env, expect, token)
       expect((await env.local.request('DELETE', `/api/component/outpost/progress/${token}`)).status).toBe(202)
       const res = await job
       expectError(expect, res, 409, 'nextgisweb.core.exception.OperationalError')
-      const saved = (await env.local.request('GET', '/api/component/outpost/webmap_offline/')).body as { remote_webmap: number }[]
-      expect(saved.some((m) => m.remote_webmap === map.webmap)).toBe(false)
-      const found = await env.local.request('GET', `/api/resource/search/?display_name=${encodeURIComponent(`${(await env.remote.request('GET', `/api/resource/${map.webmap}`)).body.resource.display_name} (offline)`)}`)
-      expect(found.body).toEqual([])
-      expect(await env.tileBlobs('webmap-offline-')).toBe(before)
-      // No linked layer of the team's layer stayed either.
-      const linked = (await env.local.request('GET', '/api/component/outpost/sync/')).body as { remote?: { resource: { id: number } } }[]
-      expect(linked.some((l) => l.remote?.resource.id === map.points)).toBe(false)
+      expect(res.body.message).toMatch(/resume it, or remove it/)
+      await resumeChecked(env, expect, res.body.data.resource_id, map)
     },
   },
   {
@@ -274,8 +327,9 @@ export const offlineCases: OfflineCase[] = [
         stage = p.status === 200 && p.body.done > 2 ? p.body.stage : ''
       }
       expect(stage).toBe('tiles')
-      // A second refresh of the same map meanwhile is refused: both would fill the same slot.
-      expectError(expect, await env.local.request('POST', `/api/resource/${id}/webmap_offline`), 409, 'outpost.webmap_offline.RefreshRunning')
+      // A second refresh of the same map meanwhile is refused (both would fill the same slot), and so is its remove.
+      expectError(expect, await env.local.request('POST', `/api/resource/${id}/webmap_offline`), 409, 'outpost.webmap_offline.JobRunning')
+      expectError(expect, await env.local.request('DELETE', `/api/resource/${id}/webmap_offline`), 409, 'outpost.webmap_offline.JobRunning')
       expect((await env.local.request('DELETE', `/api/component/outpost/progress/${token}`)).status).toBe(202)
       expectError(expect, await job, 409, 'nextgisweb.core.exception.OperationalError')
       // Nothing changed: the same tiles, only them, the saved map as it was.

@@ -4,7 +4,7 @@
  * webmap-offline.test.ts runs them on SQLite, webmap-offline-pg.test.ts on PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Server } from 'node:http'
+import type { IncomingMessage, Server } from 'node:http'
 import { NODE_ADMIN_PASSWORD, startNodeApi } from './node-client.ts'
 import type { Api } from './harness.ts'
 import type { OutpostApp } from '../../sw/app.ts'
@@ -16,9 +16,11 @@ export function offlineSuite(label: string, startLocal: () => Promise<{ api: Api
   describe(`webmap offline Node↔Node${label}`, () => {
     let remote: { api: Api; server: Server; base: string }
     let local: { api: Api; server: Server; app: OutpostApp }
+    let drawn = 0
     beforeAll(async () => {
       await offlineFixtures()
       remote = await startNodeApi()
+      remote.server.on('request', (req: IncomingMessage) => { if (req.url?.startsWith('/api/component/render/tile')) drawn++ })
       local = await startLocal()
     })
     afterAll(async () => {
@@ -27,7 +29,7 @@ export function offlineSuite(label: string, startLocal: () => Promise<{ api: Api
       await close(remote.server)
     })
     const env = (): OfflineEnv => ({ local: local.api, remote: remote.api, remoteUrl: remote.base, remotePassword: NODE_ADMIN_PASSWORD,
-      tileBlobs: async (prefix) => (await (await local.app.services()).data.blobs.listBlobs(prefix)).length })
+      tileBlobs: async (prefix) => (await (await local.app.services()).data.blobs.listBlobs(prefix)).length, remoteTiles: () => drawn })
     for (const c of offlineCases) it(c.name, () => c.run(env(), expect), 120_000)
   })
 }
