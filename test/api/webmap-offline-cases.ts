@@ -9,6 +9,7 @@ import { expectError, uniq } from './harness.ts'
 import { decodePng, makeLayer, makeStyle, pixel, square } from './render-helpers.ts'
 import { TIFFS } from './ingest-files.ts'
 import { uploadFile } from './cases/ingest.ts'
+import { createUser, rule } from './cases/permissions.ts'
 
 export interface OfflineEnv {
   local: Api
@@ -178,6 +179,26 @@ export async function resumeChecked(env: OfflineEnv, expect: Expect, id: number,
   expect((await env.local.request('DELETE', `/api/resource/${id}/webmap_offline`)).body).toEqual({ freed: { tiles: 2 * BIG_TILES } })
   expect((await env.local.request('GET', `/api/resource/${layer}`)).status).toBe(404)
 }
+
+/** On the team's server: a raster layer (TIFFS.rgb) with its raster style, in a web map of its own; `rules` on the layer and map, `styleRules` on the style. */
+export async function rasterMap(env: OfflineEnv, expect: Expect, rules: unknown[] = [], styleRules: unknown[] = []) {
+  const api = env.remote
+  const source = await uploadFile(api, expect, 'rgb.tif', await TIFFS.rgb())
+  const layer = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'raster_layer', parent: { id: 0 }, display_name: uniq('Ortho'),
+    permissions: rules }, raster_layer: { srs: { id: 3857 }, source } } })
+  expect(layer.status).toBe(201)
+  const style = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'raster_style', parent: { id: layer.body.id }, display_name: 'Ortho style',
+    permissions: styleRules } } })
+  expect(style.status).toBe(201)
+  const wm = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'webmap', parent: { id: 0 }, display_name: uniq('Ortho map'), permissions: rules },
+    webmap: { root_item: { item_type: 'root', children: [{ item_type: 'layer', display_name: 'Ortho', layer_style_id: style.body.id, layer_adapter: 'image', layer_enabled: true }] } } } })
+  expect(wm.status).toBe(201)
+  return { layer, wm }
+}
+
+/** Takes `rasterMap`'s map offline through `connection` (a small area, one zoom): the answer's body. */
+export const takeRasterMap = (env: OfflineEnv, expect: Expect, connection: number, webmap: number) =>
+  takeOffline(env, expect, connection, { webmap }, undefined, { bbox: [30.4, 60.4, 30.6, 60.6], zooms: [8, 8] })
 
 export const offlineCases: OfflineCase[] = [
   {
@@ -352,15 +373,7 @@ export const offlineCases: OfflineCase[] = [
     name: 'a raster layer of the map comes as a copy of its file with its style, and draws its pixels here',
     async run(env, expect) {
       const api = env.remote
-      const source = await uploadFile(api, expect, 'rgb.tif', await TIFFS.rgb())
-      const layer = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'raster_layer', parent: { id: 0 }, display_name: uniq('Ortho') },
-        raster_layer: { srs: { id: 3857 }, source } } })
-      expect(layer.status).toBe(201)
-      const style = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'raster_style', parent: { id: layer.body.id }, display_name: 'Ortho style' } } })
-      expect(style.status).toBe(201)
-      const wm = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'webmap', parent: { id: 0 }, display_name: uniq('Ortho map') },
-        webmap: { root_item: { item_type: 'root', children: [{ item_type: 'layer', display_name: 'Ortho', layer_style_id: style.body.id, layer_adapter: 'image', layer_enabled: true }] } } } })
-      expect(wm.status).toBe(201)
+      const { layer, wm } = await rasterMap(env, expect)
       const connection = await connect(env, expect)
       // TIFFS.rgb: 30-31° E, 60-61° N, a square of (200, 100, 50) in its middle.
       const area = { bbox: [30.4, 60.4, 30.6, 60.6], zooms: [8, 8] }
@@ -369,7 +382,7 @@ export const offlineCases: OfflineCase[] = [
       expect(est.status, JSON.stringify(est.body)).toBe(200)
       expect(est.body).toMatchObject({ layers: [{ remote: layer.body.id, features: 0, raster: true }], styles: 1, missing: [] })
       expect(est.body.raster_bytes).toBeGreaterThan(0)
-      const { id, saved } = await takeOffline(env, expect, connection, { webmap: wm.body.id }, undefined, area)
+      const { id, saved } = await takeRasterMap(env, expect, connection, wm.body.id)
       const file = await api.request('GET', `/api/resource/${layer.body.id}/download`)
       const fileBytes = Buffer.from(file.bodyBase64 ?? '', 'base64').length
       expect(saved).toMatchObject({ missing: [], layers: [{ remote: layer.body.id, raster: { bytes: fileBytes } }] })
@@ -390,6 +403,27 @@ export const offlineCases: OfflineCase[] = [
       expect(refreshed.body).toMatchObject({ status: 'ok', rounds: [], tiles: [] })
       expect((await env.local.request('DELETE', `/api/resource/${id}/webmap_offline`)).status).toBe(200)
       expect((await env.local.request('GET', `/api/resource/${saved.layers[0].local}`)).status).toBe(404)
+    },
+  },
+  {
+    name: 'a raster layer whose file the team\'s server refuses (the account may read it, not its data) is listed as missing with the reason; the rest is saved',
+    async run(env, expect) {
+      const u = await createUser(env.remote, expect)
+      // The item shows to whoever may read its style's data (the original's display config); the file needs the layer's.
+      const { layer, wm } = await rasterMap(env, expect, [rule(u.id, 'resource', 'read')], [rule(u.id, 'data', 'read')])
+      const res = await env.local.request('POST', '/api/resource/', { body: {
+        resource: { cls: 'remote_connection', parent: { id: 0 }, display_name: uniq('team server as reader') },
+        remote_connection: { url: env.remoteUrl, username: u.keyname, password: `pw-${u.keyname}` } } })
+      expect(res.status).toBe(201)
+      const { id, saved } = await takeRasterMap(env, expect, res.body.id, wm.body.id)
+      expect(saved).toMatchObject({ state: 'saved', layers: [], size: { rasters: 0 } })
+      const name = (await env.remote.request('GET', `/api/resource/${layer.body.id}`)).body.resource.display_name
+      expect(saved.missing).toEqual([{ kind: 'layer', name,
+        reason: `its file could not be read from ${env.remoteUrl} (HTTP 403)` }])
+      // The local web map is there, without the layer that did not come; nothing of the raster was kept.
+      expect((await env.local.request('GET', `/api/resource/${saved.webmap}`)).body.webmap.root_item.children).toEqual([])
+      expect((await env.local.request('GET', `/api/resource/?parent=${id}`)).body.map((r: { resource: { cls: string } }) => r.resource.cls)).toEqual(['webmap'])
+      expect((await env.local.request('DELETE', `/api/resource/${id}/webmap_offline`)).status).toBe(200)
     },
   },
 ]

@@ -247,11 +247,12 @@ async function fill(env: JobEnv, group: number, saved: SavedMap, map: RemoteMap,
     await record()
     // Basemaps: their tiles all at once in a small pool, those stored before not again.
     const tiles = tileCount(saved.bbox, saved.zooms)
-    progress.stage('tiles', tiles * map.basemaps.length)
     fetches = []
     for (const [index, b] of map.basemaps.entries()) {
       fetches.push({ source: tileSource(b.url, client, services.platform), slot: index, kept: await keptTiles(env, slotPrefix(group, index)) })
     }
+    // Staged once the kept tiles are known: fetchTiles counts them first, so the count never starts below them.
+    progress.stage('tiles', tiles * map.basemaps.length)
     let done = 0
     const reports = await fetchTiles(fetches, services.data.blobs, group, saved.bbox, saved.zooms, signal, [], (n) => progress.done(done += n))
     progress.stage('saving')
