@@ -19,7 +19,7 @@ export interface OfflineEnv {
   remotePassword: string
   /** How many tile blobs the local backend keeps whose id starts with `prefix`. */
   tileBlobs(prefix: string): Promise<number>
-  /** How many tiles the team's server has drawn for anyone so far (its `render/tile` requests). */
+  /** How many tiles the team's server has drawn for anyone so far (its `GET render/tile` requests; a browser's preflights are not). */
   remoteTiles(): number
 }
 
@@ -121,7 +121,7 @@ export function colours(res: { bodyBase64?: string; status: number; headers: Rec
 
 /** An area of 85 tiles at zooms 8-12: long enough to be stopped, or its host killed, while its tiles come. */
 export const BIG = { bbox: [9.8, 49.8, 10.2, 50.2], zooms: [8, 12] }
-const BIG_TILES = 85
+export const BIG_TILES = 85
 
 /** A progress token of the ingest's form. */
 export const progressToken = (what: string) => uniq(what).replace(/[^A-Za-z0-9]/g, '_').padEnd(20, '_')

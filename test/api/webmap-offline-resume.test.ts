@@ -25,7 +25,7 @@ describe('webmap offline on the Node host: killed mid-job, a raster over the upl
   beforeAll(async () => {
     await offlineFixtures()
     remote = await startNodeApi()
-    remote.server.on('request', (req: IncomingMessage) => { if (req.url?.startsWith('/api/component/render/tile')) drawn++ })
+    remote.server.on('request', (req: IncomingMessage) => { if (req.method === 'GET' && req.url?.startsWith('/api/component/render/tile')) drawn++ })
     dir = await mkdtemp(join(tmpdir(), 'outpost-wmres-'))
   })
   afterAll(async () => {

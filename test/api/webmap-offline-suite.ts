@@ -20,7 +20,7 @@ export function offlineSuite(label: string, startLocal: () => Promise<{ api: Api
     beforeAll(async () => {
       await offlineFixtures()
       remote = await startNodeApi()
-      remote.server.on('request', (req: IncomingMessage) => { if (req.url?.startsWith('/api/component/render/tile')) drawn++ })
+      remote.server.on('request', (req: IncomingMessage) => { if (req.method === 'GET' && req.url?.startsWith('/api/component/render/tile')) drawn++ })
       local = await startLocal()
     })
     afterAll(async () => {

@@ -25,7 +25,8 @@ test('the Sync panel takes a team\'s web map offline: area on the map, estimate,
   await page.waitForFunction(() => !!navigator.serviceWorker?.controller, undefined, { timeout: 20_000 })
   await firstLogin(page)
   const local = swApi(page, NEW_ADMIN_PASSWORD)
-  const env: OfflineEnv = { local, remote: server.team, remoteUrl: server.base, remotePassword: NODE_ADMIN_PASSWORD, tileBlobs: async () => 0 }
+  const env: OfflineEnv = { local, remote: server.team, remoteUrl: server.base, remotePassword: NODE_ADMIN_PASSWORD, tileBlobs: async () => 0,
+    remoteTiles: () => 0 }
   const map = await teamMap(env, expect as unknown as Expect)
   const name = (await server.team.request('GET', `/api/resource/${map.webmap}`)).body.resource.display_name as string
 
