@@ -259,7 +259,7 @@ async function fill(env: JobEnv, group: number, saved: SavedMap, map: RemoteMap,
     // A basemap whose tiles came, then stopped coming, lost its connection (a weak network): the
     // job is not over but cut, to be resumed. One none of whose tiles ever came is missing (below).
     const cut = reports.findIndex((r) => r.given_up && r.tiles > 0)
-    if (cut >= 0) throw tilesCut(map.basemaps[cut]!.name, new URL(map.basemaps[cut]!.url, creds.url).origin, reports[cut]!.tiles, tiles)
+    if (cut >= 0) throw tilesCut(group, map.basemaps[cut]!.name, new URL(map.basemaps[cut]!.url, creds.url).origin, reports[cut]!.tiles, tiles)
     progress.stage('saving')
     // A local basemap layer each, its tiles served by this server from the blobs; one none of whose tiles came is only listed as missing.
     for (const [index, b] of map.basemaps.entries()) {
@@ -349,9 +349,9 @@ const incomplete = (id: number) => new ApiError(409, 'Saved map incomplete', {
   message: `Saved map ${id} is incomplete: resume it before refreshing it.`,
   exception: 'outpost.webmap_offline.Incomplete', data: { resource_id: id } })
 
-const tilesCut = (name: string, origin: string, came: number, of: number) => new ApiError(502, 'Basemap tiles cut off', {
+const tilesCut = (id: number, name: string, origin: string, came: number, of: number) => new ApiError(502, 'Basemap tiles cut off', {
   message: `The tiles of basemap "${name}" stopped coming from ${origin} after ${came} of ${of}; what came is kept as an incomplete saved map: resume it when the network is back.`,
-  exception: EXTERNAL_SERVICE_ERROR, data: { url: origin } })
+  exception: EXTERNAL_SERVICE_ERROR, data: { url: origin, resource_id: id } })
 
 /** A stopped take or resume: what came is kept (the request's usual cancel says nothing was created). */
 const stoppedKept = (id: number) => new ApiError(409, 'Request cancelled', {
