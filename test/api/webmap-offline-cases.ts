@@ -4,6 +4,7 @@
  * run Node↔Node (test/api/webmap-offline.test.ts) and Chromium↔Node
  * (test/e2e/webmap-offline-sw.spec.ts, which then also cuts the network and draws the map).
  */
+import type { IncomingMessage, Server } from 'node:http'
 import type { Api, Expect } from './harness.ts'
 import { expectError, uniq } from './harness.ts'
 import { decodePng, makeLayer, makeStyle, pixel, square } from './render-helpers.ts'
@@ -21,6 +22,13 @@ export interface OfflineEnv {
   tileBlobs(prefix: string): Promise<number>
   /** How many tiles the team's server has drawn for anyone so far (its `GET render/tile` requests; a browser's preflights are not). */
   remoteTiles(): number
+}
+
+/** Counts the team's server's tile requests (the env's `remoteTiles`). */
+export function countTiles(server: Server): Pick<OfflineEnv, 'remoteTiles'> {
+  let drawn = 0
+  server.on('request', (req: IncomingMessage) => { if (req.method === 'GET' && req.url?.startsWith('/api/component/render/tile')) drawn++ })
+  return { remoteTiles: () => drawn }
 }
 
 /**

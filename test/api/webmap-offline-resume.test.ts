@@ -6,26 +6,26 @@
  * upload limit (made small here) listed as missing with the reason.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { IncomingMessage, Server } from 'node:http'
+import type { Server } from 'node:http'
 import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { NODE_ADMIN_PASSWORD, startNodeApi } from './node-client.ts'
 import { apiOf, kill, startHost, type Host } from './node-process.ts'
 import type { Api, Expect } from './harness.ts'
-import { BIG, connect, offlineFixtures, progressToken, rasterMap, reachTiles, resumeChecked, takeRasterMap, teamMap, type OfflineEnv } from './webmap-offline-cases.ts'
+import { BIG, connect, countTiles, offlineFixtures, progressToken, rasterMap, reachTiles, resumeChecked, takeRasterMap, teamMap, type OfflineEnv } from './webmap-offline-cases.ts'
 
 const close = (s: Server) => new Promise<void>((resolve) => s.close(() => resolve()))
 
 describe('webmap offline on the Node host: killed mid-job, a raster over the upload limit', () => {
   let remote: { api: Api; server: Server; base: string }
-  let drawn = 0
+  let tiles: ReturnType<typeof countTiles>
   let dir: string
   let host: Host | undefined
   beforeAll(async () => {
     await offlineFixtures()
     remote = await startNodeApi()
-    remote.server.on('request', (req: IncomingMessage) => { if (req.method === 'GET' && req.url?.startsWith('/api/component/render/tile')) drawn++ })
+    tiles = countTiles(remote.server)
     dir = await mkdtemp(join(tmpdir(), 'outpost-wmres-'))
   })
   afterAll(async () => {
@@ -35,7 +35,7 @@ describe('webmap offline on the Node host: killed mid-job, a raster over the upl
   })
   const envOf = (local: Api): OfflineEnv => ({ local, remote: remote.api, remoteUrl: remote.base, remotePassword: NODE_ADMIN_PASSWORD,
     // The host's blobs are files of its data folder (a killed write leaves only a dot-named temporary file).
-    tileBlobs: async (prefix) => (await readdir(join(dir, 'blobs'))).filter((n) => n.startsWith(prefix)).length, remoteTiles: () => drawn })
+    tileBlobs: async (prefix) => (await readdir(join(dir, 'blobs'))).filter((n) => n.startsWith(prefix)).length, ...tiles })
 
   it('a host killed while the tiles come keeps the pulled layer and the stored tiles; restarted, it resumes only what is missing', async () => {
     const E = expect as unknown as Expect

@@ -1,8 +1,8 @@
 import { expect, test, type Page } from '@playwright/test'
-import type { IncomingMessage, Server } from 'node:http'
+import type { Server } from 'node:http'
 import type { Api, Expect } from '../api/harness.ts'
 import { NODE_ADMIN_PASSWORD, startNodeApi } from '../api/node-client.ts'
-import { BIG, BIG_TILES, colours, connect, offlineCases, offlineFixtures, progressToken, reachTiles, resumeChecked, takeOffline, teamMap, wellsItem,
+import { BIG, BIG_TILES, colours, connect, countTiles, offlineCases, offlineFixtures, progressToken, reachTiles, resumeChecked, takeOffline, teamMap, wellsItem,
   type OfflineEnv } from '../api/webmap-offline-cases.ts'
 import { gotoControlled, stopWorker, swApi } from './helpers.ts'
 import { firstLogin, NEW_ADMIN_PASSWORD, openApp } from './ui-steps.ts'
@@ -39,12 +39,10 @@ test.describe('a web map taken offline into the service worker', () => {
   test.beforeAll(async ({ browser }) => {
     await offlineFixtures()
     remote = await startNodeApi({ platform: { corsOrigins: [ORIGIN] } })
-    let drawn = 0
-    remote.server.on('request', (req: IncomingMessage) => { if (req.method === 'GET' && req.url?.startsWith('/api/component/render/tile')) drawn++ })
     page = await (await browser.newContext()).newPage()
     await gotoControlled(page)
     env = { local: swApi(page), remote: remote.api, remoteUrl: remote.base, remotePassword: NODE_ADMIN_PASSWORD, tileBlobs: tileBlobs(page),
-      remoteTiles: () => drawn }
+      ...countTiles(remote.server) }
   })
 
   test.afterAll(async () => {
