@@ -323,7 +323,7 @@ export const offlineCases: OfflineCase[] = [
     },
   },
   {
-    name: 'stop: a stopped job keeps what came as an incomplete map; resume fetches only the tiles not stored, its count going on from them, both basemaps at once',
+    name: 'stop: a stopped job keeps what came as an incomplete map; resume fetches only the tiles not stored, its count going on from them, two basemaps whole',
     async run(env, expect) {
       const map = await teamMap(env, expect, { twoLive: true })
       const connection = await connect(env, expect)
