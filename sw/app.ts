@@ -36,6 +36,7 @@ import { mountFiles } from './files/routes.ts'
 import { mountSpatialDb } from './spatialdb/routes.ts'
 import { mountWebMap } from './classes/webmap/routes.ts'
 import { mountWebmapOffline } from './sync/webmap/routes.ts'
+import { mountWebmapPublish } from './sync/webmap/publish-routes.ts'
 import { mountWmsServer } from './classes/wmsserver_service/routes.ts'
 
 /** Every per-request value: the union of the components' contexts. */
@@ -126,6 +127,7 @@ export function createApp(platform: Platform, opts: AppOptions = {}): OutpostApp
   mountWebMap(routes)
   // Its jobs make and delete resources through this app's own routes, as the person who asked.
   mountWebmapOffline(routes, async (request) => app.fetch(request, undefined))
+  mountWebmapPublish(routes, async (request) => app.fetch(request, undefined))
   mountWmsServer(routes)
 
   // The request id of an error body is made when there is an error: most requests need none.

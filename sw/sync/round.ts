@@ -74,7 +74,7 @@ async function claim(lookup: SyncLookup, host: SyncHost, id: number): Promise<[R
 }
 
 /** What a first round knows of the link: fields matched by keyname, the remote's versioning. */
-function initialState(meta: LayerMeta, remote: RemoteLayerSchema): LinkState {
+export function initialState(meta: LayerMeta, remote: RemoteLayerSchema): LinkState {
   const fieldMap: Record<string, number> = {}
   for (const f of meta.fields) {
     const rf = remote.fields.find((x) => x.keyname === f.keyname)

@@ -13,7 +13,7 @@ import { applyFields, insertFields } from '../../feature/fields-member.ts'
 import { CLASS, LayerStore, type LayerData } from './layers.ts'
 import { prepareVectorLayer, type PreparedLayer } from './ingest.ts'
 import { versioningOf } from './versioning-member.ts'
-import { prepareLink, type PreparedLink } from './remote-link.ts'
+import { prepareLink, prepareRelink, type PreparedLink, type PreparedRelink } from './remote-link.ts'
 
 
 function geometryTypeOf(v: unknown, path: string): string {
@@ -32,6 +32,20 @@ async function applyFeatureLayer(ctx: WriteContext, id: number, member: unknown,
   // Sync tells local changes by their versions: a linked layer keeps them.
   if (data.remote && !versioning?.enabled) throw validationError('A layer linked to a remote layer keeps versions - at `$.feature_layer.versioning`')
   return { ...data, versioning }
+}
+
+/**
+ * The layer's data after a change of its link: `null` unlinks it (its bookkeeping stays until
+ * a next link starts it afresh), a link is what `prepareRelink` checked.
+ */
+function relinked(prepared: unknown, member: unknown, data: LayerData): LayerData {
+  if (member === null) {
+    const { remote: _unlinked, ...rest } = data
+    return rest
+  }
+  const link = (prepared as PreparedRelink | undefined)?.relink
+  if (!link) throw validationError('Expected {connection: {id}, resource: {id}} or null - at `$.vector_layer.remote`')
+  return { ...data, remote: link }
 }
 
 export const vectorLayer: ClassFactory = (env) => {
@@ -70,8 +84,13 @@ export const vectorLayer: ClassFactory = (env) => {
     // A layer linked to a remote layer (`remote`): its schema is read from there before the
     // create, its features are pulled once the create has committed (remote-link.ts).
     async prepare(penv, members) {
-      if (penv.resourceId !== undefined || members.vector_layer === undefined) return undefined
+      if (members.vector_layer === undefined) return undefined
       const m = expectObject(members.vector_layer, '$.vector_layer')
+      // An existing layer linked to a remote layer (`remote`; `null` unlinks it, in `update`).
+      if (penv.resourceId !== undefined) {
+        const ref = m.remote ? await env.classes.ref(penv.resourceId) : undefined
+        return ref ? prepareRelink(env, layers, ref, m.remote, penv) : undefined
+      }
       if (m.remote !== undefined) {
         if (m.source !== undefined && m.source !== null) {
           throw validationError('A layer is either linked to a remote layer or made from a file - at `$.vector_layer`')
@@ -115,7 +134,7 @@ export const vectorLayer: ClassFactory = (env) => {
           throw validationError('The geometry type of an existing layer cannot be changed - at `$.vector_layer.geometry_type`')
         }
         if (m.fields !== undefined) await applyFields(ctx.tx, id, m.fields, '$.vector_layer.fields', false)
-        if (m.remote !== undefined) throw validationError('A layer is linked when it is created - at `$.vector_layer.remote`')
+        if (m.remote !== undefined) return (await applyFeatureLayer(ctx, id, members.feature_layer, relinked(ctx.prepared, m.remote, data as unknown as LayerData), false)) as unknown as ClassData
       }
       return (await applyFeatureLayer(ctx, id, members.feature_layer, data as unknown as LayerData, false)) as unknown as ClassData
     },

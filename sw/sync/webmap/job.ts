@@ -67,7 +67,7 @@ export interface JobEnv {
   inner: InnerApi
 }
 
-async function connectionOf(env: JobEnv, id: number): Promise<{ creds: Credentials; client: RemoteClient }> {
+export async function connectionOf(env: JobEnv, id: number): Promise<{ creds: Credentials; client: RemoteClient }> {
   const { services, user } = env
   const may = await services.data.read((tx) => services.acl.check(tx.acl, user, id, 'connection', 'connect'))
   const creds = may === false ? undefined : await services.classes.remoteConnection(id)

@@ -52,7 +52,7 @@ const remoteStatus = (err: ApiError) => Number(err.opts.data?.remote_status)
 export const MAX_DEPTH = 32
 
 /** Layer items of `node`, depth first, in the tree's order. */
-function* layerItems(node: Record<string, unknown>, depth = 0): Generator<Record<string, unknown>> {
+export function* layerItems(node: Record<string, unknown>, depth = 0): Generator<Record<string, unknown>> {
   for (const c of Array.isArray(node.children) ? node.children as Record<string, unknown>[] : []) {
     if (c?.item_type === 'layer') yield c
     else if (c?.item_type === 'group' && depth < MAX_DEPTH) yield* layerItems(c, depth + 1)
