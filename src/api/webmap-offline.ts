@@ -3,7 +3,7 @@
  * Taking a team's web map offline (Outpost's own endpoints, docs/webmaps.md "Taking a map
  * offline"): estimate, take with progress and Stop, the saved maps, refresh, remove.
  */
-import { request, ServerError } from './request.ts'
+import { request } from './request.ts'
 
 export type Bbox = [number, number, number, number]
 
@@ -28,14 +28,17 @@ export interface OfflineEstimate {
 
 export interface SavedMap {
   id: number
-  state: 'saving' | 'saved'
+  /** `incomplete`: stopped, failed or cut (`stopped` says why); what came is kept, `resumeMap` goes on. */
+  state: 'saving' | 'saved' | 'incomplete'
+  stopped?: string
   name: string
   url: string
   webmap: number | null
   bbox: Bbox
   zooms: [number, number]
   layers: { name: string; remote: number; local: number; features: number; raster?: { bytes: number } }[]
-  basemaps: { name: string; resource: number; tiles: number; bytes: number }[]
+  /** `resource`: the local basemap layer (`null` until the map is whole). */
+  basemaps: { name: string; resource: number | null; tiles: number; bytes: number }[]
   missing: Missing[]
   size: { tiles: number; features: number; rasters: number; total: number }
   saved: string
@@ -62,7 +65,7 @@ export interface Refreshed { status: 'ok' | 'conflicts' | 'error'; rounds: unkno
 export const refreshMap = (id: number, token?: string) =>
   request<Refreshed>(`/api/resource/${id}/webmap_offline`, { method: 'POST', headers: token ? { 'X-Outpost-Progress': token } : {} })
 
-/** Stops the refresh reported under `token`; one that had finished already stays done. */
+/** Stops the job (take, resume or refresh) reported under `token`: what came is kept; one that had finished stays done. */
 export async function stopRefresh(token: string): Promise<void> {
   await request(`/api/component/outpost/progress/${token}`, { method: 'DELETE' }).catch(() => undefined)
 }
@@ -80,15 +83,9 @@ export function refreshSummary(r: Refreshed): { title: string; message: string }
 export const removeMap = (id: number) =>
   request<{ freed: { tiles: number } }>(`/api/resource/${id}/webmap_offline`, { method: 'DELETE' })
 
-/**
- * Stops the job reported under `token`. One that had already finished is removed again (its
- * group id is in the refusal), so Stop never leaves a saved map behind.
- */
-export async function stopTaking(token: string): Promise<void> {
-  try {
-    await request(`/api/component/outpost/progress/${token}`, { method: 'DELETE' })
-  } catch (err) {
-    const result = err instanceof ServerError ? (err.data.result as { id?: number } | undefined) : undefined
-    if (result?.id !== undefined) await removeMap(result.id)
-  }
-}
+/** Stops a take: the same as any job's stop (what came is kept, listed incomplete). */
+export const stopTaking = stopRefresh
+
+/** Goes on with incomplete saved map `id`: only what is not on the device yet comes, progress under `token`. */
+export const resumeMap = (id: number, token?: string) =>
+  request<{ id: number; saved: SavedMap }>(`/api/resource/${id}/webmap_offline/resume`, { method: 'POST', headers: token ? { 'X-Outpost-Progress': token } : {} })

@@ -101,9 +101,9 @@ export class RemoteClient {
     return (await this.json('GET', path, undefined, [], kind)).body
   }
 
-  /** Bytes of `path` (an attachment's file), at most the upload limit. */
-  async bytes(path: string): Promise<Uint8Array> {
-    const res = await this.#send('GET', path, this.limits.file)
+  /** Bytes of `path` (an attachment's file), at most the upload limit unless `limits` says less (a basemap tile). */
+  async bytes(path: string, limits: OutboundLimits = this.limits.file): Promise<Uint8Array> {
+    const res = await this.#send('GET', path, limits)
     if (!res.ok) {
       res.discard()
       throw remoteFailed(this.creds.url, res.status, undefined, res.headers.get('content-type'))

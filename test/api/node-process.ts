@@ -38,7 +38,8 @@ export function apiOf(base: string): Api {
       const w = toWire(method, path, opts, NODE_ADMIN_PASSWORD)
       const body = w.bytesBase64 !== undefined ? new Uint8Array(Buffer.from(w.bytesBase64, 'base64')) : w.body
       const res = await fetch(base + w.path, { method: w.method, headers: w.headers, body })
-      return fromWire(res.status, Object.fromEntries(res.headers), await res.text())
+      const bytes = new Uint8Array(await res.arrayBuffer())
+      return fromWire(res.status, Object.fromEntries(res.headers), new TextDecoder().decode(bytes), Buffer.from(bytes).toString('base64'))
     },
   }
 }

@@ -4,11 +4,13 @@
  * run Node↔Node (test/api/webmap-offline.test.ts) and Chromium↔Node
  * (test/e2e/webmap-offline-sw.spec.ts, which then also cuts the network and draws the map).
  */
+import type { IncomingMessage, Server } from 'node:http'
 import type { Api, Expect } from './harness.ts'
 import { expectError, uniq } from './harness.ts'
 import { decodePng, makeLayer, makeStyle, pixel, square } from './render-helpers.ts'
 import { TIFFS } from './ingest-files.ts'
 import { uploadFile } from './cases/ingest.ts'
+import { createUser, rule } from './cases/permissions.ts'
 
 export interface OfflineEnv {
   local: Api
@@ -18,6 +20,15 @@ export interface OfflineEnv {
   remotePassword: string
   /** How many tile blobs the local backend keeps whose id starts with `prefix`. */
   tileBlobs(prefix: string): Promise<number>
+  /** How many tiles the team's server has drawn for anyone so far (its `GET render/tile` requests; a browser's preflights are not). */
+  remoteTiles(): number
+}
+
+/** Counts the team's server's tile requests (the env's `remoteTiles`). */
+export function countTiles(server: Server): Pick<OfflineEnv, 'remoteTiles'> {
+  let drawn = 0
+  server.on('request', (req: IncomingMessage) => { if (req.method === 'GET' && req.url?.startsWith('/api/component/render/tile')) drawn++ })
+  return { remoteTiles: () => drawn }
 }
 
 /**
@@ -49,7 +60,7 @@ export interface TeamMap { webmap: number; points: number; style: number; basema
  * filling it in blue served as the basemap's tiles (its render/tile), a dead basemap, and a
  * web map of them.
  */
-export async function teamMap(env: OfflineEnv, expect: Expect): Promise<TeamMap> {
+export async function teamMap(env: OfflineEnv, expect: Expect, opts: { twoLive?: boolean } = {}): Promise<TeamMap> {
   const api = env.remote
   const pts = [[10, 50], [9.98, 49.98], [10.02, 50.02]].map(([lon, lat], i) => ({ geom: `POINT(${merc(lon!, lat!).join(' ')})`, fields: { name: `p${i}` } }))
   const points = await makeLayer(api, expect, 'POINT', [{ keyname: 'name', datatype: 'STRING' }], pts)
@@ -66,10 +77,13 @@ export async function teamMap(env: OfflineEnv, expect: Expect): Promise<TeamMap>
   }
   const basemapLayer = await basemap(`/api/component/render/tile?resource=${landStyle}&z={z}&x={x}&y={y}`)
   const dead = await basemap('http://127.0.0.1:9/{z}/{x}/{y}.png')
+  // A second live basemap (the land under a style of its own) for a map whose basemaps come at once.
+  const second = opts.twoLive ? [{ resource_id: await basemap(`/api/component/render/tile?resource=${await makeStyle(api, expect, land, BLUE)}&z={z}&x={x}&y={y}`),
+    display_name: 'Land 2', enabled: false }] : []
   const res = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'webmap', parent: { id: 0 }, display_name: uniq('Wells map') },
     webmap: { root_item: { item_type: 'root', children: [{ item_type: 'group', display_name: 'Field', group_expanded: true, children: [
       { item_type: 'layer', display_name: 'Wells', layer_style_id: style, layer_adapter: 'tile', layer_enabled: true, layer_transparency: 10 }] }] } },
-    basemap_webmap: { basemaps: [{ resource_id: basemapLayer, display_name: 'Land', enabled: true }, { resource_id: dead, display_name: 'Gone', enabled: false }] } } })
+    basemap_webmap: { basemaps: [{ resource_id: basemapLayer, display_name: 'Land', enabled: true }, ...second, { resource_id: dead, display_name: 'Gone', enabled: false }] } } })
   expect(res.status).toBe(201)
   return { webmap: res.body.id, points, style, basemapLayer, land: landStyle }
 }
@@ -112,6 +126,87 @@ export function colours(res: { bodyBase64?: string; status: number; headers: Rec
   }
   return { red, blue, green }
 }
+
+/** An area of 85 tiles at zooms 8-12: long enough to be stopped, or its host killed, while its tiles come. */
+export const BIG = { bbox: [9.8, 49.8, 10.2, 50.2], zooms: [8, 12] }
+export const BIG_TILES = 85
+
+/** A progress token of the ingest's form. */
+export const progressToken = (what: string) => uniq(what).replace(/[^A-Za-z0-9]/g, '_').padEnd(20, '_')
+
+/** Waits until the job reported under `token` is fetching tiles and has a few. */
+export async function reachTiles(env: OfflineEnv, expect: Expect, token: string): Promise<void> {
+  let stage = ''
+  for (let i = 0; i < 600 && stage !== 'tiles'; i++) {
+    const p = await env.local.request('GET', `/api/component/outpost/progress/${token}`)
+    stage = p.status === 200 && p.body.done > 2 ? p.body.stage : ''
+  }
+  expect(stage).toBe('tiles')
+}
+
+/**
+ * Saved map `id` of `map` (teamMap with twoLive, area BIG), cut while its tiles came: listed
+ * incomplete with its layer, refresh refused; resumed, it asks the team's server only for the
+ * tiles not stored (none twice), its progress never below them; then whole; remove frees all.
+ */
+export async function resumeChecked(env: OfflineEnv, expect: Expect, id: number, map: TeamMap): Promise<void> {
+  const listed = ((await env.local.request('GET', '/api/component/outpost/webmap_offline/')).body as Record<string, any>[]).find((m) => m.id === id)
+  expect(listed).toMatchObject({ state: 'incomplete', stopped: expect.any(String), webmap: null, layers: [{ remote: map.points, features: 3 }] })
+  const layer = listed!.layers[0].local as number
+  expect((await env.local.request('GET', `/api/resource/${layer}/feature_count`)).body.total_count).toBe(3)
+  expectError(expect, await env.local.request('POST', `/api/resource/${id}/webmap_offline`), 409, 'outpost.webmap_offline.Incomplete')
+  const kept = await env.tileBlobs(`webmap-offline-${id}-0-`) + await env.tileBlobs(`webmap-offline-${id}-1-`)
+  expect(kept).toBeGreaterThan(0)
+  expect(kept).toBeLessThan(2 * BIG_TILES)
+  const drawnBefore = env.remoteTiles()
+  const token = progressToken('resume')
+  const job = env.local.request('POST', `/api/resource/${id}/webmap_offline/resume`, { headers: { 'x-outpost-progress': token } })
+  const seen: number[] = []
+  let answer: Awaited<typeof job> | undefined
+  void job.then((r) => { answer = r })
+  while (!answer) {
+    const p = await env.local.request('GET', `/api/component/outpost/progress/${token}`)
+    if (p.status === 200 && p.body.state === 'running' && p.body.stage === 'tiles') seen.push(p.body.done)
+  }
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+  // Only the tiles not stored came (the dead basemap's are not the team's server's), and the count started at those stored.
+  expect(env.remoteTiles() - drawnBefore).toBe(2 * BIG_TILES - kept)
+  expect(seen.every((n) => n >= kept), `progress ${seen.join(',')} from ${kept} kept`).toBe(true)
+  const saved = answer.body.saved
+  expect(saved).toMatchObject({ state: 'saved', layers: [{ local: layer }],
+    basemaps: [{ name: 'Land', tiles: BIG_TILES }, { name: 'Land 2', tiles: BIG_TILES }] })
+  expect(saved.stopped).toBeUndefined()
+  expect(saved.missing).toEqual([{ kind: 'tiles', name: 'Gone', reason: expect.stringMatching(/could not be read/) }])
+  expect(saved.size.tiles).toBe(saved.basemaps[0].bytes + saved.basemaps[1].bytes)
+  expect(await env.tileBlobs(`webmap-offline-${id}-`)).toBe(2 * BIG_TILES)
+  expect(colours(await env.local.request('GET', `/api/resource/${id}/webmap_offline/tile/1/12/2160/1388`)).blue).toBeGreaterThan(30_000)
+  const item = await wellsItem(env.local, saved.webmap)
+  expect(item).toMatchObject({ display_name: 'Wells', style_parent_id: layer })
+  expect((await env.local.request('GET', `/api/resource/${saved.webmap}`)).body.basemap_webmap.basemaps).toHaveLength(2)
+  expectError(expect, await env.local.request('POST', `/api/resource/${id}/webmap_offline/resume`), 409, 'outpost.webmap_offline.NotIncomplete')
+  expect((await env.local.request('DELETE', `/api/resource/${id}/webmap_offline`)).body).toEqual({ freed: { tiles: 2 * BIG_TILES } })
+  expect((await env.local.request('GET', `/api/resource/${layer}`)).status).toBe(404)
+}
+
+/** On the team's server: a raster layer (TIFFS.rgb) with its raster style, in a web map of its own; `rules` on the layer and map, `styleRules` on the style. */
+export async function rasterMap(env: OfflineEnv, expect: Expect, rules: unknown[] = [], styleRules: unknown[] = []) {
+  const api = env.remote
+  const source = await uploadFile(api, expect, 'rgb.tif', await TIFFS.rgb())
+  const layer = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'raster_layer', parent: { id: 0 }, display_name: uniq('Ortho'),
+    permissions: rules }, raster_layer: { srs: { id: 3857 }, source } } })
+  expect(layer.status).toBe(201)
+  const style = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'raster_style', parent: { id: layer.body.id }, display_name: 'Ortho style',
+    permissions: styleRules } } })
+  expect(style.status).toBe(201)
+  const wm = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'webmap', parent: { id: 0 }, display_name: uniq('Ortho map'), permissions: rules },
+    webmap: { root_item: { item_type: 'root', children: [{ item_type: 'layer', display_name: 'Ortho', layer_style_id: style.body.id, layer_adapter: 'image', layer_enabled: true }] } } } })
+  expect(wm.status).toBe(201)
+  return { layer, wm }
+}
+
+/** Takes `rasterMap`'s map offline through `connection` (a small area, one zoom): the answer's body. */
+export const takeRasterMap = (env: OfflineEnv, expect: Expect, connection: number, webmap: number) =>
+  takeOffline(env, expect, connection, { webmap }, undefined, { bbox: [30.4, 60.4, 30.6, 60.6], zooms: [8, 8] })
 
 export const offlineCases: OfflineCase[] = [
   {
@@ -228,32 +323,19 @@ export const offlineCases: OfflineCase[] = [
     },
   },
   {
-    name: 'stop: a job stopped while it fetches tiles answers 409 and leaves nothing behind',
+    name: 'stop: a stopped job keeps what came as an incomplete map; resume fetches only the tiles not stored, its count going on from them, two basemaps whole',
     async run(env, expect) {
-      const map = await teamMap(env, expect)
+      const map = await teamMap(env, expect, { twoLive: true })
       const connection = await connect(env, expect)
-      const before = await env.tileBlobs('webmap-offline-')
-      const token = uniq('stop').replace(/[^A-Za-z0-9]/g, '_').padEnd(20, '_')
-      // About 300 tiles: long enough to be stopped while they come.
+      const token = progressToken('stop')
       const job = env.local.request('POST', '/api/component/outpost/webmap_offline/', { headers: { 'x-outpost-progress': token },
-        body: { connection: { id: connection }, webmap: { id: map.webmap }, bbox: [9.8, 49.8, 10.2, 50.2], zooms: [8, 13] } })
-      let stage = ''
-      for (let i = 0; i < 600 && stage !== 'tiles'; i++) {
-        const p = await env.local.request('GET', `/api/component/outpost/progress/${token}`)
-        stage = p.status === 200 && p.body.done > 2 ? p.body.stage : ''
-      }
-      expect(stage).toBe('tiles')
+        body: { connection: { id: connection }, webmap: { id: map.webmap }, ...BIG } })
+      await reachTiles(env, expect, token)
       expect((await env.local.request('DELETE', `/api/component/outpost/progress/${token}`)).status).toBe(202)
       const res = await job
       expectError(expect, res, 409, 'nextgisweb.core.exception.OperationalError')
-      const saved = (await env.local.request('GET', '/api/component/outpost/webmap_offline/')).body as { remote_webmap: number }[]
-      expect(saved.some((m) => m.remote_webmap === map.webmap)).toBe(false)
-      const found = await env.local.request('GET', `/api/resource/search/?display_name=${encodeURIComponent(`${(await env.remote.request('GET', `/api/resource/${map.webmap}`)).body.resource.display_name} (offline)`)}`)
-      expect(found.body).toEqual([])
-      expect(await env.tileBlobs('webmap-offline-')).toBe(before)
-      // No linked layer of the team's layer stayed either.
-      const linked = (await env.local.request('GET', '/api/component/outpost/sync/')).body as { remote?: { resource: { id: number } } }[]
-      expect(linked.some((l) => l.remote?.resource.id === map.points)).toBe(false)
+      expect(res.body.message).toMatch(/resume it, or remove it/)
+      await resumeChecked(env, expect, res.body.data.resource_id, map)
     },
   },
   {
@@ -274,8 +356,9 @@ export const offlineCases: OfflineCase[] = [
         stage = p.status === 200 && p.body.done > 2 ? p.body.stage : ''
       }
       expect(stage).toBe('tiles')
-      // A second refresh of the same map meanwhile is refused: both would fill the same slot.
-      expectError(expect, await env.local.request('POST', `/api/resource/${id}/webmap_offline`), 409, 'outpost.webmap_offline.RefreshRunning')
+      // A second refresh of the same map meanwhile is refused (both would fill the same slot), and so is its remove.
+      expectError(expect, await env.local.request('POST', `/api/resource/${id}/webmap_offline`), 409, 'outpost.webmap_offline.JobRunning')
+      expectError(expect, await env.local.request('DELETE', `/api/resource/${id}/webmap_offline`), 409, 'outpost.webmap_offline.JobRunning')
       expect((await env.local.request('DELETE', `/api/component/outpost/progress/${token}`)).status).toBe(202)
       expectError(expect, await job, 409, 'nextgisweb.core.exception.OperationalError')
       // Nothing changed: the same tiles, only them, the saved map as it was.
@@ -298,15 +381,7 @@ export const offlineCases: OfflineCase[] = [
     name: 'a raster layer of the map comes as a copy of its file with its style, and draws its pixels here',
     async run(env, expect) {
       const api = env.remote
-      const source = await uploadFile(api, expect, 'rgb.tif', await TIFFS.rgb())
-      const layer = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'raster_layer', parent: { id: 0 }, display_name: uniq('Ortho') },
-        raster_layer: { srs: { id: 3857 }, source } } })
-      expect(layer.status).toBe(201)
-      const style = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'raster_style', parent: { id: layer.body.id }, display_name: 'Ortho style' } } })
-      expect(style.status).toBe(201)
-      const wm = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'webmap', parent: { id: 0 }, display_name: uniq('Ortho map') },
-        webmap: { root_item: { item_type: 'root', children: [{ item_type: 'layer', display_name: 'Ortho', layer_style_id: style.body.id, layer_adapter: 'image', layer_enabled: true }] } } } })
-      expect(wm.status).toBe(201)
+      const { layer, wm } = await rasterMap(env, expect)
       const connection = await connect(env, expect)
       // TIFFS.rgb: 30-31° E, 60-61° N, a square of (200, 100, 50) in its middle.
       const area = { bbox: [30.4, 60.4, 30.6, 60.6], zooms: [8, 8] }
@@ -315,7 +390,7 @@ export const offlineCases: OfflineCase[] = [
       expect(est.status, JSON.stringify(est.body)).toBe(200)
       expect(est.body).toMatchObject({ layers: [{ remote: layer.body.id, features: 0, raster: true }], styles: 1, missing: [] })
       expect(est.body.raster_bytes).toBeGreaterThan(0)
-      const { id, saved } = await takeOffline(env, expect, connection, { webmap: wm.body.id }, undefined, area)
+      const { id, saved } = await takeRasterMap(env, expect, connection, wm.body.id)
       const file = await api.request('GET', `/api/resource/${layer.body.id}/download`)
       const fileBytes = Buffer.from(file.bodyBase64 ?? '', 'base64').length
       expect(saved).toMatchObject({ missing: [], layers: [{ remote: layer.body.id, raster: { bytes: fileBytes } }] })
@@ -336,6 +411,27 @@ export const offlineCases: OfflineCase[] = [
       expect(refreshed.body).toMatchObject({ status: 'ok', rounds: [], tiles: [] })
       expect((await env.local.request('DELETE', `/api/resource/${id}/webmap_offline`)).status).toBe(200)
       expect((await env.local.request('GET', `/api/resource/${saved.layers[0].local}`)).status).toBe(404)
+    },
+  },
+  {
+    name: 'a raster layer whose file the team\'s server refuses (the account may read it, not its data) is listed as missing with the reason; the rest is saved',
+    async run(env, expect) {
+      const u = await createUser(env.remote, expect)
+      // The item shows to whoever may read its style's data (the original's display config); the file needs the layer's.
+      const { layer, wm } = await rasterMap(env, expect, [rule(u.id, 'resource', 'read')], [rule(u.id, 'data', 'read')])
+      const res = await env.local.request('POST', '/api/resource/', { body: {
+        resource: { cls: 'remote_connection', parent: { id: 0 }, display_name: uniq('team server as reader') },
+        remote_connection: { url: env.remoteUrl, username: u.keyname, password: `pw-${u.keyname}` } } })
+      expect(res.status).toBe(201)
+      const { id, saved } = await takeRasterMap(env, expect, res.body.id, wm.body.id)
+      expect(saved).toMatchObject({ state: 'saved', layers: [], size: { rasters: 0 } })
+      const name = (await env.remote.request('GET', `/api/resource/${layer.body.id}`)).body.resource.display_name
+      expect(saved.missing).toEqual([{ kind: 'layer', name,
+        reason: `its file could not be read from ${env.remoteUrl} (HTTP 403)` }])
+      // The local web map is there, without the layer that did not come; nothing of the raster was kept.
+      expect((await env.local.request('GET', `/api/resource/${saved.webmap}`)).body.webmap.root_item.children).toEqual([])
+      expect((await env.local.request('GET', `/api/resource/?parent=${id}`)).body.map((r: { resource: { cls: string } }) => r.resource.cls)).toEqual(['webmap'])
+      expect((await env.local.request('DELETE', `/api/resource/${id}/webmap_offline`)).status).toBe(200)
     },
   },
 ]

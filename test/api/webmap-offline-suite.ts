@@ -8,17 +8,19 @@ import type { Server } from 'node:http'
 import { NODE_ADMIN_PASSWORD, startNodeApi } from './node-client.ts'
 import type { Api } from './harness.ts'
 import type { OutpostApp } from '../../sw/app.ts'
-import { offlineCases, offlineFixtures, type OfflineEnv } from './webmap-offline-cases.ts'
+import { countTiles, offlineCases, offlineFixtures, type OfflineEnv } from './webmap-offline-cases.ts'
 
 const close = (s: Server) => new Promise<void>((resolve) => s.close(() => resolve()))
 
 export function offlineSuite(label: string, startLocal: () => Promise<{ api: Api; server: Server; app: OutpostApp }>): void {
   describe(`webmap offline Node↔Node${label}`, () => {
     let remote: { api: Api; server: Server; base: string }
+    let tiles: ReturnType<typeof countTiles>
     let local: { api: Api; server: Server; app: OutpostApp }
     beforeAll(async () => {
       await offlineFixtures()
       remote = await startNodeApi()
+      tiles = countTiles(remote.server)
       local = await startLocal()
     })
     afterAll(async () => {
@@ -27,7 +29,7 @@ export function offlineSuite(label: string, startLocal: () => Promise<{ api: Api
       await close(remote.server)
     })
     const env = (): OfflineEnv => ({ local: local.api, remote: remote.api, remoteUrl: remote.base, remotePassword: NODE_ADMIN_PASSWORD,
-      tileBlobs: async (prefix) => (await (await local.app.services()).data.blobs.listBlobs(prefix)).length })
+      tileBlobs: async (prefix) => (await (await local.app.services()).data.blobs.listBlobs(prefix)).length, ...tiles })
     for (const c of offlineCases) it(c.name, () => c.run(env(), expect), 120_000)
   })
 }

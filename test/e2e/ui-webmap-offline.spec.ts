@@ -1,7 +1,7 @@
 import { expect, test, type Locator } from '@playwright/test'
 import { NODE_ADMIN_PASSWORD } from '../api/node-client.ts'
 import type { Expect } from '../api/harness.ts'
-import { AREA, teamMap, ZOOMS, type OfflineEnv } from '../api/webmap-offline-cases.ts'
+import { AREA, BIG, BIG_TILES, teamMap, ZOOMS, type OfflineEnv } from '../api/webmap-offline-cases.ts'
 import { swApi } from './helpers.ts'
 import { useTeamServer } from './team-server.ts'
 import { firstLogin, NEW_ADMIN_PASSWORD } from './ui-steps.ts'
@@ -9,7 +9,8 @@ import { firstLogin, NEW_ADMIN_PASSWORD } from './ui-steps.ts'
 // Taking a team's web map offline as a person does it, in the Sync panel of the app served by
 // the team's server: choose the area on the form's map (a drawn rectangle, the map's view) or
 // in degrees, and zooms, see the estimate, take it, see it listed with its size and what is
-// missing, refresh it (its tiles again), remove it. (The API and the offline map itself:
+// missing, refresh it (its tiles again), remove it; a larger one stopped mid-way, listed
+// incomplete and resumed. (The API and the offline map itself:
 // webmap-offline-sw.spec.ts.)
 
 const server = useTeamServer()
@@ -25,7 +26,8 @@ test('the Sync panel takes a team\'s web map offline: area on the map, estimate,
   await page.waitForFunction(() => !!navigator.serviceWorker?.controller, undefined, { timeout: 20_000 })
   await firstLogin(page)
   const local = swApi(page, NEW_ADMIN_PASSWORD)
-  const env: OfflineEnv = { local, remote: server.team, remoteUrl: server.base, remotePassword: NODE_ADMIN_PASSWORD, tileBlobs: async () => 0 }
+  const env: OfflineEnv = { local, remote: server.team, remoteUrl: server.base, remotePassword: NODE_ADMIN_PASSWORD, tileBlobs: async () => 0,
+    remoteTiles: () => 0 }
   const map = await teamMap(env, expect as unknown as Expect)
   const name = (await server.team.request('GET', `/api/resource/${map.webmap}`)).body.resource.display_name as string
 
@@ -89,4 +91,27 @@ test('the Sync panel takes a team\'s web map offline: area on the map, estimate,
   await saved.getByTestId('wmo-remove').click()
   await expect(saved).toHaveCount(0)
   expect((await local.request('GET', '/api/component/outpost/webmap_offline/')).body).toEqual([])
+
+  // A larger area, stopped while its tiles come: listed as incomplete with what came, then resumed.
+  await page.getByTestId('sync-browse').click()
+  await page.locator(`[data-testid="sync-remote-item"][data-name="${name}"]`).getByTestId('sync-take-map').click()
+  await expect(form.getByTestId('wmo-estimate-text')).toContainText('1 layer (3 features)')
+  for (const [i, k] of ['west', 'south', 'east', 'north'].entries()) await form.getByTestId(`wmo-${k}`).fill(String(BIG.bbox[i]))
+  await form.getByTestId('wmo-zmin').fill(String(BIG.zooms[0]))
+  await form.getByTestId('wmo-zmax').fill(String(BIG.zooms[1]))
+  await form.getByTestId('wmo-estimate').click()
+  await expect(form.getByTestId('wmo-estimate-text')).toContainText(`${2 * BIG_TILES} basemap tiles`)
+  await form.getByTestId('wmo-take').click()
+  await expect(form.getByTestId('wmo-progress')).toHaveText(/^Basemap tiles: [1-9]\d* of 170$/, { timeout: 30_000 })
+  await form.getByTestId('wmo-stop').click()
+  await expect(page.getByTestId('info-notice').filter({ hasText: 'Not finished' })).toContainText('is listed as incomplete')
+  await expect(saved.getByTestId('wmo-incomplete')).toHaveText('incomplete — resume')
+  await expect(saved.getByTestId('wmo-stopped')).toContainText('what came is kept')
+  await expect(saved.getByTestId('wmo-open')).toHaveCount(0)
+  await saved.getByTestId('wmo-resume').click()
+  await expect(page.getByTestId('info-notice').filter({ hasText: 'Offline' })).toContainText('is whole on this device now')
+  await expect(saved.getByTestId('wmo-tiles')).toHaveText(`${BIG_TILES} tiles`)
+  await expect(saved.getByTestId('wmo-open')).toBeVisible()
+  await saved.getByTestId('wmo-remove').click()
+  await expect(saved).toHaveCount(0)
 })

@@ -2,7 +2,8 @@ import { expect, test, type Page } from '@playwright/test'
 import type { Server } from 'node:http'
 import type { Api, Expect } from '../api/harness.ts'
 import { NODE_ADMIN_PASSWORD, startNodeApi } from '../api/node-client.ts'
-import { colours, connect, offlineCases, offlineFixtures, takeOffline, teamMap, wellsItem, type OfflineEnv } from '../api/webmap-offline-cases.ts'
+import { BIG, BIG_TILES, colours, connect, countTiles, offlineCases, offlineFixtures, progressToken, reachTiles, resumeChecked, takeOffline, teamMap, wellsItem,
+  type OfflineEnv } from '../api/webmap-offline-cases.ts'
 import { gotoControlled, stopWorker, swApi } from './helpers.ts'
 import { firstLogin, NEW_ADMIN_PASSWORD, openApp } from './ui-steps.ts'
 import { pngToImage, pixel } from '../api/render-helpers.ts'
@@ -40,7 +41,8 @@ test.describe('a web map taken offline into the service worker', () => {
     remote = await startNodeApi({ platform: { corsOrigins: [ORIGIN] } })
     page = await (await browser.newContext()).newPage()
     await gotoControlled(page)
-    env = { local: swApi(page), remote: remote.api, remoteUrl: remote.base, remotePassword: NODE_ADMIN_PASSWORD, tileBlobs: tileBlobs(page) }
+    env = { local: swApi(page), remote: remote.api, remoteUrl: remote.base, remotePassword: NODE_ADMIN_PASSWORD, tileBlobs: tileBlobs(page),
+      ...countTiles(remote.server) }
   })
 
   test.afterAll(async () => {
@@ -49,6 +51,45 @@ test.describe('a web map taken offline into the service worker', () => {
   })
 
   for (const c of offlineCases) test(c.name, () => c.run(env, expect as unknown as Expect))
+
+  test('a job cut by the browser stopping the worker, or by the network going, keeps what came; resumed, it fetches only the rest', async () => {
+    const E = expect as unknown as Expect
+    const take = async (map: { webmap: number }, token: string) => env.local.request('POST', '/api/component/outpost/webmap_offline/', {
+      headers: { 'x-outpost-progress': token }, body: { connection: { id: await connect(env, E) }, webmap: { id: map.webmap }, ...BIG } })
+    const listed = async (map: { webmap: number }) => ((await env.local.request('GET', '/api/component/outpost/webmap_offline/')).body as
+      { id: number; remote_webmap: number; state: string; stopped?: string }[]).find((m) => m.remote_webmap === map.webmap)!
+    // The worker is stopped while the tiles come (as a browser ends an idle or busy worker).
+    const map = await teamMap(env, E, { twoLive: true })
+    const token = progressToken('swstop')
+    const job = take(map, token).catch((err: unknown) => err)
+    await reachTiles(env, E, token)
+    await stopWorker(page.context(), page)
+    // The page's request fails, or Chromium sends it again to the restarted worker, which refuses it (the group's name is taken).
+    const after = await job
+    expect(after instanceof Error || (after as { status: number }).status === 422).toBe(true)
+    const cut = await listed(map)
+    expect(cut).toMatchObject({ state: 'incomplete', stopped: 'the app stopped while it was saved' })
+    await resumeChecked(env, E, cut.id, map)
+    // The network goes while the tiles come: the basemap whose tiles stopped coming cuts the job, kept to be resumed.
+    const other = await teamMap(env, E)
+    const token2 = progressToken('swnet')
+    const job2 = take(other, token2)
+    await reachTiles(env, E, token2)
+    await page.context().setOffline(true)
+    const res = await job2
+    await page.context().setOffline(false)
+    expect(res.status, JSON.stringify(res.body)).toBe(502)
+    expect(res.body.message).toMatch(/^The tiles of basemap "Land" stopped coming from .* resume it when the network is back\.$/)
+    const dropped = await listed(other)
+    expect(dropped).toMatchObject({ state: 'incomplete', stopped: res.body.message })
+    const kept = await env.tileBlobs(`webmap-offline-${dropped.id}-0-`)
+    expect(kept).toBeGreaterThan(0)
+    const resumed = await env.local.request('POST', `/api/resource/${dropped.id}/webmap_offline/resume`)
+    expect(resumed.status, JSON.stringify(resumed.body)).toBe(200)
+    expect(resumed.body.saved).toMatchObject({ state: 'saved', basemaps: [{ name: 'Land', tiles: BIG_TILES }] })
+    expect(await env.tileBlobs(`webmap-offline-${dropped.id}-0-`)).toBe(BIG_TILES)
+    expect((await env.local.request('DELETE', `/api/resource/${dropped.id}/webmap_offline`)).body).toEqual({ freed: { tiles: BIG_TILES } })
+  })
 
   test('with the network cut and the team\'s server stopped, the saved map opens with its layer drawn and its basemap tiles', async () => {
     const E = expect as unknown as Expect

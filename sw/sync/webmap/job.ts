@@ -3,17 +3,19 @@
  * Taking a team's web map offline, as one job: estimate, then bring its layers (linked for
  * sync, as taking a layer offline does), copies of their styles, a local web map whose items
  * point at those copies, and the basemap tiles of the chosen area, all under one new group
- * whose resmeta keeps what was saved (`outpost.offline_map`). A job that fails or is stopped
- * deletes everything it made: nothing half-saved stays. Saved maps are listed, refreshed (a
- * sync round of each layer) and removed (the group, and the tiles' blobs).
+ * whose resmeta keeps what was saved (`outpost.offline_map`). A job that fails, is stopped or
+ * whose host is killed keeps what came, the map marked incomplete, and is resumed from there.
+ * Saved maps are listed, resumed, refreshed (their tiles again and a sync round of each layer)
+ * and removed (the group, and the tiles' blobs).
  */
 import { ApiError, validationError } from '../../core/error.ts'
+import { EXTERNAL_SERVICE_ERROR } from '../../core/outbound.ts'
 import type { Principal } from '../../auth/types.ts'
 import { progressBoard, requestCancelled, type TrackedProgress } from '../../ingest/progress.ts'
 import type { SyncServices } from '../service.ts'
 import { remoteClient, type RemoteClient } from '../client.ts'
 import type { Credentials } from '../types.ts'
-import { fetchTiles, tileSource, type TileReport } from './basemap-tiles.ts'
+import { fetchTiles, tileSource, type BasemapFetch } from './basemap-tiles.ts'
 import type { InnerApi } from './inner.ts'
 import { localTree } from './local-map.ts'
 import { readRemoteMap, type Missing, type RemoteMap } from './remote-map.ts'
@@ -28,8 +30,13 @@ const BYTES_PER_FEATURE = 200
 const TYPICAL_TILE_BYTES = 15_000
 
 export interface SavedMap {
-  /** `saving` while the job runs (a job cut by a killed host stays so: remove it), then `saved`. */
-  state: 'saving' | 'saved'
+  /**
+   * `saving` while the job runs, then `saved`; `incomplete` when it was stopped or failed (what
+   * came is kept: resume it). A job cut by a killed host stays `saving`, listed as `incomplete`.
+   */
+  state: 'saving' | 'saved' | 'incomplete'
+  /** Why an incomplete map did not finish. */
+  stopped?: string
   name: string
   url: string
   connection: number
@@ -39,8 +46,13 @@ export interface SavedMap {
   webmap: number | null
   /** `raster`: a raster layer's copy, with its file's bytes (it is a snapshot: refresh does not renew it). */
   layers: { name: string; remote: number; local: number; features: number; raster?: { bytes: number } }[]
-  /** `index`: the slot of the basemap's tile blobs (refresh fills the other slot, then moves over). */
-  basemaps: { name: string; resource: number; index: number; url: string; tiles: number; bytes: number }[]
+  /** Remote style id → its local copy (what a resumed job does not copy again). */
+  styles?: Record<string, number>
+  /**
+   * `index`: the slot of the basemap's tile blobs (refresh fills the other slot, then moves
+   * over); `resource`: its local basemap layer, `null` in an incomplete map (made at the end).
+   */
+  basemaps: { name: string; resource: number | null; index: number; url: string; tiles: number; bytes: number }[]
   missing: Missing[]
   /** Bytes on the device: the tiles and the rasters' files exactly, the features estimated. */
   size: { tiles: number; features: number; rasters: number; total: number }
@@ -126,50 +138,96 @@ async function cancellable<T>(env: JobEnv, signal: AbortSignal, work: (token: st
 
 /**
  * `POST …/webmap_offline/`: takes remote web map `req.webmap` offline. Answers the saved map's
- * group id and what was saved. On any failure or a stop, what was made is deleted again.
+ * group id and what was saved. A stop or failure after the group is made keeps what came
+ * (layers fully pulled, tiles stored), the map marked `incomplete`: `resume` goes on from there.
  */
 export async function takeOffline(env: JobEnv, req: OfflineRequest, progress: TrackedProgress): Promise<{ id: number; saved: SavedMap }> {
-  const { signal } = progress
   progress.stage('reading')
   const { creds, client } = await connectionOf(env, req.connection)
   const map = await readRemoteMap(client, creds, req.webmap)
-  signal.throwIfAborted()
+  progress.signal.throwIfAborted()
   const saved: SavedMap = { state: 'saving', name: map.name, url: creds.url, connection: req.connection, remote_webmap: req.webmap, bbox: req.bbox,
-    zooms: req.zooms, webmap: null, layers: [], basemaps: [], missing: [...map.missing],
+    zooms: req.zooms, webmap: null, layers: [], styles: {}, basemaps: [], missing: [...map.missing],
     size: { tiles: 0, features: 0, rasters: 0, total: 0 }, saved: env.services.platform.now().toISOString(), refreshed: null }
-  const { inner } = env
-  const group = (await inner.json('POST', '/api/resource/', { resource: { cls: 'resource_group', parent: { id: req.parent },
+  const group = (await env.inner.json('POST', '/api/resource/', { resource: { cls: 'resource_group', parent: { id: req.parent },
     display_name: `${map.name} (offline)` }, resmeta: { items: { [META_KEY]: JSON.stringify(saved) } } })).id as number
-  const written: string[] = []
+  return { id: group, saved: await exclusive(env, group, () => fill(env, group, saved, map, { creds, client }, progress)) }
+}
+
+/**
+ * `POST /api/resource/{id}/webmap_offline/resume`: goes on with an incomplete saved map: the
+ * remote map is read again, then only what is not here yet comes (layers not pulled, tiles not
+ * stored), the progress counting from what is. What an earlier run made but did not record
+ * (a host killed between a create and its record) is deleted first.
+ */
+export async function resume(env: JobEnv, id: number, saved: SavedMap, progress: TrackedProgress): Promise<{ id: number; saved: SavedMap }> {
+  if (saved.state === 'saved') throw notIncomplete(id)
+  return { id, saved: await exclusive(env, id, async () => {
+    progress.stage('reading')
+    const { creds, client } = await connectionOf(env, saved.connection)
+    const map = await readRemoteMap(client, creds, saved.remote_webmap)
+    progress.signal.throwIfAborted()
+    await dropUnrecorded(env, id, saved)
+    return fill(env, id, { ...saved, state: 'saving', webmap: null, basemaps: [], missing: [...map.missing] }, map, { creds, client }, progress)
+  }) }
+}
+
+/** Deletes what an earlier run made under group `id` but did not record in `saved` (its records are what resume trusts). */
+async function dropUnrecorded(env: JobEnv, id: number, saved: SavedMap): Promise<void> {
+  const children = async (parent: number) => (await env.inner.json('GET', `/api/resource/?parent=${parent}`) as { resource: { id: number } }[]).map((r) => r.resource.id)
+  const layers = new Set(saved.layers.map((l) => l.local))
+  const styles = new Set(Object.values(saved.styles ?? {}))
+  for (const child of await children(id)) {
+    if (!layers.has(child)) await env.inner.json('DELETE', `/api/resource/${child}`)
+    else for (const style of await children(child)) if (!styles.has(style)) await env.inner.json('DELETE', `/api/resource/${style}`)
+  }
+}
+
+/**
+ * Brings to group `group` what of `map` is not there yet (per `saved`'s records), recording
+ * each layer as it comes so that a killed host loses no whole layer. On a stop or failure the
+ * map is marked incomplete with the reason (its tiles stay as blobs) and the error is thrown.
+ */
+async function fill(env: JobEnv, group: number, saved: SavedMap, map: RemoteMap, remote: { creds: Credentials; client: RemoteClient },
+  progress: TrackedProgress): Promise<SavedMap> {
+  const { signal } = progress
+  const { inner, services } = env
+  const { creds, client } = remote
+  const record = () => inner.json('PUT', `/api/resource/${group}`, { resmeta: { items: { [META_KEY]: JSON.stringify(saved) } } })
+  let fetches: BasemapFetch[] = []
   try {
-    // Layers: linked for sync, their features pulled now.
+    // Layers: linked for sync, their features pulled now; one pulled before is kept.
     progress.stage('layers', map.layers.size)
-    const localLayer = new Map<number, number>()
+    const localLayer = new Map(saved.layers.map((l) => [l.remote, l.local]))
+    let layersDone = 0
     for (const [rid, l] of map.layers) {
-      try {
-        if (l.raster) {
-          const copy = await copyRaster(env, client, signal, group, rid, l.name, l.raster.srs)
-          localLayer.set(rid, copy.id)
-          saved.layers.push({ name: l.name, remote: rid, local: copy.id, features: 0, raster: { bytes: copy.bytes } })
-        } else {
-          const id = await cancellable(env, signal, (token) => inner.json('POST', '/api/resource/', {
-            resource: { cls: 'vector_layer', parent: { id: group }, display_name: l.name },
-            vector_layer: { remote: { connection: { id: req.connection }, resource: { id: rid } } } }, { progress: token }))
-          localLayer.set(rid, id.id)
-          saved.layers.push({ name: l.name, remote: rid, local: id.id, features: l.features })
+      if (!localLayer.has(rid)) {
+        try {
+          if (l.raster) {
+            const copy = await copyRaster(env, client, signal, group, rid, l.name, l.raster.srs)
+            localLayer.set(rid, copy.id)
+            saved.layers.push({ name: l.name, remote: rid, local: copy.id, features: 0, raster: { bytes: copy.bytes } })
+          } else {
+            const id = await cancellable(env, signal, (token) => inner.json('POST', '/api/resource/', {
+              resource: { cls: 'vector_layer', parent: { id: group }, display_name: l.name },
+              vector_layer: { remote: { connection: { id: saved.connection }, resource: { id: rid } } } }, { progress: token }))
+            localLayer.set(rid, id.id)
+            saved.layers.push({ name: l.name, remote: rid, local: id.id, features: l.features })
+          }
+          await record()
+        } catch (err) {
+          signal.throwIfAborted()
+          // A layer this account may not read, of a kind not kept here, or a raster too large for the device, is missing; anything else fails the job.
+          const why = missingReason(err, creds)
+          if (why === undefined) throw err
+          saved.missing.push({ kind: 'layer', name: l.name, reason: why })
         }
-      } catch (err) {
-        signal.throwIfAborted()
-        // A layer this account may not read, of a kind not kept here, or a raster too large for the device, is missing; anything else fails the job.
-        const why = missingReason(err, creds)
-        if (why === undefined) throw err
-        saved.missing.push({ kind: 'layer', name: l.name, reason: why })
       }
-      progress.done(saved.layers.length)
+      progress.done(++layersDone)
     }
     // Styles: copied under the local layers.
     progress.stage('styles', map.styles.size)
-    const localStyle = new Map<number, number>()
+    const localStyle = new Map(Object.entries(saved.styles ?? {}).map(([r, l]) => [Number(r), l]))
     for (const item of map.items) {
       const layer = localLayer.get(item.layer)
       const style = map.styles.get(item.style)
@@ -184,29 +242,41 @@ export async function takeOffline(env: JobEnv, req: OfflineRequest, progress: Tr
       const made = await inner.json('POST', '/api/resource/', { resource: { cls: styleClassOf(style.cls), parent: { id: layer },
         display_name: `${item.display_name} ${item.style}` }, ...member })
       localStyle.set(item.style, made.id)
+      saved.styles = Object.fromEntries(localStyle)
       progress.done(localStyle.size)
     }
-    // Basemaps: a local basemap layer each, its tiles served by this server from the blobs.
-    const tiles = tileCount(req.bbox, req.zooms)
+    await record()
+    // Basemaps: their tiles all at once in a small pool, those stored before not again.
+    const tiles = tileCount(saved.bbox, saved.zooms)
+    fetches = []
+    for (const [index, b] of map.basemaps.entries()) {
+      fetches.push({ source: tileSource(b.url, client, services.platform), slot: index, kept: await keptTiles(env, slotPrefix(group, index)) })
+    }
+    // Staged once the kept tiles are known: fetchTiles counts them first, so the count never starts below them.
     progress.stage('tiles', tiles * map.basemaps.length)
     let done = 0
+    const reports = await fetchTiles(fetches, services.data.blobs, group, saved.bbox, saved.zooms, signal, [], (n) => progress.done(done += n))
+    // A basemap whose tiles came, then stopped coming, lost its connection (a weak network): the
+    // job is not over but cut, to be resumed. One none of whose tiles ever came is missing (below).
+    const cut = reports.findIndex((r) => r.given_up && r.tiles > 0)
+    if (cut >= 0) throw tilesCut(group, map.basemaps[cut]!.name, new URL(map.basemaps[cut]!.url, creds.url).origin, reports[cut]!.tiles, tiles)
+    progress.stage('saving')
+    // A local basemap layer each, its tiles served by this server from the blobs; one none of whose tiles came is only listed as missing.
     for (const [index, b] of map.basemaps.entries()) {
-      const report = await fetchTiles(tileSource(b.url, client, env.services.platform), env.services.data.blobs, group, index,
-        req.bbox, req.zooms, signal, written, () => progress.done(++done))
+      const report = reports[index]!
       if (report.failed) {
         saved.missing.push({ kind: 'tiles', name: b.name, reason: report.given_up ? `its tiles could not be read from ${new URL(b.url, creds.url).origin}; ${report.tiles} of ${tiles} came`
           : `${report.failed} of ${tiles} tiles could not be read` })
       }
-      // A basemap none of whose tiles came is only listed as missing.
       if (!report.tiles) continue
+      signal.throwIfAborted()
       const local = await inner.json('POST', '/api/resource/', { resource: { cls: 'basemap_layer', parent: { id: group }, display_name: b.name },
         basemap_layer: { url: tileRoute(group, index), copyright_text: b.copyright_text,
-          z_min: req.zooms[0], z_max: req.zooms[1] } })
+          z_min: saved.zooms[0], z_max: saved.zooms[1] } })
       saved.basemaps.push({ name: b.name, resource: local.id, index, url: b.url, tiles: report.tiles, bytes: report.bytes })
     }
     signal.throwIfAborted()
-    progress.stage('saving')
-    const [w, s, e, n] = req.bbox
+    const [w, s, e, n] = saved.bbox
     const webmap = await inner.json('POST', '/api/resource/', { resource: { cls: 'webmap', parent: { id: group }, display_name: map.name },
       webmap: { root_item: localTree(map.root, localStyle), initial_extent: [w, s, e, n] },
       basemap_webmap: { basemaps: saved.basemaps.map((b) => {
@@ -216,16 +286,77 @@ export async function takeOffline(env: JobEnv, req: OfflineRequest, progress: Tr
     saved.webmap = webmap.id
     saved.size = sizeOf(saved)
     saved.state = 'saved'
+    delete saved.stopped
     signal.throwIfAborted()
-    await inner.json('PUT', `/api/resource/${group}`, { resmeta: { items: { [META_KEY]: JSON.stringify(saved) } } })
-    return { id: group, saved }
+    await record()
+    return saved
   } catch (err) {
-    // Nothing half-saved: the group goes with everything under it, then the tiles' blobs.
-    await inner.json('DELETE', `/api/resource/${group}`).catch((e: unknown) => env.services.platform.log('Undoing a map taken offline failed', e))
-    await deleteBlobs(env, written)
-    throw signal.aborted ? (signal.reason instanceof ApiError ? signal.reason : requestCancelled()) : err
+    // What came stays, marked incomplete with why: resume goes on from it, remove deletes it.
+    const stopped = signal.aborted ? stoppedKept(group) : err
+    saved.state = 'incomplete'
+    saved.stopped = stopped instanceof ApiError ? stopped.opts.message ?? stopped.title : 'it failed'
+    saved.webmap = null
+    // The tiles stored so far, per basemap (no local basemap layer yet: the end of the job makes those).
+    saved.basemaps = fetches.flatMap((f) => f.report?.tiles ? [{ name: map.basemaps[f.slot]!.name, resource: null, index: f.slot,
+      url: map.basemaps[f.slot]!.url, tiles: f.report.tiles, bytes: f.report.bytes }] : [])
+    saved.size = sizeOf(saved)
+    await record().catch((e: unknown) => env.services.platform.log('Marking a map taken offline incomplete failed', e))
+    throw stopped
   }
 }
+
+/** The tiles of blob slot `prefix` already stored, and their bytes (read once, when a job resumes). */
+async function keptTiles(env: JobEnv, prefix: string): Promise<{ ids: Set<string>; bytes: number }> {
+  const ids = new Set(await env.services.data.blobs.listBlobs(prefix))
+  let bytes = 0
+  for (const id of ids) bytes += (await env.services.data.blobs.getBlob(id))?.length ?? 0
+  return { ids, bytes }
+}
+
+/** Runs `work` on saved map `id` while no other job of this host works on it (two would fill the same blobs). */
+async function exclusive<T>(env: JobEnv, id: number, work: () => Promise<T>): Promise<T> {
+  const running = runningOf(env)
+  if (running.has(id)) throw jobRunning(id)
+  running.add(id)
+  try {
+    return await work()
+  } finally {
+    running.delete(id)
+  }
+}
+
+/** Saved maps a job works on, per services object (one per host: the worker, a Node process). */
+const running = new WeakMap<object, Set<number>>()
+const runningOf = (env: JobEnv) => {
+  const set = running.get(env.services) ?? new Set<number>()
+  running.set(env.services, set)
+  return set
+}
+
+/** A map's state as listed: one left `saving` by a host killed mid-job (no job of this host on it) is incomplete. */
+const listedState = (env: JobEnv, id: number, saved: SavedMap): SavedMap =>
+  saved.state === 'saving' && !runningOf(env).has(id) ? { ...saved, state: 'incomplete', stopped: saved.stopped ?? 'the app stopped while it was saved' } : saved
+
+const jobRunning = (id: number) => new ApiError(409, 'Job under way', {
+  message: `Saved map ${id} is being saved, resumed or refreshed already; try again when that has ended.`,
+  exception: 'outpost.webmap_offline.JobRunning', data: { resource_id: id } })
+
+const notIncomplete = (id: number) => new ApiError(409, 'Saved map complete', {
+  message: `Saved map ${id} is complete: there is nothing to resume; refresh it instead.`,
+  exception: 'outpost.webmap_offline.NotIncomplete', data: { resource_id: id } })
+
+const incomplete = (id: number) => new ApiError(409, 'Saved map incomplete', {
+  message: `Saved map ${id} is incomplete: resume it before refreshing it.`,
+  exception: 'outpost.webmap_offline.Incomplete', data: { resource_id: id } })
+
+const tilesCut = (id: number, name: string, origin: string, came: number, of: number) => new ApiError(502, 'Basemap tiles cut off', {
+  message: `The tiles of basemap "${name}" stopped coming from ${origin} after ${came} of ${of}; what came is kept as an incomplete saved map: resume it when the network is back.`,
+  exception: EXTERNAL_SERVICE_ERROR, data: { url: origin, resource_id: id } })
+
+/** A stopped take or resume: what came is kept (the request's usual cancel says nothing was created). */
+const stoppedKept = (id: number) => new ApiError(409, 'Request cancelled', {
+  message: 'The request was cancelled before it finished; what came is kept as an incomplete saved map: resume it, or remove it.',
+  exception: 'nextgisweb.core.exception.OperationalError', data: { cancelled: true, resource_id: id } })
 
 /** Why a layer did not come, when that is a part missing rather than the job failed (`undefined`). */
 function missingReason(err: unknown, creds: Credentials): string | undefined {
@@ -267,7 +398,7 @@ async function deleteBlobs(env: JobEnv, ids: Iterable<string>): Promise<void> {
 export async function savedMap(env: JobEnv, id: number): Promise<SavedMap | undefined> {
   const doc = await env.inner.json('GET', `/api/resource/${id}`)
   const text = doc?.resmeta?.items?.[META_KEY]
-  return typeof text === 'string' ? JSON.parse(text) as SavedMap : undefined
+  return typeof text === 'string' ? listedState(env, id, JSON.parse(text) as SavedMap) : undefined
 }
 
 /** `GET …/webmap_offline/`: the saved maps this person may read. */
@@ -275,7 +406,7 @@ export async function savedMaps(env: JobEnv): Promise<Record<string, unknown>[]>
   const found = await env.inner.json('GET', `/api/resource/search/?resmeta__has[${META_KEY}]=true&serialization=full`)
   return (found as { resource: { id: number }; resmeta: { items: Record<string, unknown> } }[]).flatMap((r) => {
     const text = r.resmeta?.items?.[META_KEY]
-    return typeof text === 'string' ? [{ id: r.resource.id, ...JSON.parse(text) as SavedMap }] : []
+    return typeof text === 'string' ? [{ id: r.resource.id, ...listedState(env, r.resource.id, JSON.parse(text) as SavedMap) }] : []
   })
 }
 
@@ -295,24 +426,10 @@ export interface TileRefresh { name: string; tiles: number; bytes: number; faile
  * map). A stop or failure before the rounds drops the new tiles and changes nothing.
  */
 export async function refresh(env: JobEnv, id: number, saved: SavedMap, progress: TrackedProgress) {
-  // Two refreshes of one map would fill the same slot: the second waits its turn (asked again).
-  const running = refreshing.get(env.services) ?? new Set<number>()
-  refreshing.set(env.services, running)
-  if (running.has(id)) throw refreshRunning(id)
-  running.add(id)
-  try {
-    return await refreshOnce(env, id, saved, progress)
-  } finally {
-    running.delete(id)
-  }
+  if (saved.state !== 'saved') throw incomplete(id)
+  // Two jobs on one map would fill the same slot: the second waits its turn (asked again).
+  return exclusive(env, id, () => refreshOnce(env, id, saved, progress))
 }
-
-/** Saved maps being refreshed, per services object (one per host: the worker, a Node process). */
-const refreshing = new WeakMap<object, Set<number>>()
-
-const refreshRunning = (id: number) => new ApiError(409, 'Refresh under way', {
-  message: `Saved map ${id} is being refreshed already; try again when that refresh has ended.`,
-  exception: 'outpost.webmap_offline.RefreshRunning', data: { resource_id: id } })
 
 async function refreshOnce(env: JobEnv, id: number, saved: SavedMap, progress: TrackedProgress) {
   const { signal } = progress
@@ -321,16 +438,16 @@ async function refreshOnce(env: JobEnv, id: number, saved: SavedMap, progress: T
   const perMap = tileCount(saved.bbox, saved.zooms)
   progress.stage('tiles', perMap * saved.basemaps.length)
   const written: string[] = []
-  const fetched: { slot: number; report: TileReport }[] = []
+  const fetches: BasemapFetch[] = []
   let done = 0
   try {
     for (const b of saved.basemaps) {
       const slot = otherSlot(b.index)
       // What an earlier refresh cut by a killed host left in that slot goes first.
       await deleteBlobs(env, await services.data.blobs.listBlobs(slotPrefix(id, slot)))
-      fetched.push({ slot, report: await fetchTiles(tileSource(b.url, client, services.platform), services.data.blobs, id, slot,
-        saved.bbox, saved.zooms, signal, written, () => progress.done(++done)) })
+      fetches.push({ source: tileSource(b.url, client, services.platform), slot })
     }
+    await fetchTiles(fetches, services.data.blobs, id, saved.bbox, saved.zooms, signal, written, (n) => progress.done(done += n))
     // The last point a Stop is heeded: after it, the rounds and the move run to their end.
     signal.throwIfAborted()
   } catch (err) {
@@ -349,7 +466,7 @@ async function refreshOnce(env: JobEnv, id: number, saved: SavedMap, progress: T
   const basemaps: SavedMap['basemaps'] = []
   const missing = saved.missing.filter((m) => m.kind !== 'tiles' || !saved.basemaps.some((b) => b.name === m.name))
   for (const [k, b] of saved.basemaps.entries()) {
-    const { slot, report } = fetched[k]!
+    const { slot, report } = fetches[k] as Required<BasemapFetch>
     const replaced = report.failed === 0 && report.tiles > 0
     tiles.push({ name: b.name, tiles: report.tiles, bytes: report.bytes, failed: report.failed, replaced })
     if (!replaced) {
@@ -358,7 +475,7 @@ async function refreshOnce(env: JobEnv, id: number, saved: SavedMap, progress: T
       basemaps.push(b)
       continue
     }
-    await env.inner.json('PUT', `/api/resource/${b.resource}`, { basemap_layer: { url: tileRoute(id, slot) } })
+    await env.inner.json('PUT', `/api/resource/${b.resource!}`, { basemap_layer: { url: tileRoute(id, slot) } })
     await deleteBlobs(env, await services.data.blobs.listBlobs(slotPrefix(id, b.index)))
     basemaps.push({ ...b, index: slot, tiles: report.tiles, bytes: report.bytes })
   }
@@ -374,6 +491,8 @@ async function refreshOnce(env: JobEnv, id: number, saved: SavedMap, progress: T
  * blob of the map (listed by prefix: a job cut by a killed host left some too). Answers how many.
  */
 export async function remove(env: JobEnv, id: number): Promise<{ tiles: number }> {
+  // A job under way would go on writing tiles after they were deleted: stop it first.
+  if (runningOf(env).has(id)) throw jobRunning(id)
   await env.inner.json('DELETE', `/api/resource/${id}`)
   const ids = await env.services.data.blobs.listBlobs(tileBlobPrefix(id))
   await deleteBlobs(env, ids)

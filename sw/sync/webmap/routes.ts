@@ -7,6 +7,8 @@
  *   stop it): takes it offline, answers `{id, saved}` (201); `GET`: the saved maps;
  * - `GET|POST|DELETE /api/resource/{id}/webmap_offline`: a saved map; refresh it (its tiles again and a sync
  *   round of each layer, `X-Outpost-Progress` to watch and stop it); remove it;
+ * - `POST /api/resource/{id}/webmap_offline/resume`: goes on with an incomplete one (stopped, failed,
+ *   or its host killed mid-job), fetching only what is not here yet;
  * - `GET /api/resource/{id}/webmap_offline/tile/{i}/{z}/{x}/{y}`: its basemap tiles (204: none kept).
  * Every create, sync and delete goes through this server's own API as the asker (inner.ts).
  */
@@ -20,7 +22,7 @@ import type { Identifiers } from '../../core/identifiers.ts'
 import type { SyncServices } from '../service.ts'
 import { imageType } from './basemap-tiles.ts'
 import { InnerApi, type AppFetch } from './inner.ts'
-import { estimate, refresh, remove, savedMap, savedMaps, takeOffline, type JobEnv } from './job.ts'
+import { estimate, refresh, remove, resume, savedMap, savedMaps, takeOffline, type JobEnv } from './job.ts'
 import { parseOfflineRequest } from './request.ts'
 import { tileBlobId } from './tiles.ts'
 
@@ -73,6 +75,12 @@ export function mountWebmapOffline(routes: Routes<WebmapOfflineVariables>, appFe
       if (c.req.method === 'POST') return json(await tracked(c, (progress) => refresh(env, id, saved, progress), () => id))
       return json({ freed: await remove(env, id) })
     })
+
+  routes.add('outpost.webmap_offline.resume', '/api/resource/{id}/webmap_offline/resume', 'POST', onPath('resource', 'read'), async (c) => {
+    const id = Number(c.req.param('id'))
+    const { env, saved } = await savedOf(c, id)
+    return json(await tracked(c, (progress) => resume(env, id, saved, progress), () => id))
+  })
 
   routes.add('outpost.webmap_offline.tile', '/api/resource/{id}/webmap_offline/tile/{i}/{z}/{x}/{y}', 'GET', onPath('resource', 'read'), async (c) => {
     const [id, i, z, x, y] = ['id', 'i', 'z', 'x', 'y'].map((k) => Number(c.req.param(k))) as [number, number, number, number, number]
