@@ -29,8 +29,17 @@ export type PgTxFactory<Tx> = (conn: PgConn, live: () => void) => Tx
 const RETRIED = new Set(['40001', '40P01'])
 const ATTEMPTS = 5
 
-/** What a unit of work does right before COMMIT, inside the transaction (moving the change counters). */
-export type BeforeCommit = (conn: PgConn) => Promise<() => void>
+/**
+ * A unit of work's last statement, sent with its COMMIT in one round trip (the simple protocol,
+ * so it carries no values: literals only); `after` gets its rows once COMMIT succeeded.
+ */
+export interface Closing {
+  sql: string
+  after(rows: Record<string, unknown>[]): void
+}
+
+/** What a unit of work does right before COMMIT, inside the transaction; its `Closing` (moving the change counters) goes with COMMIT. */
+export type BeforeCommit = (conn: PgConn) => Promise<Closing | undefined>
 
 export class PgUnits {
   readonly #pool: pg.Pool
@@ -42,6 +51,8 @@ export class PgUnits {
   #tail: Promise<void> = Promise.resolve()
 
   constructor(pool: pg.Pool, name: string, frames?: Frames, lock: string = MAIN_LOCK) {
+    // Sent as a literal with BEGIN (below): digits only.
+    if (!/^\d{1,19}$/.test(lock)) throw new Error(`Not an advisory lock key: ${lock}`)
     this.#pool = pool
     this.#name = name
     this.#lock = lock
@@ -72,13 +83,13 @@ export class PgUnits {
       const client = await this.#pool.connect()
       let broken: Error | undefined
       try {
-        await client.query('BEGIN')
-        await client.query('SELECT pg_advisory_xact_lock($1)', [this.#lock])
+        // BEGIN and the lock in one round trip, the closing statement and COMMIT in another.
+        await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${this.#lock})`)
         const conn = connOf(client, true)
         const out = await this.#run(make, conn, fn)
-        const after = await beforeCommit?.(conn)
-        await client.query('COMMIT')
-        after?.()
+        const closing = await beforeCommit?.(conn)
+        if (!closing) await client.query('COMMIT')
+        else closing.after((await client.query(`${closing.sql}; COMMIT`) as unknown as pg.QueryResult[])[0]!.rows)
         return out
       } catch (err) {
         broken = await rollback(client, err)

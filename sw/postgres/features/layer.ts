@@ -70,7 +70,7 @@ export class PgFeatureLayer implements FeatureLayer {
     const out = await this.units.write(make, ({ tx, conn, live }) => fn(tx, conn, live),
       async (conn) => {
         await w!.finish()
-        return this.tokens.move(conn, [this.#scope])
+        return this.tokens.move([this.#scope])
       })
     this.onVersion(w!.version)
     return out
