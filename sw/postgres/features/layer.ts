@@ -12,6 +12,7 @@
  * data-out paths fall back to these reads.
  */
 import { ApiError, operationalError } from '../../core/error.ts'
+import { resourceNotFound } from '../../resource/errors.ts'
 import type { FeatureLayer, FeatureRead, FeatureWrite, LayerMeta, WriteActor } from '../../feature/types.ts'
 import type { ChangeScope } from '../../port/port.ts'
 import type { PgConn } from '../conn.ts'
@@ -22,6 +23,16 @@ import { PgLayerWriter } from './writer.ts'
 import { tablesOf } from './schema.ts'
 import { ownColumns } from './filter.ts'
 import { engineTile, type EngineTileOptions, type TileAt, type TileTable } from './tile.ts'
+
+/**
+ * A layer's tables went while a request used it: another process (or this one) deleted the layer
+ * between the request's lookup of the resource and its statement (PostgreSQL: 42P01, undefined
+ * table). The client's answer is the one it gets a moment later, the resource's 404, not a 500.
+ */
+export function goneAs404(id: number, err: unknown): never {
+  if ((err as { code?: string }).code === '42P01') throw resourceNotFound(id)
+  throw err
+}
 
 export class PgFeatureLayer implements FeatureLayer {
   readonly #scope: ChangeScope
@@ -55,7 +66,7 @@ export class PgFeatureLayer implements FeatureLayer {
   /** A read whose `fn` also gets its connection (the replica's bookkeeping reads in the same snapshot). */
   readWith<T>(fn: (tx: PgLayerReader, conn: PgConn, live: () => void) => Promise<T>): Promise<T> {
     return this.units.read((conn, live) => ({ tx: new PgLayerReader(conn, this.meta, live), conn, live }),
-      ({ tx, conn, live }) => fn(tx, conn, live))
+      ({ tx, conn, live }) => fn(tx, conn, live)).catch((err: unknown) => goneAs404(this.meta.resourceId, err))
   }
 
   write<T>(fn: (tx: FeatureWrite) => Promise<T>, actor: WriteActor = {}): Promise<T> {
@@ -68,10 +79,10 @@ export class PgFeatureLayer implements FeatureLayer {
     const make = (conn: PgConn, live: () => void) =>
       ({ tx: (w = new PgLayerWriter(conn, this.meta, live, this.now().toISOString().slice(0, 19), actor.userId ?? null)), conn, live })
     const out = await this.units.write(make, ({ tx, conn, live }) => fn(tx, conn, live),
-      async (conn) => {
+      async () => {
         await w!.finish()
         return this.tokens.move([this.#scope])
-      })
+      }).catch((err: unknown) => goneAs404(this.meta.resourceId, err))
     this.onVersion(w!.version)
     return out
   }
