@@ -327,7 +327,7 @@ function runHost(args: string[]): Promise<{ code: number | null; out: string; er
   return new Promise((resolve) => proc.once('exit', (code) => { clearTimeout(timer); resolve({ code, out, err, ms: Date.now() - t0 }) }))
 }
 
-describe('two host processes on one database: a layer deleted under a request in flight', () => {
+describe('two host processes on one database: a layer or a field deleted under a request in flight', () => {
   /** The next statement of this process's host that `table` matches waits for `open`, once set. */
   let gate: { table: RegExp; open: Promise<void>; held: () => void } | undefined
   const query = pg.Client.prototype.query
@@ -378,6 +378,32 @@ describe('two host processes on one database: a layer deleted under a request in
       expect(res.status, JSON.stringify(res.body)).toBe(404)
       expect(res.body).toMatchObject({ exception: 'nextgisweb.resource.exception.ResourceNotFound', data: { resource_id: layer } })
     }
+  }, 60_000)
+
+  /** A field deleted through A, whose next open drops its column, under B's read that still lists it: 409, and sent again, 200. */
+  it('a read of a field that process A deleted meanwhile answers B\'s 409 FieldsChanged, not a 500; sent again it reads the fields as they are', async () => {
+    const layer = (await b.api.request('POST', '/api/resource/', { body: { resource: { cls: 'vector_layer', parent: { id: 0 }, display_name: 'fields go' },
+      vector_layer: { srs: { id: 3857 }, geometry_type: 'POINT', fields: [{ keyname: 'name', datatype: 'STRING' }, { keyname: 'extra', datatype: 'INTEGER' }] } } })).body.id as number
+    expect((await b.api.request('PATCH', `/api/resource/${layer}/feature/`, { body: [{ geom: 'POINT(1 2)', fields: { name: 'a', extra: 7 } }] })).status).toBe(200)
+    const list = () => b.api.request('GET', `/api/resource/${layer}/feature/?limit=5`)
+    expect((await list()).body[0].fields).toEqual({ name: 'a', extra: 7 })
+    let release!: () => void
+    const waiting = new Promise<void>((resolve) => {
+      gate = { table: new RegExp(`\\blayer_${layer} f\\b`), open: new Promise((r) => { release = r }), held: resolve }
+    })
+    const inFlight = list()
+    await waiting
+    const extra = ((await a.api.request('GET', `/api/resource/${layer}`)).body.feature_layer.fields as { id: number; keyname: string }[])
+      .find((f) => f.keyname === 'extra')!.id
+    expect((await a.api.request('PUT', `/api/resource/${layer}`, { body: { feature_layer: { fields: [{ id: extra, delete: true }] } } })).status).toBe(200)
+    // A's next read opens the layer with the new fields: the column goes.
+    expect((await a.api.request('GET', `/api/resource/${layer}/feature/?limit=1`)).status).toBe(200)
+    release()
+    const res = await inFlight
+    expect(res.status, JSON.stringify(res.body)).toBe(409)
+    expect(res.body).toMatchObject({ exception: 'outpost.feature_layer.exception.FieldsChanged', data: { resource_id: layer } })
+    const again = await list()
+    expect([again.status, again.body[0].fields]).toEqual([200, { name: 'a' }])
   }, 60_000)
 })
 

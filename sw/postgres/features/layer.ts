@@ -13,6 +13,7 @@
  */
 import { ApiError, operationalError } from '../../core/error.ts'
 import { resourceNotFound } from '../../resource/errors.ts'
+import { fieldsChanged } from '../../feature/errors.ts'
 import type { FeatureLayer, FeatureRead, FeatureWrite, LayerMeta, WriteActor } from '../../feature/types.ts'
 import type { ChangeScope } from '../../port/port.ts'
 import type { PgConn } from '../conn.ts'
@@ -25,12 +26,18 @@ import { ownColumns } from './filter.ts'
 import { engineTile, type EngineTileOptions, type TileAt, type TileTable } from './tile.ts'
 
 /**
- * A layer's tables went while a request used it: another process (or this one) deleted the layer
- * between the request's lookup of the resource and its statement (PostgreSQL: 42P01, undefined
- * table). The client's answer is the one it gets a moment later, the resource's 404, not a 500.
+ * The layer changed under a request that had already looked it up, never a 500:
+ * - its tables went: another process (or this one) deleted the layer between the request's
+ *   lookup of the resource and its statement (PostgreSQL: 42P01, undefined table). The answer is
+ *   the one the request gets a moment later, the resource's 404;
+ * - a column of a field it knew went: the field was deleted meanwhile and a process brought the
+ *   table up to the new field list (schema.ts `ensureTables`; 42703 naming a `fld_` column). 409:
+ *   sent again, the request runs with the fields as they are.
  */
-export function goneAs404(id: number, err: unknown): never {
-  if ((err as { code?: string }).code === '42P01') throw resourceNotFound(id)
+export function changedUnder(id: number, err: unknown): never {
+  const e = err as { code?: string; message?: string }
+  if (e.code === '42P01') throw resourceNotFound(id)
+  if (e.code === '42703' && /\bfld_\d+\b/.test(e.message ?? '')) throw fieldsChanged(id)
   throw err
 }
 
@@ -66,7 +73,7 @@ export class PgFeatureLayer implements FeatureLayer {
   /** A read whose `fn` also gets its connection (the replica's bookkeeping reads in the same snapshot). */
   readWith<T>(fn: (tx: PgLayerReader, conn: PgConn, live: () => void) => Promise<T>): Promise<T> {
     return this.units.read((conn, live) => ({ tx: new PgLayerReader(conn, this.meta, live), conn, live }),
-      ({ tx, conn, live }) => fn(tx, conn, live)).catch((err: unknown) => goneAs404(this.meta.resourceId, err))
+      ({ tx, conn, live }) => fn(tx, conn, live)).catch((err: unknown) => changedUnder(this.meta.resourceId, err))
   }
 
   write<T>(fn: (tx: FeatureWrite) => Promise<T>, actor: WriteActor = {}): Promise<T> {
@@ -82,7 +89,7 @@ export class PgFeatureLayer implements FeatureLayer {
       async () => {
         await w!.finish()
         return this.tokens.move([this.#scope])
-      }).catch((err: unknown) => goneAs404(this.meta.resourceId, err))
+      }).catch((err: unknown) => changedUnder(this.meta.resourceId, err))
     this.onVersion(w!.version)
     return out
   }
