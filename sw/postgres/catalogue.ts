@@ -51,7 +51,7 @@ export function pgCatalogue(pool: pg.Pool, tokens: PgTokens, frames?: Frames): C
           default_icon = CASE WHEN excluded.default_icon IS NOT NULL OR excluded.source = 'default' THEN excluded.default_icon
                               ELSE catalogue_meta.default_icon END`,
       [source, data.defaultIcon ?? null])
-    }, async () => tokens.move(['catalogue'])),
+    }, (conn) => tokens.move(conn, ['catalogue'])),
     icon: async (id) => bytes(id === 'default'
       ? (await pool.query<{ b: Buffer | null }>('SELECT default_icon AS b FROM catalogue_meta')).rows[0]?.b
       : (await pool.query<{ b: Buffer }>('SELECT png AS b FROM catalogue_icon WHERE id = $1', [id])).rows[0]?.b),

@@ -65,7 +65,7 @@ export async function openPostgresData(url: string, opts: PostgresPortOptions = 
   return {
     pool,
     tokens,
-    unitOfWork: (fn) => units.write(pgMainWrite, fn, async () => tokens.move(['main'])),
+    unitOfWork: (fn) => units.write(pgMainWrite, fn, (conn) => tokens.move(conn, ['main'])),
     read: (fn) => units.read((db, live) => pgMainRead(db, live, aclToken), fn),
     blobs,
     features: new PgFeatureTables(pool, tokens, blobs, frames),

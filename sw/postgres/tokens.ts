@@ -17,7 +17,7 @@
  * moves never raise the refresh's mark (another process's lower value may not be read yet).
  */
 import type { ChangeScope, ChangeTokens } from '../port/port.ts'
-import type { Closing } from './uow.ts'
+import type { PgConn } from './conn.ts'
 
 let opened = 0
 
@@ -60,15 +60,12 @@ export class PgTokens implements ChangeTokens {
   }
 
   /**
-   * Moves the counters of `scopes`: a unit of work's closing statement (uow.ts, sent with its
-   * COMMIT, so the scopes are literals: our own names), whose rows it records once committed.
+   * Moves the counters of `scopes` inside a unit of work (its last statement); what it returns
+   * records the new values once the commit succeeded.
    */
-  move(scopes: Iterable<ChangeScope>): Closing {
-    const list = [...scopes].map((s) => `'${s.replace(/'/g, "''")}'`).join(', ')
-    return {
-      sql: MOVE.replace('$1::text[]', `ARRAY[${list}]::text[]`),
-      after: (rows) => { for (const r of rows as { scope: string; n: number }[]) this.#note(r.scope, r.n) },
-    }
+  async move(conn: PgConn, scopes: Iterable<ChangeScope>): Promise<() => void> {
+    const moved = await conn.rows<{ scope: string; n: number }>(MOVE, [[...scopes]])
+    return () => { for (const { scope, n } of moved) this.#note(scope, n) }
   }
 
   /** Counters only go up: an answer older than what this process already knows is ignored. */

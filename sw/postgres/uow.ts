@@ -30,16 +30,12 @@ const RETRIED = new Set(['40001', '40P01'])
 const ATTEMPTS = 5
 
 /**
- * A unit of work's last statement, sent with its COMMIT in one round trip (the simple protocol,
- * so it carries no values: literals only); `after` gets its rows once COMMIT succeeded.
+ * What a unit of work does right before COMMIT, inside the transaction (moving the change
+ * counters). Not sent with COMMIT in one round trip: a COMMIT the server holds is carried out
+ * even if the process dies meanwhile, and a process killed while its last statement waits (for
+ * the change sequence's row lock) must leave nothing (test/api/team-processes.test.ts).
  */
-export interface Closing {
-  sql: string
-  after(rows: Record<string, unknown>[]): void
-}
-
-/** What a unit of work does right before COMMIT, inside the transaction; its `Closing` (moving the change counters) goes with COMMIT. */
-export type BeforeCommit = (conn: PgConn) => Promise<Closing | undefined>
+export type BeforeCommit = (conn: PgConn) => Promise<() => void>
 
 export class PgUnits {
   readonly #pool: pg.Pool
@@ -83,13 +79,13 @@ export class PgUnits {
       const client = await this.#pool.connect()
       let broken: Error | undefined
       try {
-        // BEGIN and the lock in one round trip, the closing statement and COMMIT in another.
+        // BEGIN and the lock in one round trip.
         await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${this.#lock})`)
         const conn = connOf(client, true)
         const out = await this.#run(make, conn, fn)
-        const closing = await beforeCommit?.(conn)
-        if (!closing) await client.query('COMMIT')
-        else closing.after((await client.query(`${closing.sql}; COMMIT`) as unknown as pg.QueryResult[])[0]!.rows)
+        const after = await beforeCommit?.(conn)
+        await client.query('COMMIT')
+        after?.()
         return out
       } catch (err) {
         broken = await rollback(client, err)

@@ -86,9 +86,9 @@ export class PgFeatureLayer implements FeatureLayer {
     const make = (conn: PgConn, live: () => void) =>
       ({ tx: (w = new PgLayerWriter(conn, this.meta, live, this.now().toISOString().slice(0, 19), actor.userId ?? null)), conn, live })
     const out = await this.units.write(make, ({ tx, conn, live }) => fn(tx, conn, live),
-      async () => {
+      async (conn) => {
         await w!.finish()
-        return this.tokens.move([this.#scope])
+        return this.tokens.move(conn, [this.#scope])
       }).catch((err: unknown) => changedUnder(this.meta.resourceId, err))
     this.onVersion(w!.version)
     return out

@@ -64,7 +64,7 @@ export class PgFeatureTables implements FeatureTables {
     if (this.#signatures.get(id) !== sig) {
       let changed = false
       await units.write(conn, async (db) => { changed = await ensureTables(db, meta) },
-        async () => (changed ? this.tokens.move([`layer:${id}`]) : undefined))
+        async (db) => (changed ? this.tokens.move(db, [`layer:${id}`]) : () => {}))
       this.#signatures.set(id, sig)
     }
     const epoch = meta.versioning?.epoch ?? 0
@@ -102,7 +102,7 @@ export class PgFeatureTables implements FeatureTables {
       const t = tablesOf(id)
       orphans = await historyEpoch(db, t) === epoch ? undefined
         : await resetHistory(db, t, epoch, now().toISOString().slice(0, 19), meta.versioning?.userId ?? null)
-    }, async () => (orphans ? this.tokens.move([`layer:${id}`]) : undefined))
+    }, async (db) => (orphans ? this.tokens.move(db, [`layer:${id}`]) : () => {}))
     for (const b of orphans ?? []) await this.blobs.deleteBlob(b).catch(() => undefined)
   }
 
@@ -129,7 +129,7 @@ export class PgFeatureTables implements FeatureTables {
     const id = plan.meta.resourceId
     const units = this.#unitsOf(id)
     const count = await units.write(conn, (db) => loadFeatures(db, src, plan, progress, signal),
-      async () => this.tokens.move([`layer:${id}`]))
+      (db) => this.tokens.move(db, [`layer:${id}`]))
     this.#signatures.set(id, fieldsSignature(plan.meta.fields))
     let held = true
     // Synchronous for the caller; the release is one statement after it, and a lost one only
@@ -148,7 +148,7 @@ export class PgFeatureTables implements FeatureTables {
     this.#epochs.delete(id)
     this.#latest.delete(id)
     for (const b of await units.read(conn, (db) => listedBlobs(db, id))) await this.blobs.deleteBlob(b)
-    await units.write(conn, (db) => dropTables(db, id), async () => this.tokens.move([`layer:${id}`]))
+    await units.write(conn, (db) => dropTables(db, id), (db) => this.tokens.move(db, [`layer:${id}`]))
   }
 
   stored(): Promise<number[]> {

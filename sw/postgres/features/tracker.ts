@@ -84,8 +84,9 @@ export class PgVersionTracker {
     const { t, cols } = this
     const f = p.add(arrayLiteral(fids))
     const version = known !== undefined ? `SELECT ${p.add(known)}::bigint AS id`
-      : `INSERT INTO ${t.version} (id, tstamp, user_id) SELECT coalesce(max(id), 0) + 1, ${p.add(this.tstamp)}::text,
-        ${p.add(this.userId)}::bigint FROM ${t.version} WHERE EXISTS (SELECT 1 FROM there) RETURNING id`
+      // (An aggregate gives its row even over no rows: the condition goes outside it.)
+      : `INSERT INTO ${t.version} (id, tstamp, user_id) SELECT m.id, ${p.add(this.tstamp)}::text, ${p.add(this.userId)}::bigint
+        FROM (SELECT coalesce(max(id), 0) + 1 AS id FROM ${t.version}) m WHERE EXISTS (SELECT 1 FROM there) RETURNING id`
     const rows = await this.db.rows<{ fid: number; vid: number | null }>(`WITH there AS (SELECT fid FROM ${t.features}
         WHERE fid = ANY(${f}::bigint[])),
       v AS (${version}),
