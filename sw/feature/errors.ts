@@ -14,6 +14,15 @@ export const featureNotFound = (resourceId: number, featureId: number) =>
     detail: 'The feature may have been deleted or an error in the address.',
     data: { resource_id: resourceId, feature_id: featureId }, exception: `${FL}.FeatureNotFound` })
 
+/**
+ * A field was deleted (by another process) while a request that still knew it ran: its column is
+ * gone. Sent again, the request runs with the layer's fields as they are now.
+ */
+export const fieldsChanged = (resourceId: number) =>
+  new ApiError(409, 'Conflict', {
+    message: `The fields of layer ${resourceId} changed while this request ran; send it again.`,
+    data: { resource_id: resourceId }, exception: 'outpost.feature_layer.exception.FieldsChanged' })
+
 /** Bad geometry input; `at` is the JSON path or query parameter it came from. */
 export const geometryNotValid = (reason: string, at: string) =>
   validationError(`Geometry is not valid: ${reason} - at \`${at}\``, { location: at.startsWith('$') ? ['body', at] : ['query', at] })

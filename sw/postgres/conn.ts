@@ -47,9 +47,11 @@ function refusedText(err: unknown): never {
  * An integer beyond ±2^53 written out in digits: pg would send `1e+29`, which no integer column
  * parses (a 500), where digits give the range error above (a 422) and a float column its value.
  */
-const digits = (v: unknown): unknown => (typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v) ? BigInt(v).toString()
-  : Array.isArray(v) ? v.map(digits) : v)
-const exact = (params?: readonly unknown[]) => params?.map(digits)
+const unsafe = (v: unknown): boolean => typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v)
+const inexact = (v: unknown): boolean => unsafe(v) || (Array.isArray(v) && v.some(inexact))
+const digits = (v: unknown): unknown => (unsafe(v) ? BigInt(v as number).toString() : Array.isArray(v) ? v.map(digits) : v)
+/** The values as sent: copied only when one needs its digits (a batch's arrays are long; most never do). */
+const exact = (params?: readonly unknown[]): unknown[] | undefined => (params?.some(inexact) ? params.map(digits) : params as unknown[] | undefined)
 
 /**
  * How long a new connection may take, handshake included, unless the URL says otherwise

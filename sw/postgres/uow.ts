@@ -29,7 +29,12 @@ export type PgTxFactory<Tx> = (conn: PgConn, live: () => void) => Tx
 const RETRIED = new Set(['40001', '40P01'])
 const ATTEMPTS = 5
 
-/** What a unit of work does right before COMMIT, inside the transaction (moving the change counters). */
+/**
+ * What a unit of work does right before COMMIT, inside the transaction (moving the change
+ * counters). Not sent with COMMIT in one round trip: a COMMIT the server holds is carried out
+ * even if the process dies meanwhile, and a process killed while its last statement waits (for
+ * the change sequence's row lock) must leave nothing (test/api/team-processes.test.ts).
+ */
 export type BeforeCommit = (conn: PgConn) => Promise<() => void>
 
 export class PgUnits {
@@ -42,6 +47,8 @@ export class PgUnits {
   #tail: Promise<void> = Promise.resolve()
 
   constructor(pool: pg.Pool, name: string, frames?: Frames, lock: string = MAIN_LOCK) {
+    // Sent as a literal with BEGIN (below): digits only.
+    if (!/^\d{1,19}$/.test(lock)) throw new Error(`Not an advisory lock key: ${lock}`)
     this.#pool = pool
     this.#name = name
     this.#lock = lock
@@ -72,8 +79,8 @@ export class PgUnits {
       const client = await this.#pool.connect()
       let broken: Error | undefined
       try {
-        await client.query('BEGIN')
-        await client.query('SELECT pg_advisory_xact_lock($1)', [this.#lock])
+        // BEGIN and the lock in one round trip.
+        await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${this.#lock})`)
         const conn = connOf(client, true)
         const out = await this.#run(make, conn, fn)
         const after = await beforeCommit?.(conn)

@@ -86,11 +86,21 @@ describe('statements per request on the PostgreSQL host', () => {
     expect([...resource, ...list, ...one, ...tile].filter((s) => s.includes('acl_state'))).toEqual([])
   })
 
-  it('a write costs its transaction: an edit 10 statements, a batch of 100 into an opened layer 6, whatever its size', async () => {
+  it('a write costs five round trips: the counters, BEGIN with the lock, one statement, the counter, COMMIT (an edit, a batch of any size)', async () => {
     let n = 0
     const edit = await count('PUT', () => `/api/resource/${layer}/feature/${fid}`, () => ({ fields: { name: `e${n++}` } }))
     const batch = await count('PATCH', () => `/api/resource/${layer}/feature/`, () => points(100, `b${n++}`))
-    expect([edit.length, batch.length]).toEqual([10, 6])
+    expect([edit.length, batch.length]).toEqual([5, 5])
+    for (const w of [edit, batch]) {
+      expect(w[1]).toMatch(/^BEGIN; SELECT pg_advisory_xact_lock\(\d+\)$/)
+      // COMMIT on its own: sent with the counter, the server would commit a process killed while the counter waits.
+      expect(w.slice(3)).toEqual([expect.stringMatching(/^WITH clock AS \(UPDATE outpost_change/), 'COMMIT'])
+    }
+    // The edit's one statement: which feature is there, the version, the history, `_vstate` and the UPDATE.
+    expect(edit[2]).toMatch(/^WITH there AS [^]*INSERT INTO layer_\d+_version[^]*INSERT INTO layer_\d+_history[^]*UPDATE layer_\d+_vstate[^]*UPDATE layer_\d+ AS f/)
+    // The feature reads back with its last edit.
+    const f = await a.request('GET', `/api/resource/${layer}/feature/${fid}`)
+    expect(f.body.fields.name).toBe(`e${n - 3}`)
     // The first write to a new layer makes its tables too (once per layer).
     const fresh = await newLayer(a)
     seen.length = 0

@@ -15,7 +15,7 @@ import type { Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type pg from 'pg'
+import pg from 'pg'
 import type { Api } from './harness.ts'
 import { apiOf, kill, SOURCE_ENTRY, startHost, type Host } from './node-process.ts'
 import { NODE_ADMIN_PASSWORD, startNodeApi } from './node-client.ts'
@@ -23,6 +23,7 @@ import { FaultProxy } from './fault-proxy.ts'
 import { pointWkb, versionedLayer } from './cases/versioning.ts'
 import { postgresData } from '../../sw/host/node.ts'
 import { MAIN_LOCK } from '../../sw/postgres/uow.ts'
+import { layerLock } from '../../sw/postgres/tx.ts'
 import type { OutpostApp } from '../../sw/app.ts'
 import { cluster } from '../pg/shared.ts'
 
@@ -325,6 +326,86 @@ function runHost(args: string[]): Promise<{ code: number | null; out: string; er
   const timer = setTimeout(() => proc.kill('SIGKILL'), 60_000)
   return new Promise((resolve) => proc.once('exit', (code) => { clearTimeout(timer); resolve({ code, out, err, ms: Date.now() - t0 }) }))
 }
+
+describe('two host processes on one database: a layer or a field deleted under a request in flight', () => {
+  /** The next statement of this process's host that `table` matches waits for `open`, once set. */
+  let gate: { table: RegExp; open: Promise<void>; held: () => void } | undefined
+  const query = pg.Client.prototype.query
+  let b: Awaited<ReturnType<typeof startNodeApi>>
+  let a: Host & { api: Api }
+  beforeAll(async () => {
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const q = args[0] as string | { text?: string }
+      const g = gate
+      if (g && g.table.test(typeof q === 'string' ? q : q.text ?? '')) {
+        gate = undefined
+        g.held()
+        return g.open.then(() => (query as (...x: unknown[]) => unknown).apply(this, args))
+      }
+      return (query as (...x: unknown[]) => unknown).apply(this, args)
+    } as typeof query
+    const url = await (await cluster()).database('deleted')
+    b = await startNodeApi({ app: { data: postgresData(url, { maxConnections: 4 }) } })
+    a = await pgHost(tempDir(), url)
+  })
+  afterAll(async () => {
+    pg.Client.prototype.query = query
+    await new Promise<void>((resolve) => b?.server.close(() => resolve()))
+    await (await b?.app.services())?.data.close()
+  })
+
+  /**
+   * B's request has found the layer (its resource, its opened tables) and is about to send its
+   * statement on the feature table when A's DELETE of the layer commits. It was a 500
+   * (`relation "layer_<id>" does not exist`, 42P01); it is the 404 the request would get a moment later.
+   */
+  it('a read and a write of a layer that process A deleted meanwhile answer B\'s 404 ResourceNotFound, not a 500', async () => {
+    // The read is held at its statement on the feature table; the write before it takes the layer's lock (A's delete takes it too).
+    const held = (layer: number) => ({ GET: new RegExp(`\\blayer_${layer} f\\b`), PATCH: new RegExp(`^BEGIN; SELECT pg_advisory_xact_lock\\(${layerLock(layer)}\\)$`) })
+    for (const [method, path, body] of [['GET', 'feature_count', undefined], ['PATCH', 'feature/', points(3)]] as const) {
+      const layer = (await b.api.request('POST', '/api/resource/', { body: { resource: { cls: 'vector_layer', parent: { id: 0 }, display_name: `gone ${method}` },
+        vector_layer: { srs: { id: 3857 }, geometry_type: 'POINT', fields: [{ keyname: 'name', datatype: 'STRING' }] } } })).body.id as number
+      expect((await b.api.request('PATCH', `/api/resource/${layer}/feature/`, { body: points(2) })).status).toBe(200)
+      let release!: () => void
+      const waiting = new Promise<void>((resolve) => {
+        gate = { table: held(layer)[method], open: new Promise((r) => { release = r }), held: resolve }
+      })
+      const inFlight = b.api.request(method, `/api/resource/${layer}/${path}`, body ? { body } : {})
+      await waiting
+      expect((await a.api.request('DELETE', `/api/resource/${layer}`)).status).toBe(200)
+      release()
+      const res = await inFlight
+      expect(res.status, JSON.stringify(res.body)).toBe(404)
+      expect(res.body).toMatchObject({ exception: 'nextgisweb.resource.exception.ResourceNotFound', data: { resource_id: layer } })
+    }
+  }, 60_000)
+
+  /** A field deleted through A, whose next open drops its column, under B's read that still lists it: 409, and sent again, 200. */
+  it('a read of a field that process A deleted meanwhile answers B\'s 409 FieldsChanged, not a 500; sent again it reads the fields as they are', async () => {
+    const layer = (await b.api.request('POST', '/api/resource/', { body: { resource: { cls: 'vector_layer', parent: { id: 0 }, display_name: 'fields go' },
+      vector_layer: { srs: { id: 3857 }, geometry_type: 'POINT', fields: [{ keyname: 'name', datatype: 'STRING' }, { keyname: 'extra', datatype: 'INTEGER' }] } } })).body.id as number
+    expect((await b.api.request('PATCH', `/api/resource/${layer}/feature/`, { body: [{ geom: 'POINT(1 2)', fields: { name: 'a', extra: 7 } }] })).status).toBe(200)
+    const list = () => b.api.request('GET', `/api/resource/${layer}/feature/?limit=5`)
+    expect((await list()).body[0].fields).toEqual({ name: 'a', extra: 7 })
+    let release!: () => void
+    const waiting = new Promise<void>((resolve) => {
+      gate = { table: new RegExp(`\\blayer_${layer} f\\b`), open: new Promise((r) => { release = r }), held: resolve }
+    })
+    const inFlight = list()
+    await waiting
+    const extra = ((await a.api.request('GET', `/api/resource/${layer}`)).body.feature_layer.fields as { id: number; keyname: string }[])
+      .find((f) => f.keyname === 'extra')!.id
+    expect((await a.api.request('PUT', `/api/resource/${layer}`, { body: { feature_layer: { fields: [{ id: extra, delete: true }] } } })).status).toBe(200)
+    // A's next read opens the layer with the new fields: the column goes.
+    expect((await a.api.request('GET', `/api/resource/${layer}/feature/?limit=1`)).status).toBe(200)
+    release()
+    const res = await inFlight
+    expect(res.status, JSON.stringify(res.body)).toBe(409)
+    expect(res.body).toMatchObject({ exception: 'outpost.feature_layer.exception.FieldsChanged', data: { resource_id: layer } })
+    const again = await list()
+    expect([again.status, again.body[0].fields]).toEqual([200, { name: 'a' }])
+  }, 60_000)
+})
 
 describe('the database unreachable or lost', () => {
   let door: DbDoor

@@ -12,6 +12,8 @@
  * data-out paths fall back to these reads.
  */
 import { ApiError, operationalError } from '../../core/error.ts'
+import { resourceNotFound } from '../../resource/errors.ts'
+import { fieldsChanged } from '../../feature/errors.ts'
 import type { FeatureLayer, FeatureRead, FeatureWrite, LayerMeta, WriteActor } from '../../feature/types.ts'
 import type { ChangeScope, PendingRefresh } from '../../port/port.ts'
 import type { PgConn } from '../conn.ts'
@@ -22,6 +24,22 @@ import { PgLayerWriter } from './writer.ts'
 import { tablesOf } from './schema.ts'
 import { ownColumns } from './filter.ts'
 import { engineTile, type EngineTileOptions, type TileAt, type TileTable } from './tile.ts'
+
+/**
+ * The layer changed under a request that had already looked it up, never a 500:
+ * - its tables went: another process (or this one) deleted the layer between the request's
+ *   lookup of the resource and its statement (PostgreSQL: 42P01, undefined table). The answer is
+ *   the one the request gets a moment later, the resource's 404;
+ * - a column of a field it knew went: the field was deleted meanwhile and a process brought the
+ *   table up to the new field list (schema.ts `ensureTables`; 42703 naming a `fld_` column). 409:
+ *   sent again, the request runs with the fields as they are.
+ */
+export function changedUnder(id: number, err: unknown): never {
+  const e = err as { code?: string; message?: string }
+  if (e.code === '42P01') throw resourceNotFound(id)
+  if (e.code === '42703' && /\bfld_\d+\b/.test(e.message ?? '')) throw fieldsChanged(id)
+  throw err
+}
 
 export class PgFeatureLayer implements FeatureLayer {
   readonly #scope: ChangeScope
@@ -59,7 +77,7 @@ export class PgFeatureLayer implements FeatureLayer {
   /** A read whose `fn` also gets its connection (the replica's bookkeeping reads in the same snapshot). */
   readWith<T>(fn: (tx: PgLayerReader, conn: PgConn, live: () => void) => Promise<T>): Promise<T> {
     return this.units.read((conn, live) => ({ tx: new PgLayerReader(conn, this.meta, live), conn, live }),
-      ({ tx, conn, live }) => fn(tx, conn, live))
+      ({ tx, conn, live }) => fn(tx, conn, live)).catch((err: unknown) => changedUnder(this.meta.resourceId, err))
   }
 
   write<T>(fn: (tx: FeatureWrite) => Promise<T>, actor: WriteActor = {}): Promise<T> {
@@ -75,7 +93,7 @@ export class PgFeatureLayer implements FeatureLayer {
       async (conn) => {
         await w!.finish()
         return this.tokens.move(conn, [this.#scope])
-      })
+      }).catch((err: unknown) => changedUnder(this.meta.resourceId, err))
     this.onVersion(w!.version)
     return out
   }

@@ -24,7 +24,7 @@ import { layerLock } from '../tx.ts'
 import { dropTables, ensureTables, listedBlobs, releaseLayer, storedLayers, tablesOf } from './schema.ts'
 import { historyEpoch, resetHistory } from './history-schema.ts'
 import { latestVersion } from './versions.ts'
-import { PgFeatureLayer } from './layer.ts'
+import { changedUnder, PgFeatureLayer } from './layer.ts'
 import { loadFeatures } from './ingest-load.ts'
 import { PgReplica } from './replica.ts'
 
@@ -68,8 +68,12 @@ export class PgFeatureTables implements FeatureTables {
       this.#signatures.set(id, sig)
     }
     const epoch = meta.versioning?.epoch ?? 0
-    if (this.#epochs.get(id) !== epoch) await this.#startEpoch(meta, units, now)
-    if (epoch) await this.#readLatest(id, units)
+    try {
+      if (this.#epochs.get(id) !== epoch) await this.#startEpoch(meta, units, now)
+      if (epoch) await this.#readLatest(id, units)
+    } catch (err) {
+      changedUnder(id, err)
+    }
     return new PgFeatureLayer(meta, units, this.tokens, now, (v) => {
       if (v !== undefined) this.#latest.set(id, { token: this.tokens.current(`layer:${id}`), latest: v })
     })

@@ -11,6 +11,7 @@
 import type { PgConn } from '../conn.ts'
 import { Params } from './filter.ts'
 import { ATTACHMENT_DATA, type VersionedTables } from './history-schema.ts'
+import { arrayLiteral } from './columns.ts'
 
 /** A condition on an alias (`f`: the feature table; `r`: an extension source), its values added to `p`. */
 export type Where = (p: Params) => string
@@ -67,6 +68,41 @@ export class PgVersionTracker {
       this.#vid = Promise.resolve(this.#version)
     }
     return rows.map((r) => r.fid)
+  }
+
+  /**
+   * Changes of features recorded in the statement that makes them: `update` (an UPDATE of the
+   * feature table, its values in `p`) becomes a data-modifying CTE beside this write's version
+   * (made at its first change, and only if one of `fids` is there), the previous values of the
+   * features this version has not kept yet (`s.vid <> v.id`), and their `_vstate`. Every part
+   * reads the rows as they were before the statement, so the history gets the old values. An
+   * edit was five statements (which fids are there, the version, the history, `_vstate`, the
+   * UPDATE). Returns the fids that are there.
+   */
+  async updateRecorded(fids: number[], update: string, p: Params): Promise<Set<number>> {
+    const known = this.#vid && await this.#vid
+    const { t, cols } = this
+    const f = p.add(arrayLiteral(fids))
+    const version = known !== undefined ? `SELECT ${p.add(known)}::bigint AS id`
+      // (An aggregate gives its row even over no rows: the condition goes outside it.)
+      : `INSERT INTO ${t.version} (id, tstamp, user_id) SELECT m.id, ${p.add(this.tstamp)}::text, ${p.add(this.userId)}::bigint
+        FROM (SELECT coalesce(max(id), 0) + 1 AS id FROM ${t.version}) m WHERE EXISTS (SELECT 1 FROM there) RETURNING id`
+    const rows = await this.db.rows<{ fid: number; vid: number | null }>(`WITH there AS (SELECT fid FROM ${t.features}
+        WHERE fid = ANY(${f}::bigint[])),
+      v AS (${version}),
+      kept AS (INSERT INTO ${t.history} (fid, vid, nid, op, nop, geom${cols})
+        SELECT f.fid, s.vid, v.id, s.op, 'U', f.geom${cols.replace(/, /g, ', f.')} FROM ${t.features} f JOIN ${t.vstate} s ON s.fid = f.fid, v
+        WHERE f.fid = ANY(${f}::bigint[]) AND s.vid <> v.id),
+      state AS (UPDATE ${t.vstate} s SET op = CASE WHEN s.vid = v.id THEN s.op ELSE 'U' END, vid = v.id FROM v
+        WHERE s.fid IN (SELECT fid FROM there)),
+      changed AS (${update})
+      SELECT fid, (SELECT id FROM v) AS vid FROM there`, p.values)
+    if (known === undefined && rows.length) {
+      this.#version = rows[0]!.vid!
+      this.#vid = Promise.resolve(this.#version)
+    }
+    for (const r of rows) this.#kept.add(r.fid)
+    return new Set(rows.map((r) => r.fid))
   }
 
   /** The descriptions new features came with: one statement for a whole batch. */

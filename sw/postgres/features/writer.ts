@@ -9,7 +9,6 @@
  * recorded in the same transaction. On a versioned layer the write is one version
  * (tracker.ts) and the stored transactions live beside it (transactions.ts).
  */
-import { toWkb } from '../../geo/wkb.ts'
 import { changesFeature } from '../../feature/input.ts'
 import type {
   AttachmentFields, AttachmentFile, AttachmentRow, FeatureHistoryWrite, FeatureInput, FeatureUpdate, FeatureWrite, Field, LayerMeta,
@@ -19,6 +18,7 @@ import type { PgConn } from '../conn.ts'
 import { PgLayerReader } from './reader.ts'
 import { Params } from './filter.ts'
 import { COLUMN_TYPES, columnOf } from './schema.ts'
+import { arrayLiteral, geomOf, wkbColumn } from './columns.ts'
 import { PgVersionTracker } from './tracker.ts'
 import * as txn from './transactions.ts'
 
@@ -80,14 +80,16 @@ export class PgLayerWriter extends PgLayerReader implements FeatureWrite, Featur
     const columns = fields.map(() => new Array<unknown>(inputs.length).fill(null))
     const geoms = inputs.map((input, row) => {
       input.fields.forEach((f, k) => { columns[at.get(f.id)!]![row] = input.values[k] ?? null })
-      return input.geom ? toWkb(input.geom) : null
+      return input.geom
     })
     const p = new Params()
-    const arrays = [`${p.add(geoms)}::bytea[]`, ...fields.map((f, k) => `${p.add(columns[k])}::${COLUMN_TYPES[f.datatype]}[]`)]
+    const wkb = wkbColumn(geoms)
+    const arrays = [`${p.add(wkb.offsets)}::int[]`, `${p.add(wkb.lengths)}::int[]`,
+      ...fields.map((f, k) => `${p.add(arrayLiteral(columns[k]!))}::${COLUMN_TYPES[f.datatype]}[]`)]
     const names = fields.map((_, k) => `c${k}`)
     const insert = `INSERT INTO ${this.t.features} (geom${fields.map((f) => `, ${columnOf(f.id)}`).join('')})
-      SELECT ST_GeomFromWKB(u.g, ${p.add(this.meta.srs)})${names.map((n) => `, u.${n}`).join('')}
-      FROM unnest(${arrays.join(', ')}) AS u(g${names.map((n) => `, ${n}`).join('')}) RETURNING fid`
+      SELECT ${geomOf(p.add(wkb.bytes), 'u.o', 'u.l', p.add(this.meta.srs))}${names.map((n) => `, u.${n}`).join('')}
+      FROM unnest(${arrays.join(', ')}) AS u(o, l${names.map((n) => `, ${n}`).join('')}) RETURNING fid`
     // On a versioned layer the version and the features' `_vstate` rows come in the same statement.
     const fids = this.#tracker ? await this.#tracker.insertCreated(insert, p)
       : (await this.db.rows<{ fid: number }>(insert, p.values)).map((r) => r.fid)
@@ -114,6 +116,18 @@ export class PgLayerWriter extends PgLayerReader implements FeatureWrite, Featur
   async updateMany(items: readonly FeatureUpdate[]): Promise<boolean[]> {
     this.live()
     if (!items.length) return []
+    // One run of changes (an edit): which features are there, the history and the UPDATE in one statement.
+    const one = shapeOf(items[0]!.input)
+    if (new Set(items.map((i) => i.fid)).size === items.length && items.every((i) => changesFeature(i.input) && shapeOf(i.input) === one)) {
+      const p = new Params()
+      const update = this.#updateSql(items, p)
+      const fids = items.map((i) => i.fid)
+      const there = this.#tracker ? await this.#tracker.updateRecorded(fids, update, p)
+        : new Set((await this.db.rows<{ fid: number }>(`WITH there AS (SELECT fid FROM ${this.t.features}
+            WHERE fid = ANY(${p.add(arrayLiteral(fids))}::bigint[])), changed AS (${update}) SELECT fid FROM there`, p.values)).map((r) => r.fid))
+      await this.#descriptions(items.filter((i) => there.has(i.fid) && i.input.description !== undefined))
+      return items.map((i) => there.has(i.fid))
+    }
     const there = new Set((await this.db.rows<{ fid: number }>(`SELECT fid FROM ${this.t.features} WHERE fid = ANY($1::bigint[])`,
       [[...new Set(items.map((i) => i.fid))]])).map((r) => r.fid))
     const todo = items.filter((i) => there.has(i.fid))
@@ -143,21 +157,28 @@ export class PgLayerWriter extends PgLayerReader implements FeatureWrite, Featur
     const first = run[0]?.input
     if (!first || !changesFeature(first)) return
     const p = new Params()
-    const arrays = [`${p.add(run.map((i) => i.fid))}::bigint[]`]
+    await this.db.exec(this.#updateSql(run, p), p.values)
+  }
+
+  /** The UPDATE of `#updateRun`, its values added to `p`. */
+  #updateSql(run: readonly FeatureUpdate[], p: Params): string {
+    const first = run[0]!.input
+    const arrays = [`${p.add(arrayLiteral(run.map((i) => i.fid)))}::bigint[]`]
     const names = ['fid']
     const sets: string[] = []
     if (first.geom !== undefined) {
-      arrays.push(`${p.add(run.map((i) => i.input.geom && toWkb(i.input.geom)))}::bytea[]`)
-      names.push('g')
-      sets.push(`geom = ST_GeomFromWKB(u.g, ${p.add(this.meta.srs)})`)
+      const wkb = wkbColumn(run.map((i) => i.input.geom))
+      arrays.push(`${p.add(wkb.offsets)}::int[]`, `${p.add(wkb.lengths)}::int[]`)
+      names.push('o', 'l')
+      sets.push(`geom = ${geomOf(p.add(wkb.bytes), 'u.o', 'u.l', p.add(this.meta.srs))}`)
     }
     first.fields.forEach((f, k) => {
-      arrays.push(`${p.add(run.map((i) => i.input.values[k] ?? null))}::${COLUMN_TYPES[f.datatype]}[]`)
+      arrays.push(`${p.add(arrayLiteral(run.map((i) => i.input.values[k] ?? null)))}::${COLUMN_TYPES[f.datatype]}[]`)
       names.push(`c${k}`)
       sets.push(`${columnOf(f.id)} = u.c${k}`)
     })
-    await this.db.exec(`UPDATE ${this.t.features} AS f SET ${sets.join(', ')} FROM unnest(${arrays.join(', ')}) AS u(${names.join(', ')})
-      WHERE f.fid = u.fid`, p.values)
+    return `UPDATE ${this.t.features} AS f SET ${sets.join(', ')} FROM unnest(${arrays.join(', ')}) AS u(${names.join(', ')})
+      WHERE f.fid = u.fid`
   }
 
   /**
