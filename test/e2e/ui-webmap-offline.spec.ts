@@ -101,9 +101,12 @@ test('the Sync panel takes a team\'s web map offline: area on the map, estimate,
   await form.getByTestId('wmo-zmax').fill(String(BIG.zooms[1]))
   await form.getByTestId('wmo-estimate').click()
   await expect(form.getByTestId('wmo-estimate-text')).toContainText(`${2 * BIG_TILES} basemap tiles`)
+  // Its tiles come slowly, so Stop lands while they come (fast, the job could end before the click).
+  server.slowTiles(150)
   await form.getByTestId('wmo-take').click()
   await expect(form.getByTestId('wmo-progress')).toHaveText(/^Basemap tiles: [1-9]\d* of 170$/, { timeout: 30_000 })
   await form.getByTestId('wmo-stop').click()
+  server.slowTiles(0)
   await expect(page.getByTestId('info-notice').filter({ hasText: 'Not finished' })).toContainText('is listed as incomplete')
   await expect(saved.getByTestId('wmo-incomplete')).toHaveText('incomplete — resume')
   await expect(saved.getByTestId('wmo-stopped')).toContainText('what came is kept')
