@@ -201,6 +201,12 @@ export const publishCases: PublishCase[] = [
       expect((await env.remote.request('GET', `/api/resource/?parent=${parent}`)).body).toEqual([])
       expect((await env.local.request('GET', `/api/resource/${map.layer}`)).body.vector_layer.remote).toBeUndefined()
       expectError(expect, await env.local.request('GET', `/api/resource/${map.webmap}/webmap_publish`), 404, 'outpost.webmap_publish.NotPublished')
+      // Its metadata item written by hand with text that is not ours: still not published, not a 500.
+      for (const text of ['{not json', '{"url": 5}']) {
+        expect((await env.local.request('PUT', `/api/resource/${map.webmap}`, { body: { resmeta: { items: { 'outpost.published': text } } } })).status).toBe(200)
+        expectError(expect, await env.local.request('GET', `/api/resource/${map.webmap}/webmap_publish`), 404, 'outpost.webmap_publish.NotPublished')
+      }
+      expect((await env.local.request('PUT', `/api/resource/${map.webmap}`, { body: { resmeta: { items: {} } } })).status).toBe(200)
       // Bad requests: nothing is asked there.
       for (const body of [{ connection: { id: connection }, extra: 1 }, { parent: { id: parent } }, { connection: connection }]) {
         expectError(expect, await env.local.request('POST', `/api/resource/${map.webmap}/webmap_publish`, { body }), 422, VALIDATION)

@@ -72,6 +72,19 @@ export interface Plan {
 const sameServer = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\/+$/, '')
 
 /** Who `item` is in a message: its name and place in the tree. */
+/**
+ * Where a map was published last, from its resmeta item; `undefined` when there is none or the
+ * item is not ours (anyone who may edit the map's metadata can write any text there).
+ */
+export function readPublished(text: unknown): Published | undefined {
+  if (typeof text !== 'string') return undefined
+  let v: unknown
+  try { v = JSON.parse(text) } catch { return undefined }
+  const p = v as Partial<Published> | null
+  return p && typeof p === 'object' && typeof p.url === 'string' && Number.isSafeInteger(p.webmap) && Number.isSafeInteger(p.connection)
+    && Number.isSafeInteger(p.group) ? p as Published : undefined
+}
+
 const itemName = (name: string) => `Layer item '${name}'`
 
 /**
@@ -84,7 +97,7 @@ export async function planPublish(inner: InnerApi, id: number, creds: Credential
   const doc = await inner.json('GET', `/api/resource/${id}`)
   if (doc?.resource?.cls !== 'webmap') throw validationError(`Resource ${id} is not a web map.`)
   const text = doc.resmeta?.items?.[PUBLISHED_KEY]
-  const remembered = typeof text === 'string' ? JSON.parse(text) as Published : undefined
+  const remembered = readPublished(text)
   const plan: Plan = { id, name: String(doc.resource.display_name), webmap: doc.webmap, basemapWebmap: doc.basemap_webmap, layers: new Map(), styles: new Map(),
     before: remembered && sameServer(remembered.url, creds.url) ? remembered : undefined, resmeta: doc.resmeta?.items ?? {} }
   for (const item of layerItems(doc.webmap.root_item)) {

@@ -12,7 +12,7 @@ import { json, readJsonObject } from '../../core/http.ts'
 import { onPath, type RequestContext, type Routes } from '../../core/routes.ts'
 import { requestProgress } from '../../ingest/progress.ts'
 import { InnerApi, type AppFetch } from './inner.ts'
-import { parsePublishRequest, PUBLISHED_KEY } from './publish-plan.ts'
+import { parsePublishRequest, PUBLISHED_KEY, readPublished } from './publish-plan.ts'
 import { publishWebmap } from './publish.ts'
 import type { WebmapOfflineVariables } from './routes.ts'
 
@@ -28,9 +28,9 @@ export function mountWebmapPublish(routes: Routes<WebmapOfflineVariables>, appFe
       const services = c.get('services')
       const inner = new InnerApi(appFetch, c.req.raw)
       if (c.req.method === 'GET') {
-        const text = (await inner.json('GET', `/api/resource/${id}`))?.resmeta?.items?.[PUBLISHED_KEY]
-        if (typeof text !== 'string') throw notPublished(id)
-        return json(JSON.parse(text))
+        const published = readPublished((await inner.json('GET', `/api/resource/${id}`))?.resmeta?.items?.[PUBLISHED_KEY])
+        if (!published) throw notPublished(id)
+        return json(published)
       }
       const req = parsePublishRequest(await readJsonObject(c.req.raw))
       const progress = requestProgress(services, c.req.raw)
