@@ -23,11 +23,6 @@ export class InnerApi {
     }
   }
 
-  /** The headers that say who asks (a copy). */
-  who(): Record<string, string> {
-    return { ...this.#headers }
-  }
-
   /** `method path` with a JSON body; answers the parsed body, or throws the answer's error as this request's. */
   async json(method: string, path: string, body?: unknown, opts: { progress?: string; raw?: Uint8Array; type?: string } = {}): Promise<any> { // reason: our own API's JSON, shaped by its routes
     const headers: Record<string, string> = { ...this.#headers, accept: 'application/json' }
@@ -46,13 +41,13 @@ export class InnerApi {
     if (!res.ok) throw errorOf(res.status, parsed)
     return parsed
   }
-}
 
-/** The bytes answered to `GET path` (a style's QML), or the answer's error as this request's. */
-export async function innerBytes(inner: InnerApi, path: string): Promise<Uint8Array> {
-  const res = await inner.fetch(new Request(new URL(path, inner.original.url), { headers: inner.who() }))
-  if (!res.ok) throw errorOf(res.status, await res.json().catch(() => undefined))
-  return new Uint8Array(await res.arrayBuffer())
+  /** The bytes answered to `GET path` (a style's QML), or the answer's error as this request's. */
+  async bytes(path: string): Promise<Uint8Array> {
+    const res = await this.fetch(new Request(new URL(path, this.original.url), { headers: this.#headers }))
+    if (!res.ok) throw errorOf(res.status, await res.json().catch(() => undefined))
+    return new Uint8Array(await res.arrayBuffer())
+  }
 }
 
 /** An error answer of our own API as an ApiError again, with its body's fields. */

@@ -12,7 +12,6 @@ import { ApiError, insufficientPermissions, validationError } from '../../core/e
 import { requestCancelled, type TrackedProgress } from '../../ingest/progress.ts'
 import type { RemoteClient } from '../client.ts'
 import { connectionOf, type JobEnv } from './job.ts'
-import { innerBytes } from './inner.ts'
 import { localTree } from './local-map.ts'
 import { oldWebmap, pickBasemapSettings, publishAnnotations, publishBasemaps, settingsOf } from './publish-members.ts'
 import type { Missing } from './remote-map.ts'
@@ -140,7 +139,7 @@ async function publishTo(env: JobEnv, plan: Plan, before: Published | undefined,
   for (const style of plan.styles.values()) {
     signal.throwIfAborted()
     const member = style.cls === 'engine_style' ? { engine_style: { xml: style.xml } }
-      : { qgis_vector_style: { file_upload: { id: await client.upload(await innerBytes(inner, `/api/resource/${style.local}/qml`), 'style.qml', 'application/xml') } } }
+      : { qgis_vector_style: { file_upload: { id: await client.upload(await inner.bytes(`/api/resource/${style.local}/qml`), 'style.qml', 'application/xml') } } }
     const kept = before?.styles[style.local]
     if (kept !== undefined && (await client.json('GET', `/api/resource/${kept}`, undefined, [403, 404])).status === 200) {
       await writer.send('PUT', `/api/resource/${kept}`, member, `change style ${kept}`)
