@@ -78,4 +78,14 @@ describe('fetchTiles', () => {
     expect(r.counts[0]).toBe(3)
     expect(r.counts.at(-1)).toBe(TOTAL)
   })
+
+  it('a resumed basemap given up counts its unseen kept tiles once: the progress still ends at the total', async () => {
+    const dead = source(1, true)
+    const kept = new Set([...tilesOf(BBOX, ZOOMS)].filter((_, i) => i % 40 === 1).map(([z, x, y]) => tileBlobId(7, 0, z, x, y)))
+    const r = run([{ source: dead.src, slot: 0, kept: { ids: kept, bytes: 10 } }])
+    const [d] = await r.reports
+    expect(d).toMatchObject({ tiles: 3, bytes: 10, given_up: true })
+    expect(d!.failed).toBeGreaterThanOrEqual(20)
+    expect(r.counts.at(-1)).toBe(TOTAL)
+  })
 })

@@ -64,7 +64,7 @@ type Blobs = { putBlob(id: string, data: Uint8Array): Promise<void> }
 export async function fetchTiles(basemaps: BasemapFetch[], blobs: Blobs, group: number, bbox: Bbox4326, zooms: [number, number],
   signal: AbortSignal, written: string[], onTiles: (n: number) => void): Promise<TileReport[]> {
   const total = tileCount(bbox, zooms)
-  const runs = basemaps.map((b) => ({ b, all: tilesOf(bbox, zooms), seen: 0, busy: 0, inARow: 0, ended: false,
+  const runs = basemaps.map((b) => ({ b, all: tilesOf(bbox, zooms), seen: 0, keptSeen: 0, busy: 0, inARow: 0, ended: false,
     report: b.report = { tiles: b.kept?.ids.size ?? 0, bytes: b.kept?.bytes ?? 0, failed: 0, given_up: false } as TileReport }))
   let turn = 0
   /** The next tile to fetch, from the next basemap in turn that has one and room for another fetch. */
@@ -76,7 +76,7 @@ export async function fetchTiles(basemaps: BasemapFetch[], blobs: Blobs, group: 
         run.seen++
         const [z, x, y] = t.value
         const id = tileBlobId(group, run.b.slot, z, x, y)
-        if (run.b.kept?.ids.has(id)) continue
+        if (run.b.kept?.ids.has(id)) { run.keptSeen++; continue }
         turn = (turn + k + 1) % runs.length
         return { run, z, x, y, id }
       }
@@ -104,10 +104,11 @@ export async function fetchTiles(basemaps: BasemapFetch[], blobs: Blobs, group: 
         run.report.failed++
         onTiles(1)
         if (++run.inARow >= GIVE_UP_AFTER && !run.report.given_up) {
-          // The rest of its tiles are not asked for: counted as done, so the progress still ends at its total.
+          // The rest of its tiles are not asked for: counted as done, so the progress still ends at its total
+          // (its kept tiles not reached yet were counted at the start).
           run.report.given_up = true
           run.ended = true
-          onTiles(total - run.seen)
+          onTiles(total - run.seen - ((run.b.kept?.ids.size ?? 0) - run.keptSeen))
         }
       } finally {
         run.busy--
