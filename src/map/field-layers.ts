@@ -23,7 +23,6 @@ import type { Geometry as GeoJsonGeometry } from '../api/feature.ts'
 import type { LonLatExtent } from '../api/map.ts'
 import type { Position } from '../composables/useGeolocation.ts'
 import { layerListOf } from './layer-list.ts'
-import { RESOURCE_PROP } from './layer-kinds.ts'
 
 const geojson = new GeoJSON()
 
@@ -91,9 +90,8 @@ export class FieldLayers {
       if (this.draw || Date.now() - this.drawEndedAt < 600) { e.preventDefault(); return }
       if (this.resourceId === null) return
       const id = this.resourceId
-      const hit = map.forEachFeatureAtPixel(e.pixel, (f) => f, { layerFilter: (l) => l.get(RESOURCE_PROP) === id, hitTolerance: 6 })
-      const fid = hit?.getId()
-      if (typeof fid === 'number') {
+      const fid = layerListOf(map).featureAt(id, e.pixel, 6)
+      if (fid !== undefined) {
         e.preventDefault()
         onPick(fid)
       }

@@ -12,11 +12,16 @@ import VectorTileSource from 'ol/source/VectorTile.js'
 import MVT from 'ol/format/MVT.js'
 import type VectorTile from 'ol/VectorTile.js'
 import type { FeatureLike } from 'ol/Feature.js'
+import type Layer from 'ol/layer/Layer.js'
+import LayerGroup from 'ol/layer/Group.js'
+import ImageTile from 'ol/source/ImageTile.js'
+import type RenderFeature from 'ol/render/Feature.js'
 import { mvtUrl } from '../api/map.ts'
 import { tileUrl } from '../api/render.ts'
 import type { MapLayerEntry } from '../composables/useMapLayers.ts'
 import { featureStyle, geometryKind, layerColor, type GeometryKind } from './styles.ts'
 import { decodeInWorker, workerTileLoad } from './tile-decoder.ts'
+import { CrowdedTiles } from './crowded-tiles.ts'
 
 /** The property naming the resource an OpenLayers layer draws. */
 export const RESOURCE_PROP = 'outpostResource'
@@ -37,27 +42,63 @@ export interface LayerKind {
 export const CROWDED_TILE = 1000
 const crowdedTile = () => Number(localStorage.getItem('outpost.map.crowdedTile')) || CROWDED_TILE
 
+/**
+ * localStorage `outpost.map.crowdedTiles` = `vector` draws crowded tiles' points as OpenLayers
+ * polygons on the page, as before they were painted in the worker (the panning benchmark
+ * compares both in one run); so does `outpost.map.tileDecode` = `page`.
+ */
+const paintCrowded = () => decodeInWorker() && localStorage.getItem('outpost.map.crowdedTiles') !== 'vector'
+
+/** The layer's crowded tiles as images, if it has them (map/crowded-tiles). */
+export const CROWDED_PROP = 'outpostCrowdedTiles'
+
+function vectorTileLayer(entry: MapLayerEntry, selected: (resourceId: number) => number | null, source: VectorTileSource,
+  crowded: (f: FeatureLike) => boolean): VectorTileLayer {
+  return new VectorTileLayer({
+    source,
+    style: featureStyle({ color: layerColor(entry.resourceId), labelKey: entry.labelKey, selected: () => selected(entry.resourceId), crowded }),
+    declutter: true,
+    properties: { [RESOURCE_PROP]: entry.resourceId, name: entry.key },
+  })
+}
+
+/**
+ * The layer drawn as before: every tile's features on the page (decoded in the worker, or by
+ * OpenLayers' own loader), crowded tiles' points as polygons.
+ */
+function vectorOnly(entry: MapLayerEntry, selected: (resourceId: number) => number | null): VectorTileLayer {
+  // Decoded in a worker (map/tile-decoder): a crowded tile's protobuf is not parsed on the page's thread.
+  const source = new VectorTileSource({ format: new MVT(), url: mvtUrl([entry.resourceId]),
+    tileLoadFunction: decodeInWorker() ? workerTileLoad : undefined })
+  const crowded = new WeakSet<FeatureLike>()
+  const limit = crowdedTile()
+  source.on('tileloadend', (e) => {
+    const features = (e.tile as VectorTile<FeatureLike>).getFeatures() ?? []
+    if (features.length > limit) for (const f of features) crowded.add(f)
+  })
+  return vectorTileLayer(entry, selected, source, (f) => crowded.has(f))
+}
+
+/**
+ * The layer with crowded tiles' points painted in the worker (map/crowded-tiles): under the
+ * `VectorTile` layer an image-tile layer of the painted points.
+ */
+function vectorWithImages(entry: MapLayerEntry, selected: (resourceId: number) => number | null): LayerGroup {
+  const url = mvtUrl([entry.resourceId])
+  const source = new VectorTileSource({ format: new MVT(), url })
+  const tiles = new CrowdedTiles({ url, tileGrid: source.getTileGrid()!, limit: crowdedTile(), color: layerColor(entry.resourceId) })
+  source.setTileLoadFunction(tiles.vectorLoad)
+  const images = new TileLayer({ source: new ImageTile({ loader: tiles.imageLoad, tileGrid: source.getTileGrid()!, transition: 0 }) })
+  const features = vectorTileLayer(entry, selected, source, (f) => tiles.crowded.has(f as RenderFeature))
+  return new LayerGroup({ layers: [images, features],
+    properties: { [RESOURCE_PROP]: entry.resourceId, name: entry.key, [CROWDED_PROP]: tiles } })
+}
+
 const vector: LayerKind = {
-  create(entry, selected) {
-    // Decoded in a worker (map/tile-decoder): a crowded tile's protobuf is not parsed on the page's thread.
-    const source = new VectorTileSource({ format: new MVT(), url: mvtUrl([entry.resourceId]),
-      tileLoadFunction: decodeInWorker() ? workerTileLoad : undefined })
-    const crowded = new WeakSet<FeatureLike>()
-    const limit = crowdedTile()
-    source.on('tileloadend', (e) => {
-      const features = (e.tile as VectorTile<FeatureLike>).getFeatures() ?? []
-      if (features.length > limit) for (const f of features) crowded.add(f)
-    })
-    return new VectorTileLayer({
-      source,
-      style: featureStyle({ color: layerColor(entry.resourceId), labelKey: entry.labelKey, selected: () => selected(entry.resourceId),
-        crowded: (f) => crowded.has(f) }),
-      declutter: true,
-      properties: { [RESOURCE_PROP]: entry.resourceId, name: entry.key },
-    })
-  },
+  create: (entry, selected) => (paintCrowded() ? vectorWithImages(entry, selected) : vectorOnly(entry, selected)),
   refresh(layer) {
-    ;(layer as VectorTileLayer).getSource()?.refresh()
+    ;(layer.get(CROWDED_PROP) as CrowdedTiles | undefined)?.clear()
+    for (const l of layer.getLayersArray()) (l as Layer).getSource()?.refresh()
   },
   legend(entry) {
     return { color: layerColor(entry.resourceId), shape: geometryKind(entry.geometryType ?? 'POLYGON') }

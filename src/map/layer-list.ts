@@ -6,8 +6,10 @@
  */
 import type Map from 'ol/Map.js'
 import type BaseLayer from 'ol/layer/Base.js'
+import type { Pixel } from 'ol/pixel.js'
 import type { MapLayerEntry } from '../composables/useMapLayers.ts'
-import { LAYER_KINDS, RESOURCE_PROP } from './layer-kinds.ts'
+import { CROWDED_PROP, LAYER_KINDS, RESOURCE_PROP } from './layer-kinds.ts'
+import type { CrowdedTiles } from './crowded-tiles.ts'
 
 /** Layer-list layers start here: above basemaps (< 0), below the graticule and field layers. */
 const Z_BASE = 10
@@ -55,7 +57,25 @@ export class MapLayerList {
   /** Highlights one feature of a resource (or none). */
   select(id: number, fid: number | null): void {
     this.#selected.set(id, fid)
-    for (const l of this.layersOf(id)) l.changed()
+    // The layers that draw: a group's own change does not restyle its layers.
+    for (const l of this.layersOf(id)) for (const leaf of l.getLayersArray()) leaf.changed()
+  }
+
+  /**
+   * The id of resource `id`'s feature drawn at `pixel` (within `tolerance` pixels): a feature
+   * OpenLayers drew, or else a point painted into a crowded tile's image (map/crowded-tiles).
+   */
+  featureAt(id: number, pixel: Pixel, tolerance: number): number | undefined {
+    const hit = this.map.forEachFeatureAtPixel(pixel, (f) => f, { layerFilter: (l) => l.get(RESOURCE_PROP) === id, hitTolerance: tolerance })
+    const fid = hit?.getId()
+    if (typeof fid === 'number') return fid
+    const coordinate = this.map.getCoordinateFromPixel(pixel), resolution = this.map.getView().getResolution()
+    if (!coordinate || !resolution) return undefined
+    for (const l of this.layersOf(id)) {
+      const painted = (l.get(CROWDED_PROP) as CrowdedTiles | undefined)?.featureAt(coordinate, resolution, tolerance)
+      if (painted !== undefined) return painted
+    }
+    return undefined
   }
 
   dispose(): void {

@@ -7,6 +7,7 @@
 import { Circle as CircleStyle, Fill, Stroke, Style, Text } from 'ol/style.js'
 import type { FeatureLike } from 'ol/Feature.js'
 import Polygon from 'ol/geom/Polygon.js'
+import { DOT_RADIUS, DOT_RIM, octagon } from './dots.ts'
 
 const PALETTE = ['#e8590c', '#1971c2', '#2f9e44', '#9c36b5', '#c2255c', '#0c8599', '#f08c00', '#5c940d', '#3b5bdb', '#862e9c']
 
@@ -41,18 +42,6 @@ export interface FeatureStyleOptions {
 }
 
 const HIGHLIGHT = '#1c2329'
-/** Radius of a crowded tile's dots, in pixels. */
-const DOT_RADIUS = 4
-
-/** The flat coordinates of a regular octagon of `radius` around (x, y): a dot as a polygon. */
-function octagon(x: number, y: number, radius: number): number[] {
-  const out: number[] = []
-  for (let k = 0; k <= 8; k++) {
-    const a = ((k % 8) / 8) * 2 * Math.PI
-    out.push(x + radius * Math.cos(a), y + radius * Math.sin(a))
-  }
-  return out
-}
 
 /**
  * A style function for a vector-tile layer of one resource. Styles are made once and reused
@@ -80,7 +69,7 @@ export function featureStyle(o: FeatureStyleOptions): (f: FeatureLike, resolutio
     let style = dots.get(resolution)
     if (!style) {
       const radius = DOT_RADIUS * resolution
-      style = new Style({ fill: new Fill({ color: o.color }), stroke: new Stroke({ color: '#fff', width: 1 }),
+      style = new Style({ fill: new Fill({ color: o.color }), stroke: new Stroke({ color: '#fff', width: DOT_RIM }),
         geometry: (f) => {
           const [x, y] = (f.getGeometry() as unknown as { getFlatCoordinates(): number[] }).getFlatCoordinates()
           return new Polygon(octagon(x!, y!, radius), 'XY', [18])

@@ -5,18 +5,22 @@
  * arrays (map/mvt-packed). `workerTileLoad` is a `tileLoadFunction` for a `VectorTile` source.
  * One worker serves every layer: decoding is short, and the machine the app runs on may have
  * two cores. localStorage `outpost.map.tileDecode` = `page` turns it off (OpenLayers' own
- * loader, on the page's thread): the panning benchmark measures both in one run.
+ * loader, on the page's thread, every tile drawn as vectors as before issue 25). Crowded tiles
+ * can come back painted (map/crowded-tiles).
  */
 import type Tile from 'ol/Tile.js'
 import type VectorTile from 'ol/VectorTile.js'
 import type RenderFeature from 'ol/render/Feature.js'
 import type { Extent } from 'ol/extent.js'
 import { unpack } from './mvt-packed.ts'
-import type { DecodeAnswer, DecodeRequest } from './mvt-worker.ts'
+import type { DecodeAnswer, DecodeRequest, DotsRequest, PaintedDots } from './mvt-worker.ts'
+
+/** A decoded tile: its features for the page to draw, and a crowded tile's points painted (if asked for). */
+export interface DecodedTile { features: RenderFeature[]; crowded: boolean; dots?: PaintedDots }
 
 let worker: Worker | undefined
 let nextId = 1
-const waiting = new Map<number, { resolve(f: RenderFeature[]): void; reject(e: Error): void }>()
+const waiting = new Map<number, { resolve(t: DecodedTile): void; reject(e: Error): void }>()
 
 function theWorker(): Worker {
   if (worker) return worker
@@ -27,7 +31,7 @@ function theWorker(): Worker {
     if (!w) return
     waiting.delete(m.id)
     if ('error' in m) w.reject(new Error(m.error))
-    else w.resolve(unpack(m.tile))
+    else w.resolve({ features: unpack(m.tile), crowded: m.crowded, dots: m.dots })
   }
   // The worker failed as a whole (its script did not load): its tiles fail, the next tile starts a new one.
   worker.onerror = () => {
@@ -39,14 +43,14 @@ function theWorker(): Worker {
   return worker
 }
 
-/** The features of the tile at `url` covering `extent` (EPSG:3857). */
-export function decodeTile(url: string, extent: Extent): Promise<RenderFeature[]> {
+/** The tile at `url` covering `extent` (EPSG:3857); with `dots`, a crowded tile's points come painted. */
+export function decodeTile(url: string, extent: Extent, dots?: DotsRequest): Promise<DecodedTile> {
   const id = nextId++
   const w = theWorker()
   return new Promise((resolve, reject) => {
     waiting.set(id, { resolve, reject })
     // The worker resolves relative URLs against its own script: give it the page's answer.
-    w.postMessage({ id, url: new URL(url, location.href).href, extent } satisfies DecodeRequest)
+    w.postMessage({ id, url: new URL(url, location.href).href, extent, dots } satisfies DecodeRequest)
   })
 }
 
@@ -57,6 +61,6 @@ export const decodeInWorker = () => localStorage.getItem('outpost.map.tileDecode
 export function workerTileLoad(tile: Tile, url: string): void {
   const t = tile as VectorTile<RenderFeature>
   t.setLoader((extent) => {
-    decodeTile(url, extent).then((features) => t.setFeatures(features), () => t.onError())
+    decodeTile(url, extent).then((d) => t.setFeatures(d.features), () => t.onError())
   })
 }

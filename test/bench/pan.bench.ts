@@ -28,6 +28,13 @@ const MOVES = 30
 const PASSWORD = 'bench-pan-password'
 /** `BENCH_PAN_PROFILE=/tmp/pan` writes a CPU profile of the page per zoom while the big layer is dragged. */
 const PROFILE = process.env.BENCH_PAN_PROFILE
+/**
+ * `BENCH_PAN_TRACE=/tmp/pan` writes a Chromium trace (tasks, paints, JS samples) of the counted
+ * big-layer pass per zoom, for scripts/long-tasks.mjs to take the long tasks apart.
+ */
+const TRACE = process.env.BENCH_PAN_TRACE
+/** `BENCH_PAN_VARIANTS=0` skips the two comparison variants (a quicker run while looking into one). */
+const VARIANTS = process.env.BENCH_PAN_VARIANTS !== '0'
 /** The viewport: a laptop screen. */
 const VIEWPORT = { width: 1366, height: 768 }
 /** The view's centre: the densest 20 km cell of the big layer (from a sample), where tiles hold the most points. */
@@ -97,20 +104,22 @@ async function drawnAfter(page: Page, after: number): Promise<number> {
 }
 
 /** How the app is set for a run: the crowded-tile rule's limit, tiles decoded on the page instead of in the worker. */
-interface Variant { crowdedTile?: number; decodeOnPage?: boolean }
+interface Variant { crowdedTile?: number; decodeOnPage?: boolean; crowdedVectors?: boolean }
 
 /** Opens the map at `zoom` with only layer `visible` of `ids` shown, and drags it over the path. */
-async function panAt(page: Page, base: string, ids: number[], visible: number, zoom: number, variant: Variant = {}): Promise<ZoomResult> {
-  const { crowdedTile, decodeOnPage } = variant
-  await page.evaluate(({ ids, visible, zoom, centre, crowdedTile, decodeOnPage }) => {
+async function panAt(page: Page, base: string, ids: number[], visible: number, zoom: number, variant: Variant = {}, counted = true): Promise<ZoomResult> {
+  const { crowdedTile, decodeOnPage, crowdedVectors } = variant
+  await page.evaluate(({ ids, visible, zoom, centre, crowdedTile, decodeOnPage, crowdedVectors }) => {
     if (crowdedTile) localStorage.setItem('outpost.map.crowdedTile', String(crowdedTile))
     else localStorage.removeItem('outpost.map.crowdedTile')
     if (decodeOnPage) localStorage.setItem('outpost.map.tileDecode', 'page')
     else localStorage.removeItem('outpost.map.tileDecode')
+    if (crowdedVectors) localStorage.setItem('outpost.map.crowdedTiles', 'vector')
+    else localStorage.removeItem('outpost.map.crowdedTiles')
     localStorage.setItem('outpost.map.layers', JSON.stringify(Object.fromEntries(ids.map((id, order) =>
       [`vector:${id}`, { visible: id === visible, opacity: 1, order }]))))
     localStorage.setItem('outpost.map.view', JSON.stringify({ center: centre, zoom }))
-  }, { ids, visible, zoom, centre: CENTRE, crowdedTile, decodeOnPage })
+  }, { ids, visible, zoom, centre: CENTRE, crowdedTile, decodeOnPage, crowdedVectors })
   await page.goto(`${base}/`)
   await drawnAfter(page, 0)
   await page.waitForLoadState('networkidle')
@@ -126,8 +135,11 @@ async function panAt(page: Page, base: string, ids: number[], visible: number, z
   })
   watchTiles(page)
   tileRequests.length = 0
-  const profiler = PROFILE && visible !== ids[0] && !crowdedTile && !decodeOnPage ? await page.context().newCDPSession(page) : undefined
+  const profiler = PROFILE && visible !== ids[0] && !crowdedTile && !decodeOnPage && !crowdedVectors ? await page.context().newCDPSession(page) : undefined
   if (profiler) { await profiler.send('Profiler.enable'); await profiler.send('Profiler.start') }
+  const tracing = TRACE && visible !== ids[0] && !crowdedTile && !decodeOnPage && !crowdedVectors && counted ? page.context().browser() : null
+  if (tracing) await tracing.startTracing(page, { path: `${TRACE}-z${zoom}.json`, screenshots: false,
+    categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'disabled-by-default-v8.cpu_profiler', 'toplevel', 'v8'] })
   const drawn: number[] = []
   for (const [dx, dy] of PATH) {
     await page.mouse.move(cx - dx / 2, cy - dy / 2)
@@ -142,6 +154,7 @@ async function panAt(page: Page, base: string, ids: number[], visible: number, z
     drawn.push((await drawnAfter(page, up)) - up)
     await page.waitForTimeout(300)
   }
+  if (tracing) await tracing.stopTracing()
   if (profiler) {
     const { profile } = await profiler.send('Profiler.stop')
     writeFileSync(`${PROFILE}-z${zoom}.cpuprofile`, JSON.stringify(profile))
@@ -175,7 +188,7 @@ async function main(): Promise<void> {
   const load0 = loadavg()[0]!
   const { page, close } = await openWorkerPage(PORT)
   type Summary = ReturnType<typeof summary>
-  const results: { zoom: number; small: Summary; big: Summary; onPage: Summary; plain: Summary }[] = []
+  const results: { zoom: number; small: Summary; big: Summary; vectors: Summary; onPage: Summary; plain: Summary }[] = []
   const line = (label: string, x: Summary) => `${label}: median ${ms(x.median)} ms, p95 ${ms(x.p95)} ms, >50 ms ${(100 * x.over50).toFixed(0)} %, ` +
     `longest task ${ms(x.longest)} ms, drawn ${ms(x.drawn)} ms (max ${ms(x.drawnMax)}), ${x.tiles} tiles ${(x.tileBytes / 1024).toFixed(0)} KiB`
   try {
@@ -188,12 +201,13 @@ async function main(): Promise<void> {
     for (const zoom of ZOOMS) {
       const s = summary(await panAt(page, base, [small, big], small, zoom))
       // A first pass over the big layer, not counted: the worker cuts its tiles then, so both runs below get them cached.
-      await panAt(page, base, [small, big], big, zoom)
-      const p = summary(await panAt(page, base, [small, big], big, zoom, { crowdedTile: Number.MAX_SAFE_INTEGER }))
-      const o = summary(await panAt(page, base, [small, big], big, zoom, { decodeOnPage: true }))
+      await panAt(page, base, [small, big], big, zoom, {}, false)
+      const p = VARIANTS ? summary(await panAt(page, base, [small, big], big, zoom, { crowdedTile: Number.MAX_SAFE_INTEGER })) : s
+      const o = VARIANTS ? summary(await panAt(page, base, [small, big], big, zoom, { decodeOnPage: true })) : s
+      const v = VARIANTS ? summary(await panAt(page, base, [small, big], big, zoom, { crowdedVectors: true })) : s
       const b = summary(await panAt(page, base, [small, big], big, zoom))
-      results.push({ zoom, small: s, big: b, onPage: o, plain: p })
-      console.log(`zoom ${zoom}: ${line(`${SMALL} points`, s)}; ${line(`${BIG} points`, b)}; ${line('decoded on the page', o)}; ` +
+      results.push({ zoom, small: s, big: b, vectors: v, onPage: o, plain: p })
+      console.log(`zoom ${zoom}: ${line(`${SMALL} points`, s)}; ${line(`${BIG} points`, b)}; ${line('crowded tiles as vectors', v)}; ${line('decoded on the page', o)}; ` +
         line('without the crowded-tile rule', p))
     }
   } finally {
@@ -203,7 +217,7 @@ async function main(): Promise<void> {
   const row = (zoom: number, label: string, x: ReturnType<typeof summary>, ref?: ReturnType<typeof summary>) =>
     `| ${zoom} | ${label} | ${ms(x.median)} ms | ${ms(x.p95)} ms${ref ? ` (${(x.p95 / ref.p95).toFixed(1)}×)` : ''} | ${(100 * x.over50).toFixed(0)} % | ` +
     `${ms(x.longest)} ms | ${ms(x.longTotal)} ms | ${ms(x.drawn)} ms${ref ? ` (${(x.drawn / ref.drawn).toFixed(1)}×)` : ''} / ${ms(x.drawnMax)} ms | ${x.tiles} (${(x.tileBytes / 1024).toFixed(0)} KiB) |`
-  writeSection('Map panning', `
+  if (VARIANTS) writeSection('Map panning', `
 Machine: ${machine()}. Command: \`npm run bench -- pan\`.
 The machine is shared: its load average was ${load0.toFixed(1)} when the run started and ${load1.toFixed(1)} when it ended (2 cores).
 
@@ -216,15 +230,18 @@ Frame intervals are from \`requestAnimationFrame\` over the whole path; long tas
 median / worst of the drags. Baseline: the same map and path with a ${SMALL.toLocaleString('en')}-point layer instead; ratios are
 ${BIG.toLocaleString('en')} ÷ baseline. Tiles: vector tiles fetched during the path. "Without the crowded-tile rule": the same
 app with \`outpost.map.crowdedTile\` set so high that no tile is crowded, i.e. every point drawn as a symbol with its
-decluttered label, as before the rule (docs/data-out.md, "Drawn in the app"). "Tiles decoded on the page": the same app
-with \`outpost.map.tileDecode\` = \`page\`, i.e. OpenLayers' own tile loader parsing each tile on the page's thread, as
-before tiles were decoded in a worker (docs/rendering.md, "Vector tiles off the page's thread"). At each zoom an uncounted pass over the
-big layer comes first: both its runs get their tiles from the worker's cache (the cost of cutting them is in the tiles
+decluttered label, as before the rule (docs/data-out.md, "Drawn in the app"). "Crowded tiles drawn as vectors on the page":
+the same app with \`outpost.map.crowdedTiles\` = \`vector\`, i.e. a crowded tile's points made into OpenLayers polygons and drawn
+on the page's thread, as before they were painted in the map's worker (docs/rendering.md, "Crowded tiles as images").
+"Tiles decoded on the page": the same app with \`outpost.map.tileDecode\` = \`page\`, i.e. OpenLayers' own tile loader parsing
+each tile on the page's thread (crowded tiles as vectors too), as before tiles were decoded in a worker (docs/rendering.md,
+"Vector tiles off the page's thread"). At each zoom an uncounted pass over the big layer comes first: its runs get their tiles from the worker's cache (the cost of cutting them is in the tiles
 benchmark); the page's own tile cache starts empty in every run.
 
 | zoom | layer | frame median | frame p95 | frames > 50 ms | longest task | long tasks, total | drawn after a drag, median / worst | tiles |
 |---|---|---|---|---|---|---|---|---|
 ${results.map((r) => [row(r.zoom, `${SMALL.toLocaleString('en')} points`, r.small), row(r.zoom, `${BIG.toLocaleString('en')} points`, r.big, r.small),
+    row(r.zoom, `${BIG.toLocaleString('en')} points, crowded tiles drawn as vectors on the page`, r.vectors, r.small),
     row(r.zoom, `${BIG.toLocaleString('en')} points, tiles decoded on the page`, r.onPage, r.small),
     row(r.zoom, `${BIG.toLocaleString('en')} points, without the crowded-tile rule`, r.plain, r.small)].join('\n')).join('\n')}
 `)

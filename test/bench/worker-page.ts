@@ -30,8 +30,10 @@ function killGroup(p: ChildProcess): void {
 
 /** Builds (unless BENCH_SKIP_BUILD), serves on `port` and opens a worker-controlled API page. */
 export async function openWorkerPage(port: number): Promise<WorkerPage> {
-  if (!process.env.BENCH_SKIP_BUILD) execSync('npx vite build', { stdio: 'ignore' })
-  const preview = spawn('npx', ['vite', 'preview', '--port', String(port), '--strictPort'], { stdio: 'ignore', detached: true })
+  // BENCH_OUT_DIR: build and serve elsewhere than dist/, so a long run is not changed under it by a build for the tests.
+  const outDir = process.env.BENCH_OUT_DIR ? ['--outDir', process.env.BENCH_OUT_DIR] : []
+  if (!process.env.BENCH_SKIP_BUILD) execSync(['npx vite build', ...outDir, ...(outDir.length ? ['--emptyOutDir'] : [])].join(' '), { stdio: 'ignore' })
+  const preview = spawn('npx', ['vite', 'preview', '--port', String(port), '--strictPort', ...outDir], { stdio: 'ignore', detached: true })
   const browser = await chromium.launch({ executablePath: findChromium(), args: ['--headless', ...CHROMIUM_ARGS] })
   const close = async () => { await browser.close(); killGroup(preview) }
   try {

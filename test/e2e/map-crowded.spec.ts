@@ -1,5 +1,6 @@
 import { expect, test, type Page } from '@playwright/test'
 import { firstLogin, openApp } from './ui-steps.ts'
+import { decode } from 'fast-png'
 import { countColor, settle } from './map-steps.ts'
 
 // Points in a crowded vector tile (more than 1,000) are drawn as dots without labels, so a
@@ -9,9 +10,9 @@ const Z = 12
 const HALF = 20037508.342789244
 const TEXT = '#1c2329'
 
-/** The centre of the zoom-12 tile holding lon/lat, in lon/lat and in EPSG:3857. */
-function tileCentre(lon: number, lat: number) {
-  const size = (2 * HALF) / 2 ** Z
+/** The centre of the zoom-`z` tile holding lon/lat (512-pixel tiles), in lon/lat and in EPSG:3857. */
+function tileCentre(lon: number, lat: number, z = Z) {
+  const size = (2 * HALF) / 2 ** z
   const mx = (lon * HALF) / 180, my = Math.log(Math.tan(((90 + lat) * Math.PI) / 360)) * (HALF / Math.PI)
   const cx = (Math.floor((mx + HALF) / size) + 0.5) * size - HALF, cy = HALF - (Math.floor((HALF - my) / size) + 0.5) * size
   return { lon: (cx / HALF) * 180, lat: (Math.atan(Math.exp((cy / HALF) * Math.PI)) * 360) / Math.PI - 90, xy: [cx, cy] as [number, number] }
@@ -62,4 +63,85 @@ test('map: a crowded tile draws its points as dots without labels; a sparse one 
   await view(page, [crowded, sparse], crowded, crowdedAt.xy)
   expect(await countColor(page, await colorOf(crowded), 24, 360)).toBeGreaterThan(5000)
   expect(await countColor(page, TEXT, 30, 360)).toBeLessThan(10)
+})
+
+/** Metres per pixel at view zoom `z` (256-pixel zooms: the map's). */
+const resolutionAt = (z: number) => (2 * HALF) / 256 / 2 ** z
+
+/** A point layer in EPSG:3857 (no labels) with points at `xy`; the new features' ids in order. */
+const metrePoints = (page: Page, name: string, xy: [number, number][]) => page.evaluate(async ({ name, xy }) => {
+  const send = async (url: string, method: string, body: unknown) =>
+    (await fetch(url, { method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })).json()
+  const { id } = await send('/api/resource/', 'POST', { resource: { cls: 'vector_layer', parent: { id: 0 }, display_name: name },
+    vector_layer: { srs: { id: 3857 }, geometry_type: 'POINT', fields: [{ keyname: 'name', datatype: 'STRING' }] } })
+  const made = await send(`/api/resource/${id}/feature/`, 'PATCH', xy.map(([x, y], i) => ({ geom: `POINT(${x} ${y})`, fields: { name: `P${i}` } })))
+  return { id: id as number, fids: (made as { id: number }[]).map((f) => f.id) }
+}, { name, xy })
+
+/** The map's pixels (a screenshot of it) and the colour at a pixel offset from its centre. */
+async function mapPixels(page: Page) {
+  const png = decode(await page.getByTestId('map').screenshot())
+  return (dx: number, dy: number) => {
+    const i = (Math.round(png.height / 2 + dy) * png.width + Math.round(png.width / 2 + dx)) * png.channels
+    return [png.data[i]!, png.data[i + 1]!, png.data[i + 2]!]
+  }
+}
+const near = (rgb: number[], hex: string, tolerance = 24) =>
+  [1, 3, 5].every((k, c) => Math.abs(rgb[c]! - Number.parseInt(hex.slice(k, k + 2), 16)) <= tolerance)
+
+test('map: a crowded tile painted as an image has the layer colour where its points are, as drawn as vectors', async ({ page }) => {
+  await openApp(page)
+  await firstLogin(page)
+  // 34 × 34 points 15 px apart at zoom 13 over one zoom-12 tile (1,156: crowded), dots of radius 4 + 1.
+  const at = tileCentre(-30, 1), size = (2 * HALF) / 2 ** Z, step = size / 34
+  const xy: [number, number][] = []
+  for (let j = 0; j < 34; j++) for (let i = 0; i < 34; i++) xy.push([at.xy[0] - size / 2 + (i + 0.5) * step, at.xy[1] - size / 2 + (j + 0.5) * step])
+  const { id } = await metrePoints(page, 'E2E spaced', xy)
+  let color = ''
+  const res = resolutionAt(13)
+  // The points within 150 px of the centre, and the pixel half-way to each one's east neighbour.
+  const close = xy.map(([x, y]) => [(x - at.xy[0]) / res, (at.xy[1] - y) / res] as const).filter(([dx, dy]) => Math.hypot(dx, dy) < 150)
+  expect(close.length).toBeGreaterThan(200)
+  for (const mode of ['image', 'vector']) {
+    await page.evaluate((mode) => localStorage.setItem('outpost.map.crowdedTiles', mode), mode)
+    await view(page, [id], id, at.xy)
+    if (!color) {
+      await page.getByTestId('layer-list-toggle').click()
+      color = await page.getByTestId(`layer-swatch-${id}`).evaluate((el) => getComputedStyle(el).getPropertyValue('--c').trim())
+      await page.getByTestId('layer-list-toggle').click()
+    }
+    const px = await mapPixels(page)
+    const dots = close.filter(([dx, dy]) => near(px(dx, dy), color)).length
+    const gaps = close.filter(([dx, dy]) => near(px(dx + (step / res) / 2, dy), color)).length
+    expect({ mode, dots }).toEqual({ mode, dots: close.length })
+    expect({ mode, gaps }).toEqual({ mode, gaps: 0 })
+  }
+})
+
+test('map: the field panel picks a point painted into a crowded tile', async ({ page }) => {
+  await openApp(page)
+  await firstLogin(page)
+  // 1,100 points within 20 m of one place and one 110 m east of it, all in one zoom-16 tile: the
+  // panel fits the view to them at its closest zoom (17), where that tile is crowded.
+  const at = tileCentre(-30, 1, 16).xy
+  const xy: [number, number][] = Array.from({ length: 1100 }, (_, i) => [at[0] - 50 + ((i % 33) - 16) * 1.2, at[1] + (Math.floor(i / 33) - 16) * 1.2])
+  xy.push([at[0] + 60, at[1]])
+  const { id, fids } = await metrePoints(page, 'E2E pick', xy)
+  await page.reload()
+  if (await page.getByTestId('field-open').isVisible()) await page.getByTestId('field-open').click()
+  await page.getByTestId('field-layer-select').selectOption({ label: 'E2E pick' })
+  await expect(page.getByTestId('field-panel')).toHaveAttribute('data-map-features', '1101')
+  await settle(page)
+  const view = await page.evaluate(() => JSON.parse(localStorage.getItem('outpost.map.view')!) as { center: number[]; zoom: number })
+  expect(view.zoom).toBe(17)
+  const res = resolutionAt(17)
+  const dx = (at[0] + 60 - view.center[0]!) / res, dy = (view.center[1]! - at[1]) / res
+  // The lone point is painted (its colour at its centre), and a click 3 px off it opens it.
+  await page.getByTestId('layer-list-toggle').click()
+  const color = await page.getByTestId(`layer-swatch-${id}`).evaluate((el) => getComputedStyle(el).getPropertyValue('--c').trim())
+  await page.getByTestId('layer-list-toggle').click()
+  expect(near((await mapPixels(page))(dx, dy), color)).toBe(true)
+  const box = (await page.getByTestId('map').boundingBox())!
+  await page.mouse.click(box.x + box.width / 2 + dx + 2, box.y + box.height / 2 + dy - 2)
+  await expect(page.getByTestId('field-form')).toHaveAttribute('data-target', String(fids.at(-1)))
 })
