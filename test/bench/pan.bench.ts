@@ -49,8 +49,10 @@ const CENTRE = (() => {
   return best.split(',').map((v) => (Number(v) + 0.5) * 20_000) as [number, number]
 })()
 
-interface Recording { frames: number[]; long: { start: number; duration: number }[] }
-interface ZoomResult { intervals: number[]; long: number[]; drawn: number[]; tiles: number; tileBytes: number }
+interface Recording { frames: number[]; long: { start: number; duration: number }[]; loaf: Loaf[] }
+/** A long animation frame as Chromium attributes it: scripts (by invoker) and the frame's rendering. */
+interface Loaf { start: number; duration: number; renderStart: number; styleAndLayoutStart: number; scripts: { invoker: string; duration: number }[] }
+interface ZoomResult { intervals: number[]; long: number[]; drawn: number[]; tiles: number; tileBytes: number; worstFrame?: Loaf }
 
 async function pointLayer(page: Page, name: string, count: number, seed: number): Promise<number> {
   const { id } = await api(page, 'POST', '/api/resource/', { resource: { cls: 'vector_layer', parent: { id: 0 }, display_name: name },
@@ -73,13 +75,17 @@ async function pointLayer(page: Page, name: string, count: number, seed: number)
  * benchmark). A string: tsx's helpers in a compiled function would not exist in the page.
  */
 const RECORDER = `(() => {
-  window.__panRec = { frames: [], long: [] }
+  window.__panRec = { frames: [], long: [], loaf: [] }
   const tick = (t) => { window.__panRec.frames.push(t); requestAnimationFrame(tick) }
   requestAnimationFrame(tick)
   addEventListener('pointerup', () => { window.__panUp = performance.now() }, true)
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) window.__panRec.long.push({ start: e.startTime, duration: e.duration })
   }).observe({ type: 'longtask', buffered: true })
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) window.__panRec.loaf.push({ start: e.startTime, duration: e.duration, renderStart: e.renderStart,
+      styleAndLayoutStart: e.styleAndLayoutStart, scripts: e.scripts.map((x) => ({ invoker: x.invoker, duration: x.duration })) })
+  }).observe({ type: 'long-animation-frame', buffered: true })
 })()`
 
 /**
@@ -131,6 +137,7 @@ async function panAt(page: Page, base: string, ids: number[], visible: number, z
     const w = window as unknown as { __panRec: Recording }
     w.__panRec.frames = []
     w.__panRec.long = []
+    w.__panRec.loaf = []
     return performance.now()
   })
   watchTiles(page)
@@ -169,7 +176,8 @@ async function panAt(page: Page, base: string, ids: number[], visible: number, z
   const tileBytes = (await Promise.all(tiles.map(async (r) => (await (await r.response())?.body().catch(() => undefined))?.length ?? Number.NaN)))
     .reduce((s, x) => s + x, 0)
   const intervals = rec.frames.slice(1).map((t, i) => t - rec.frames[i]!)
-  return { intervals, long: rec.long.filter((l) => l.start >= start).map((l) => l.duration), drawn, tiles: tiles.length, tileBytes }
+  const worstFrame = rec.loaf.filter((l) => l.start >= start).sort((a, b) => b.duration - a.duration)[0]
+  return { intervals, long: rec.long.filter((l) => l.start >= start).map((l) => l.duration), drawn, tiles: tiles.length, tileBytes, worstFrame }
 }
 
 const pct = (xs: number[], p: number) => {
@@ -181,7 +189,18 @@ const ms = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(1))
 function summary(r: ZoomResult) {
   return { median: median(r.intervals), p95: pct(r.intervals, 95), over50: r.intervals.filter((i) => i > 50).length / Math.max(1, r.intervals.length),
     longest: Math.max(0, ...r.long), longTotal: r.long.reduce((s, x) => s + x, 0), drawn: median(r.drawn), drawnMax: Math.max(...r.drawn),
-    frames: r.intervals.length + 1, tiles: r.tiles, tileBytes: r.tileBytes }
+    frames: r.intervals.length + 1, tiles: r.tiles, tileBytes: r.tileBytes, worstFrame: frameParts(r.worstFrame) }
+}
+
+/** Where the longest animation frame's time went: its scripts by invoker, and the browser's rendering after them. */
+function frameParts(f: Loaf | undefined): string {
+  if (!f) return 'none'
+  const scripts = [...f.scripts].sort((a, b) => b.duration - a.duration)
+  const inScripts = scripts.reduce((n, x) => n + x.duration, 0)
+  // Style, layout, paint and the commit to the compositor: from styleAndLayoutStart to the frame's end (after every script).
+  const painting = f.styleAndLayoutStart ? f.start + f.duration - f.styleAndLayoutStart : 0
+  return `${ms(f.duration)} ms (scripts ${ms(inScripts)}: ${scripts.slice(0, 3).map((x) => `${x.invoker} ${ms(x.duration)}`).join(', ')}; ` +
+    `style, layout and paint ${ms(painting)}; the rest ${ms(f.duration - inScripts - painting)})`
 }
 
 async function main(): Promise<void> {
@@ -190,7 +209,7 @@ async function main(): Promise<void> {
   type Summary = ReturnType<typeof summary>
   const results: { zoom: number; small: Summary; big: Summary; vectors: Summary; onPage: Summary; plain: Summary }[] = []
   const line = (label: string, x: Summary) => `${label}: median ${ms(x.median)} ms, p95 ${ms(x.p95)} ms, >50 ms ${(100 * x.over50).toFixed(0)} %, ` +
-    `longest task ${ms(x.longest)} ms, drawn ${ms(x.drawn)} ms (max ${ms(x.drawnMax)}), ${x.tiles} tiles ${(x.tileBytes / 1024).toFixed(0)} KiB`
+    `longest task ${ms(x.longest)} ms, drawn ${ms(x.drawn)} ms (max ${ms(x.drawnMax)}), ${x.tiles} tiles ${(x.tileBytes / 1024).toFixed(0)} KiB, longest frame ${x.worstFrame}`
   try {
     const base = new URL(page.url()).origin
     await page.setViewportSize(VIEWPORT)
