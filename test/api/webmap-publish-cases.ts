@@ -7,7 +7,7 @@
 import type { Api, Expect } from './harness.ts'
 import { expectError, uniq } from './harness.ts'
 import { makeLayer, makeStyle } from './render-helpers.ts'
-import { colours, connect, merc, type OfflineEnv } from './webmap-offline-cases.ts'
+import { colours, connect, merc, progressToken, type OfflineEnv } from './webmap-offline-cases.ts'
 import { createUser, rule, setRules } from './cases/permissions.ts'
 import { fixture, qmlStyle } from './cases/render-qml.ts'
 
@@ -60,6 +60,35 @@ export async function publish(api: Api, webmap: number, connection: number, pare
 const VALIDATION = 'nextgisweb.core.exception.ValidationError'
 
 export const publishCases: PublishCase[] = [
+  {
+    name: 'publish: a Stop while the features go up answers 409 and leaves nothing: nothing there, the layer unlinked here, nothing remembered',
+    async run(env, expect) {
+      // Enough features that their push is under way when the Stop comes.
+      const pts = Array.from({ length: 4000 }, (_, i) => ({ geom: `POINT(${merc(10 + (i % 80) / 2000, 50 + Math.floor(i / 80) / 2000).join(' ')})`,
+        fields: { name: `p${i}` } }))
+      const layer = await makeLayer(env.local, expect, 'POINT', [{ keyname: 'name', datatype: 'STRING' }], pts)
+      const style = await makeStyle(env.local, expect, layer, RED)
+      const made = await env.local.request('POST', '/api/resource/', { body: { resource: { cls: 'webmap', parent: { id: 0 }, display_name: uniq('Stopped map') },
+        webmap: { root_item: { item_type: 'root', children: [{ item_type: 'layer', display_name: 'Points', layer_style_id: style, layer_adapter: 'image', layer_enabled: true }] } } } })
+      expect(made.status).toBe(201)
+      const connection = await connect(env as OfflineEnv, expect)
+      const parent = await teamGroup(env.remote, expect)
+      const token = progressToken('publish-stop')
+      const job = publish(env.local, made.body.id, connection, parent, { 'X-Outpost-Progress': token })
+      let stage = ''
+      for (let i = 0; i < 2000 && stage !== 'features'; i++) {
+        const p = await env.local.request('GET', `/api/component/outpost/progress/${token}`)
+        stage = p.status === 200 ? p.body.stage : ''
+      }
+      expect(stage).toBe('features')
+      expect((await env.local.request('DELETE', `/api/component/outpost/progress/${token}`)).status).toBe(202)
+      const res = await job
+      expectError(expect, res, 409, 'nextgisweb.core.exception.OperationalError')
+      expect((await env.remote.request('GET', `/api/resource/?parent=${parent}`)).body).toEqual([])
+      expect((await env.local.request('GET', `/api/resource/${layer}`)).body.vector_layer.remote).toBeUndefined()
+      expect((await env.local.request('GET', `/api/resource/${made.body.id}/webmap_publish`)).status).toBe(404)
+    },
+  },
   {
     name: 'publish: the map, its layer made there with its features and style, settings, basemap and annotation; linked here; a second publish updates it',
     async run(env, expect) {

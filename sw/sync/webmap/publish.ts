@@ -202,6 +202,8 @@ async function publishTo(env: JobEnv, plan: Plan, before: Published | undefined,
     }
     layers.push({ name: layer.name, local: layer.local, remote: layer.remote!, how: layer.how === 'create' ? 'created' : 'linked', pushed })
   }
+  // The last point a Stop is heeded: one pressed while the last layer's features went up undoes it all.
+  signal.throwIfAborted()
 
   // Past this point the publish stands: a map that cannot remember it, or an old annotation that stays, is said, not undone.
   progress.stage('saving')
