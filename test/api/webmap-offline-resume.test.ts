@@ -13,12 +13,12 @@ import { join } from 'node:path'
 import { NODE_ADMIN_PASSWORD, startNodeApi } from './node-client.ts'
 import { apiOf, kill, startHost, type Host } from './node-process.ts'
 import type { Api, Expect } from './harness.ts'
-import { BIG, connect, countTiles, offlineFixtures, progressToken, rasterMap, reachTiles, resumeChecked, takeRasterMap, teamMap, type OfflineEnv } from './webmap-offline-cases.ts'
+import { BIG, connect, countTiles, offlineFixtures, progressToken, rasterMap, reachTiles, replaceRaster, resumeChecked, takeRasterMap, teamMap, type OfflineEnv } from './webmap-offline-cases.ts'
 
 const close = (s: Server) => new Promise<void>((resolve) => s.close(() => resolve()))
 
 describe('webmap offline on the Node host: killed mid-job, a raster over the upload limit', () => {
-  let remote: { api: Api; server: Server; base: string }
+  let remote: Awaited<ReturnType<typeof startNodeApi>>
   let tiles: ReturnType<typeof countTiles>
   let dir: string
   let host: Host | undefined
@@ -35,7 +35,8 @@ describe('webmap offline on the Node host: killed mid-job, a raster over the upl
   })
   const envOf = (local: Api): OfflineEnv => ({ local, remote: remote.api, remoteUrl: remote.base, remotePassword: NODE_ADMIN_PASSWORD,
     // The host's blobs are files of its data folder (a killed write leaves only a dot-named temporary file).
-    tileBlobs: async (prefix) => (await readdir(join(dir, 'blobs'))).filter((n) => n.startsWith(prefix)).length, ...tiles })
+    tileBlobs: async (prefix) => (await readdir(join(dir, 'blobs'))).filter((n) => n.startsWith(prefix)).length, ...tiles,
+    replaceRemoteRaster: replaceRaster(remote.app) })
 
   it('a host killed while the tiles come keeps the pulled layer and the stored tiles; restarted, it resumes only what is missing', async () => {
     const E = expect as unknown as Expect
