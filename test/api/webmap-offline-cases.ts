@@ -326,10 +326,12 @@ export const offlineCases: OfflineCase[] = [
       // A guest may not see it; a resource that is not a saved map is a 404.
       expect((await env.local.request('GET', `/api/resource/${id}/webmap_offline`, { auth: 'guest' })).status).toBeGreaterThanOrEqual(401)
       expectError(expect, await env.local.request('GET', `/api/resource/${layer}/webmap_offline`), 404, 'outpost.webmap_offline.NotSaved')
-      // The same map again into the same group: its name is taken, nothing more is made.
+      // The same map again into the same group: it is offline already, named; nothing more is made.
       const again = await env.local.request('POST', '/api/component/outpost/webmap_offline/', {
         body: { connection: { id: connection }, webmap: { id: map.webmap }, bbox: AREA, zooms: ZOOMS } })
-      expectError(expect, again, 422, 'nextgisweb.resource.exception.DisplayNameNotUnique')
+      expectError(expect, again, 409, 'outpost.webmap_offline.AlreadySaved')
+      expect(again.body.message).toBe(`"${saved.name}" is offline already as saved map ${id}: open it, or refresh it for the team's changes.`)
+      expect(again.body.data).toEqual({ resource_id: id, state: 'saved' })
       expect(await env.tileBlobs('webmap-offline-')).toBe(AREA_TILES)
       // Remove frees the tiles and takes the layers, styles and web map with the group.
       const removed = await env.local.request('DELETE', `/api/resource/${id}/webmap_offline`)
@@ -354,7 +356,16 @@ export const offlineCases: OfflineCase[] = [
       const res = await job
       expectError(expect, res, 409, 'nextgisweb.core.exception.OperationalError')
       expect(res.body.message).toMatch(/resume it, or remove it/)
-      await resumeChecked(env, expect, res.body.data.resource_id, map)
+      const id = res.body.data.resource_id as number
+      // The same take sent again (as Chromium resends one whose worker it stopped) names the incomplete map to resume; nothing more is made.
+      const again = await env.local.request('POST', '/api/component/outpost/webmap_offline/', {
+        body: { connection: { id: connection }, webmap: { id: map.webmap }, ...BIG } })
+      expectError(expect, again, 409, 'outpost.webmap_offline.AlreadyTaking')
+      expect(again.body.message).toMatch(new RegExp(`^".+" was taken offline in part as saved map ${id} \\(.+\\): resume it to bring the rest\\.$`))
+      expect(again.body.data).toEqual({ resource_id: id, state: 'incomplete' })
+      const listed = (await env.local.request('GET', '/api/component/outpost/webmap_offline/')).body as { remote_webmap: number }[]
+      expect(listed.filter((m) => m.remote_webmap === map.webmap)).toHaveLength(1)
+      await resumeChecked(env, expect, id, map)
     },
   },
   {
