@@ -361,7 +361,7 @@ export const offlineCases: OfflineCase[] = [
       const again = await env.local.request('POST', '/api/component/outpost/webmap_offline/', {
         body: { connection: { id: connection }, webmap: { id: map.webmap }, ...BIG } })
       expectError(expect, again, 409, 'outpost.webmap_offline.AlreadyTaking')
-      expect(again.body.message).toMatch(new RegExp(`^".+" was taken offline in part as saved map ${id} \\(.+\\): resume it to bring the rest\\.$`))
+      expect(again.body.message).toMatch(new RegExp(`^".+" was taken offline in part as saved map ${id}, listed as incomplete: resume it to bring the rest\\.$`))
       expect(again.body.data).toEqual({ resource_id: id, state: 'incomplete' })
       const listed = (await env.local.request('GET', '/api/component/outpost/webmap_offline/')).body as { remote_webmap: number }[]
       expect(listed.filter((m) => m.remote_webmap === map.webmap)).toHaveLength(1)

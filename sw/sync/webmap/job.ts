@@ -178,7 +178,7 @@ const takenAlready = (id: number, saved: SavedMap) => saved.state === 'saved'
   : new ApiError(409, 'Web map offline in part', {
     message: saved.state === 'saving'
       ? `"${saved.name}" is being taken offline already as saved map ${id}; wait for it to end.`
-      : `"${saved.name}" was taken offline in part as saved map ${id} (${saved.stopped ?? 'it did not finish'}): resume it to bring the rest.`,
+      : `"${saved.name}" was taken offline in part as saved map ${id}, listed as incomplete: resume it to bring the rest.`,
     exception: 'outpost.webmap_offline.AlreadyTaking', data: { resource_id: id, state: saved.state } })
 
 /**
