@@ -201,10 +201,10 @@ export async function resumeChecked(env: OfflineEnv, expect: Expect, id: number,
   expect((await env.local.request('GET', `/api/resource/${layer}`)).status).toBe(404)
 }
 
-/** On the team's server: a raster layer (TIFFS.rgb) with its raster style, in a web map of its own; `rules` on the layer and map, `styleRules` on the style. */
-export async function rasterMap(env: OfflineEnv, expect: Expect, rules: unknown[] = [], styleRules: unknown[] = []) {
+/** On the team's server: a raster layer (`tif`, TIFFS.rgb by default) with its raster style, in a web map of its own; `rules` on the layer and map, `styleRules` on the style. */
+export async function rasterMap(env: OfflineEnv, expect: Expect, rules: unknown[] = [], styleRules: unknown[] = [], tif = TIFFS.rgb) {
   const api = env.remote
-  const layer = await remoteRaster(env, expect, await TIFFS.rgb(), rules)
+  const layer = await remoteRaster(env, expect, await tif(), rules)
   const style = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'raster_style', parent: { id: layer.body.id }, display_name: 'Ortho style',
     permissions: styleRules } } })
   expect(style.status).toBe(201)
@@ -215,7 +215,7 @@ export async function rasterMap(env: OfflineEnv, expect: Expect, rules: unknown[
 }
 
 /** On the team's server: a raster layer of GeoTIFF `tif`, with `rules`. */
-async function remoteRaster(env: OfflineEnv, expect: Expect, tif: Uint8Array, rules: unknown[] = []) {
+export async function remoteRaster(env: OfflineEnv, expect: Expect, tif: Uint8Array, rules: unknown[] = []) {
   const source = await uploadFile(env.remote, expect, 'ortho.tif', tif)
   const layer = await env.remote.request('POST', '/api/resource/', { body: { resource: { cls: 'raster_layer', parent: { id: 0 }, display_name: uniq('Ortho'),
     permissions: rules }, raster_layer: { srs: { id: 3857 }, source } } })
