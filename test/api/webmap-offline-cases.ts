@@ -463,6 +463,10 @@ export const offlineCases: OfflineCase[] = [
       expect(await drawn(after.layer_style_id)).toEqual([40, 160, 90, 255])
       expect((await env.local.request('GET', `/api/resource/${saved.layers[0].local}`)).status).toBe(404)
       expect((await env.local.request('GET', `/api/resource/${renewed}`)).body.resource.display_name).toBe(name)
+      // A new copy a refresh cut by a killed host left unrecorded (the app closed mid-refresh) goes with the next refresh.
+      const leftover = await env.local.request('POST', '/api/resource/', { body: { resource: { cls: 'raster_layer', parent: { id }, display_name: `${name} (renewed 0a1b2c)` },
+        raster_layer: { srs: { id: 3857 }, source: await uploadFile(env.local, expect, 'left.tif', await TIFFS.rgbOther()) } } })
+      expect(leftover.status).toBe(201)
       // The team's server refuses the file now (the account may read the layer, not its data): the copy kept stays and draws, the reason is said.
       expect((await api.request('PUT', `/api/resource/${layer.body.id}`, { body: { resource: { permissions: [rule(u.id, 'resource', 'read')] } } })).status).toBe(200)
       const refused = await env.local.request('POST', `/api/resource/${id}/webmap_offline`)
@@ -473,7 +477,7 @@ export const offlineCases: OfflineCase[] = [
         missing: [{ kind: 'layer', name, reason: `the refresh could not renew its copy: ${why}; the copy kept before stays` }] })
       expect(await itemOf()).toMatchObject({ style_parent_id: renewed, layer_style_id: after.layer_style_id })
       expect(await drawn(after.layer_style_id)).toEqual([40, 160, 90, 255])
-      // Nothing made for the refused renewal is left: the group holds the copy and the web map.
+      // Nothing made for the refused renewal is left, nor the leftover: the group holds the copy and the web map.
       expect((await env.local.request('GET', `/api/resource/?parent=${id}`)).body.map((r: { resource: { id: number } }) => r.resource.id).sort())
         .toEqual([renewed, saved.webmap].sort())
       expect((await env.local.request('DELETE', `/api/resource/${id}/webmap_offline`)).status).toBe(200)

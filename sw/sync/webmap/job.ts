@@ -199,18 +199,14 @@ export async function resume(env: JobEnv, id: number, saved: SavedMap, progress:
   }) }
 }
 
-/**
- * Deletes what an earlier run made under group `id` but did not record in `saved` (its records
- * are what resume and refresh trust): a layer or style made by a job cut by a killed host.
- */
+/** Deletes what an earlier run made under group `id` but did not record in `saved` (its records are what resume trusts). */
 async function dropUnrecorded(env: JobEnv, id: number, saved: SavedMap): Promise<void> {
   const children = async (parent: number) => (await childrenOf(env, parent)).map((r) => r.id)
   const layers = new Set(saved.layers.map((l) => l.local))
-  const kept = new Set([...layers, saved.webmap, ...saved.basemaps.map((b) => b.resource)])
   const styles = new Set(Object.values(saved.styles ?? {}))
   for (const child of await children(id)) {
-    if (!kept.has(child)) await env.inner.json('DELETE', `/api/resource/${child}`)
-    else if (layers.has(child)) for (const style of await children(child)) if (!styles.has(style)) await env.inner.json('DELETE', `/api/resource/${style}`)
+    if (!layers.has(child)) await env.inner.json('DELETE', `/api/resource/${child}`)
+    else for (const style of await children(child)) if (!styles.has(style)) await env.inner.json('DELETE', `/api/resource/${style}`)
   }
 }
 
@@ -484,8 +480,7 @@ async function refreshOnce(env: JobEnv, id: number, saved: SavedMap, progress: T
     }
     await fetchTiles(fetches, services.data.blobs, id, saved.bbox, saved.zooms, signal, written, (n) => progress.done(done += n))
     signal.throwIfAborted()
-    // What a refresh cut by a killed host made and did not record (a raster's new copy) goes first.
-    await dropUnrecorded(env, id, saved)
+    await dropRenewalLeftovers(env, id, saved)
     const copied = saved.layers.filter((l) => l.raster)
     progress.stage('rasters', copied.length)
     await renewRasters(env, { creds, client }, id, copied, signal, rasters, (n) => progress.done(n))
@@ -540,6 +535,26 @@ interface RasterCopy { layer: SavedMap['layers'][number]; local: number; bytes: 
 export interface RasterRefresh { name: string; renewed: boolean; bytes: number; reason?: string }
 interface RasterRenewals { made: RasterCopy[]; report: RasterRefresh[] }
 
+/** What a raster's new copy is named after, until it takes the old copy's name. */
+const RENEWING = ' (renewed'
+
+/**
+ * Deletes the raster copies a refresh cut by a killed host left unrecorded in group `group`: a
+ * new copy not moved over to (named as one), or an old copy moved away from but not deleted
+ * (named as a recorded raster). Only raster layers so named: whatever else a person put in the
+ * group stays.
+ */
+async function dropRenewalLeftovers(env: JobEnv, group: number, saved: SavedMap): Promise<void> {
+  const recorded = new Set(saved.layers.map((l) => l.local))
+  const names = new Set(saved.layers.filter((l) => l.raster).map((l) => l.name))
+  for (const child of await childrenOf(env, group)) {
+    if (child.cls !== 'raster_layer' || recorded.has(child.id)) continue
+    if (names.has(child.display_name) || [...names].some((n) => child.display_name.startsWith(n + RENEWING))) {
+      await env.inner.json('DELETE', `/api/resource/${child.id}`)
+    }
+  }
+}
+
 const childrenOf = async (env: JobEnv, parent: number) =>
   (await env.inner.json('GET', `/api/resource/?parent=${parent}`) as { resource: { id: number; cls: string; display_name: string } }[]).map((r) => r.resource)
 
@@ -557,7 +572,7 @@ async function renewRasters(env: JobEnv, remote: { creds: Credentials; client: R
     try {
       const old = await env.inner.json('GET', `/api/resource/${l.local}`)
       // A name of its own while both are there (names are unique in a group); it takes the old name once that is gone.
-      const copy = await copyRaster(env, remote.client, signal, group, l.remote, `${l.name} (renewed ${randomToken().slice(0, 6)})`, Number(old.raster_layer.srs.id))
+      const copy = await copyRaster(env, remote.client, signal, group, l.remote, `${l.name}${RENEWING} ${randomToken().slice(0, 6)})`, Number(old.raster_layer.srs.id))
       local = copy.id
       const styles = new Map<number, number>()
       for (const style of await childrenOf(env, l.local)) {
@@ -582,10 +597,11 @@ async function renewRasters(env: JobEnv, remote: { creds: Credentials; client: R
 }
 
 /**
- * Moves the saved map of group `group` (`saved`, changed in place) over to the rasters' new copies: the local web
- * map's items point at the new styles, the map is recorded with them, then the old copies go
- * and the new take their names. Recorded before the old go, so that a host killed between
- * leaves an old copy unrecorded (deleted by the next refresh), never the one the map draws.
+ * Moves the saved map of group `group` (`saved`, changed in place) over to the rasters' new
+ * copies: the local web map's items point at the new styles, the map is recorded with them,
+ * then the old copies go and the new take their names. Recorded before the old go, so that a host killed between
+ * leaves an old copy unrecorded (deleted by the next refresh: dropRenewalLeftovers), never the
+ * one the map draws.
  */
 async function moveToRenewed(env: JobEnv, group: number, saved: SavedMap, made: RasterCopy[]): Promise<void> {
   if (!made.length) return
