@@ -59,9 +59,12 @@ export const savedMaps = () => request<SavedMap[]>('/api/component/outpost/webma
 /** What a refresh did with one basemap's tiles: `replaced` only when every tile of the area came again. */
 export interface TileRefresh { name: string; tiles: number; bytes: number; failed: number; replaced: boolean }
 
-export interface Refreshed { status: 'ok' | 'conflicts' | 'error'; rounds: unknown[]; tiles: TileRefresh[]; saved: SavedMap }
+/** A copied raster in a refresh: its file downloaded again into a new copy, or (`reason`) the copy kept. */
+export interface RasterRefresh { name: string; renewed: boolean; bytes: number; reason?: string }
 
-/** Refreshes saved map `id` (its tiles again, a sync round of each layer), reporting progress under `token` when given. */
+export interface Refreshed { status: 'ok' | 'conflicts' | 'error'; rounds: unknown[]; tiles: TileRefresh[]; rasters: RasterRefresh[]; saved: SavedMap }
+
+/** Refreshes saved map `id` (its tiles and rasters again, a sync round of each layer), reporting progress under `token` when given. */
 export const refreshMap = (id: number, token?: string) =>
   request<Refreshed>(`/api/resource/${id}/webmap_offline`, { method: 'POST', headers: token ? { 'X-Outpost-Progress': token } : {} })
 
@@ -70,14 +73,16 @@ export async function stopRefresh(token: string): Promise<void> {
   await request(`/api/component/outpost/progress/${token}`, { method: 'DELETE' }).catch(() => undefined)
 }
 
-/** What a refresh says: a title (nothing changed: "Not refreshed") and its layers' rounds and each basemap's tiles. */
+/** What a refresh says: a title (nothing changed: "Not refreshed") and its layers' rounds, each basemap's tiles and each raster. */
 export function refreshSummary(r: Refreshed): { title: string; message: string } {
   const layers = r.status === 'error' ? 'The layers could not be synced with the team server.'
     : `The layers have the team server's changes${r.status === 'conflicts' ? ', with conflicts to resolve' : ''}.`
   const tiles = r.tiles.map((t) => t.replaced ? `${t.tiles} tiles of "${t.name}" replaced (${(t.bytes / 1048576).toFixed(1)} MB).`
     : `"${t.name}" keeps its tiles (${t.failed} could not be read).`)
-  const nothing = r.status === 'error' && !r.tiles.some((t) => t.replaced)
-  return { title: nothing ? 'Not refreshed' : 'Refreshed', message: [layers, ...tiles].join(' ') }
+  const rasters = r.rasters.map((c) => c.renewed ? `Raster "${c.name}" renewed (${(c.bytes / 1048576).toFixed(1)} MB).`
+    : `Raster "${c.name}" keeps its copy: ${c.reason}.`)
+  const nothing = r.status === 'error' && !r.tiles.some((t) => t.replaced) && !r.rasters.some((c) => c.renewed)
+  return { title: nothing ? 'Not refreshed' : 'Refreshed', message: [layers, ...tiles, ...rasters].join(' ') }
 }
 
 export const removeMap = (id: number) =>

@@ -107,6 +107,8 @@ async function geotiff(opts: { bands: number[]; type?: string; srs?: string; co?
 
 export const TIFFS = {
   rgb: once(() => geotiff({ bands: [200, 100, 50], srs: 'EPSG:4326', co: ['PHOTOMETRIC=RGB', 'COMPRESS=LZW'] })),
+  /** TIFFS.rgb with another colour: a raster whose pixels tell it apart. */
+  rgbOther: once(() => geotiff({ bands: [40, 160, 90], srs: 'EPSG:4326', co: ['PHOTOMETRIC=RGB', 'COMPRESS=LZW'] })),
   rgba3857: once(() => geotiff({ bands: [10, 20, 30, 255], srs: 'EPSG:3857', co: ['PHOTOMETRIC=RGB', 'ALPHA=YES', 'COMPRESS=DEFLATE'],
     extent: [3339584, 8399737, 3450000, 8510000] })),
   oneBand: once(() => geotiff({ bands: [7], srs: 'EPSG:4326' })),

@@ -5,6 +5,7 @@
  * (test/e2e/webmap-offline-sw.spec.ts, which then also cuts the network and draws the map).
  */
 import type { IncomingMessage, Server } from 'node:http'
+import type { OutpostApp } from '../../sw/app.ts'
 import type { Api, Expect } from './harness.ts'
 import { expectError, uniq } from './harness.ts'
 import { decodePng, makeLayer, makeStyle, pixel, square } from './render-helpers.ts'
@@ -22,6 +23,18 @@ export interface OfflineEnv {
   tileBlobs(prefix: string): Promise<number>
   /** How many tiles the team's server has drawn for anyone so far (its `GET render/tile` requests; a browser's preflights are not). */
   remoteTiles(): number
+  /** Gives the team's raster layer `layer` the file of its raster layer `by` (see `replaceRaster`). */
+  replaceRemoteRaster(layer: number, by: number): Promise<void>
+}
+
+/**
+ * The env's `replaceRemoteRaster` on the team's server `app`: the original takes a new file for
+ * a raster layer (`PUT raster_layer.source`), ours refuses it on purpose, so the test writes the
+ * other layer's stored file into the layer's record, as that PUT would leave it.
+ */
+export const replaceRaster = (app: OutpostApp): OfflineEnv['replaceRemoteRaster'] => async (layer, by) => {
+  const data = (await app.services()).data
+  await data.unitOfWork(async (tx) => tx.resources.setData(layer, JSON.parse((await tx.resources.get(by))!.data)))
 }
 
 /** Counts the team's server's tile requests (the env's `remoteTiles`). */
@@ -35,7 +48,7 @@ export function countTiles(server: Server): Pick<OfflineEnv, 'remoteTiles'> {
  * Makes the cases' files before they run: GDAL's first start blocks this process for seconds,
  * and a host's keep-alive socket to the team's server can expire under it (ECONNRESET).
  */
-export const offlineFixtures = () => TIFFS.rgb()
+export const offlineFixtures = () => Promise.all([TIFFS.rgb(), TIFFS.rgbOther()])
 
 export interface OfflineCase { name: string; run(env: OfflineEnv, expect: Expect): Promise<void> }
 
@@ -188,20 +201,26 @@ export async function resumeChecked(env: OfflineEnv, expect: Expect, id: number,
   expect((await env.local.request('GET', `/api/resource/${layer}`)).status).toBe(404)
 }
 
-/** On the team's server: a raster layer (TIFFS.rgb) with its raster style, in a web map of its own; `rules` on the layer and map, `styleRules` on the style. */
-export async function rasterMap(env: OfflineEnv, expect: Expect, rules: unknown[] = [], styleRules: unknown[] = []) {
+/** On the team's server: a raster layer (`tif`, TIFFS.rgb by default) with its raster style, in a web map of its own; `rules` on the layer and map, `styleRules` on the style. */
+export async function rasterMap(env: OfflineEnv, expect: Expect, rules: unknown[] = [], styleRules: unknown[] = [], tif = TIFFS.rgb) {
   const api = env.remote
-  const source = await uploadFile(api, expect, 'rgb.tif', await TIFFS.rgb())
-  const layer = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'raster_layer', parent: { id: 0 }, display_name: uniq('Ortho'),
-    permissions: rules }, raster_layer: { srs: { id: 3857 }, source } } })
-  expect(layer.status).toBe(201)
+  const layer = await remoteRaster(env, expect, await tif(), rules)
   const style = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'raster_style', parent: { id: layer.body.id }, display_name: 'Ortho style',
     permissions: styleRules } } })
   expect(style.status).toBe(201)
   const wm = await api.request('POST', '/api/resource/', { body: { resource: { cls: 'webmap', parent: { id: 0 }, display_name: uniq('Ortho map'), permissions: rules },
     webmap: { root_item: { item_type: 'root', children: [{ item_type: 'layer', display_name: 'Ortho', layer_style_id: style.body.id, layer_adapter: 'image', layer_enabled: true }] } } } })
   expect(wm.status).toBe(201)
-  return { layer, wm }
+  return { layer, wm, style: style.body.id as number }
+}
+
+/** On the team's server: a raster layer of GeoTIFF `tif`, with `rules`. */
+export async function remoteRaster(env: OfflineEnv, expect: Expect, tif: Uint8Array, rules: unknown[] = []) {
+  const source = await uploadFile(env.remote, expect, 'ortho.tif', tif)
+  const layer = await env.remote.request('POST', '/api/resource/', { body: { resource: { cls: 'raster_layer', parent: { id: 0 }, display_name: uniq('Ortho'),
+    permissions: rules }, raster_layer: { srs: { id: 3857 }, source } } })
+  expect(layer.status).toBe(201)
+  return layer
 }
 
 /** Takes `rasterMap`'s map offline through `connection` (a small area, one zoom): the answer's body. */
@@ -307,10 +326,12 @@ export const offlineCases: OfflineCase[] = [
       // A guest may not see it; a resource that is not a saved map is a 404.
       expect((await env.local.request('GET', `/api/resource/${id}/webmap_offline`, { auth: 'guest' })).status).toBeGreaterThanOrEqual(401)
       expectError(expect, await env.local.request('GET', `/api/resource/${layer}/webmap_offline`), 404, 'outpost.webmap_offline.NotSaved')
-      // The same map again into the same group: its name is taken, nothing more is made.
+      // The same map again into the same group: it is offline already, named; nothing more is made.
       const again = await env.local.request('POST', '/api/component/outpost/webmap_offline/', {
         body: { connection: { id: connection }, webmap: { id: map.webmap }, bbox: AREA, zooms: ZOOMS } })
-      expectError(expect, again, 422, 'nextgisweb.resource.exception.DisplayNameNotUnique')
+      expectError(expect, again, 409, 'outpost.webmap_offline.AlreadySaved')
+      expect(again.body.message).toBe(`"${saved.name}" is offline already as saved map ${id}: open it, or refresh it for the team's changes.`)
+      expect(again.body.data).toEqual({ resource_id: id, state: 'saved' })
       expect(await env.tileBlobs('webmap-offline-')).toBe(AREA_TILES)
       // Remove frees the tiles and takes the layers, styles and web map with the group.
       const removed = await env.local.request('DELETE', `/api/resource/${id}/webmap_offline`)
@@ -335,7 +356,16 @@ export const offlineCases: OfflineCase[] = [
       const res = await job
       expectError(expect, res, 409, 'nextgisweb.core.exception.OperationalError')
       expect(res.body.message).toMatch(/resume it, or remove it/)
-      await resumeChecked(env, expect, res.body.data.resource_id, map)
+      const id = res.body.data.resource_id as number
+      // The same take sent again (as Chromium resends one whose worker it stopped) names the incomplete map to resume; nothing more is made.
+      const again = await env.local.request('POST', '/api/component/outpost/webmap_offline/', {
+        body: { connection: { id: connection }, webmap: { id: map.webmap }, ...BIG } })
+      expectError(expect, again, 409, 'outpost.webmap_offline.AlreadyTaking')
+      expect(again.body.message).toMatch(new RegExp(`^".+" was taken offline in part as saved map ${id}, listed as incomplete: resume it to bring the rest\\.$`))
+      expect(again.body.data).toEqual({ resource_id: id, state: 'incomplete' })
+      const listed = (await env.local.request('GET', '/api/component/outpost/webmap_offline/')).body as { remote_webmap: number }[]
+      expect(listed.filter((m) => m.remote_webmap === map.webmap)).toHaveLength(1)
+      await resumeChecked(env, expect, id, map)
     },
   },
   {
@@ -378,11 +408,17 @@ export const offlineCases: OfflineCase[] = [
     },
   },
   {
-    name: 'a raster layer of the map comes as a copy of its file with its style, and draws its pixels here',
+    name: 'a raster layer of the map comes as a copy of its file with its style, draws its pixels here; refresh renews it, or keeps it when the file is refused',
     async run(env, expect) {
       const api = env.remote
-      const { layer, wm } = await rasterMap(env, expect)
-      const connection = await connect(env, expect)
+      // The connection's account may read the layer's data now; the refresh below finds it may not any more.
+      const u = await createUser(api, expect)
+      const { layer, wm, style } = await rasterMap(env, expect, [rule(u.id, 'resource', 'read'), rule(u.id, 'data', 'read')], [rule(u.id, 'data', 'read')])
+      const made = await env.local.request('POST', '/api/resource/', { body: {
+        resource: { cls: 'remote_connection', parent: { id: 0 }, display_name: uniq('team server as reader') },
+        remote_connection: { url: env.remoteUrl, username: u.keyname, password: `pw-${u.keyname}` } } })
+      expect(made.status).toBe(201)
+      const connection = made.body.id as number
       // TIFFS.rgb: 30-31° E, 60-61° N, a square of (200, 100, 50) in its middle.
       const area = { bbox: [30.4, 60.4, 30.6, 60.6], zooms: [8, 8] }
       const est = await env.local.request('POST', '/api/component/outpost/webmap_offline/estimate', {
@@ -391,26 +427,61 @@ export const offlineCases: OfflineCase[] = [
       expect(est.body).toMatchObject({ layers: [{ remote: layer.body.id, features: 0, raster: true }], styles: 1, missing: [] })
       expect(est.body.raster_bytes).toBeGreaterThan(0)
       const { id, saved } = await takeRasterMap(env, expect, connection, wm.body.id)
-      const file = await api.request('GET', `/api/resource/${layer.body.id}/download`)
-      const fileBytes = Buffer.from(file.bodyBase64 ?? '', 'base64').length
-      expect(saved).toMatchObject({ missing: [], layers: [{ remote: layer.body.id, raster: { bytes: fileBytes } }] })
-      expect(saved.size).toMatchObject({ rasters: fileBytes, total: fileBytes })
+      const fileBytes = async () => Buffer.from((await api.request('GET', `/api/resource/${layer.body.id}/download`)).bodyBase64 ?? '', 'base64').length
+      const bytes = await fileBytes()
+      expect(saved).toMatchObject({ missing: [], layers: [{ remote: layer.body.id, raster: { bytes } }] })
+      expect(saved.size).toMatchObject({ rasters: bytes, total: bytes })
       const local = (await env.local.request('GET', `/api/resource/${saved.layers[0].local}`)).body
       expect(local.resource).toMatchObject({ cls: 'raster_layer', parent: { id } })
       const theirs = (await api.request('GET', `/api/resource/${layer.body.id}`)).body.raster_layer
       expect(local.raster_layer).toMatchObject({ xsize: theirs.xsize, ysize: theirs.ysize, band_count: theirs.band_count })
-      const item = (await env.local.request('GET', `/api/resource/${saved.webmap}`)).body.webmap.root_item.children[0]
+      const itemOf = async () => (await env.local.request('GET', `/api/resource/${saved.webmap}`)).body.webmap.root_item.children[0]
+      const item = await itemOf()
       expect(item).toMatchObject({ display_name: 'Ortho', layer_adapter: 'image', style_parent_id: saved.layers[0].local })
       // The copy draws the square's colour where the original does (render-raster.ts: tile 8/149/73, pixel 176, 159).
-      const t = await env.local.request('GET', `/api/component/render/tile?resource=${item.layer_style_id}&z=8&x=149&y=73`)
-      expect(t.status).toBe(200)
-      const img = decodePng(t as never)
-      expect(pixel(img, 176, 159)).toEqual([200, 100, 50, 255])
-      // Refresh leaves the copy as it is (no sync round of a raster) and answers ok.
+      const drawn = async (style: number) => {
+        const t = await env.local.request('GET', `/api/component/render/tile?resource=${style}&z=8&x=149&y=73`)
+        expect(t.status).toBe(200)
+        return pixel(decodePng(t as never), 176, 159)
+      }
+      expect(await drawn(item.layer_style_id)).toEqual([200, 100, 50, 255])
+      // The team's raster changes to another of other pixels: refresh renews the copy, and the map draws the new one.
+      const other = await remoteRaster(env, expect, await TIFFS.rgbOther())
+      await env.replaceRemoteRaster(layer.body.id, other.body.id)
+      const newBytes = await fileBytes()
       const refreshed = await env.local.request('POST', `/api/resource/${id}/webmap_offline`)
-      expect(refreshed.body).toMatchObject({ status: 'ok', rounds: [], tiles: [] })
-      expect((await env.local.request('DELETE', `/api/resource/${id}/webmap_offline`)).status).toBe(200)
+      expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200)
+      const name = saved.layers[0].name as string
+      expect(refreshed.body, JSON.stringify(refreshed.body.rasters)).toMatchObject({ status: 'ok', rounds: [], tiles: [], rasters: [{ name, renewed: true, bytes: newBytes }] })
+      const now = refreshed.body.saved
+      const renewed = now.layers[0].local as number
+      expect(renewed).not.toBe(saved.layers[0].local)
+      expect(now).toMatchObject({ missing: [], layers: [{ name, remote: layer.body.id, raster: { bytes: newBytes } }], size: { rasters: newBytes, total: newBytes } })
+      // The local web map opens, its item on the new copy's style; the old copy is gone, the new one has its name.
+      const after = await itemOf()
+      expect(after).toMatchObject({ display_name: 'Ortho', layer_adapter: 'image', style_parent_id: renewed, layer_style_id: now.styles[String(style)] })
+      expect(await drawn(after.layer_style_id)).toEqual([40, 160, 90, 255])
       expect((await env.local.request('GET', `/api/resource/${saved.layers[0].local}`)).status).toBe(404)
+      expect((await env.local.request('GET', `/api/resource/${renewed}`)).body.resource.display_name).toBe(name)
+      // A new copy a refresh cut by a killed host left unrecorded (the app closed mid-refresh) goes with the next refresh.
+      const leftover = await env.local.request('POST', '/api/resource/', { body: { resource: { cls: 'raster_layer', parent: { id }, display_name: `${name} (renewed 0a1b2c)` },
+        raster_layer: { srs: { id: 3857 }, source: await uploadFile(env.local, expect, 'left.tif', await TIFFS.rgbOther()) } } })
+      expect(leftover.status).toBe(201)
+      // The team's server refuses the file now (the account may read the layer, not its data): the copy kept stays and draws, the reason is said.
+      expect((await api.request('PUT', `/api/resource/${layer.body.id}`, { body: { resource: { permissions: [rule(u.id, 'resource', 'read')] } } })).status).toBe(200)
+      const refused = await env.local.request('POST', `/api/resource/${id}/webmap_offline`)
+      expect(refused.status, JSON.stringify(refused.body)).toBe(200)
+      const why = `its file could not be read from ${env.remoteUrl} (HTTP 403)`
+      expect(refused.body.rasters).toEqual([{ name, renewed: false, bytes: 0, reason: why }])
+      expect(refused.body.saved).toMatchObject({ layers: [{ local: renewed, raster: { bytes: newBytes } }], styles: now.styles,
+        missing: [{ kind: 'layer', name, reason: `the refresh could not renew its copy: ${why}; the copy kept before stays` }] })
+      expect(await itemOf()).toMatchObject({ style_parent_id: renewed, layer_style_id: after.layer_style_id })
+      expect(await drawn(after.layer_style_id)).toEqual([40, 160, 90, 255])
+      // Nothing made for the refused renewal is left, nor the leftover: the group holds the copy and the web map.
+      expect((await env.local.request('GET', `/api/resource/?parent=${id}`)).body.map((r: { resource: { id: number } }) => r.resource.id).sort())
+        .toEqual([renewed, saved.webmap].sort())
+      expect((await env.local.request('DELETE', `/api/resource/${id}/webmap_offline`)).status).toBe(200)
+      expect((await env.local.request('GET', `/api/resource/${renewed}`)).status).toBe(404)
     },
   },
   {

@@ -8,13 +8,13 @@ import type { Server } from 'node:http'
 import { NODE_ADMIN_PASSWORD, startNodeApi } from './node-client.ts'
 import type { Api } from './harness.ts'
 import type { OutpostApp } from '../../sw/app.ts'
-import { countTiles, offlineCases, offlineFixtures, type OfflineEnv } from './webmap-offline-cases.ts'
+import { countTiles, offlineCases, offlineFixtures, replaceRaster, type OfflineEnv } from './webmap-offline-cases.ts'
 
 const close = (s: Server) => new Promise<void>((resolve) => s.close(() => resolve()))
 
 export function offlineSuite(label: string, startLocal: () => Promise<{ api: Api; server: Server; app: OutpostApp }>): void {
   describe(`webmap offline Node↔Node${label}`, () => {
-    let remote: { api: Api; server: Server; base: string }
+    let remote: { api: Api; server: Server; base: string; app: OutpostApp }
     let tiles: ReturnType<typeof countTiles>
     let local: { api: Api; server: Server; app: OutpostApp }
     beforeAll(async () => {
@@ -29,7 +29,8 @@ export function offlineSuite(label: string, startLocal: () => Promise<{ api: Api
       await close(remote.server)
     })
     const env = (): OfflineEnv => ({ local: local.api, remote: remote.api, remoteUrl: remote.base, remotePassword: NODE_ADMIN_PASSWORD,
-      tileBlobs: async (prefix) => (await (await local.app.services()).data.blobs.listBlobs(prefix)).length, ...tiles })
+      tileBlobs: async (prefix) => (await (await local.app.services()).data.blobs.listBlobs(prefix)).length, ...tiles,
+      replaceRemoteRaster: replaceRaster(remote.app) })
     for (const c of offlineCases) it(c.name, () => c.run(env(), expect), 120_000)
   })
 }

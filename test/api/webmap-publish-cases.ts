@@ -11,7 +11,7 @@ import { colours, connect, merc, progressToken, type OfflineEnv } from './webmap
 import { createUser, rule, setRules } from './cases/permissions.ts'
 import { fixture, qmlStyle } from './cases/render-qml.ts'
 
-export type PublishEnv = Omit<OfflineEnv, 'tileBlobs' | 'remoteTiles'>
+export type PublishEnv = Omit<OfflineEnv, 'tileBlobs' | 'remoteTiles' | 'replaceRemoteRaster'>
 
 export interface PublishCase { name: string; run(env: PublishEnv, expect: Expect): Promise<void> }
 

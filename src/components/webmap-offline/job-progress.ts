@@ -7,7 +7,7 @@ import { computed, ref } from 'vue'
 import { progressOf, progressToken } from '../../api/ingest.ts'
 
 const STAGES: Record<string, string> = { reading: 'Reading the map', layers: 'Layers', styles: 'Styles', tiles: 'Basemap tiles',
-  saving: 'Saving', pulling: 'Layers', cancelling: 'Stopping',
+  saving: 'Saving', pulling: 'Layers', cancelling: 'Stopping', rasters: 'Rasters',
   webmap: 'The web map', features: 'Sending features' }
 /** How often the progress is asked for. */
 const POLL_MS = 500

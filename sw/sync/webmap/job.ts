@@ -5,8 +5,8 @@
  * point at those copies, and the basemap tiles of the chosen area, all under one new group
  * whose resmeta keeps what was saved (`outpost.offline_map`). A job that fails, is stopped or
  * whose host is killed keeps what came, the map marked incomplete, and is resumed from there.
- * Saved maps are listed, resumed, refreshed (their tiles again and a sync round of each layer)
- * and removed (the group, and the tiles' blobs).
+ * Saved maps are listed, resumed, refreshed (their tiles and rasters again and a sync round of
+ * each layer) and removed (the group, and the tiles' blobs).
  */
 import { ApiError, validationError } from '../../core/error.ts'
 import { EXTERNAL_SERVICE_ERROR } from '../../core/outbound.ts'
@@ -18,7 +18,7 @@ import type { Credentials } from '../types.ts'
 import { fetchTiles, tileSource, type BasemapFetch } from './basemap-tiles.ts'
 import type { InnerApi } from './inner.ts'
 import { localTree } from './local-map.ts'
-import { readRemoteMap, type Missing, type RemoteMap } from './remote-map.ts'
+import { layerItems, readRemoteMap, type Missing, type RemoteMap } from './remote-map.ts'
 import type { OfflineRequest } from './request.ts'
 import { slotPrefix, tileBlobPrefix, tileCount, tileRoute, tilesOf } from './tiles.ts'
 
@@ -44,7 +44,7 @@ export interface SavedMap {
   bbox: [number, number, number, number]
   zooms: [number, number]
   webmap: number | null
-  /** `raster`: a raster layer's copy, with its file's bytes (it is a snapshot: refresh does not renew it). */
+  /** `raster`: a raster layer's copy, with its file's bytes (refresh makes a new copy and moves over to it). */
   layers: { name: string; remote: number; local: number; features: number; raster?: { bytes: number } }[]
   /** Remote style id → its local copy (what a resumed job does not copy again). */
   styles?: Record<string, number>
@@ -144,6 +144,7 @@ async function cancellable<T>(env: JobEnv, signal: AbortSignal, work: (token: st
 export async function takeOffline(env: JobEnv, req: OfflineRequest, progress: TrackedProgress): Promise<{ id: number; saved: SavedMap }> {
   progress.stage('reading')
   const { creds, client } = await connectionOf(env, req.connection)
+  await refuseTakenAgain(env, req)
   const map = await readRemoteMap(client, creds, req.webmap)
   progress.signal.throwIfAborted()
   const saved: SavedMap = { state: 'saving', name: map.name, url: creds.url, connection: req.connection, remote_webmap: req.webmap, bbox: req.bbox,
@@ -153,6 +154,32 @@ export async function takeOffline(env: JobEnv, req: OfflineRequest, progress: Tr
     display_name: `${map.name} (offline)` }, resmeta: { items: { [META_KEY]: JSON.stringify(saved) } } })).id as number
   return { id: group, saved: await exclusive(env, group, () => fill(env, group, saved, map, { creds, client }, progress)) }
 }
+
+/**
+ * A 409 when group `req.parent` holds a saved map of the same remote web map (same connection,
+ * same remote id): a take sent again (Chromium resends a request whose worker it killed) or a
+ * second tap. An incomplete one is to be resumed, a complete one is offline already; either way
+ * the answer names it (`data.resource_id`) and nothing is made.
+ */
+async function refuseTakenAgain(env: JobEnv, req: OfflineRequest): Promise<void> {
+  const found = await env.inner.json('GET', `/api/resource/search/?parent_id=${req.parent}&resmeta__has[${META_KEY}]=true&serialization=full`)
+  for (const r of found as { resource: { id: number }; resmeta: { items: Record<string, unknown> } }[]) {
+    const text = r.resmeta?.items?.[META_KEY]
+    if (typeof text !== 'string') continue
+    const saved = listedState(env, r.resource.id, JSON.parse(text) as SavedMap)
+    if (saved.connection === req.connection && saved.remote_webmap === req.webmap) throw takenAlready(r.resource.id, saved)
+  }
+}
+
+const takenAlready = (id: number, saved: SavedMap) => saved.state === 'saved'
+  ? new ApiError(409, 'Web map offline already', {
+    message: `"${saved.name}" is offline already as saved map ${id}: open it, or refresh it for the team's changes.`,
+    exception: 'outpost.webmap_offline.AlreadySaved', data: { resource_id: id, state: saved.state } })
+  : new ApiError(409, 'Web map offline in part', {
+    message: saved.state === 'saving'
+      ? `"${saved.name}" is being taken offline already as saved map ${id}; wait for it to end.`
+      : `"${saved.name}" was taken offline in part as saved map ${id}, listed as incomplete: resume it to bring the rest.`,
+    exception: 'outpost.webmap_offline.AlreadyTaking', data: { resource_id: id, state: saved.state } })
 
 /**
  * `POST /api/resource/{id}/webmap_offline/resume`: goes on with an incomplete saved map: the
@@ -174,7 +201,7 @@ export async function resume(env: JobEnv, id: number, saved: SavedMap, progress:
 
 /** Deletes what an earlier run made under group `id` but did not record in `saved` (its records are what resume trusts). */
 async function dropUnrecorded(env: JobEnv, id: number, saved: SavedMap): Promise<void> {
-  const children = async (parent: number) => (await env.inner.json('GET', `/api/resource/?parent=${parent}`) as { resource: { id: number } }[]).map((r) => r.resource.id)
+  const children = async (parent: number) => (await childrenOf(env, parent)).map((r) => r.id)
   const layers = new Set(saved.layers.map((l) => l.local))
   const styles = new Set(Object.values(saved.styles ?? {}))
   for (const child of await children(id)) {
@@ -419,11 +446,13 @@ export interface TileRefresh { name: string; tiles: number; bytes: number; faile
 
 /**
  * `POST /api/resource/{id}/webmap_offline`: refreshes a saved map. Each kept basemap's tiles of
- * the area are fetched again into its other slot (progress and Stop as when it was taken);
- * then a sync round of each linked layer (the server's changes come, ours go); then a basemap
- * whose every tile came moves over to the new tiles and the old go. A basemap with any tile
- * that failed keeps its old tiles whole (a crew half-refreshed out of coverage keeps a whole
- * map). A stop or failure before the rounds drops the new tiles and changes nothing.
+ * the area are fetched again into its other slot (progress and Stop as when it was taken), and
+ * each copied raster's file into a new copy beside the old; then a sync round of each linked
+ * layer (the server's changes come, ours go); then a basemap whose every tile came moves over
+ * to the new tiles and the old go, and the web map moves over to the rasters' new copies. A
+ * basemap with any tile that failed keeps its old tiles whole (a crew half-refreshed out of
+ * coverage keeps a whole map), a raster whose file did not come its old copy. A stop or failure
+ * before the rounds drops the new tiles and copies and changes nothing.
  */
 export async function refresh(env: JobEnv, id: number, saved: SavedMap, progress: TrackedProgress) {
   if (saved.state !== 'saved') throw incomplete(id)
@@ -440,6 +469,8 @@ async function refreshOnce(env: JobEnv, id: number, saved: SavedMap, progress: T
   const written: string[] = []
   const fetches: BasemapFetch[] = []
   let done = 0
+  // Filled as each raster's new copy is whole: a stop deletes those made.
+  const rasters: RasterRenewals = { made: [], report: [] }
   try {
     for (const b of saved.basemaps) {
       const slot = otherSlot(b.index)
@@ -448,10 +479,16 @@ async function refreshOnce(env: JobEnv, id: number, saved: SavedMap, progress: T
       fetches.push({ source: tileSource(b.url, client, services.platform), slot })
     }
     await fetchTiles(fetches, services.data.blobs, id, saved.bbox, saved.zooms, signal, written, (n) => progress.done(done += n))
-    // The last point a Stop is heeded: after it, the rounds and the move run to their end.
+    signal.throwIfAborted()
+    await dropRenewalLeftovers(env, id, saved)
+    const copied = saved.layers.filter((l) => l.raster)
+    progress.stage('rasters', copied.length)
+    await renewRasters(env, { creds, client }, id, copied, signal, rasters, (n) => progress.done(n))
+    // The last point a Stop is heeded: after it, the rounds and the moves run to their end.
     signal.throwIfAborted()
   } catch (err) {
     await deleteBlobs(env, written)
+    for (const r of rasters.made) await env.inner.json('DELETE', `/api/resource/${r.local}`).catch(() => undefined)
     throw signal.aborted ? (signal.reason instanceof ApiError ? signal.reason : requestCancelled()) : err
   }
   const linked = saved.layers.filter((l) => !l.raster)
@@ -464,7 +501,9 @@ async function refreshOnce(env: JobEnv, id: number, saved: SavedMap, progress: T
   progress.stage('saving')
   const tiles: TileRefresh[] = []
   const basemaps: SavedMap['basemaps'] = []
-  const missing = saved.missing.filter((m) => m.kind !== 'tiles' || !saved.basemaps.some((b) => b.name === m.name))
+  // A kept part's earlier failure to refresh is said again below if it failed again.
+  const missing = saved.missing.filter((m) => m.kind === 'tiles' ? !saved.basemaps.some((b) => b.name === m.name)
+    : m.kind !== 'layer' || !saved.layers.some((l) => l.raster && l.name === m.name))
   for (const [k, b] of saved.basemaps.entries()) {
     const { slot, report } = fetches[k] as Required<BasemapFetch>
     const replaced = report.failed === 0 && report.tiles > 0
@@ -479,11 +518,111 @@ async function refreshOnce(env: JobEnv, id: number, saved: SavedMap, progress: T
     await deleteBlobs(env, await services.data.blobs.listBlobs(slotPrefix(id, b.index)))
     basemaps.push({ ...b, index: slot, tiles: report.tiles, bytes: report.bytes })
   }
+  for (const r of rasters.report) {
+    if (!r.renewed) missing.push({ kind: 'layer', name: r.name, reason: `the refresh could not renew its copy: ${r.reason}; the copy kept before stays` })
+  }
   const next: SavedMap = { ...saved, basemaps, missing, refreshed: services.platform.now().toISOString() }
+  await moveToRenewed(env, id, next, rasters.made)
   next.size = sizeOf(next)
   await env.inner.json('PUT', `/api/resource/${id}`, { resmeta: { items: { [META_KEY]: JSON.stringify(next) } } })
   return { status: rounds.every((r) => r.status === 'ok') ? 'ok' : rounds.some((r) => r.status === 'error') ? 'error' : 'conflicts', rounds, tiles,
-    saved: next }
+    rasters: rasters.report, saved: next }
+}
+
+/** A raster's new copy made beside the kept one (`layer`): its resource, file bytes, and old local style → new. */
+interface RasterCopy { layer: SavedMap['layers'][number]; local: number; bytes: number; styles: Map<number, number> }
+/** What a refresh answers per copied raster. */
+export interface RasterRefresh { name: string; renewed: boolean; bytes: number; reason?: string }
+interface RasterRenewals { made: RasterCopy[]; report: RasterRefresh[] }
+
+/** What a raster's new copy is named after, until it takes the old copy's name. */
+const RENEWING = ' (renewed'
+
+/**
+ * Deletes the raster copies a refresh cut by a killed host left unrecorded in group `group`: a
+ * new copy not moved over to (named as one), or an old copy moved away from but not deleted
+ * (named as a recorded raster). Only raster layers so named: whatever else a person put in the
+ * group stays.
+ */
+async function dropRenewalLeftovers(env: JobEnv, group: number, saved: SavedMap): Promise<void> {
+  const recorded = new Set(saved.layers.map((l) => l.local))
+  const names = new Set(saved.layers.filter((l) => l.raster).map((l) => l.name))
+  for (const child of await childrenOf(env, group)) {
+    if (child.cls !== 'raster_layer' || recorded.has(child.id)) continue
+    if (names.has(child.display_name) || [...names].some((n) => child.display_name.startsWith(n + RENEWING))) {
+      await env.inner.json('DELETE', `/api/resource/${child.id}`)
+    }
+  }
+}
+
+const childrenOf = async (env: JobEnv, parent: number) =>
+  (await env.inner.json('GET', `/api/resource/?parent=${parent}`) as { resource: { id: number; cls: string; display_name: string } }[]).map((r) => r.resource)
+
+/**
+ * A new copy of each copied raster of group `group`, made beside the kept one (the remote
+ * raster layer's file downloaded again, as copyRaster takes it, and its raster styles copied
+ * under it). One whose download is refused, too large or fails keeps its old copy, what was
+ * made for it is deleted, and it is reported with why, in `out`. A stop throws; the caller
+ * deletes the copies made (`out.made` grows as each is whole).
+ */
+async function renewRasters(env: JobEnv, remote: { creds: Credentials; client: RemoteClient }, group: number, copied: SavedMap['layers'],
+  signal: AbortSignal, out: RasterRenewals, onDone: (n: number) => void): Promise<void> {
+  for (const l of copied) {
+    let local: number | undefined
+    try {
+      const old = await env.inner.json('GET', `/api/resource/${l.local}`)
+      // A name of its own while both are there (names are unique in a group); it takes the old name once that is gone.
+      const copy = await copyRaster(env, remote.client, signal, group, l.remote, `${l.name}${RENEWING} ${randomToken().slice(0, 6)})`, Number(old.raster_layer.srs.id))
+      local = copy.id
+      const styles = new Map<number, number>()
+      for (const style of await childrenOf(env, l.local)) {
+        if (style.cls !== 'raster_style') continue
+        signal.throwIfAborted()
+        const made = await env.inner.json('POST', '/api/resource/', { resource: { cls: 'raster_style', parent: { id: local }, display_name: style.display_name } })
+        styles.set(style.id, made.id as number)
+      }
+      out.made.push({ layer: l, local, bytes: copy.bytes, styles })
+      out.report.push({ name: l.name, renewed: true, bytes: copy.bytes })
+    } catch (err) {
+      if (local !== undefined) {
+        await env.inner.json('DELETE', `/api/resource/${local}`).catch((e: unknown) => env.services.platform.log('Deleting a raster copy not renewed failed', e))
+      }
+      signal.throwIfAborted()
+      // Our own server failing (not the team's answer) fails the refresh.
+      if (!(err instanceof ApiError) || (err.status >= 500 && err.opts.exception !== EXTERNAL_SERVICE_ERROR)) throw err
+      out.report.push({ name: l.name, renewed: false, bytes: 0, reason: missingReason(err, remote.creds) ?? err.opts.message ?? err.title })
+    }
+    onDone(out.report.length)
+  }
+}
+
+/**
+ * Moves the saved map of group `group` (`saved`, changed in place) over to the rasters' new
+ * copies: the local web map's items point at the new styles, the map is recorded with them,
+ * then the old copies go and the new take their names. Recorded before the old go, so that a host killed between
+ * leaves an old copy unrecorded (deleted by the next refresh: dropRenewalLeftovers), never the
+ * one the map draws.
+ */
+async function moveToRenewed(env: JobEnv, group: number, saved: SavedMap, made: RasterCopy[]): Promise<void> {
+  if (!made.length) return
+  const restyled = new Map(made.flatMap((m) => [...m.styles]))
+  const webmap = await env.inner.json('GET', `/api/resource/${saved.webmap!}`)
+  const root = webmap.webmap.root_item as Record<string, unknown>
+  // Every item kept: those of other layers point at their own styles still.
+  const styles = new Map([...layerItems(root)].map((i) => Number(i.layer_style_id)).map((s) => [s, restyled.get(s) ?? s] as const))
+  await env.inner.json('PUT', `/api/resource/${saved.webmap!}`, { webmap: { root_item: localTree(root, styles) } })
+  const local = new Map(made.map((m) => [m.layer.local, m]))
+  saved.layers = saved.layers.map((l) => {
+    const m = local.get(l.local)
+    return m ? { ...l, local: m.local, raster: { bytes: m.bytes } } : l
+  })
+  saved.styles = Object.fromEntries(Object.entries(saved.styles ?? {}).map(([r, s]) => [r, restyled.get(s) ?? s]))
+  saved.size = sizeOf(saved)
+  await env.inner.json('PUT', `/api/resource/${group}`, { resmeta: { items: { [META_KEY]: JSON.stringify(saved) } } })
+  for (const m of made) {
+    await env.inner.json('DELETE', `/api/resource/${m.layer.local}`)
+    await env.inner.json('PUT', `/api/resource/${m.local}`, { resource: { display_name: m.layer.name } })
+  }
 }
 
 /**
