@@ -229,6 +229,24 @@ export const takeRasterMap = (env: OfflineEnv, expect: Expect, connection: numbe
 
 export const offlineCases: OfflineCase[] = [
   {
+    name: 'saved-map metadata that is not ours (not JSON, another shape) reads as no saved map: not listed, 404',
+    async run(env, expect) {
+      const items = ['not json', '{"state":"saved"}', JSON.stringify({ state: 'saved', name: 'x', url: 'http://x', connection: 1, remote_webmap: 2, webmap: null,
+        bbox: [0, 0, 1, 1], zooms: [1, 2], layers: [7], basemaps: [], missing: [] })]
+      const ids: number[] = []
+      for (const text of items) {
+        const res = await env.local.request('POST', '/api/resource/', { body: { resource: { cls: 'resource_group', parent: { id: 0 }, display_name: uniq('Not a map') },
+          resmeta: { items: { 'outpost.offline_map': text } } } })
+        expect(res.status).toBe(201)
+        ids.push(res.body.id)
+      }
+      const listed = await env.local.request('GET', '/api/component/outpost/webmap_offline/')
+      expect(listed.status).toBe(200)
+      expect((listed.body as { id: number }[]).filter((m) => ids.includes(m.id))).toEqual([])
+      for (const id of ids) expectError(expect, await env.local.request('GET', `/api/resource/${id}/webmap_offline`), 404, 'outpost.webmap_offline.NotSaved')
+    },
+  },
+  {
     name: 'estimate: the map\'s layers with their feature counts, the area\'s tiles and bytes; bad areas and unknown maps are refused',
     async run(env, expect) {
       const map = await teamMap(env, expect)

@@ -164,9 +164,9 @@ export async function takeOffline(env: JobEnv, req: OfflineRequest, progress: Tr
 async function refuseTakenAgain(env: JobEnv, req: OfflineRequest): Promise<void> {
   const found = await env.inner.json('GET', `/api/resource/search/?parent_id=${req.parent}&resmeta__has[${META_KEY}]=true&serialization=full`)
   for (const r of found as { resource: { id: number }; resmeta: { items: Record<string, unknown> } }[]) {
-    const text = r.resmeta?.items?.[META_KEY]
-    if (typeof text !== 'string') continue
-    const saved = listedState(env, r.resource.id, JSON.parse(text) as SavedMap)
+    const found = parseSaved(r.resmeta?.items?.[META_KEY])
+    if (!found) continue
+    const saved = listedState(env, r.resource.id, found)
     if (saved.connection === req.connection && saved.remote_webmap === req.webmap) throw takenAlready(r.resource.id, saved)
   }
 }
@@ -424,17 +424,42 @@ async function deleteBlobs(env: JobEnv, ids: Iterable<string>): Promise<void> {
 /** The saved map of group `id` (`undefined` when the group is none). */
 export async function savedMap(env: JobEnv, id: number): Promise<SavedMap | undefined> {
   const doc = await env.inner.json('GET', `/api/resource/${id}`)
-  const text = doc?.resmeta?.items?.[META_KEY]
-  return typeof text === 'string' ? listedState(env, id, JSON.parse(text) as SavedMap) : undefined
+  const saved = parseSaved(doc?.resmeta?.items?.[META_KEY])
+  return saved ? listedState(env, id, saved) : undefined
 }
 
 /** `GET …/webmap_offline/`: the saved maps this person may read. */
 export async function savedMaps(env: JobEnv): Promise<Record<string, unknown>[]> {
   const found = await env.inner.json('GET', `/api/resource/search/?resmeta__has[${META_KEY}]=true&serialization=full`)
   return (found as { resource: { id: number }; resmeta: { items: Record<string, unknown> } }[]).flatMap((r) => {
-    const text = r.resmeta?.items?.[META_KEY]
-    return typeof text === 'string' ? [{ id: r.resource.id, ...listedState(env, r.resource.id, JSON.parse(text) as SavedMap) }] : []
+    const saved = parseSaved(r.resmeta?.items?.[META_KEY])
+    return saved ? [{ id: r.resource.id, ...listedState(env, r.resource.id, saved) }] : []
   })
+}
+
+const isInt = (v: unknown) => Number.isSafeInteger(v)
+const arrayOf = (v: unknown, each: (x: Record<string, unknown>) => boolean) =>
+  Array.isArray(v) && v.every((x) => !!x && typeof x === 'object' && each(x as Record<string, unknown>))
+
+/**
+ * A group's `outpost.offline_map` item read as a saved map, or undefined when it is not one of
+ * ours: anyone who may edit the group's metadata can write that item, and text of another shape
+ * must read as "not a saved map" (404, not listed), never fail a listing or a job with a 500.
+ */
+export function parseSaved(text: unknown): SavedMap | undefined {
+  if (typeof text !== 'string') return undefined
+  let v: Record<string, unknown>
+  try { v = JSON.parse(text) } catch { return undefined }
+  if (!v || typeof v !== 'object') return undefined
+  const ok = ['saving', 'saved', 'incomplete'].includes(v.state as string) && typeof v.name === 'string' && typeof v.url === 'string'
+    && isInt(v.connection) && isInt(v.remote_webmap) && (v.webmap === null || isInt(v.webmap))
+    && Array.isArray(v.bbox) && v.bbox.length === 4 && v.bbox.every(Number.isFinite)
+    && Array.isArray(v.zooms) && v.zooms.length === 2 && v.zooms.every(isInt)
+    && arrayOf(v.layers, (l) => typeof l.name === 'string' && isInt(l.remote) && isInt(l.local) && typeof l.features === 'number')
+    && arrayOf(v.basemaps, (b) => typeof b.name === 'string' && typeof b.url === 'string' && isInt(b.index) && (b.resource === null || isInt(b.resource))
+      && typeof b.tiles === 'number' && typeof b.bytes === 'number')
+    && arrayOf(v.missing, (m) => typeof m.name === 'string') && (v.styles === undefined || (!!v.styles && typeof v.styles === 'object'))
+  return ok ? v as unknown as SavedMap : undefined
 }
 
 /** The other blob slot of a basemap's tiles: a refresh fills it while the kept tiles stay in theirs. */
