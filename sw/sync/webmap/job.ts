@@ -162,13 +162,9 @@ export async function takeOffline(env: JobEnv, req: OfflineRequest, progress: Tr
  * the answer names it (`data.resource_id`) and nothing is made.
  */
 async function refuseTakenAgain(env: JobEnv, req: OfflineRequest): Promise<void> {
-  const found = await env.inner.json('GET', `/api/resource/search/?parent_id=${req.parent}&resmeta__has[${META_KEY}]=true&serialization=full`)
-  for (const r of found as { resource: { id: number }; resmeta: { items: Record<string, unknown> } }[]) {
-    const found = parseSaved(r.resmeta?.items?.[META_KEY])
-    if (!found) continue
-    const saved = listedState(env, r.resource.id, found)
-    if (saved.connection === req.connection && saved.remote_webmap === req.webmap) throw takenAlready(r.resource.id, saved)
-  }
+  const same = (await savedMapsFound(env, `parent_id=${req.parent}&`))
+    .find(({ saved }) => saved.connection === req.connection && saved.remote_webmap === req.webmap)
+  if (same) throw takenAlready(same.id, same.saved)
 }
 
 const takenAlready = (id: number, saved: SavedMap) => saved.state === 'saved'
@@ -430,10 +426,15 @@ export async function savedMap(env: JobEnv, id: number): Promise<SavedMap | unde
 
 /** `GET …/webmap_offline/`: the saved maps this person may read. */
 export async function savedMaps(env: JobEnv): Promise<Record<string, unknown>[]> {
-  const found = await env.inner.json('GET', `/api/resource/search/?resmeta__has[${META_KEY}]=true&serialization=full`)
+  return (await savedMapsFound(env, '')).map(({ id, saved }) => ({ id, ...saved }))
+}
+
+/** The saved maps this person may read, found by a resource search (`filter`: more of its query, each ending in `&`). */
+async function savedMapsFound(env: JobEnv, filter: string): Promise<{ id: number; saved: SavedMap }[]> {
+  const found = await env.inner.json('GET', `/api/resource/search/?${filter}resmeta__has[${META_KEY}]=true&serialization=full`)
   return (found as { resource: { id: number }; resmeta: { items: Record<string, unknown> } }[]).flatMap((r) => {
     const saved = parseSaved(r.resmeta?.items?.[META_KEY])
-    return saved ? [{ id: r.resource.id, ...listedState(env, r.resource.id, saved) }] : []
+    return saved ? [{ id: r.resource.id, saved: listedState(env, r.resource.id, saved) }] : []
   })
 }
 
